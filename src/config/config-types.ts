@@ -1,0 +1,121 @@
+// The shape of a validated svc configuration (CONTRACT.md sections 2 and 3). Frozen after load.
+
+export type FieldType =
+  | 'string'
+  | 'text'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'datetime'
+  | 'date'
+  | 'uuid'
+  | 'email'
+  | 'url'
+  | 'enum'
+  | 'json'
+  | 'relation';
+
+export type OnDeleteAction = 'restrict' | 'cascade' | 'set_null';
+
+export interface FieldDefinition {
+  type: FieldType;
+  required?: boolean;
+  nullable?: boolean;
+  unique?: boolean;
+  default?: unknown;
+  sortable?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  description?: string;
+  /** Stable field id, default `<resource>.<field>`; used by webhook `fieldIds`. */
+  id?: string;
+  /** enum only */
+  values?: string[];
+  /** relation only: target resource name */
+  resource?: string;
+  /** relation only */
+  onDelete?: OnDeleteAction;
+}
+
+/** Filter grammar: `{ field: { op: value } }`, `_and`, `_or`, `_not`. */
+export type FilterOperator =
+  | 'eq'
+  | 'neq'
+  | 'lt'
+  | 'lte'
+  | 'gt'
+  | 'gte'
+  | 'in'
+  | 'nin'
+  | 'is_null'
+  | 'is_not_null'
+  | 'contains'
+  | 'like'
+  | 'ilike'
+  | 'regex';
+
+export type FilterDefinition = {
+  _and?: FilterDefinition[];
+  _or?: FilterDefinition[];
+  _not?: FilterDefinition;
+} & { [field: string]: unknown };
+
+export type FieldList = '*' | string[];
+
+export interface ActionRule {
+  fields?: FieldList;
+  filter?: FilterDefinition;
+  check?: FilterDefinition;
+  preset?: Record<string, unknown>;
+}
+
+export type Action = 'read' | 'create' | 'update' | 'delete';
+export const ACTIONS: readonly Action[] = ['read', 'create', 'update', 'delete'];
+
+/** `true` = every field, no filter; absent = forbidden. */
+export type RolePermissions = Partial<Record<Action, true | ActionRule>>;
+
+export interface ResourceDefinition {
+  enabled?: boolean;
+  enableSoftDelete?: boolean;
+  description?: string;
+  fields: Record<string, FieldDefinition>;
+  permissions?: Record<string, RolePermissions>;
+}
+
+export interface SocialProviderConfig {
+  clientId?: string;
+  clientSecret?: string;
+}
+
+export interface SvcConfig {
+  database: { url: string };
+  server: {
+    port: number;
+    host: string;
+    cors: { origins: string[] };
+    bodyLimitBytes: number;
+    publicMetrics?: boolean;
+  };
+  adminToken?: string;
+  auth: {
+    basePath: string;
+    requireEmailVerification: boolean;
+    defaultRole: string;
+    baseUrl?: string;
+    social: { github?: SocialProviderConfig; google?: SocialProviderConfig };
+    email: { smtpUrl?: string; from: string };
+  };
+  apiKeys: {
+    rateLimit: { enabled: boolean; max: number; timeWindow: number };
+  };
+  stream: { heartbeatMs: number; retryMs: number; allowQueryToken: boolean; replayWindow: number };
+  webhooks: { timeoutMs: number; allowPrivateTargets: boolean; pollIntervalMs: number };
+  redis?: { url?: string };
+  /** Folder for generated secrets and the default SQLite file. */
+  dataDir: string;
+  resources: Record<string, ResourceDefinition>;
+}

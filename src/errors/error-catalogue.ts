@@ -1,0 +1,41 @@
+// Every error code the service can answer with, defined once: status and title.
+// The spec's section 7 codes come first, then the ones CONTRACT.md section 9 adds.
+
+export const ERROR_CATALOGUE = {
+  NO_RESOURCE_NAME: { status: 400, title: 'Resource name missing' },
+  INVALID_JSON: { status: 400, title: 'Invalid JSON' },
+  INVALID_FIELDS: { status: 400, title: 'Fields not allowed' },
+  INVALID_QUERY_PARAMS: { status: 400, title: 'Invalid query parameters' },
+  INVALID_RESOURCE_DATA: { status: 400, title: 'Validation failed' },
+  RELATION_REFERENCE_ERROR: { status: 400, title: 'Referenced record not found' },
+  RESOURCE_NOT_FOUND: { status: 404, title: 'Resource not found' },
+  RESOURCE_DISABLED: { status: 404, title: 'Resource disabled' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  KEY_PERMISSION_DENIED: { status: 403, title: 'API key permission denied' },
+  ADMIN_TOKEN_NOT_ALLOWED: { status: 403, title: 'Admin token not allowed' },
+  RESOURCE_FETCH_ERROR: { status: 500, title: 'Failed to fetch records' },
+  RESOURCE_STORE_ERROR: { status: 500, title: 'Failed to create record' },
+  RESOURCE_UPDATE_ERROR: { status: 500, title: 'Failed to update record' },
+  RESOURCE_DELETE_ERROR: { status: 500, title: 'Failed to delete record' },
+  RESOURCE_FIND_ERROR: { status: 500, title: 'Failed to find record' },
+  RESOURCE_SCHEMA_ERROR: { status: 500, title: 'Failed to retrieve schema' },
+
+  UNAUTHORIZED: { status: 401, title: 'Unauthorized' },
+  INVALID_API_KEY: { status: 401, title: 'Invalid API key' },
+  API_KEY_DISABLED: { status: 401, title: 'API key disabled' },
+  API_KEY_EXPIRED: { status: 401, title: 'API key expired' },
+  INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials' },
+  EMAIL_NOT_VERIFIED: { status: 403, title: 'Email not verified' },
+  INVALID_PERMISSIONS: { status: 400, title: 'Invalid permissions' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  USAGE_EXCEEDED: { status: 429, title: 'Usage exceeded' },
+  CONFLICT: { status: 409, title: 'Conflict' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,55 @@
+// Turns a resource definition into a Resource: field types resolved, validators compiled once.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ResourceDefinition } from '../config/config-types.ts';
+import { FIELD_TYPES } from './field-types/index.ts';
+import { SYSTEM_FIELDS, type Resource, type ResourceField } from './resource.ts';
+import type { StorageKind } from '../store/storage-kind.ts';
+
+// ajv-formats ships CommonJS; under ESM its default export is the module object.
+const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+
+const SYSTEM_STORAGE: Record<string, StorageKind> = {
+  id: 'text',
+  created_at: 'timestamp',
+  updated_at: 'timestamp',
+  deleted_at: 'timestamp',
+};
+
+export function compileResource(name: string, definition: ResourceDefinition): Resource {
+  const fields = new Map<string, ResourceField>();
+  for (const [fieldName, fieldDef] of Object.entries(definition.fields)) {
+    const type = FIELD_TYPES[fieldDef.type];
+    const check = ajv.compile(type.valueSchema(fieldDef));
+    fields.set(fieldName, {
+      name: fieldName,
+      id: fieldDef.id ?? `${name}.${fieldName}`,
+      definition: fieldDef,
+      type,
+      storage: type.storage,
+      required: fieldDef.required === true,
+      nullable: fieldDef.nullable ?? fieldDef.required !== true,
+      sortable: fieldDef.sortable === true,
+      validate(value) {
+        if (check(value)) return [];
+        return (check.errors ?? []).map((e) => (e.message ? `must ${e.message.replace(/^must /, '')}` : 'is invalid'));
+      },
+    });
+  }
+  const sortable = new Set<string>(SYSTEM_FIELDS);
+  for (const field of fields.values()) if (field.sortable) sortable.add(field.name);
+  return {
+    name,
+    table: name,
+    enabled: definition.enabled !== false,
+    softDelete: definition.enableSoftDelete === true,
+    definition,
+    fields,
+    fieldNames: [...fields.keys()],
+    sortable,
+    permissions: definition.permissions ?? {},
+    storageOf: (column) => SYSTEM_STORAGE[column] ?? fields.get(column)?.storage,
+  };
+}

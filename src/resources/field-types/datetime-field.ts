@@ -1,0 +1,20 @@
+// ISO 8601 date-time with an offset; stored and returned in UTC with milliseconds.
+import { COMPARISON, type FieldType } from './field-type.ts';
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export function toUtcIso(raw: string): string {
+  if (!ISO_DATETIME.test(raw)) throw new Error('expected an ISO 8601 date-time with a time zone');
+  const date = new Date(raw);
+  if (Number.isNaN(date.getTime())) throw new Error('expected a valid date-time');
+  return date.toISOString();
+}
+
+export const datetimeField: FieldType = {
+  name: 'datetime',
+  storage: 'timestamp',
+  valueSchema: () => ({ type: 'string', format: 'date-time' }),
+  normalize: (value) => (typeof value === 'string' ? toUtcIso(value) : value),
+  parse: (raw) => toUtcIso(raw),
+  operators: new Set(COMPARISON),
+};

@@ -1,0 +1,14 @@
+import { COMPARISON, identity, numberBounds, type FieldType } from './field-type.ts';
+
+export const numberField: FieldType = {
+  name: 'number',
+  storage: 'real',
+  valueSchema: (field) => ({ type: 'number', ...numberBounds(field) }),
+  normalize: identity,
+  parse(raw) {
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value)) throw new Error('expected a number');
+    return value;
+  },
+  operators: new Set(COMPARISON),
+};

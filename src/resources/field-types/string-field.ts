@@ -1,0 +1,9 @@
+import { stringBounds, textualType } from './field-type.ts';
+
+export const DEFAULT_STRING_MAX_LENGTH = 255;
+
+export const stringField = textualType('string', (field) => ({
+  type: 'string',
+  ...stringBounds(field),
+  maxLength: field.maxLength ?? DEFAULT_STRING_MAX_LENGTH,
+}));

@@ -1,0 +1,3 @@
+import { stringBounds, textualType } from './field-type.ts';
+
+export const textField = textualType('text', (field) => ({ type: 'string', ...stringBounds(field) }));

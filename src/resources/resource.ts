@@ -1,0 +1,36 @@
+// A resource as the service uses it: the definition compiled once into fields, types and validators.
+import type { FieldDefinition, ResourceDefinition, RolePermissions } from '../config/config-types.ts';
+import type { FieldType } from './field-types/index.ts';
+import type { StorageKind } from '../store/storage-kind.ts';
+
+export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at'] as const;
+
+export interface ResourceField {
+  readonly name: string;
+  /** Stable id for webhook `fieldIds`: `<resource>.<field>` unless the definition names one. */
+  readonly id: string;
+  readonly definition: FieldDefinition;
+  readonly type: FieldType;
+  readonly storage: StorageKind;
+  readonly required: boolean;
+  readonly nullable: boolean;
+  readonly sortable: boolean;
+  /** Checks a non-null value; returns problems as messages. */
+  validate(value: unknown): string[];
+}
+
+export interface Resource {
+  readonly name: string;
+  readonly table: string;
+  readonly enabled: boolean;
+  readonly softDelete: boolean;
+  readonly definition: ResourceDefinition;
+  /** Declared fields in definition order (no system fields). */
+  readonly fields: ReadonlyMap<string, ResourceField>;
+  readonly fieldNames: readonly string[];
+  /** Fields usable in `_sort`: sortable ones plus the system fields. */
+  readonly sortable: ReadonlySet<string>;
+  readonly permissions: Readonly<Record<string, RolePermissions>>;
+  /** Storage kind of any column, system ones included; undefined for unknown names. */
+  storageOf(column: string): StorageKind | undefined;
+}

@@ -1,0 +1,31 @@
+// Chooses the dialect from a database URL (`sqlite:PATH`, `postgres://…`) and opens it.
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
+import { openSqlite } from './sqlite/open-sqlite.ts';
+import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
+import { openPostgres } from './postgres/open-postgres.ts';
+import { postgresDialect } from './postgres/postgres-dialect.ts';
+import type { Db, StoreDialect } from './store-dialect.ts';
+
+export interface Store {
+  readonly db: Db;
+  readonly dialect: StoreDialect;
+  readonly url: string;
+  /** The driver handle the identity component is given (same database, its own tables). */
+  readonly driver: { kind: 'sqlite'; database: Database.Database } | { kind: 'postgres'; pool: pg.Pool };
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://');
+}
+
+export function createStore(url: string): Store {
+  if (isPostgresUrl(url)) {
+    const { db, pool } = openPostgres(url);
+    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, close: () => db.destroy() };
+  }
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+  const { db, raw } = openSqlite(path || ':memory:');
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, close: () => db.destroy() };
+}

@@ -1,0 +1,84 @@
+// PostgreSQL storage: native boolean, timestamptz, date (read back as text), jsonb.
+import { sql } from 'kysely';
+import type { StorageKind } from '../storage-kind.ts';
+import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
+
+const COLUMN_TYPES: Record<StorageKind, string> = {
+  text: 'text',
+  integer: 'bigint',
+  real: 'double precision',
+  boolean: 'boolean',
+  timestamp: 'timestamptz',
+  date: 'date',
+  json: 'jsonb',
+};
+
+// information_schema names for the column types above.
+const REPORTED_TYPES: Record<StorageKind, string> = {
+  text: 'text',
+  integer: 'bigint',
+  real: 'double precision',
+  boolean: 'boolean',
+  timestamp: 'timestamp with time zone',
+  date: 'date',
+  json: 'jsonb',
+};
+
+function pgCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+
+export const postgresDialect: StoreDialect = {
+  name: 'postgres',
+  supportsSkipLocked: true,
+  columnType: (kind) => COLUMN_TYPES[kind],
+  columnMatches: (kind, existing) => existing.dataType === REPORTED_TYPES[kind],
+  encode(kind, value) {
+    if (value === null || value === undefined) return null;
+    switch (kind) {
+      case 'timestamp':
+        return new Date(value as string).toISOString();
+      case 'json':
+        // pg would send JS arrays as PostgreSQL arrays; jsonb wants JSON text.
+        return JSON.stringify(value);
+      default:
+        return value;
+    }
+  },
+  decode(kind, value) {
+    if (value === null || value === undefined) return null;
+    switch (kind) {
+      case 'timestamp':
+        return value instanceof Date ? value.toISOString() : new Date(value as string).toISOString();
+      case 'integer':
+        return typeof value === 'string' || typeof value === 'bigint' ? Number(value) : value;
+      case 'real':
+        return typeof value === 'string' ? Number(value) : value;
+      default:
+        return value;
+    }
+  },
+  like: (column, pattern, caseInsensitive) =>
+    caseInsensitive ? sql<boolean>`${column}::text ilike ${pattern}` : sql<boolean>`${column}::text like ${pattern}`,
+  regex: (column, pattern) => sql<boolean>`${column}::text ~ ${pattern}`,
+  contains(column, kind, value) {
+    if (kind === 'json') return sql<boolean>`${column} @> ${JSON.stringify([value])}::jsonb`;
+    return sql<boolean>`strpos(${column}::text, ${String(value)}) > 0`;
+  },
+  async listColumns(db: Db, table) {
+    const { rows } = await sql<{ column_name: string; data_type: string; is_nullable: string }>`
+      select column_name, data_type, is_nullable from information_schema.columns
+      where table_schema = current_schema() and table_name = ${table}`.execute(db);
+    return rows.map((r): ExistingColumn => ({ name: r.column_name, dataType: r.data_type, nullable: r.is_nullable === 'YES' }));
+  },
+  async listIndexes(db: Db, table) {
+    const { rows } = await sql<{ indexname: string }>`
+      select indexname from pg_indexes where schemaname = current_schema() and tablename = ${table}`.execute(db);
+    return rows.map((r) => r.indexname);
+  },
+  isUniqueViolation: (e) => pgCode(e) === '23505',
+  isForeignKeyViolation: (e) => pgCode(e) === '23503',
+  isConnectionError: (e) => CONNECTION_CODES.has(pgCode(e) ?? ''),
+};

@@ -1,0 +1,95 @@
+// SQLite storage: booleans as 0/1, timestamps as UTC ISO strings (so they sort as text), json as text.
+import { sql, type Expression } from 'kysely';
+import type { StorageKind } from '../storage-kind.ts';
+import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
+
+const COLUMN_TYPES: Record<StorageKind, string> = {
+  text: 'text',
+  integer: 'integer',
+  real: 'real',
+  boolean: 'integer',
+  timestamp: 'text',
+  date: 'text',
+  json: 'text',
+};
+
+function sqliteCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+export const sqliteDialect: StoreDialect = {
+  name: 'sqlite',
+  supportsSkipLocked: false,
+  columnType: (kind) => COLUMN_TYPES[kind],
+  columnMatches: (kind, existing) => existing.dataType.toLowerCase() === COLUMN_TYPES[kind],
+  encode(kind, value) {
+    if (value === null || value === undefined) return null;
+    switch (kind) {
+      case 'boolean':
+        return value ? 1 : 0;
+      case 'timestamp':
+        return new Date(value as string).toISOString();
+      case 'json':
+        return JSON.stringify(value);
+      default:
+        return value;
+    }
+  },
+  decode(kind, value) {
+    if (value === null || value === undefined) return null;
+    switch (kind) {
+      case 'boolean':
+        return value === 1 || value === 1n || value === true;
+      case 'json':
+        return JSON.parse(value as string);
+      case 'integer':
+        return typeof value === 'bigint' ? Number(value) : value;
+      default:
+        return value;
+    }
+  },
+  like(column, pattern, caseInsensitive) {
+    // SQLite's LIKE ignores ASCII case; GLOB is case-sensitive but has other wildcards. Translating keeps
+    // SQL LIKE semantics (`%`, `_`, `\` escape) with the requested case rule on every database.
+    return caseInsensitive
+      ? sql<boolean>`lower(${column}) like lower(${pattern}) escape '\\'`
+      : sql<boolean>`${column} glob ${likeToGlob(pattern)}`;
+  },
+  regex: (column, pattern) => sql<boolean>`${column} regexp ${pattern}`,
+  contains(column: Expression<unknown>, kind, value) {
+    if (kind === 'json') {
+      return sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${value as string})`;
+    }
+    return sql<boolean>`instr(${column}, ${String(value)}) > 0`;
+  },
+  async listColumns(db: Db, table) {
+    const { rows } = await sql<{ name: string; type: string; notnull: number }>`
+      select name, type, "notnull" from pragma_table_info(${table})`.execute(db);
+    return rows.map((r): ExistingColumn => ({ name: r.name, dataType: r.type, nullable: r.notnull === 0 }));
+  },
+  async listIndexes(db: Db, table) {
+    const { rows } = await sql<{ name: string }>`select name from pragma_index_list(${table})`.execute(db);
+    return rows.map((r) => r.name);
+  },
+  isUniqueViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  isForeignKeyViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  isConnectionError: (e) => sqliteCode(e) === 'SQLITE_CANTOPEN' || sqliteCode(e) === 'SQLITE_BUSY',
+};
+
+/** SQL LIKE pattern → GLOB pattern (case-sensitive), escaping GLOB's own metacharacters. */
+export function likeToGlob(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) {
+      out += globLiteral(pattern[++i]!);
+    } else if (c === '%') out += '*';
+    else if (c === '_') out += '?';
+    else out += globLiteral(c);
+  }
+  return out;
+}
+
+function globLiteral(c: string): string {
+  return c === '*' || c === '?' || c === '[' ? `[${c}]` : c === ']' ? ']' : c;
+}

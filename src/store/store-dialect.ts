@@ -1,0 +1,41 @@
+// What differs between SQLite and PostgreSQL, behind one interface. The rest of the code asks this.
+import type { Kysely, RawBuilder, Expression, SqlBool } from 'kysely';
+import type { StorageKind } from './storage-kind.ts';
+
+/** Tables are defined at run time from the config, so rows are plain records. */
+export type DynamicSchema = Record<string, Record<string, unknown>>;
+export type Db = Kysely<DynamicSchema>;
+
+export interface ExistingColumn {
+  name: string;
+  dataType: string;
+  nullable: boolean;
+}
+
+export interface StoreDialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** SQL column type for a storage kind. */
+  columnType(kind: StorageKind): string;
+  /** Whether an existing column's reported type fits a storage kind (a retype is destructive). */
+  columnMatches(kind: StorageKind, existing: ExistingColumn): boolean;
+  /** Value as written to the database. */
+  encode(kind: StorageKind, value: unknown): unknown;
+  /** Value as read from the database, into its JSON form. */
+  decode(kind: StorageKind, value: unknown): unknown;
+  /** Case-sensitive or -insensitive SQL LIKE, the same rules on every database. */
+  like(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool>;
+  /** Regular-expression match. */
+  regex(column: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
+  /** Substring containment for text, element/subset containment for json. */
+  contains(column: Expression<unknown>, kind: StorageKind, value: unknown): RawBuilder<SqlBool>;
+  /** Column names and types of an existing table, empty when it does not exist. */
+  listColumns(db: Db, table: string): Promise<ExistingColumn[]>;
+  /** Names of existing indexes on a table. */
+  listIndexes(db: Db, table: string): Promise<string[]>;
+  isUniqueViolation(error: unknown): boolean;
+  isForeignKeyViolation(error: unknown): boolean;
+  /** True when the error means the database cannot be reached (answer 503, not 500). */
+  isConnectionError(error: unknown): boolean;
+  /** Whether `SELECT … FOR UPDATE SKIP LOCKED` is available for claiming work. */
+  readonly supportsSkipLocked: boolean;
+}
