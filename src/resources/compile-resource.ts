@@ -6,8 +6,8 @@ import { FIELD_TYPES } from './field-types/index.ts';
 import { SYSTEM_FIELDS, type Resource, type ResourceField } from './resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 
-// ajv-formats ships CommonJS; under ESM its default export is the module object.
-const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+// ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
+const addFormats = addFormatsModule.default;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
 

@@ -72,7 +72,10 @@ export const sqliteDialect: StoreDialect = {
     return rows.map((r) => r.name);
   },
   isUniqueViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
-  isForeignKeyViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  // ON DELETE RESTRICT fails as SQLITE_CONSTRAINT_TRIGGER; only the message names the foreign key.
+  isForeignKeyViolation: (e) =>
+    sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+    (sqliteCode(e)?.startsWith('SQLITE_CONSTRAINT') === true && /FOREIGN KEY/.test((e as Error).message)),
   isConnectionError: (e) => sqliteCode(e) === 'SQLITE_CANTOPEN' || sqliteCode(e) === 'SQLITE_BUSY',
 };
 

@@ -1,0 +1,100 @@
+// buildApp(config) → a ready Fastify instance with every route; it never listens (server.ts does).
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cors from '@fastify/cors';
+import type { SvcConfig } from './config/config-types.ts';
+import type { AppContext } from './app-context.ts';
+import { createStore, type Store } from './store/create-store.ts';
+import { ResourceRegistry } from './resources/resource-registry.ts';
+import { applyResourceSchema } from './store/apply-resource-schema.ts';
+import { createAuthComponent } from './auth/create-auth-component.ts';
+import { RecordService } from './records/record-service.ts';
+import { createOutboxTable } from './events/outbox.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { installBodyParsing } from './http/body-parsing.ts';
+import { installRequestIds } from './http/request-ids.ts';
+import { installRequestLogging } from './http/request-logging.ts';
+import { registerResourceRoutes } from './http/routes/resource-routes.ts';
+import { registerMetaRoutes } from './http/routes/meta-routes.ts';
+import { registerIdentityRoutes } from './http/routes/identity-routes.ts';
+import { registerTokenRoutes } from './http/routes/token-routes.ts';
+import { registerAdminUserRoutes } from './http/routes/admin-user-routes.ts';
+import { registerAdminKeyRoutes } from './http/routes/admin-key-routes.ts';
+import { registerStreamRoutes } from './http/routes/stream-routes.ts';
+import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.ts';
+import { createEventHub } from './events/create-event-hub.ts';
+import { createWebhookService } from './webhooks/create-webhook-service.ts';
+
+export interface BuildAppOptions {
+  config: SvcConfig;
+  /** Reuse an open store (tests share one database between apps); otherwise one is opened from the config. */
+  store?: Store;
+  /** Refuse nothing when applying the schema (CLI `--allow-destructive`). */
+  allowDestructive?: boolean;
+  logger?: FastifyServerOptions['logger'];
+  /** Start the event dispatcher and webhook worker (default true). */
+  startWorkers?: boolean;
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: config.server.bodyLimitBytes,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : crypto.randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Fastify's own request lines carry the full URL (and so `?token=`); ours log the route instead.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  const ownsStore = options.store === undefined;
+  const store = options.store ?? createStore(config.database.url);
+  const registry = new ResourceRegistry(config);
+  await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true });
+  const auth = await createAuthComponent(config, store, app.log);
+  await auth.migrate();
+  await createOutboxTable(store.db, store.dialect);
+  const records = new RecordService(store, registry);
+  const events = await createEventHub({ config, store, registry, records, log: app.log });
+  const webhooks = await createWebhookService({ config, store, registry, records, log: app.log });
+  const ctx: AppContext = { config, store, registry, auth, records, events, webhooks, log: app.log };
+
+  installRequestIds(app);
+  installRequestLogging(app);
+  installErrorHandling(app);
+  installBodyParsing(app);
+  await app.register(cors, {
+    origin: config.server.cors.origins.length > 0 ? [...config.server.cors.origins] : false,
+    credentials: true,
+    exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+  });
+  await registerMetaRoutes(app, ctx);
+  await registerIdentityRoutes(app, ctx);
+  await registerTokenRoutes(app, ctx);
+  await registerAdminUserRoutes(app, ctx);
+  await registerAdminKeyRoutes(app, ctx);
+  await registerAdminWebhookRoutes(app, ctx);
+  await registerStreamRoutes(app, ctx);
+  await registerResourceRoutes(app, ctx);
+
+  if (options.startWorkers !== false) {
+    await events.start();
+    await webhooks.start();
+  }
+  app.addHook('preClose', async () => {
+    // Streams are closed first so the server is not kept open by long-lived responses.
+    await events.close();
+    await webhooks.close();
+  });
+  app.addHook('onClose', async () => {
+    await auth.close();
+    if (ownsStore) await store.close();
+  });
+  return { app, ctx };
+}

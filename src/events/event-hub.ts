@@ -1,0 +1,17 @@
+// Fan-out of committed events to live subscribers in this process, fed by every process's writes.
+import type { RecordEvent } from './record-event.ts';
+
+export type EventListener = (event: RecordEvent) => void;
+
+export interface EventHub {
+  /** Begins receiving events (local commits and, with several processes, the others'). */
+  start(): Promise<void>;
+  /** Live events of one resource; returns the unsubscribe function. */
+  subscribe(resource: string, listener: EventListener): () => void;
+  /**
+   * Events of a resource committed after `eventId`, oldest first, or null when `eventId` is unknown or
+   * older than the replay window (the client must reload).
+   */
+  replaySince(resource: string, eventId: string): Promise<RecordEvent[] | null>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,38 @@
+// The transactional outbox: events are rows written in the same transaction as the change they describe,
+// so a committed change always has its event and a rolled-back one never does.
+import { sql } from 'kysely';
+import type { Db, StoreDialect } from '../store/store-dialect.ts';
+import type { RecordEvent } from './record-event.ts';
+
+export const EVENTS_TABLE = 'svc_events';
+
+export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<void> {
+  const sequence = dialect.name === 'postgres' ? sql.raw('bigserial primary key') : sql.raw('integer primary key autoincrement');
+  await db.schema
+    .createTable(EVENTS_TABLE)
+    .ifNotExists()
+    .addColumn('seq', sequence)
+    .addColumn('id', 'text', (c) => c.notNull().unique())
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('resource', 'text', (c) => c.notNull())
+    .addColumn('resource_id', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('ix_svc_events_resource_seq').ifNotExists().on(EVENTS_TABLE).columns(['resource', 'seq']).execute();
+}
+
+/** Writes the event inside the caller's transaction. */
+export async function appendEvent(trx: Db, event: RecordEvent): Promise<void> {
+  await trx
+    .insertInto(EVENTS_TABLE)
+    .values({
+      id: event.id,
+      type: event.type,
+      resource: event.resource,
+      resource_id: event.resourceId,
+      payload: JSON.stringify(event),
+      created_at: event.createdAt,
+    })
+    .execute();
+}

@@ -1,0 +1,30 @@
+// The event a committed change produces (spec 2.8, 6.2; CONTRACT 4).
+export type EventKind = 'created' | 'updated' | 'deleted';
+
+export type RecordValues = Record<string, unknown>;
+
+export interface EventChanges {
+  added: string[];
+  updated: string[];
+  removed: string[];
+}
+
+export interface EventData {
+  old: RecordValues | null;
+  new: RecordValues | null;
+  changes: EventChanges;
+}
+
+export interface RecordEvent {
+  /** UUIDv7: orders events and resumes streams. */
+  id: string;
+  /** `<resource>.<kind>` */
+  type: string;
+  kind: EventKind;
+  resource: string;
+  resourceId: string;
+  createdAt: string;
+  data: EventData;
+  sessionVariables: { userId: string | null; role: string };
+  traceContext: { traceId?: string; requestId?: string };
+}

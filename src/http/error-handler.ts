@@ -1,0 +1,50 @@
+// Turns every failure into a JSON:API error document. The cause is logged, never sent.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.ts';
+import { errorDocument } from '../errors/error-document.ts';
+import { JSON_API_MEDIA_TYPE } from './json-api.ts';
+
+/** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
+function fromFastifyError(error: FastifyError): ApiError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'Request body is larger than the configured limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json or application/vnd.api+json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('INVALID_JSON', 'Request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('INVALID_JSON', 'Request body length does not match Content-Length');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400 && /JSON/i.test(error.message)) {
+    return new ApiError('INVALID_JSON', 'Request body is not valid JSON');
+  }
+  return undefined;
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const mapped = fromFastifyError(error as FastifyError);
+  if (mapped) return mapped;
+  return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred', { cause: error });
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type(JSON_API_MEDIA_TYPE).send(errorDocument(error));
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'request failed');
+    else request.log.debug({ code: apiError.code }, 'request rejected');
+    return sendError(reply, apiError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError('ROUTE_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

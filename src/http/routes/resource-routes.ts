@@ -1,0 +1,88 @@
+// The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { resolveAccess } from '../../permissions/resolve-access.ts';
+import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
+import type { RawQuery } from '../../query/parse-list-query.ts';
+import { authenticateHook, principalOf } from '../authenticate-hook.ts';
+import { requestMeta } from '../request-meta.ts';
+import { sendJsonApi } from '../json-api.ts';
+import { listDocument, recordDocument } from '../resource-document.ts';
+
+type ResourceParams = { resource: string };
+type RecordParams = { resource: string; id: string };
+
+function methodNotAllowed(allowed: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('Allow', allowed);
+    throw new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`);
+  };
+}
+
+export async function registerResourceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { registry, records } = ctx;
+
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', authenticateHook(ctx));
+
+      const noName = async () => {
+        throw new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName');
+      };
+      v1.all('/', noName);
+
+      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const result = await records.list(resource, requestMeta(request), request.query);
+        return sendJsonApi(reply, 200, listDocument(resource, result.records, result.attributes, result.total, result.query));
+      });
+
+      v1.post<{ Params: ResourceParams }>('/:resource', async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const result = await records.create(resource, requestMeta(request), request.body);
+        reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
+        return sendJsonApi(reply, 201, recordDocument(resource, result.record, result.attributes));
+      });
+
+      v1.get<{ Params: ResourceParams }>('/:resource/schema', async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const grant = resolveAccess(resource, principalOf(request), 'read');
+        try {
+          return reply.code(200).type('application/schema+json').send(resourceJsonSchema(resource, grant.fields));
+        } catch (error) {
+          throw new ApiError('RESOURCE_SCHEMA_ERROR', 'The schema could not be built', { cause: error });
+        }
+      });
+
+      v1.get<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const result = await records.get(resource, requestMeta(request), request.params.id);
+        return sendJsonApi(reply, 200, recordDocument(resource, result.record, result.attributes));
+      });
+
+      v1.put<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const result = await records.replace(resource, requestMeta(request), request.params.id, request.body);
+        return sendJsonApi(reply, 200, recordDocument(resource, result.record, result.attributes));
+      });
+
+      v1.patch<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const result = await records.patch(resource, requestMeta(request), request.params.id, request.body);
+        return sendJsonApi(reply, 200, recordDocument(resource, result.record, result.attributes));
+      });
+
+      v1.delete<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        await records.remove(resource, requestMeta(request), request.params.id);
+        return reply.code(204).send();
+      });
+
+      v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', handler: methodNotAllowed('GET, POST') });
+      v1.route({ method: ['POST'], url: '/:resource/:id', handler: methodNotAllowed('GET, PUT, PATCH, DELETE') });
+      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', handler: methodNotAllowed('GET') });
+    },
+    { prefix: '/v1' },
+  );
+}

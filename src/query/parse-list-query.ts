@@ -1,0 +1,137 @@
+// HTTP query parameters → ListQuery, checked against the resource and the caller's readable fields.
+// Every problem is reported, each naming its parameter.
+import type { FilterOperator } from '../config/config-types.ts';
+import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
+import type { Resource } from '../resources/resource.ts';
+import type { FieldType } from '../resources/field-types/index.ts';
+import { uuidField } from '../resources/field-types/uuid-field.ts';
+import { datetimeField } from '../resources/field-types/datetime-field.ts';
+import { allOf, type FilterNode } from '../permissions/filter-node.ts';
+import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, type ListQuery, type SortKey } from './list-query.ts';
+
+export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set([
+  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null', 'like', 'ilike',
+]);
+
+/** Parameters that are never filters (spec 4.1, CONTRACT 3). */
+const IGNORED = new Set(['events', 'token', 'lastEventId']);
+
+const SYSTEM_TYPES: Record<string, FieldType> = { id: uuidField, created_at: datetimeField, updated_at: datetimeField };
+
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+export function parseListQuery(raw: RawQuery, resource: Resource, readable: ReadonlySet<string>): ListQuery {
+  const issues: ErrorIssue[] = [];
+  const fail = (parameter: string, detail: string, code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS') =>
+    issues.push({ parameter, detail, code });
+  const single = (name: string): string | undefined => {
+    const value = raw[name];
+    if (Array.isArray(value)) {
+      fail(name, `Parameter '${name}' is given more than once`);
+      return undefined;
+    }
+    return value;
+  };
+  const fieldTypeOf = (field: string): FieldType | undefined => SYSTEM_TYPES[field] ?? resource.fields.get(field)?.type;
+  const isReadable = (field: string) => field in SYSTEM_TYPES || readable.has(field);
+
+  const integerParam = (names: string[], fallback: number, min: number, max: number): number => {
+    const given = names.filter((n) => raw[n] !== undefined);
+    if (given.length > 1) {
+      fail(given[1]!, `Use only one of ${given.join(' and ')}`);
+      return fallback;
+    }
+    if (given.length === 0) return fallback;
+    const name = given[0]!;
+    const text = single(name);
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+      fail(name, `Parameter '${name}' must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`);
+      return fallback;
+    }
+    return Number(text);
+  };
+
+  const limit = integerParam(['_limit', 'page[limit]'], DEFAULT_LIMIT, 1, MAX_LIMIT);
+  const offset = integerParam(['_offset', 'page[offset]'], 0, 0, Number.MAX_SAFE_INTEGER);
+  const carried: [string, string][] = [];
+
+  const sort: SortKey[] = [];
+  const sortText = single('_sort');
+  if (sortText !== undefined) {
+    carried.push(['_sort', sortText]);
+    for (const part of sortText.split(',')) {
+      const descending = part.startsWith('-');
+      const field = descending ? part.slice(1) : part;
+      if (!fieldTypeOf(field)) fail('_sort', `Cannot sort by unknown field '${field}'`);
+      else if (!isReadable(field)) fail('_sort', `Field '${field}' is not readable`, 'INVALID_FIELDS');
+      else if (!resource.sortable.has(field)) fail('_sort', `Field '${field}' is not sortable`);
+      else if (sort.some((s) => s.field === field)) fail('_sort', `Field '${field}' appears twice in _sort`);
+      else sort.push({ field, descending });
+    }
+  }
+
+  let fields: string[] | null = null;
+  const fieldsText = single('fields');
+  if (fieldsText !== undefined) {
+    carried.push(['fields', fieldsText]);
+    fields = [];
+    for (const field of fieldsText.split(',').map((f) => f.trim())) {
+      if (!fieldTypeOf(field)) fail('fields', `Unknown field '${field}'`);
+      else if (!isReadable(field)) fail('fields', `Field '${field}' is not readable`, 'INVALID_FIELDS');
+      else if (!(field in SYSTEM_TYPES) && !fields.includes(field)) fields.push(field);
+    }
+  }
+
+  const conditions: FilterNode[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || IGNORED.has(name)) continue;
+    if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]'].includes(name)) continue;
+    if (name.startsWith('_') || name.startsWith('page[')) {
+      fail(name, `Unknown parameter '${name}'`);
+      continue;
+    }
+    const text = single(name);
+    if (text === undefined) continue;
+    const separator = name.lastIndexOf('__');
+    const suffix = separator > 0 ? name.slice(separator + 2) : '';
+    const hasOperator = separator > 0 && !fieldTypeOf(name);
+    const field = hasOperator ? name.slice(0, separator) : name;
+    const op = (hasOperator ? suffix : 'eq') as FilterOperator;
+    const type = fieldTypeOf(field);
+    if (!type) {
+      fail(name, `Unknown filter field '${field}'`);
+      continue;
+    }
+    if (!isReadable(field)) {
+      fail(name, `Field '${field}' is not readable`, 'INVALID_FIELDS');
+      continue;
+    }
+    if (!LIST_OPERATORS.has(op)) {
+      fail(name, `Unknown operator '${suffix}'`);
+      continue;
+    }
+    if (!type.operators.has(op)) {
+      fail(name, `Operator '${op}' does not apply to ${type.name} field '${field}'`);
+      continue;
+    }
+    carried.push([name, text]);
+    const definition = resource.fields.get(field)?.definition ?? { type: type.name };
+    try {
+      let parsed: unknown = null;
+      if (op === 'in' || op === 'nin') {
+        const parts = text === '' ? [] : text.split(',');
+        if (parts.length > MAX_IN_VALUES) throw new Error(`at most ${MAX_IN_VALUES} values`);
+        parsed = parts.map((p) => type.parse(p, definition));
+      } else if (op === 'like' || op === 'ilike') parsed = text;
+      else if (op !== 'is_null' && op !== 'is_not_null') parsed = type.parse(text, definition);
+      conditions.push({ kind: 'condition', field, op, value: parsed });
+    } catch (error) {
+      fail(name, `Invalid value for '${name}': ${(error as Error).message}`);
+    }
+  }
+  if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
+
+  if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
+  return { filter: allOf(conditions), sort, limit, offset, fields, carried };
+}

@@ -1,0 +1,338 @@
+// Create, list, get, replace, patch and delete records of a resource for a caller, with the caller's
+// access rules applied in SQL and each change written together with its event.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import type { Action } from '../config/config-types.ts';
+import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/error-catalogue.ts';
+import type { Resource } from '../resources/resource.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
+import type { Store } from '../store/create-store.ts';
+import type { Db } from '../store/store-dialect.ts';
+import { uuidv7 } from '../store/uuid-v7.ts';
+import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
+import { resolveAccess } from '../permissions/resolve-access.ts';
+import type { AccessGrant } from '../permissions/access-grant.ts';
+import { filterToSql } from '../permissions/filter-to-sql.ts';
+import { allOf, type FilterNode } from '../permissions/filter-node.ts';
+import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
+import type { ListQuery } from '../query/list-query.ts';
+import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
+import { appendEvent } from '../events/outbox.ts';
+import { diffRecords } from '../events/diff-records.ts';
+import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
+import { decodeRow, encodeValues } from './record-codec.ts';
+import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
+
+export interface RequestMeta {
+  principal: Principal;
+  requestId?: string;
+  traceId?: string;
+}
+
+export interface ListResult {
+  records: RecordValues[];
+  total: number;
+  query: ListQuery;
+  /** Attribute names to show: the requested or readable fields. */
+  attributes: string[];
+}
+
+export interface ReadResult {
+  record: RecordValues;
+  attributes: string[];
+}
+
+/** Receives events once their transaction has committed (fan-out to streams). */
+export type CommittedEventsListener = (events: RecordEvent[]) => void;
+
+/** Runs inside the change's transaction right after its event is written (e.g. queue webhook deliveries). */
+export type EventWrittenHook = (trx: Db, event: RecordEvent) => Promise<void>;
+
+const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
+
+export class RecordService {
+  readonly #store: Store;
+  readonly #registry: ResourceRegistry;
+  readonly #listeners: CommittedEventsListener[] = [];
+  readonly #hooks: EventWrittenHook[] = [];
+
+  constructor(store: Store, registry: ResourceRegistry) {
+    this.#store = store;
+    this.#registry = registry;
+  }
+
+  onCommitted(listener: CommittedEventsListener): void {
+    this.#listeners.push(listener);
+  }
+
+  onEventWritten(hook: EventWrittenHook): void {
+    this.#hooks.push(hook);
+  }
+
+  async list(resource: Resource, meta: RequestMeta, raw: RawQuery): Promise<ListResult> {
+    const grant = resolveAccess(resource, meta.principal, 'read');
+    const query = parseListQuery(raw, resource, grant.fields);
+    const attributes = query.fields ?? [...grant.fields];
+    const where = this.#visible(resource, allOf([query.filter, grant.filter]));
+    return this.#guard('RESOURCE_FETCH_ERROR', async () => {
+      const { db } = this.#store;
+      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(where);
+      for (const key of query.sort) select = select.orderBy(key.field, key.descending ? 'desc' : 'asc');
+      select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
+      const [rows, counted] = await Promise.all([
+        select.execute(),
+        db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(where).executeTakeFirst(),
+      ]);
+      const records = rows.map((row) => decodeRow(resource, this.#store.dialect, row));
+      return { records, total: Number(counted?.total ?? 0), query, attributes };
+    });
+  }
+
+  async get(resource: Resource, meta: RequestMeta, id: string): Promise<ReadResult> {
+    const grant = resolveAccess(resource, meta.principal, 'read');
+    const row = await this.#guard('RESOURCE_FIND_ERROR', () =>
+      UUID_PATTERN.test(id)
+        ? this.#store.db
+            .selectFrom(resource.table)
+            .selectAll()
+            .where(this.#visible(resource, allOf([{ kind: 'condition', field: 'id', op: 'eq', value: id }, grant.filter])))
+            .executeTakeFirst()
+        : Promise.resolve(undefined),
+    );
+    if (!row) throw notFound(resource, id);
+    return { record: decodeRow(resource, this.#store.dialect, row), attributes: [...grant.fields] };
+  }
+
+  async create(resource: Resource, meta: RequestMeta, body: unknown): Promise<ReadResult> {
+    const grant = resolveAccess(resource, meta.principal, 'create');
+    const readable = this.#readableAfterWrite(resource, meta.principal);
+    const values = validateRecordBody(resource, grant, body, 'create');
+    const id = uuidv7();
+    const now = new Date().toISOString();
+    return this.#write('RESOURCE_STORE_ERROR', async (trx, events) => {
+      await this.#checkReferences(trx, resource, values);
+      await trx
+        .insertInto(resource.table)
+        .values({ id, ...encodeValues(resource, this.#store.dialect, { ...values, created_at: now, updated_at: now }) })
+        .execute();
+      const record = await this.#readRow(trx, resource, id);
+      await this.#enforceCheck(trx, resource, id, grant);
+      events.push(await this.#event(trx, resource, meta, 'created', id, null, record));
+      return { record, attributes: readable };
+    });
+  }
+
+  async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown): Promise<ReadResult> {
+    return this.#update(resource, meta, id, body, 'replace');
+  }
+
+  async patch(resource: Resource, meta: RequestMeta, id: string, body: unknown): Promise<ReadResult> {
+    return this.#update(resource, meta, id, body, 'patch');
+  }
+
+  async remove(resource: Resource, meta: RequestMeta, id: string): Promise<void> {
+    const grant = resolveAccess(resource, meta.principal, 'delete');
+    await this.#write('RESOURCE_DELETE_ERROR', async (trx, events) => {
+      const old = await this.#findForWrite(trx, resource, meta.principal, id, 'delete', grant);
+      if (resource.softDelete) {
+        await this.#applySoftDeleteReferences(trx, resource, id);
+        const now = new Date().toISOString();
+        await trx
+          .updateTable(resource.table)
+          .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
+          .where('id', '=', id)
+          .execute();
+        events.push(await this.#event(trx, resource, meta, 'deleted', id, old, { ...old, deleted_at: now }));
+      } else {
+        await trx.deleteFrom(resource.table).where('id', '=', id).execute();
+        events.push(await this.#event(trx, resource, meta, 'deleted', id, old, null));
+      }
+    });
+  }
+
+  async #update(resource: Resource, meta: RequestMeta, id: string, body: unknown, mode: WriteMode): Promise<ReadResult> {
+    const grant = resolveAccess(resource, meta.principal, 'update');
+    const readable = this.#readableAfterWrite(resource, meta.principal);
+    const values = validateRecordBody(resource, grant, body, mode);
+    return this.#write('RESOURCE_UPDATE_ERROR', async (trx, events) => {
+      const old = await this.#findForWrite(trx, resource, meta.principal, id, 'update', grant);
+      const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
+      // A write that changes nothing keeps updated_at and emits no event (CONTRACT 4).
+      if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
+      await this.#checkReferences(trx, resource, changed);
+      const now = new Date().toISOString();
+      await trx
+        .updateTable(resource.table)
+        .set(encodeValues(resource, this.#store.dialect, { ...changed, updated_at: now }))
+        .where('id', '=', id)
+        .execute();
+      const record = await this.#readRow(trx, resource, id);
+      await this.#enforceCheck(trx, resource, id, grant);
+      events.push(await this.#event(trx, resource, meta, 'updated', id, old, record));
+      return { record, attributes: readable };
+    });
+  }
+
+  /** The fields returned after a write: what the caller could read, or nothing beyond system fields. */
+  #readableAfterWrite(resource: Resource, principal: Principal): string[] {
+    try {
+      return [...resolveAccess(resource, principal, 'read').fields];
+    } catch (error) {
+      if (error instanceof ApiError) return [];
+      throw error;
+    }
+  }
+
+  #visible(resource: Resource, filter: FilterNode): RawBuilder<SqlBool> {
+    const condition = filterToSql(filter, resource, this.#store.dialect);
+    return resource.softDelete ? sql<SqlBool>`(${condition} and ${sql.ref('deleted_at')} is null)` : condition;
+  }
+
+  /** The row a write targets: 404 when the caller cannot read it, 403 when it is outside the action's filter. */
+  async #findForWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant): Promise<RecordValues> {
+    if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
+    let readFilter: FilterNode;
+    try {
+      readFilter = resolveAccess(resource, principal, 'read').filter;
+    } catch {
+      // Without read access the row still exists for the action's own filter.
+      readFilter = grant.filter;
+    }
+    const dialect = this.#store.dialect;
+    let query = trx
+      .selectFrom(resource.table)
+      .selectAll()
+      .select([
+        sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
+        sql<number>`case when ${filterToSql(grant.filter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
+      ])
+      .where('id', '=', id);
+    if (resource.softDelete) query = query.where('deleted_at', 'is', null);
+    if (dialect.supportsSkipLocked) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
+    if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
+    return decodeRow(resource, dialect, row);
+  }
+
+  async #readRow(trx: Db, resource: Resource, id: string): Promise<RecordValues> {
+    const row = await trx.selectFrom(resource.table).selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    return decodeRow(resource, this.#store.dialect, row);
+  }
+
+  async #enforceCheck(trx: Db, resource: Resource, id: string, grant: AccessGrant): Promise<void> {
+    if (!grant.check) return;
+    const row = await trx
+      .selectFrom(resource.table)
+      .select('id')
+      .where('id', '=', id)
+      .where(filterToSql(grant.check, resource, this.#store.dialect))
+      .executeTakeFirst();
+    if (!row) throw new ApiError('FORBIDDEN', `The record as written does not satisfy the ${resource.name} check rule`);
+  }
+
+  async #checkReferences(trx: Db, resource: Resource, values: RecordValues): Promise<void> {
+    const issues: ErrorIssue[] = [];
+    for (const [name, value] of Object.entries(values)) {
+      const field = resource.fields.get(name);
+      if (field?.definition.type !== 'relation' || value === null) continue;
+      const target = this.#registry.find(field.definition.resource ?? '');
+      if (!target) continue;
+      let query = trx.selectFrom(target.table).select('id').where('id', '=', value as string);
+      if (target.softDelete) query = query.where('deleted_at', 'is', null);
+      if (!(await query.executeTakeFirst())) {
+        issues.push({ pointer: pointerTo(name), detail: `No ${target.name} record with id '${String(value)}'` });
+      }
+    }
+    if (issues.length > 0) throw new ApiError('RELATION_REFERENCE_ERROR', issues);
+  }
+
+  /** Soft delete keeps the row, so the database's ON DELETE rules do not fire: apply them here. */
+  async #applySoftDeleteReferences(trx: Db, resource: Resource, id: string): Promise<void> {
+    for (const child of this.#registry.all()) {
+      for (const field of child.fields.values()) {
+        if (field.definition.type !== 'relation' || field.definition.resource !== resource.name) continue;
+        const action = field.definition.onDelete ?? 'restrict';
+        let live = trx.selectFrom(child.table).select('id').where(field.name, '=', id);
+        if (child.softDelete) live = live.where('deleted_at', 'is', null);
+        if (action === 'restrict') {
+          if (await live.limit(1).executeTakeFirst()) {
+            throw new ApiError('CONFLICT', `${resource.name}/${id} is still referenced by ${child.name}.${field.name}`);
+          }
+        } else if (action === 'set_null') {
+          await trx.updateTable(child.table).set({ [field.name]: null }).where(field.name, '=', id).execute();
+        } else if (child.softDelete) {
+          await trx
+            .updateTable(child.table)
+            .set({ deleted_at: this.#store.dialect.encode('timestamp', new Date().toISOString()) })
+            .where(field.name, '=', id)
+            .where('deleted_at', 'is', null)
+            .execute();
+        } else {
+          await trx.deleteFrom(child.table).where(field.name, '=', id).execute();
+        }
+      }
+    }
+  }
+
+  async #event(trx: Db, resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): Promise<RecordEvent> {
+    const changes = diffRecords(old, next);
+    for (const list of [changes.added, changes.updated, changes.removed]) {
+      for (let i = list.length - 1; i >= 0; i--) if (CHANGE_EXCLUDED.has(list[i]!)) list.splice(i, 1);
+    }
+    const traceContext: RecordEvent['traceContext'] = {};
+    if (meta.traceId) traceContext.traceId = meta.traceId;
+    if (meta.requestId) traceContext.requestId = meta.requestId;
+    const event: RecordEvent = {
+      id: uuidv7(),
+      type: `${resource.name}.${kind}`,
+      kind,
+      resource: resource.name,
+      resourceId: id,
+      createdAt: new Date().toISOString(),
+      data: { old, new: next, changes },
+      sessionVariables: sessionVariablesOf(meta.principal),
+      traceContext,
+    };
+    await appendEvent(trx, event);
+    for (const hook of this.#hooks) await hook(trx, event);
+    return event;
+  }
+
+  async #write<T>(code: ErrorCode, work: (trx: Db, events: RecordEvent[]) => Promise<T>): Promise<T> {
+    const events: RecordEvent[] = [];
+    const result = await this.#guard(code, () => this.#store.db.transaction().execute((trx) => work(trx, events)));
+    if (events.length > 0) for (const listener of this.#listeners) listener(events);
+    return result;
+  }
+
+  async #guard<T>(code: ErrorCode, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.#translate(error, code);
+    }
+  }
+
+  #translate(error: unknown, code: ErrorCode): unknown {
+    if (error instanceof ApiError) return error;
+    const { dialect } = this.#store;
+    if (dialect.isUniqueViolation(error)) {
+      const message = `${(error as Error).message} ${(error as { constraint?: string }).constraint ?? ''}`;
+      const field = /(?:uq_[a-z0-9_]+?_|\.)([a-z][a-z0-9_]*)\b/.exec(message)?.[1];
+      return new ApiError('CONFLICT', field ? { detail: `Another record already has this ${field}`, pointer: pointerTo(field) } : 'A unique value is already taken', { cause: error });
+    }
+    if (dialect.isForeignKeyViolation(error)) {
+      return code === 'RESOURCE_DELETE_ERROR'
+        ? new ApiError('CONFLICT', 'The record is still referenced by other records', { cause: error })
+        : new ApiError('RELATION_REFERENCE_ERROR', 'A referenced record does not exist', { cause: error });
+    }
+    if (dialect.isConnectionError(error)) return new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable', { cause: error });
+    return new ApiError(code, 'The operation failed', { cause: error });
+  }
+}
+
+function notFound(resource: Resource, id: string): ApiError {
+  return new ApiError('RESOURCE_NOT_FOUND', `No ${resource.name} record with id '${id}'`);
+}

@@ -1,0 +1,72 @@
+// Checks a create/replace/patch body against the resource and the caller's writable fields.
+// Returns the values to write; throws one error object per problem, each with its pointer.
+import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import type { Resource } from '../resources/resource.ts';
+import type { AccessGrant } from '../permissions/access-grant.ts';
+import type { RecordValues } from '../events/record-event.ts';
+import { isSystemColumn } from './record-codec.ts';
+
+export type WriteMode = 'create' | 'replace' | 'patch';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function validateRecordBody(resource: Resource, grant: AccessGrant, body: unknown, mode: WriteMode): RecordValues {
+  if (!isPlainObject(body)) {
+    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The body must be a JSON object of field values', pointer: '/data' });
+  }
+  const forbidden: ErrorIssue[] = [];
+  const invalid: ErrorIssue[] = [];
+  const values: RecordValues = {};
+  for (const [name, value] of Object.entries(body)) {
+    const field = resource.fields.get(name);
+    if (!field) {
+      invalid.push({
+        pointer: pointerTo(name),
+        detail: isSystemColumn(name) ? `'${name}' is set by the server` : `${resource.name} has no field '${name}'`,
+      });
+      continue;
+    }
+    if (!grant.fields.has(name) || name in grant.preset) {
+      forbidden.push({ pointer: pointerTo(name), detail: `Field '${name}' may not be written by this caller`, code: 'INVALID_FIELDS' });
+      continue;
+    }
+    if (value === null) {
+      if (!field.nullable) invalid.push({ pointer: pointerTo(name), detail: `'${name}' must not be null` });
+      else values[name] = null;
+      continue;
+    }
+    const problems = field.validate(value);
+    if (problems.length > 0) {
+      for (const problem of problems) invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${problem}` });
+      continue;
+    }
+    try {
+      values[name] = field.type.normalize(value);
+    } catch (error) {
+      invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${(error as Error).message}` });
+    }
+  }
+  if (forbidden.length > 0) throw new ApiError('INVALID_FIELDS', forbidden);
+
+  Object.assign(values, grant.preset);
+  if (mode !== 'patch') {
+    for (const field of resource.fields.values()) {
+      if (field.name in body || !grant.fields.has(field.name)) continue;
+      if (field.definition.default !== undefined) values[field.name] = structuredClone(field.definition.default);
+      else if (field.required) invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required` });
+      else if (mode === 'replace') values[field.name] = null;
+    }
+    if (mode === 'create') {
+      // Fields the caller may not write still get their defaults; a required one without any is a problem.
+      for (const field of resource.fields.values()) {
+        if (field.name in values || field.name in body || grant.fields.has(field.name)) continue;
+        if (field.definition.default !== undefined) values[field.name] = structuredClone(field.definition.default);
+        else if (field.required) invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required but this caller may not set it` });
+      }
+    }
+  }
+  if (invalid.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', invalid);
+  return values;
+}

@@ -1,0 +1,49 @@
+// Runs the service: builds the app from the config, listens, and shuts down gracefully on SIGTERM/SIGINT.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { SvcConfig } from './config/config-types.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string } = {}): Promise<RunningServer> {
+  const { app } = await buildApp({
+    config,
+    allowDestructive: options.allowDestructive === true,
+    logger: {
+      level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
+      redact: { paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'], censor: '[redacted]' },
+    },
+  });
+  await app.listen({ port: config.server.port, host: config.server.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  const url = `http://${config.server.host}:${port}`;
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= app.close());
+  return { app, url, close };
+}
+
+/** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close, exit — within a bound. */
+export function closeOnSignals(server: RunningServer, graceMs = 10_000): void {
+  const shutdown = (signal: string) => {
+    server.app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      server.app.log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, graceMs);
+    timer.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
