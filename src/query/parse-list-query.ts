@@ -54,12 +54,12 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
 
   const limit = integerParam(['_limit', 'page[limit]'], DEFAULT_LIMIT, 1, MAX_LIMIT);
   const offset = integerParam(['_offset', 'page[offset]'], 0, 0, Number.MAX_SAFE_INTEGER);
-  const carried: [string, string][] = [];
+  const carriedNames = new Set<string>();
 
   const sort: SortKey[] = [];
   const sortText = single('_sort');
   if (sortText !== undefined) {
-    carried.push(['_sort', sortText]);
+    carriedNames.add('_sort');
     for (const part of sortText.split(',')) {
       const descending = part.startsWith('-');
       const field = descending ? part.slice(1) : part;
@@ -74,7 +74,7 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
   let fields: string[] | null = null;
   const fieldsText = single('fields');
   if (fieldsText !== undefined) {
-    carried.push(['fields', fieldsText]);
+    carriedNames.add('fields');
     fields = [];
     for (const field of fieldsText.split(',').map((f) => f.trim())) {
       if (!fieldTypeOf(field)) fail('fields', `Unknown field '${field}'`);
@@ -115,7 +115,7 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
       fail(name, `Operator '${op}' does not apply to ${type.name} field '${field}'`);
       continue;
     }
-    carried.push([name, text]);
+    carriedNames.add(name);
     const definition = resource.fields.get(field)?.definition ?? { type: type.name };
     try {
       let parsed: unknown = null;
@@ -133,5 +133,7 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
   if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
 
   if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
+  // Links repeat the parameters in the order the caller gave them.
+  const carried = Object.entries(raw).filter(([name]) => carriedNames.has(name)) as [string, string][];
   return { filter: allOf(conditions), sort, limit, offset, fields, carried };
 }
