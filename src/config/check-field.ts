@@ -1,0 +1,101 @@
+// Rules on one field definition that JSON Schema cannot say: which attributes a type takes,
+// relation targets, consistent bounds, a pattern that compiles, a default the field accepts.
+import type { FieldDefinition, FieldType } from './config-types.ts';
+import { FIELD_TYPE_NAMES } from './config-schema.ts';
+import { checkFieldDefault, STRING_MAX_LENGTH } from './check-field-default.ts';
+import { checkFieldName } from './check-name.ts';
+import { joinPath, type ConfigProblem } from './config-problem.ts';
+import { isRecord } from './is-record.ts';
+
+const LENGTH_TYPES: ReadonlySet<FieldType> = new Set(['string', 'text', 'email', 'url']);
+const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['integer', 'number']);
+
+/** Attributes that only some types take; any other attribute applies to every type. */
+const ATTRIBUTE_TYPES: Readonly<Record<string, ReadonlySet<FieldType>>> = {
+  minLength: LENGTH_TYPES,
+  maxLength: LENGTH_TYPES,
+  pattern: LENGTH_TYPES,
+  minimum: NUMERIC_TYPES,
+  maximum: NUMERIC_TYPES,
+  values: new Set(['enum']),
+  resource: new Set(['relation']),
+  onDelete: new Set(['relation']),
+};
+
+function isFieldType(value: unknown): value is FieldType {
+  return (FIELD_TYPE_NAMES as readonly unknown[]).includes(value);
+}
+
+function compiles(pattern: string): string | undefined {
+  try {
+    // Unicode mode, as ajv compiles `pattern`.
+    new RegExp(pattern, 'u');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/**
+ * Problems of `resources.<resource>.fields.<name>`. `resourceNames` are every configured resource,
+ * for relation targets. Shapes the schema already refuses (a string where a number goes) are skipped.
+ */
+export function checkField(path: string, name: string, field: unknown, resourceNames: readonly string[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const nameProblem = checkFieldName(name);
+  if (nameProblem) problems.push({ path, message: nameProblem });
+  if (!isRecord(field) || !isFieldType(field.type)) return problems;
+  const type = field.type;
+  const at = (attribute: string, message: string): void => {
+    problems.push({ path: joinPath(path, attribute), message });
+  };
+
+  for (const [attribute, types] of Object.entries(ATTRIBUTE_TYPES)) {
+    if (field[attribute] !== undefined && !types.has(type)) {
+      at(attribute, `${attribute} does not apply to ${type} fields (only ${[...types].join(', ')})`);
+    }
+  }
+
+  if (type === 'enum' && field.values === undefined) at('values', 'enum fields need a non-empty values list');
+
+  if (type === 'relation') {
+    if (field.resource === undefined) {
+      at('resource', 'relation fields need resource: the name of the target resource');
+    } else if (typeof field.resource === 'string' && !resourceNames.includes(field.resource)) {
+      at('resource', `unknown resource "${field.resource}" (resources: ${resourceNames.join(', ')})`);
+    }
+    if (field.onDelete === 'set_null' && (field.required === true || field.nullable === false)) {
+      at('onDelete', 'set_null needs a field that may be null (not required, not nullable: false)');
+    }
+  }
+
+  if (field.sortable === true && type === 'json') at('sortable', 'json fields cannot be sortable');
+
+  let patternOk = true;
+  if (typeof field.pattern === 'string') {
+    const reason = compiles(field.pattern);
+    if (reason) {
+      patternOk = false;
+      at('pattern', `not a valid regular expression: ${reason}`);
+    }
+  }
+
+  const { minimum, maximum, minLength, maxLength } = field;
+  if (typeof minimum === 'number' && typeof maximum === 'number' && minimum > maximum) {
+    at('minimum', `minimum (${minimum}) is greater than maximum (${maximum})`);
+  }
+  if (typeof minLength === 'number' && typeof maxLength === 'number' && minLength > maxLength) {
+    at('minLength', `minLength (${minLength}) is greater than maxLength (${maxLength})`);
+  } else if (type === 'string' && typeof minLength === 'number' && maxLength === undefined && minLength > STRING_MAX_LENGTH) {
+    at('minLength', `minLength (${minLength}) is greater than the default maxLength of string fields (${STRING_MAX_LENGTH}); set maxLength`);
+  }
+
+  // A default cannot be judged against a pattern that does not compile or enum values that are not there.
+  const soundDefinition =
+    patternOk && (type !== 'enum' || (Array.isArray(field.values) && field.values.every((v) => typeof v === 'string')));
+  if (soundDefinition && field.default !== undefined) {
+    const reason = checkFieldDefault(field as unknown as FieldDefinition);
+    if (reason) at('default', reason);
+  }
+  return problems;
+}

@@ -1,0 +1,36 @@
+// Resource and field names: they become table and column names, URL segments and query parameters.
+import { NAME_PATTERN } from './config-schema.ts';
+
+const NAME = new RegExp(NAME_PATTERN);
+
+/** System columns and list-query parameters: a field of that name would be ambiguous. */
+export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
+  'id',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  '_limit',
+  '_offset',
+  '_sort',
+  'fields',
+  'events',
+  'page',
+  'token',
+]);
+
+/** Prefix of the service's own tables. */
+export const INTERNAL_TABLE_PREFIX = 'svc_';
+
+const SHAPE = `must match ${NAME_PATTERN} (a lowercase letter, then lowercase letters, digits or _; at most 63 characters)`;
+
+export function checkResourceName(name: string): string | undefined {
+  if (!NAME.test(name)) return `resource name ${SHAPE}`;
+  if (name.startsWith(INTERNAL_TABLE_PREFIX)) return `resource names starting with ${INTERNAL_TABLE_PREFIX} are reserved for internal tables`;
+  return undefined;
+}
+
+export function checkFieldName(name: string): string | undefined {
+  if (RESERVED_FIELD_NAMES.has(name)) return `"${name}" is a reserved name (system field or query parameter)`;
+  if (!NAME.test(name)) return `field name ${SHAPE}`;
+  return undefined;
+}

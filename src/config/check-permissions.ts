@@ -1,0 +1,100 @@
+// Rules on a resource's permissions that JSON Schema cannot say: every field a rule names
+// (fields lists, filter, check, preset) is a field of that resource; session variables are known.
+import { ACTIONS } from './config-types.ts';
+import { joinPath, type ConfigProblem } from './config-problem.ts';
+import { isRecord } from './is-record.ts';
+
+/** Fields every row has; filters may use them, fields lists and presets may not. */
+export const SYSTEM_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at'];
+
+export const SESSION_VARIABLES: readonly string[] = ['$userId', '$role'];
+
+/** A string that reads as a session variable (`$userId`); other strings starting with `$` are plain values. */
+const VARIABLE_LIKE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
+
+function unknownField(name: string, resource: string, fieldNames: readonly string[]): string {
+  return `unknown field "${name}" (fields of ${resource}: ${fieldNames.join(', ') || 'none'})`;
+}
+
+function checkValue(path: string, value: unknown, problems: ConfigProblem[]): void {
+  if (typeof value === 'string' && VARIABLE_LIKE.test(value) && !SESSION_VARIABLES.includes(value)) {
+    problems.push({ path, message: `unknown session variable ${value} (known: ${SESSION_VARIABLES.join(', ')})` });
+  }
+}
+
+function checkFilter(
+  path: string,
+  filter: unknown,
+  resource: string,
+  fieldNames: readonly string[],
+  problems: ConfigProblem[],
+): void {
+  if (!isRecord(filter)) return;
+  for (const [key, node] of Object.entries(filter)) {
+    const at = joinPath(path, key);
+    if (key === '_and' || key === '_or') {
+      if (Array.isArray(node)) node.forEach((item, i) => checkFilter(joinPath(at, i), item, resource, fieldNames, problems));
+      continue;
+    }
+    if (key === '_not') {
+      checkFilter(at, node, resource, fieldNames, problems);
+      continue;
+    }
+    if (!fieldNames.includes(key) && !SYSTEM_FIELDS.includes(key)) {
+      problems.push({ path: at, message: unknownField(key, resource, fieldNames) });
+      continue;
+    }
+    if (!isRecord(node)) continue;
+    for (const [op, value] of Object.entries(node)) {
+      const opPath = joinPath(at, op);
+      if (Array.isArray(value)) value.forEach((item, i) => checkValue(joinPath(opPath, i), item, problems));
+      else checkValue(opPath, value, problems);
+      if (op === 'regex' && typeof value === 'string' && !VARIABLE_LIKE.test(value)) {
+        try {
+          new RegExp(value, 'u');
+        } catch (error) {
+          problems.push({ path: opPath, message: `not a valid regular expression: ${(error as Error).message}` });
+        }
+      }
+    }
+  }
+}
+
+/** Problems of `resources.<resource>.permissions`. */
+export function checkPermissions(
+  path: string,
+  resource: string,
+  permissions: unknown,
+  fieldNames: readonly string[],
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (!isRecord(permissions)) return problems;
+  for (const [role, actions] of Object.entries(permissions)) {
+    const rolePath = joinPath(path, role);
+    if (role.trim() === '') problems.push({ path: rolePath, message: 'role names cannot be empty' });
+    if (!isRecord(actions)) continue;
+    for (const action of ACTIONS) {
+      const rule = actions[action];
+      if (!isRecord(rule)) continue;
+      const rulePath = joinPath(rolePath, action);
+      if (Array.isArray(rule.fields)) {
+        rule.fields.forEach((name, i) => {
+          if (typeof name === 'string' && !fieldNames.includes(name)) {
+            problems.push({ path: joinPath(rulePath, 'fields', i), message: unknownField(name, resource, fieldNames) });
+          }
+        });
+      }
+      checkFilter(joinPath(rulePath, 'filter'), rule.filter, resource, fieldNames, problems);
+      checkFilter(joinPath(rulePath, 'check'), rule.check, resource, fieldNames, problems);
+      if (isRecord(rule.preset)) {
+        for (const [name, value] of Object.entries(rule.preset)) {
+          const at = joinPath(rulePath, 'preset', name);
+          if (SYSTEM_FIELDS.includes(name)) problems.push({ path: at, message: `system field ${name} cannot be preset` });
+          else if (!fieldNames.includes(name)) problems.push({ path: at, message: unknownField(name, resource, fieldNames) });
+          else checkValue(at, value, problems);
+        }
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,36 @@
+// Rules on the service settings that JSON Schema cannot say well: URL shapes that would otherwise
+// fail late (a database URL of an unknown kind) or silently (a CORS origin with a trailing slash).
+import { isRecord } from './is-record.ts';
+import type { ConfigProblem } from './config-problem.ts';
+
+const DATABASE_URL = /^(sqlite:|postgres(ql)?:\/\/)/;
+// The Origin header is scheme://host[:port]: nothing else ever matches it.
+const ORIGIN = /^https?:\/\/[^/?#\s]+$/;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export function checkSettings(config: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const { database, server, auth } = config;
+  if (isRecord(database) && typeof database.url === 'string' && database.url !== '' && !DATABASE_URL.test(database.url)) {
+    problems.push({ path: 'database.url', message: 'must be sqlite:PATH or postgres://…' });
+  }
+  if (isRecord(server) && isRecord(server.cors) && Array.isArray(server.cors.origins)) {
+    server.cors.origins.forEach((origin, i) => {
+      if (typeof origin === 'string' && origin !== '*' && !ORIGIN.test(origin)) {
+        problems.push({ path: `server.cors.origins.${i}`, message: 'must be "*" or an origin: scheme://host[:port], without path or trailing slash' });
+      }
+    });
+  }
+  if (isRecord(auth) && typeof auth.baseUrl === 'string' && auth.baseUrl !== '' && !isHttpUrl(auth.baseUrl)) {
+    problems.push({ path: 'auth.baseUrl', message: 'must be an http(s) URL' });
+  }
+  return problems;
+}

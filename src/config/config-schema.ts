@@ -1,0 +1,308 @@
+// The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (CONTRACT.md 2-3).
+// Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
+// schema/svc.config.schema.json is this object written out; a test keeps the two equal.
+import type { FieldType, FilterOperator, OnDeleteAction } from './config-types.ts';
+import { deepFreeze } from './deep-freeze.ts';
+
+export const FIELD_TYPE_NAMES = [
+  'string',
+  'text',
+  'integer',
+  'number',
+  'boolean',
+  'datetime',
+  'date',
+  'uuid',
+  'email',
+  'url',
+  'enum',
+  'json',
+  'relation',
+] as const satisfies readonly FieldType[];
+
+export const FILTER_OPERATORS = [
+  'eq',
+  'neq',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'in',
+  'nin',
+  'is_null',
+  'is_not_null',
+  'contains',
+  'like',
+  'ilike',
+  'regex',
+] as const satisfies readonly FilterOperator[];
+
+export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'set_null'] as const satisfies readonly OnDeleteAction[];
+
+/** Resource and field names. */
+export const NAME_PATTERN = '^[a-z][a-z0-9_]{0,62}$';
+
+const FILTER_REF = { $ref: '#/$defs/filter' };
+const FIELD_LIST_REF = { $ref: '#/$defs/fieldList' };
+const PRESET_REF = { $ref: '#/$defs/preset' };
+
+/** `true`, or an object with the keys an action understands. `false` is refused: omit the action instead. */
+function actionRule(description: string, properties: Record<string, unknown>): Record<string, unknown> {
+  return {
+    description,
+    type: ['boolean', 'object'],
+    if: { type: 'boolean' },
+    then: { const: true },
+    else: { type: 'object', properties, additionalProperties: false },
+  };
+}
+
+/** Schema of one filter operator's value. */
+function operatorValue(op: FilterOperator): Record<string, unknown> {
+  switch (op) {
+    case 'in':
+    case 'nin':
+      return { type: 'array' };
+    case 'is_null':
+    case 'is_not_null':
+      return { type: 'boolean' };
+    case 'like':
+    case 'ilike':
+    case 'regex':
+      return { type: 'string' };
+    default:
+      return {};
+  }
+}
+
+const socialProvider = {
+  description: 'A provider is on only when both credentials are non-empty.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    clientId: { type: 'string' },
+    clientSecret: { type: 'string' },
+  },
+};
+
+export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'svc configuration',
+  description: 'Configuration of an svc service: database, server, identity, keys, stream, webhooks and resources.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { description: 'Lets editors find this schema.', type: 'string' },
+    database: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        url: {
+          description: '`sqlite:PATH` (relative to the working directory) or `postgres://…`. DATABASE_URL overrides.',
+          type: 'string',
+          minLength: 1,
+          default: 'sqlite:./.svc/data.db',
+        },
+      },
+    },
+    server: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        port: { description: 'PORT overrides.', type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+        host: { description: 'HOST overrides.', type: 'string', minLength: 1, default: '0.0.0.0' },
+        cors: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            origins: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true, default: [] },
+          },
+        },
+        bodyLimitBytes: { type: 'integer', minimum: 1, default: 1048576 },
+        publicMetrics: { description: 'Serve /metrics without the admin token.', type: 'boolean', default: false },
+      },
+    },
+    adminToken: {
+      description: 'SVC_ADMIN_TOKEN overrides. Empty: a stored token is generated at first start and printed once.',
+      type: 'string',
+    },
+    auth: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        basePath: { description: "Where the identity component's endpoints are mounted.", type: 'string', pattern: '^/', default: '/auth' },
+        requireEmailVerification: { type: 'boolean', default: false },
+        defaultRole: { description: 'primaryRole of new users.', type: 'string', minLength: 1, default: 'user' },
+        baseUrl: { description: 'Public URL of the service, used in links sent by email and OAuth callbacks.', type: 'string' },
+        social: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: { github: socialProvider, google: socialProvider },
+        },
+        email: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            smtpUrl: { description: 'Empty: links are logged instead of sent.', type: 'string' },
+            from: { type: 'string', minLength: 1, default: 'svc <no-reply@localhost>' },
+          },
+        },
+      },
+    },
+    apiKeys: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        rateLimit: {
+          description: 'Global default per key; a key may only tighten it.',
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: { type: 'boolean', default: true },
+            max: { type: 'integer', minimum: 1, default: 1000 },
+            timeWindow: { description: 'Milliseconds.', type: 'integer', minimum: 1, default: 60000 },
+          },
+        },
+      },
+    },
+    stream: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        heartbeatMs: { type: 'integer', minimum: 1, default: 30000 },
+        retryMs: { type: 'integer', minimum: 0, default: 3000 },
+        allowQueryToken: { description: 'Accept `?token=` as well as the Authorization header.', type: 'boolean', default: true },
+        replayWindow: { description: 'Events kept per resource for Last-Event-ID resumption.', type: 'integer', minimum: 0, default: 10000 },
+      },
+    },
+    webhooks: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        timeoutMs: { type: 'integer', minimum: 1, default: 30000 },
+        allowPrivateTargets: { description: 'Allow private, loopback and link-local delivery URLs.', type: 'boolean', default: false },
+        pollIntervalMs: { type: 'integer', minimum: 1, default: 500 },
+      },
+    },
+    redis: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { url: { description: 'REDIS_URL overrides. Set it to run several nodes.', type: 'string' } },
+    },
+    dataDir: {
+      description: 'Folder for generated secrets and the default SQLite file, relative to the working directory.',
+      type: 'string',
+      minLength: 1,
+      default: './.svc',
+    },
+    resources: {
+      type: 'object',
+      default: {},
+      propertyNames: { pattern: NAME_PATTERN },
+      additionalProperties: { $ref: '#/$defs/resource' },
+    },
+  },
+  $defs: {
+    resource: {
+      type: 'object',
+      required: ['fields'],
+      additionalProperties: false,
+      properties: {
+        enabled: { description: 'false: every endpoint answers 404 RESOURCE_DISABLED.', type: 'boolean', default: true },
+        enableSoftDelete: { description: 'Delete sets deleted_at instead of removing the row.', type: 'boolean', default: false },
+        description: { type: 'string' },
+        fields: {
+          type: 'object',
+          propertyNames: { pattern: NAME_PATTERN },
+          additionalProperties: { $ref: '#/$defs/field' },
+        },
+        permissions: {
+          description: 'Role name → actions it may perform. A role or action absent here is forbidden.',
+          type: 'object',
+          default: {},
+          propertyNames: { minLength: 1 },
+          additionalProperties: { $ref: '#/$defs/rolePermissions' },
+        },
+      },
+    },
+    field: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { enum: FIELD_TYPE_NAMES },
+        required: { type: 'boolean' },
+        nullable: { description: 'Default: not required.', type: 'boolean' },
+        unique: { type: 'boolean' },
+        default: { description: "Value used when a create omits the field; must be valid for the field's type." },
+        sortable: { type: 'boolean' },
+        minLength: { type: 'integer', minimum: 0 },
+        maxLength: { description: 'string: 255 unless set.', type: 'integer', minimum: 1 },
+        pattern: { description: 'JavaScript regular expression (unicode mode).', type: 'string' },
+        minimum: { type: 'number' },
+        maximum: { type: 'number' },
+        description: { type: 'string' },
+        id: { description: 'Stable field id used by webhook fieldIds; default `<resource>.<field>`.', type: 'string', minLength: 1 },
+        values: { description: 'enum only.', type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+        resource: { description: 'relation only: the target resource.', type: 'string' },
+        onDelete: { description: 'relation only; default restrict.', enum: ON_DELETE_ACTIONS },
+      },
+    },
+    rolePermissions: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        read: actionRule('Read rows: fields returned, filter on rows.', { fields: FIELD_LIST_REF, filter: FILTER_REF }),
+        create: actionRule('Create rows: writable fields, check on the row written, preset fields.', {
+          fields: FIELD_LIST_REF,
+          check: FILTER_REF,
+          preset: PRESET_REF,
+        }),
+        update: actionRule('Update rows: writable fields, filter on rows, check on the row written, preset fields.', {
+          fields: FIELD_LIST_REF,
+          filter: FILTER_REF,
+          check: FILTER_REF,
+          preset: PRESET_REF,
+        }),
+        delete: actionRule('Delete rows: filter on rows.', { filter: FILTER_REF }),
+      },
+    },
+    fieldList: {
+      description: '"*" for every field, or a list of field names.',
+      type: ['string', 'array'],
+      if: { type: 'string' },
+      then: { const: '*' },
+      else: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+    },
+    preset: {
+      description: 'Fields set server-side; values may be session variables ($userId, $role).',
+      type: 'object',
+    },
+    filter: {
+      description: '{ field: { op: value } } (several fields are AND-ed), _and, _or, _not. Values may be $userId or $role.',
+      type: 'object',
+      properties: {
+        _and: { type: 'array', items: FILTER_REF },
+        _or: { type: 'array', items: FILTER_REF },
+        _not: FILTER_REF,
+      },
+      additionalProperties: { $ref: '#/$defs/condition' },
+    },
+    condition: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: false,
+      properties: Object.fromEntries(FILTER_OPERATORS.map((op) => [op, operatorValue(op)])),
+    },
+  },
+});
