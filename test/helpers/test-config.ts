@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResourceDefinition, SvcConfig } from '../../src/config/config-types.ts';
+import { loadConfigFromObject } from '../../src/config/load-config.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -26,7 +27,8 @@ export function testConfig(databaseUrl: string, overrides: ConfigOverrides = {})
     dataDir: mkdtempSync(join(tmpdir(), 'svc-data-')),
     resources: BLOG_RESOURCES,
   };
-  return { ...base, ...overrides } as SvcConfig;
+  // Through the real validator, so a test can only run on a configuration svc would accept.
+  return loadConfigFromObject(JSON.parse(JSON.stringify({ ...base, ...overrides })));
 }
 
 /** A small blog: every field type, a relation, soft delete, and two roles with field lists and a row filter. */
