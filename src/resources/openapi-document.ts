@@ -1,0 +1,59 @@
+// The OpenAPI 3.1 description of the public API (`/openapi.json`, `/openapi.yaml`, `svc openapi`):
+// every enabled resource's endpoints, `/token`, the description itself and the health probes.
+// The parts live in ./openapi/; this module assembles them.
+import type { SvcConfig } from '../config/config-types.ts';
+import type { ResourceRegistry } from './resource-registry.ts';
+import { ERROR_DOCUMENT_SCHEMA, errorDocumentSchema } from './openapi/error-responses.ts';
+import { allocateOpenApiNames } from './openapi/openapi-names.ts';
+import type { OpenApiObject } from './openapi/openapi-refs.ts';
+import { resourcePaths } from './openapi/resource-paths.ts';
+import { resourceSchemas } from './openapi/resource-schemas.ts';
+import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './openapi/service-paths.ts';
+import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './openapi/shared-components.ts';
+
+export const OPENAPI_VERSION = '3.1.0';
+
+export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConfig): Record<string, unknown> {
+  const resources = registry.enabled();
+  const names = allocateOpenApiNames(resources, [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS], SERVICE_OPERATIONS);
+
+  const paths: Record<string, OpenApiObject> = {};
+  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(config) };
+  const tags: OpenApiObject[] = [];
+  for (const resource of resources) {
+    const resourceNames = names.get(resource.name);
+    // allocateOpenApiNames names every resource it is given; a miss would be a bug in it.
+    if (!resourceNames) throw new Error(`no OpenAPI names allocated for resource '${resource.name}'`);
+    Object.assign(paths, resourcePaths(resource, resourceNames, config));
+    Object.assign(schemas, resourceSchemas(resource, resourceNames));
+    const tag: OpenApiObject = { name: resource.name };
+    if (resource.definition.description !== undefined) tag.description = resource.definition.description;
+    tags.push(tag);
+  }
+  Object.assign(paths, servicePaths(config));
+  tags.push({ name: AUTH_TAG, description: 'Issuing API keys' }, { name: META_TAG, description: 'This description and health probes' });
+
+  const document: Record<string, unknown> = {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: 'svc',
+      version: '1.0.0',
+      description:
+        'Generated REST API in JSON:API form. Resource endpoints live under `/v1` and need `Authorization: Bearer <API_KEY>`; ' +
+        'keys are issued by `POST /token`. Errors are JSON:API error documents (`application/vnd.api+json`).',
+    },
+  };
+  // Without `servers` clients resolve paths against the document's own address, which is right
+  // unless the API is published under another public URL.
+  if (config.auth.baseUrl) document.servers = [{ url: config.auth.baseUrl }];
+  document.security = [{ [BEARER_SCHEME]: [] }];
+  document.tags = tags;
+  document.paths = paths;
+  document.components = {
+    securitySchemes: securitySchemes(config),
+    schemas,
+    parameters: sharedParameters(config),
+    headers: sharedHeaders(config),
+  };
+  return document;
+}

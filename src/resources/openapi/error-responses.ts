@@ -1,0 +1,87 @@
+// The JSON:API error document and the error responses of each operation. Statuses come from the
+// error catalogue, so an operation lists the codes it can answer with and never a status by hand.
+import { ERROR_CATALOGUE, type ErrorCode } from '../../errors/error-catalogue.ts';
+import type { JsonSchema } from '../field-types/index.ts';
+import { headerRef, JSON_API_MEDIA_TYPE, schemaRef, type OpenApiObject } from './openapi-refs.ts';
+
+export const ERROR_DOCUMENT_SCHEMA = 'ErrorDocument';
+
+/** Codes of a failed API key check (CONTRACT 5), shared by every keyed operation. */
+export const KEY_AUTH_CODES: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_DISABLED', 'API_KEY_EXPIRED'];
+export const RATE_LIMIT_CODES: readonly ErrorCode[] = ['RATE_LIMITED', 'USAGE_EXCEEDED'];
+/** Codes of a request whose body the server could not take (size, media type, JSON syntax). */
+export const BODY_CODES: readonly ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal error',
+  503: 'Service unavailable',
+};
+
+const ALL_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+export function errorDocumentSchema(): JsonSchema {
+  const statuses = [...new Set(ALL_CODES.map((code) => String(ERROR_CATALOGUE[code].status)))].sort();
+  return {
+    type: 'object',
+    description: 'A JSON:API error document; one error object per problem.',
+    required: ['errors'],
+    properties: {
+      errors: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['status', 'code', 'title', 'detail'],
+          properties: {
+            status: { type: 'string', enum: statuses, description: 'HTTP status, as a string' },
+            code: { type: 'string', enum: ALL_CODES },
+            title: { type: 'string' },
+            detail: { type: 'string' },
+            source: {
+              type: 'object',
+              properties: {
+                pointer: { type: 'string', description: 'JSON Pointer to the offending member, e.g. `/data/attributes/title`' },
+                parameter: { type: 'string', description: 'The offending query parameter' },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+function errorResponse(status: number, codes: readonly ErrorCode[]): OpenApiObject {
+  const listed = codes.map((code) => `\`${code}\` (${ERROR_CATALOGUE[code].title})`).join(', ');
+  const headers: OpenApiObject = { 'X-Request-Id': headerRef('XRequestId') };
+  if (status === 401) headers['WWW-Authenticate'] = headerRef('WwwAuthenticate');
+  if (status === 429) headers['Retry-After'] = headerRef('RetryAfter');
+  return {
+    description: `${REASONS[status] ?? 'Error'}: ${listed}.`,
+    headers,
+    content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(ERROR_DOCUMENT_SCHEMA) } },
+  };
+}
+
+/** Error responses keyed by status for the codes an operation can answer with. */
+export function errorResponses(codes: readonly ErrorCode[]): Record<string, OpenApiObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, OpenApiObject> = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    responses[String(status)] = errorResponse(status, byStatus.get(status) ?? []);
+  }
+  return responses;
+}

@@ -1,0 +1,117 @@
+// Component schemas of one resource: its attributes, the JSON:API resource object and documents,
+// and the flat request bodies of create, replace and patch. All derive from the field definitions.
+import type { JsonSchema } from '../field-types/index.ts';
+import type { Resource } from '../resource.ts';
+import { fieldJsonSchema, resourceJsonSchema, SYSTEM_FIELD_SCHEMAS, type FieldSchemaUse } from '../resource-json-schema.ts';
+import type { ResourceNames, ResourceSchemaSuffix } from './openapi-names.ts';
+import { schemaRef } from './openapi-refs.ts';
+
+// Links are paths such as `/v1/posts?page[offset]=0&page[limit]=50`; the brackets are sent unencoded
+// (CONTRACT 4), which RFC 3986 does not allow in a query, so `format: uri-reference` would reject them.
+const LINK: JsonSchema = { type: 'string' };
+
+/**
+ * Attributes as a caller reads them. Only the timestamps are required: role rules and `fields`
+ * select which declared fields a response carries, so none of them is guaranteed to be present.
+ * `id` is a member of the resource object, not of its attributes (CONTRACT 4).
+ */
+function attributesSchema(resource: Resource): JsonSchema {
+  const record = resourceJsonSchema(resource, null);
+  const properties = { ...(record.properties as Record<string, JsonSchema>) };
+  delete properties.id;
+  return {
+    type: 'object',
+    description: `Attributes of a ${resource.name} record.`,
+    properties,
+    required: ['created_at', 'updated_at'],
+    additionalProperties: false,
+  };
+}
+
+function resourceObjectSchema(resource: Resource, names: ResourceNames): JsonSchema {
+  return {
+    type: 'object',
+    description: `A ${resource.name} record as a JSON:API resource object.`,
+    required: ['type', 'id', 'attributes', 'links'],
+    properties: {
+      type: { type: 'string', const: resource.name },
+      id: { ...SYSTEM_FIELD_SCHEMAS.id },
+      attributes: schemaRef(names.schema('Attributes')),
+      links: {
+        type: 'object',
+        required: ['self'],
+        properties: { self: { ...LINK, examples: [`/v1/${resource.name}/0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f`] } },
+      },
+    },
+  };
+}
+
+function listDocumentSchema(resource: Resource, names: ResourceNames): JsonSchema {
+  const link = (text: string): JsonSchema => ({ ...LINK, description: text });
+  return {
+    type: 'object',
+    description: `A page of ${resource.name} records. Links keep the request's filters, \`_sort\` and \`fields\`.`,
+    required: ['data', 'meta', 'links'],
+    properties: {
+      data: { type: 'array', items: schemaRef(names.schema('Resource')) },
+      meta: {
+        type: 'object',
+        required: ['total'],
+        properties: { total: { type: 'integer', minimum: 0, description: 'Count of all matching records' } },
+      },
+      links: {
+        type: 'object',
+        required: ['self', 'first'],
+        properties: {
+          self: link('This page'),
+          first: link('The first page'),
+          prev: link('The previous page; present when the offset is above 0'),
+          next: link('The next page; present when more records follow'),
+          last: link('The last page; present when there is at least one record'),
+        },
+      },
+    },
+  };
+}
+
+/** A flat request body; `create` and `replace` require the required fields that have no default. */
+function bodySchema(resource: Resource, use: FieldSchemaUse, description: string): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of resource.fields.values()) properties[field.name] = fieldJsonSchema(field, use);
+  const schema: JsonSchema = { type: 'object', description, properties, additionalProperties: false };
+  if (use !== 'patch') {
+    // The server fills in a default before checking `required` (validate-record-body.ts).
+    const required = [...resource.fields.values()].filter((f) => f.required && f.definition.default === undefined).map((f) => f.name);
+    if (required.length > 0) schema.required = required;
+  }
+  return schema;
+}
+
+export function resourceSchemas(resource: Resource, names: ResourceNames): Record<string, JsonSchema> {
+  const schemas: Record<ResourceSchemaSuffix, JsonSchema> = {
+    Attributes: attributesSchema(resource),
+    Resource: resourceObjectSchema(resource, names),
+    Document: {
+      type: 'object',
+      description: `A single ${resource.name} record.`,
+      required: ['data'],
+      properties: {
+        data: schemaRef(names.schema('Resource')),
+        links: { type: 'object', properties: { self: { ...LINK, description: 'The record' } } },
+      },
+    },
+    ListDocument: listDocumentSchema(resource, names),
+    CreateBody: bodySchema(
+      resource,
+      'write',
+      `Fields of a new ${resource.name} record as a flat object (not wrapped in \`data\`). Omitted fields take their default.`,
+    ),
+    ReplaceBody: bodySchema(
+      resource,
+      'write',
+      `Every field of the ${resource.name} record (full replace). Omitted fields take their default, or null.`,
+    ),
+    PatchBody: bodySchema(resource, 'patch', `Only the ${resource.name} fields to change; the others keep their values.`),
+  };
+  return Object.fromEntries(Object.entries(schemas).map(([suffix, schema]) => [names.schema(suffix as ResourceSchemaSuffix), schema]));
+}

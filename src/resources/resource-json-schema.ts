@@ -1,0 +1,67 @@
+// The JSON Schema (draft 2020-12) of a resource's records as a caller reads them: the body of
+// `GET /v1/:r/schema`, and the field schemas the OpenAPI document is built from.
+import type { JsonSchema } from './field-types/index.ts';
+import type { Resource, ResourceField } from './resource.ts';
+
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** How a field's schema is used: read back, written in full (create/replace), or patched. */
+export type FieldSchemaUse = 'read' | 'write' | 'patch';
+
+/** System fields as every record carries them; the server sets them, so they are read-only. */
+export const SYSTEM_FIELD_SCHEMAS: Readonly<Record<'id' | 'created_at' | 'updated_at', JsonSchema>> = {
+  id: { type: 'string', format: 'uuid', readOnly: true, description: 'Record identifier (UUIDv7, generated on create)' },
+  created_at: { type: 'string', format: 'date-time', readOnly: true, description: 'When the record was created (UTC)' },
+  updated_at: { type: 'string', format: 'date-time', readOnly: true, description: 'When the record last changed (UTC)' },
+};
+
+/** Widens a value schema so that `null` is accepted too. */
+function withNull(schema: JsonSchema): JsonSchema {
+  // A schema without `type` (json fields) already accepts null.
+  if (typeof schema.type !== 'string') return schema;
+  const widened: JsonSchema = { ...schema, type: [schema.type, 'null'] };
+  // `enum` is checked independently of `type`, so null must be one of the listed values as well.
+  if (Array.isArray(schema.enum)) widened.enum = [...(schema.enum as unknown[]), null];
+  return widened;
+}
+
+/** Schema of one declared field: the type's value schema plus what the definition adds. */
+export function fieldJsonSchema(field: ResourceField, use: FieldSchemaUse = 'read'): JsonSchema {
+  const definition = field.definition;
+  // A value schema may hold arrays of the (frozen) definition, such as enum values; the copy keeps the
+  // result a plain tree that callers may change and serialize without shared nodes.
+  let schema: JsonSchema = structuredClone(field.type.valueSchema(definition));
+  if (definition.description !== undefined) schema.description = definition.description;
+  if (definition.type === 'relation' && definition.resource !== undefined) {
+    // The store defaults onDelete to restrict (apply-resource-schema), so the annotation says so too.
+    schema['x-relation'] = { resource: definition.resource, onDelete: definition.onDelete ?? 'restrict' };
+  }
+  if (field.nullable) schema = withNull(schema);
+  // In a patch an omitted field keeps its value, so announcing a default there would mislead.
+  if (definition.default !== undefined && use !== 'patch') schema.default = structuredClone(definition.default);
+  return schema;
+}
+
+/**
+ * The schema of a record (`id`, readable fields, `created_at`, `updated_at`) for a caller who may
+ * read `readable` (null: every field). Soft-deleted records are invisible, so `deleted_at` is absent.
+ */
+export function resourceJsonSchema(resource: Resource, readable: ReadonlySet<string> | null): Record<string, unknown> {
+  const fields = [...resource.fields.values()].filter((f) => readable === null || readable.has(f.name));
+  const properties: Record<string, JsonSchema> = { id: { ...SYSTEM_FIELD_SCHEMAS.id } };
+  for (const field of fields) properties[field.name] = fieldJsonSchema(field, 'read');
+  properties.created_at = { ...SYSTEM_FIELD_SCHEMAS.created_at };
+  properties.updated_at = { ...SYSTEM_FIELD_SCHEMAS.updated_at };
+
+  const schema: Record<string, unknown> = {
+    $schema: JSON_SCHEMA_DIALECT,
+    $id: `/v1/${resource.name}/schema`,
+    title: resource.name,
+  };
+  if (resource.definition.description !== undefined) schema.description = resource.definition.description;
+  schema.type = 'object';
+  schema.properties = properties;
+  schema.required = ['id', ...fields.filter((f) => f.required).map((f) => f.name), 'created_at', 'updated_at'];
+  schema.additionalProperties = false;
+  return schema;
+}

@@ -1,0 +1,379 @@
+// The OpenAPI 3.1 document: valid by the official schema, complete for every enabled resource, and
+// in agreement with the code it describes (the list-query parser, the error renderer, the catalogue).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
+import { errorDocument } from '../../src/errors/error-document.ts';
+import { listDocument, recordDocument } from '../../src/http/resource-document.ts';
+import { LIST_OPERATORS, parseListQuery } from '../../src/query/parse-list-query.ts';
+import { SYSTEM_FIELDS, type Resource } from '../../src/resources/resource.ts';
+import { uuidField } from '../../src/resources/field-types/uuid-field.ts';
+import { datetimeField } from '../../src/resources/field-types/datetime-field.ts';
+import { testConfig } from '../helpers/test-config.ts';
+import { ENABLED, FIXTURE_RESOURCES, fixtureRegistry, strictAjv } from './openapi-fixtures.ts';
+
+type Json = Record<string, unknown>;
+
+const registry = fixtureRegistry();
+const config = testConfig('sqlite::memory:', { resources: FIXTURE_RESOURCES });
+const doc = buildOpenApiDocument(registry, config);
+const paths = doc.paths as Record<string, Json>;
+const components = doc.components as Record<string, Record<string, Json>>;
+const schemas = components.schemas!;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const ID = '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f';
+const NOW = '2026-01-02T01:04:05.000Z';
+
+function resolve(node: unknown): Json {
+  const ref = (node as Json).$ref;
+  if (typeof ref !== 'string') return node as Json;
+  let target: unknown = doc;
+  for (const part of ref.replace(/^#\//, '').split('/')) target = (target as Json)[part];
+  assert.ok(target, `unresolved ${ref}`);
+  return target as Json;
+}
+
+function operations(): { path: string; method: string; op: Json; params: Json[] }[] {
+  return Object.entries(paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => {
+      const op = item[method] as Json;
+      const params = [...((item.parameters ?? []) as Json[]), ...((op.parameters ?? []) as Json[])].map(resolve);
+      return { path, method, op, params };
+    }),
+  );
+}
+
+const listParams = (name: string): Map<string, Json> =>
+  new Map(
+    operations()
+      .find((o) => o.path === `/v1/${name}` && o.method === 'get')!
+      .params.filter((p) => p.in === 'query')
+      .map((p) => [p.name as string, p]),
+  );
+
+const resourceOf = (name: string): Resource => registry.find(name)!;
+
+describe('buildOpenApiDocument', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(doc);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+    assert.equal(doc.openapi, '3.1.0');
+  });
+
+  it('is checked by a validator that does reject a broken document', async () => {
+    const broken = structuredClone(doc);
+    delete ((broken.paths as Record<string, Json>)['/v1/posts']!.get as { responses: Record<string, Json> }).responses['200']!.description;
+    assert.equal((await new Validator().validate(broken)).valid, false);
+  });
+
+  it('resolves every $ref', () => {
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (node === null || typeof node !== 'object') return;
+      if (typeof (node as Json).$ref === 'string') resolve(node);
+      Object.values(node).forEach(walk);
+    };
+    walk(doc);
+  });
+
+  it('is a plain tree, so its YAML form has no anchors and reads back equal', () => {
+    const seen = new Set<object>();
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      assert.equal(seen.has(node), false, `shared node at ${at}`);
+      seen.add(node);
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+    };
+    walk(doc, '#');
+    const yaml = stringifyYaml(doc);
+    assert.equal(/(^|\s)[&*]a\d/m.test(yaml), false);
+    assert.deepEqual(parseYaml(yaml), JSON.parse(JSON.stringify(doc)));
+  });
+
+  it('describes every enabled resource, and the disabled one nowhere', () => {
+    const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/'));
+    const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`]);
+    assert.deepEqual(resourcePaths.sort(), expected.sort());
+    assert.equal(JSON.stringify(doc).includes('secrets'), false);
+    for (const path of ['/token', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
+    assert.equal(Object.keys(paths).some((p) => p.startsWith('/admin')), false);
+  });
+
+  it('has the methods and success statuses of spec section 4', () => {
+    const statuses = (path: string, method: string) => Object.keys((paths[path]![method] as Json).responses as Json);
+    for (const name of ENABLED) {
+      assert.ok(statuses(`/v1/${name}`, 'get').includes('200'));
+      assert.ok(statuses(`/v1/${name}`, 'post').includes('201'));
+      for (const method of ['get', 'put', 'patch']) assert.ok(statuses(`/v1/${name}/{id}`, method).includes('200'));
+      assert.ok(statuses(`/v1/${name}/{id}`, 'delete').includes('204'));
+      assert.ok(statuses(`/v1/${name}/schema`, 'get').includes('200'));
+    }
+    assert.ok(statuses('/token', 'post').includes('201'));
+  });
+
+  it('gives every operation a unique operationId, with readable names', () => {
+    const ids = operations().map((o) => o.op.operationId as string);
+    assert.equal(new Set(ids).size, ids.length, `duplicates in ${ids.join(', ')}`);
+    for (const id of ['listPosts', 'createPost', 'getPost', 'replacePost', 'updatePost', 'deletePost', 'getPostSchema', 'streamPosts']) {
+      assert.ok(ids.includes(id), id);
+    }
+    assert.ok(ids.includes('listCategories') && ids.includes('getCategory'));
+    assert.ok(ids.includes('createToken'));
+  });
+
+  it('keeps resource names that spell alike apart', () => {
+    // `post` after `posts` cannot be `getPost`; `error` cannot take the shared `ErrorDocument`.
+    assert.equal((paths['/v1/post/{id}']!.get as Json).operationId, 'getPost2');
+    assert.ok(schemas.Post2Document && schemas.PostsDocument);
+    const errorGet = ((paths['/v1/error/{id}']!.get as Json).responses as Record<string, Json>)['200']!;
+    const errorSchemaRef = ((errorGet.content as Json)['application/vnd.api+json'] as Json).schema as Json;
+    assert.notEqual(errorSchemaRef.$ref, '#/components/schemas/ErrorDocument');
+    assert.ok((schemas.ErrorDocument!.required as string[]).includes('errors'));
+  });
+
+  it('never repeats a parameter within an operation', () => {
+    for (const { path, method, params } of operations()) {
+      const keys = params.map((p) => `${p.in as string}:${p.name as string}`);
+      assert.equal(new Set(keys).size, keys.length, `${method} ${path}`);
+    }
+  });
+
+  it('secures /v1 with the bearer scheme and leaves the rest public', () => {
+    const bearer = components.securitySchemes!.bearer as Json;
+    assert.deepEqual([bearer.type, bearer.scheme], ['http', 'bearer']);
+    for (const { path, op } of operations()) {
+      const security = op.security as Json[];
+      if (path.startsWith('/v1/')) assert.deepEqual(security[0], { bearer: [] }, path);
+      else assert.deepEqual(security, [], path);
+    }
+  });
+
+  it('documents every list query parameter of spec 4.1', () => {
+    const params = listParams('posts');
+    assert.deepEqual(params.get('_limit')!.schema, { type: 'integer', minimum: 1, maximum: 1000, default: 50 });
+    assert.deepEqual(params.get('_offset')!.schema, { type: 'integer', minimum: 0, default: 0 });
+    assert.deepEqual(params.get('page[limit]')!.schema, params.get('_limit')!.schema);
+    assert.deepEqual(params.get('page[offset]')!.schema, params.get('_offset')!.schema);
+    const sortKeys = ((params.get('_sort')!.schema as Json).items as Json).enum as string[];
+    const sortable = [...SYSTEM_FIELDS, 'title', 'status', 'views', 'published_at'];
+    assert.deepEqual(new Set(sortKeys), new Set(sortable.flatMap((f) => [f, `-${f}`])));
+    assert.deepEqual(((params.get('fields')!.schema as Json).items as Json).enum, resourceOf('posts').fieldNames);
+    for (const name of ['_sort', 'fields']) assert.deepEqual([params.get(name)!.style, params.get(name)!.explode], ['form', false]);
+  });
+
+  it('has a filter parameter for every field, system ones included, and every list operator its type allows', () => {
+    for (const name of ENABLED) {
+      const resource = resourceOf(name);
+      const params = listParams(name);
+      for (const field of [...SYSTEM_FIELDS, ...resource.fieldNames]) {
+        const allowed = (resource.fields.get(field)?.type ?? (field === 'id' ? uuidField : datetimeField)).operators;
+        assert.equal(params.has(field), allowed.has('eq'), `${name}: ${field}`);
+        for (const op of LIST_OPERATORS) {
+          const paramName = `${field}__${op}`;
+          if (resource.fields.has(paramName)) continue; // that spelling is a field of its own
+          assert.equal(params.has(paramName), allowed.has(op), `${name}: ${paramName}`);
+        }
+      }
+    }
+    const posts = listParams('posts');
+    const ops = (field: string) => [...LIST_OPERATORS].filter((op) => posts.has(`${field}__${op}`));
+    assert.deepEqual(ops('title'), [...LIST_OPERATORS]);
+    assert.deepEqual(ops('views'), ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null']);
+    assert.deepEqual(ops('published'), ['eq', 'neq', 'in', 'nin', 'is_null', 'is_not_null']);
+    assert.deepEqual(ops('tags'), ['is_null', 'is_not_null']);
+    assert.deepEqual(ops('created_at'), ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null']);
+    assert.deepEqual(ops('id'), [...LIST_OPERATORS]);
+    assert.ok(posts.has('title') && posts.has('id') && !posts.has('tags'), 'bare name = eq, only where eq applies');
+    assert.ok(!posts.has('title__contains') && !posts.has('title__regex'), 'permission-only operators are not list filters');
+    assert.deepEqual(posts.get('views__in')!.schema, { type: 'array', items: { type: 'integer' } });
+    assert.deepEqual([posts.get('views__in')!.style, posts.get('views__in')!.explode], ['form', false]);
+    assert.deepEqual(posts.get('status')!.schema, { type: 'string', enum: ['draft', 'published'] });
+    assert.deepEqual(posts.get('published_at__gte')!.schema, { type: 'string', format: 'date-time' });
+  });
+
+  it('names a field spelled like a filter once, as that field', () => {
+    const comments = listParams('comments');
+    assert.deepEqual(comments.get('score__gt')!.schema, { type: 'string' });
+    assert.ok(comments.has('score__gte') && comments.has('score__eq'));
+  });
+
+  it('documents only filters, sorts and fields that the list-query parser accepts', () => {
+    const sample = (schema: Json): string => {
+      if (schema.type === 'array') return `${sample(schema.items as Json)},${sample(schema.items as Json)}`;
+      if (Array.isArray(schema.enum)) return String(schema.enum[0]);
+      const byFormat: Record<string, string> = { uuid: ID, 'date-time': NOW, date: '2026-01-02', email: 'a@b.co', uri: 'https://e.com' };
+      if (typeof schema.format === 'string' && byFormat[schema.format]) return byFormat[schema.format]!;
+      return ({ integer: '3', number: '1.5', boolean: 'true' } as Record<string, string>)[schema.type as string] ?? 'x%';
+    };
+    for (const name of ENABLED) {
+      const resource = resourceOf(name);
+      const readable = new Set(resource.fieldNames);
+      for (const [param, spec] of listParams(name)) {
+        const schema = spec.schema as Json;
+        const values = param === '_sort' || param === 'fields' ? ((schema.items as Json).enum as string[]) : [sample(schema)];
+        for (const value of values) {
+          assert.doesNotThrow(() => parseListQuery({ [param]: value }, resource, readable), `${name}: ${param}=${value}`);
+        }
+      }
+    }
+    // And the reverse for operators the document leaves out.
+    for (const param of ['tags', 'tags__eq', 'published__gt', 'title__contains', 'views__like']) {
+      assert.throws(() => parseListQuery({ [param]: '1' }, resourceOf('posts'), new Set(resourceOf('posts').fieldNames)), param);
+    }
+  });
+
+  it('documents the stream with its parameters and media type', () => {
+    const stream = operations().find((o) => o.path === '/v1/posts/stream')!;
+    const names = stream.params.map((p) => p.name);
+    for (const name of ['events', 'fields', 'token', 'Last-Event-ID', 'lastEventId']) assert.ok(names.includes(name), name);
+    const ok = ((stream.op.responses as Json)['200'] as Json).content as Json;
+    assert.deepEqual(Object.keys(ok), ['text/event-stream']);
+    assert.deepEqual(stream.op.security, [{ bearer: [] }, { queryToken: [] }]);
+  });
+
+  it('leaves out the query token where the config does not allow it', () => {
+    const strict = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
+      resources: FIXTURE_RESOURCES,
+      stream: { ...config.stream, allowQueryToken: false },
+    }));
+    const text = JSON.stringify(strict);
+    assert.equal(text.includes('queryToken'), false);
+    assert.equal(text.includes('"name":"token"'), false);
+  });
+
+  it('answers errors as application/vnd.api+json ErrorDocuments with the statuses that apply', () => {
+    const statuses = (path: string, method: string) =>
+      Object.keys((paths[path]![method] as Json).responses as Json).filter((s) => s >= '400');
+    assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['401', '403', '404', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '413', '415', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '429', '500']);
+    assert.deepEqual(statuses('/token', 'post'), ['400', '401', '413', '415', '500']);
+    for (const { op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        if (status < '400') continue;
+        const content = response.content as Json;
+        assert.deepEqual(content, { 'application/vnd.api+json': { schema: { $ref: '#/components/schemas/ErrorDocument' } } });
+      }
+    }
+    const unauthorized = ((paths['/v1/posts']!.get as Json).responses as Record<string, Json>)['401']!;
+    assert.match(unauthorized.description as string, /INVALID_API_KEY/);
+    assert.ok((unauthorized.headers as Json)['WWW-Authenticate']);
+  });
+
+  it('lists EMAIL_NOT_VERIFIED for /token only when verification is required', () => {
+    const verifying = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
+      resources: FIXTURE_RESOURCES,
+      auth: { ...config.auth, requireEmailVerification: true },
+    }));
+    const token = (verifying.paths as Record<string, Json>)['/token']!.post as Json;
+    assert.match(((token.responses as Record<string, Json>)['403']!.description as string), /EMAIL_NOT_VERIFIED/);
+  });
+
+  it('enumerates every catalogued error code in ErrorDocument', () => {
+    const errorObject = ((schemas.ErrorDocument!.properties as Json).errors as Json).items as Json;
+    const code = (errorObject.properties as Json).code as Json;
+    assert.deepEqual(code.enum, Object.keys(ERROR_CATALOGUE));
+  });
+
+  it('has the component schemas of every resource', () => {
+    for (const base of ['Posts', 'Categories', 'Comments', 'Post2', 'Error2']) {
+      for (const suffix of ['Attributes', 'Resource', 'Document', 'ListDocument', 'CreateBody', 'ReplaceBody', 'PatchBody']) {
+        assert.ok(schemas[`${base}${suffix}`], `${base}${suffix}`);
+      }
+    }
+  });
+
+  it('requires the right fields in bodies and attributes', () => {
+    // `status` and `views` have defaults, so a caller may omit them even when required.
+    assert.deepEqual(schemas.PostsCreateBody!.required, ['title', 'published']);
+    assert.deepEqual(schemas.PostsReplaceBody!.required, ['title', 'published']);
+    assert.equal(schemas.PostsPatchBody!.required, undefined);
+    assert.deepEqual(schemas.CommentsCreateBody!.required, ['post_id', 'body']);
+    assert.deepEqual(schemas.CategoriesCreateBody!.required, ['name', 'slug']);
+    for (const suffix of ['CreateBody', 'ReplaceBody', 'PatchBody', 'Attributes']) {
+      assert.equal(schemas[`Posts${suffix}`]!.additionalProperties, false, suffix);
+    }
+    assert.deepEqual(schemas.PostsAttributes!.required, ['created_at', 'updated_at']);
+    assert.equal((schemas.PostsPatchBody!.properties as Record<string, Json>).status!.default, undefined);
+    assert.equal((schemas.PostsCreateBody!.properties as Record<string, Json>).status!.default, 'draft');
+    assert.equal((schemas.PostsCreateBody!.properties as Json).id, undefined, 'system fields are not writable');
+  });
+
+  describe('component schemas, compiled with strict Ajv 2020', () => {
+    // Each component gets its own $id so that `#/components/schemas/X` references can point at it.
+    const base = 'https://svc.test/components/';
+    const ajv = strictAjv();
+    const rewrite = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (node === null || typeof node !== 'object') return node;
+      return Object.fromEntries(
+        Object.entries(node).map(([k, v]) =>
+          k === '$ref' && typeof v === 'string' ? [k, v.replace('#/components/schemas/', base)] : [k, rewrite(v)],
+        ),
+      );
+    };
+    for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ ...(rewrite(schema) as Json), $id: `${base}${name}` });
+    const check = (name: string, value: unknown) => {
+      const validate = ajv.getSchema(`${base}${name}`)!;
+      return { ok: validate(value) as boolean, errors: JSON.stringify(validate.errors) };
+    };
+    const record = (attributes: Json) => ({ type: 'posts', id: ID, attributes, links: { self: `/v1/posts/${ID}` } });
+    const attributes = { title: 'Hi', published: true, status: 'draft', tags: [1], created_at: NOW, updated_at: NOW };
+
+    it('accepts a list document as CONTRACT 4 shapes it', () => {
+      const page = {
+        data: [record(attributes), record({ title: 'Only', created_at: NOW, updated_at: NOW })],
+        meta: { total: 7 },
+        links: { self: '/v1/posts?page[offset]=2&page[limit]=2', first: '/v1/posts?page[offset]=0&page[limit]=2', prev: '/v1/posts?page[offset]=0&page[limit]=2' },
+      };
+      const result = check('PostsListDocument', page);
+      assert.ok(result.ok, result.errors);
+      assert.equal(check('PostsListDocument', { ...page, meta: {} }).ok, false);
+      assert.equal(check('PostsDocument', { data: { ...record(attributes), type: 'comments' } }).ok, false);
+      assert.equal(check('PostsDocument', { data: record({ ...attributes, id: ID }) }).ok, false, 'id is not an attribute');
+    });
+
+    it('accepts the documents the service renders (http/resource-document.ts)', () => {
+      const posts = resourceOf('posts');
+      const stored = { id: ID, title: 'Hi', published: true, views: 3, tags: { a: [1] }, created_at: NOW, updated_at: NOW };
+      const query = parseListQuery({ fields: 'title,views,tags', views__gte: '1', _sort: '-views' }, posts, new Set(posts.fieldNames));
+      const page = listDocument(posts, [stored, { ...stored, title: 'Two' }], query.fields ?? posts.fieldNames, 12, { ...query, offset: 2, limit: 2 });
+      assert.deepEqual(Object.keys(page.links).sort(), ['first', 'last', 'next', 'prev', 'self']);
+      const listed = check('PostsListDocument', page);
+      assert.ok(listed.ok, listed.errors);
+      const single = check('PostsDocument', recordDocument(posts, stored, posts.fieldNames));
+      assert.ok(single.ok, single.errors);
+    });
+
+    it('accepts the error documents the service renders', () => {
+      const error = new ApiError('INVALID_RESOURCE_DATA', [
+        { detail: "'title' is required", pointer: '/data/attributes/title' },
+        { detail: 'Field may not be written', pointer: '/data/attributes/views', code: 'INVALID_FIELDS' },
+      ]);
+      const result = check('ErrorDocument', errorDocument(error));
+      assert.ok(result.ok, result.errors);
+      assert.equal(check('ErrorDocument', { errors: [{ status: 400, code: 'NOPE', title: 't', detail: 'd' }] }).ok, false);
+    });
+
+    it('checks request bodies', () => {
+      assert.ok(check('PostsCreateBody', { title: 'Hi', published: false }).ok);
+      assert.equal(check('PostsCreateBody', { title: 'Hi' }).ok, false);
+      assert.equal(check('PostsCreateBody', { title: 'Hi', published: false, id: ID }).ok, false);
+      assert.ok(check('PostsPatchBody', { views: 3 }).ok);
+      assert.equal(check('PostsPatchBody', { views: -3 }).ok, false);
+    });
+
+    it('checks the /token request and response', () => {
+      assert.ok(check('TokenRequest', { email: 'a@b.co', password: 'pw', permissions: { posts: { read: ['title'], delete: [] } } }).ok);
+      assert.equal(check('TokenRequest', { email: 'a@b.co', password: 'pw', permissions: { posts: { write: [] } } }).ok, false);
+      assert.ok(check('TokenResponse', { key: 'svc_abc', id: 'k1', name: null, start: 'svc_ab', prefix: 'svc_', expiresAt: null, permissions: null }).ok);
+    });
+  });
+});
