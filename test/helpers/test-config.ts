@@ -21,7 +21,8 @@ export function testConfig(databaseUrl: string, overrides: ConfigOverrides = {})
       social: {},
       email: { from: 'svc <no-reply@localhost>' },
     },
-    apiKeys: { rateLimit: { enabled: true, max: 1000, timeWindow: 60000 } },
+    // Suites send many requests with one key; the rate-limit suite sets its own limits.
+    apiKeys: { rateLimit: { enabled: true, max: 1000000, timeWindow: 60000 } },
     stream: { heartbeatMs: 30000, retryMs: 3000, allowQueryToken: true, replayWindow: 10000 },
     webhooks: { timeoutMs: 30000, allowPrivateTargets: true, pollIntervalMs: 50 },
     dataDir: mkdtempSync(join(tmpdir(), 'svc-data-')),

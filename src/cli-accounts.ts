@@ -1,0 +1,64 @@
+// The account commands of the CLI: `svc users create` and `svc admin-token [--rotate]`.
+import pino from 'pino';
+import type { SvcConfig } from './config/config-types.ts';
+import { createStore } from './store/create-store.ts';
+import { createAuthComponent } from './auth/create-auth-component.ts';
+import { createUser } from './auth/create-user.ts';
+import { readStoredAdminTokenHash, rotateAdminToken } from './auth/admin/stored-admin-token.ts';
+import { ApiError } from './errors/api-error.ts';
+import type { CliValues } from './cli.ts';
+
+export async function runUsersCommand(config: SvcConfig, values: CliValues): Promise<number> {
+  if (!values.email || !values.password) {
+    process.stderr.write('svc users create needs --email and --password\n');
+    return 2;
+  }
+  const store = createStore(config.database.url);
+  const auth = await createAuthComponent(config, store, pino({ level: 'warn' }));
+  try {
+    await auth.migrate();
+    const user = await createUser(auth, {
+      email: values.email,
+      password: values.password,
+      ...(values.role ? { role: values.role } : {}),
+      ...(values['allowed-roles'] ? { allowedRoles: values['allowed-roles'].split(',').map((r) => r.trim()).filter(Boolean) } : {}),
+      verified: values.verified === true,
+    });
+    process.stdout.write(`created user ${user.id} <${user.email}> with role ${user.primaryRole}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ApiError) {
+      process.stderr.write(`${error.issues.map((i) => i.detail).join('\n')}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await auth.close();
+    await store.close();
+  }
+}
+
+export async function runAdminTokenCommand(config: SvcConfig, values: CliValues): Promise<number> {
+  if (config.adminToken && !values.rotate) {
+    process.stdout.write('The admin token is set by the configuration (adminToken or SVC_ADMIN_TOKEN).\n');
+    return 0;
+  }
+  const store = createStore(config.database.url);
+  try {
+    if (values.rotate) {
+      const token = await rotateAdminToken(store);
+      process.stdout.write(`${token}\n`);
+      if (config.adminToken) process.stderr.write('Note: the configured adminToken takes precedence over the stored one while it is set.\n');
+      return 0;
+    }
+    const stored = await readStoredAdminTokenHash(store).catch(() => undefined);
+    process.stdout.write(
+      stored
+        ? 'A generated admin token is stored (hashed). Issue a new one with: svc admin-token --rotate\n'
+        : 'No admin token yet: one is generated and printed once at the first `svc start`, or set SVC_ADMIN_TOKEN.\n',
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
