@@ -1,14 +1,9 @@
 // The `svc` command (CONTRACT 1): start, check, openapi, users create, admin-token.
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
 import { loadConfig, ConfigError } from './config/load-config.ts';
-import { checkConfigFile } from './config/check-config.ts';
 import type { SvcConfig } from './config/config-types.ts';
-import { ResourceRegistry } from './resources/resource-registry.ts';
-import { buildOpenApiDocument } from './resources/openapi-document.ts';
 import { DestructiveChangeError } from './store/apply-resource-schema.ts';
-import { closeOnSignals, startServer } from './server.ts';
-import { runUsersCommand, runAdminTokenCommand } from './cli-accounts.ts';
+// Each command imports what it needs when it runs: `svc check` should not load the HTTP server.
 
 const USAGE = `Usage:
   svc start [--config FILE] [--port N] [--host H] [--allow-destructive]
@@ -59,17 +54,24 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'start': {
+        const { closeOnSignals, startServer } = await import('./server.ts');
         const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true });
         closeOnSignals(server);
         process.stdout.write(`listening on ${server.url}\n`);
         return await new Promise<number>(() => {});
       }
       case 'check': {
+        const { checkConfigFile } = await import('./config/check-config.ts');
         const result = await checkConfigFile(values.config);
         (result.ok ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
         return result.ok ? 0 : 1;
       }
       case 'openapi': {
+        const [{ stringify }, { ResourceRegistry }, { buildOpenApiDocument }] = await Promise.all([
+          import('yaml'),
+          import('./resources/resource-registry.ts'),
+          import('./resources/openapi-document.ts'),
+        ]);
         const config = await loadConfig({ file: values.config });
         const document = buildOpenApiDocument(new ResourceRegistry(config), config);
         process.stdout.write(values.yaml ? stringify(document, { aliasDuplicateObjects: false }) : `${JSON.stringify(document, null, 2)}\n`);
@@ -77,9 +79,9 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'users':
         if (sub !== 'create') break;
-        return await runUsersCommand(await loadConfig({ file: values.config }), values);
+        return await (await import('./cli-accounts.ts')).runUsersCommand(await loadConfig({ file: values.config }), values);
       case 'admin-token':
-        return await runAdminTokenCommand(await loadConfig({ file: values.config }), values);
+        return await (await import('./cli-accounts.ts')).runAdminTokenCommand(await loadConfig({ file: values.config }), values);
       default:
         break;
     }
