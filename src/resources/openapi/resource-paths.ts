@@ -106,7 +106,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       description: deletion,
       responses: {
         '204': { description: 'Deleted; no body.', headers: successHeaders() },
-        ...errorResponses(['RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_DELETE_ERROR']),
+        ...errorResponses(['RESOURCE_NOT_FOUND', 'CONFLICT', ...KEYED, 'RESOURCE_DELETE_ERROR']),
       },
     }),
   };
