@@ -1,0 +1,47 @@
+// Builds the event hub for the deployment: Redis pub/sub when `redis.url` is set, else PostgreSQL
+// LISTEN/NOTIFY on PostgreSQL, else (SQLite) the outbox poll alone.
+import type { ComponentDeps } from '../app-context.ts';
+import type { EventHub } from './event-hub.ts';
+import type { ChangeNotifier } from './change-notifier.ts';
+import { OutboxEventHub } from './outbox-event-hub.ts';
+import { PostgresNotifier, notifyInTransaction } from './postgres-notifier.ts';
+import { RedisNotifier } from './redis-notifier.ts';
+
+/** Fallback outbox read; the notifier normally wakes readers at once. */
+export const OUTBOX_POLL_INTERVAL_MS = 1000;
+/** How long a PostgreSQL `seq` that committed out of order is waited for. */
+export const OUTBOX_GAP_GRACE_MS = 30_000;
+export const OUTBOX_PRUNE_INTERVAL_MS = 60_000;
+/** Events beyond the replay window are kept this long (candidate config option: `stream.retentionMs`). */
+export const OUTBOX_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export async function createEventHub(deps: ComponentDeps): Promise<EventHub> {
+  const { config, store, registry, records, log } = deps;
+  const redisUrl = config.redis?.url;
+  let notifier: ChangeNotifier | null = null;
+  let redis: RedisNotifier | null = null;
+  if (redisUrl) {
+    redis = new RedisNotifier(redisUrl, log);
+    notifier = redis;
+  } else if (store.dialect.name === 'postgres') {
+    notifier = new PostgresNotifier(store.url, log);
+    // Sent by the writing transaction, so the other processes are woken exactly when it commits.
+    records.onEventWritten((trx) => notifyInTransaction(trx));
+  }
+  const hub = new OutboxEventHub({
+    db: store.db,
+    log,
+    replayWindow: config.stream.replayWindow,
+    resources: () => registry.all().map((resource) => resource.name),
+    notifier,
+    pollIntervalMs: OUTBOX_POLL_INTERVAL_MS,
+    gapGraceMs: OUTBOX_GAP_GRACE_MS,
+    pruneIntervalMs: OUTBOX_PRUNE_INTERVAL_MS,
+    retentionMs: OUTBOX_RETENTION_MS,
+  });
+  records.onCommitted((events) => {
+    hub.publishLocal(events);
+    redis?.announce();
+  });
+  return hub;
+}

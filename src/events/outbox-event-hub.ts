@@ -1,0 +1,119 @@
+// The EventHub: local commits go straight to subscribers; the outbox tail brings every process's
+// commits (woken by a ChangeNotifier, or by a timer as a fallback); each event is delivered once.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../store/store-dialect.ts';
+import type { EventHub, EventListener } from './event-hub.ts';
+import type { RecordEvent } from './record-event.ts';
+import type { ChangeNotifier } from './change-notifier.ts';
+import { InProcessBus } from './in-process-bus.ts';
+import { OutboxTailer } from './outbox-tailer.ts';
+import { replayFromOutbox } from './outbox-replay.ts';
+import { pruneOutbox } from './outbox-pruner.ts';
+import { announceHubClosing } from './hub-lifecycle.ts';
+
+export interface OutboxEventHubOptions {
+  db: Db;
+  log: FastifyBaseLogger;
+  /** Events per resource kept for Last-Event-ID resumption (`stream.replayWindow`). */
+  replayWindow: number;
+  /** Resource names, for retention. */
+  resources: () => readonly string[];
+  /** Null: no cross-process signal; the fallback poll alone finds other processes' events. */
+  notifier: ChangeNotifier | null;
+  /** Fallback read of the outbox, for a lost signal and for gaps still open. */
+  pollIntervalMs: number;
+  /** How long a missing `seq` is waited for; also how long delivered ids are remembered. */
+  gapGraceMs: number;
+  pruneIntervalMs: number;
+  /** Events outside the replay window are deleted once older than this. */
+  retentionMs: number;
+}
+
+export class OutboxEventHub implements EventHub {
+  readonly #options: OutboxEventHubOptions;
+  readonly #bus: InProcessBus;
+  readonly #tailer: OutboxTailer;
+  readonly #timers: NodeJS.Timeout[] = [];
+  #started = false;
+  #closed = false;
+
+  constructor(options: OutboxEventHubOptions) {
+    this.#options = options;
+    this.#bus = new InProcessBus({
+      // An event can come back through the tail until its gap closes: remember ids a little longer.
+      dedupeRetainMs: options.gapGraceMs * 2,
+      dedupeMaxSize: 200_000,
+      onListenerError: (error, event) => options.log.error({ err: error, eventId: event.id }, 'event subscriber failed'),
+    });
+    this.#tailer = new OutboxTailer(options.db, (event) => this.#bus.publish(event), {
+      batchSize: 500,
+      gapGraceMs: options.gapGraceMs,
+      maxGaps: 10_000,
+      startWindow: 1000,
+    });
+  }
+
+  /** Events this process has just committed. */
+  publishLocal(events: readonly RecordEvent[]): void {
+    if (this.#closed) return;
+    for (const event of events) this.#bus.publish(event);
+  }
+
+  async start(): Promise<void> {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    await this.#tailer.start();
+    await this.#options.notifier?.start(() => this.#poll());
+    this.#every(this.#options.pollIntervalMs, () => this.#poll());
+    // Not at once: a start is busy enough, and the outbox only grows by one interval meanwhile.
+    this.#every(this.#options.pruneIntervalMs, () => void this.#prune());
+  }
+
+  subscribe(resource: string, listener: EventListener): () => void {
+    if (this.#closed) return () => {};
+    return this.#bus.subscribe(resource, listener);
+  }
+
+  replaySince(resource: string, eventId: string): Promise<RecordEvent[] | null> {
+    return replayFromOutbox(this.#options.db, resource, eventId, this.#options.replayWindow);
+  }
+
+  /** Live subscriptions in this process (all resources, or one). */
+  subscriberCount(resource?: string): number {
+    return this.#bus.subscriberCount(resource);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Subscribers (SSE connections) end their responses first, so the HTTP server can close.
+    announceHubClosing(this);
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#bus.clear();
+    await this.#tailer.stop();
+    await this.#options.notifier?.close();
+  }
+
+  #every(ms: number, run: () => void): void {
+    const timer = setInterval(run, ms);
+    // Background work must not keep a process alive on its own.
+    timer.unref();
+    this.#timers.push(timer);
+  }
+
+  #poll(): void {
+    this.#tailer.poll().catch((error: unknown) => this.#options.log.warn({ err: error }, 'reading the event outbox failed'));
+  }
+
+  async #prune(): Promise<void> {
+    try {
+      await pruneOutbox(this.#options.db, {
+        resources: this.#options.resources(),
+        replayWindow: this.#options.replayWindow,
+        maxAgeMs: this.#options.retentionMs,
+      });
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'pruning the event outbox failed');
+    }
+  }
+}

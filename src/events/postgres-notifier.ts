@@ -1,0 +1,97 @@
+// PostgreSQL LISTEN/NOTIFY as the wake-up signal: one dedicated connection listens on `svc_events`;
+// writers NOTIFY inside the transaction that writes the event, so the signal goes out exactly at commit.
+import pg from 'pg';
+import { sql } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../store/store-dialect.ts';
+import type { ChangeNotifier } from './change-notifier.ts';
+import { EVENTS_TABLE } from './outbox.ts';
+
+export const NOTIFY_CHANNEL = 'svc_events';
+
+const RECONNECT_MIN_MS = 500;
+const RECONNECT_MAX_MS = 30_000;
+
+/** Sends the notification for the event just written in `trx`; its payload is the event's `seq`. */
+export async function notifyInTransaction(trx: Db): Promise<void> {
+  await sql`select pg_notify(${NOTIFY_CHANNEL}, currval(pg_get_serial_sequence(${EVENTS_TABLE}, 'seq'))::text)`.execute(trx);
+}
+
+export class PostgresNotifier implements ChangeNotifier {
+  readonly #url: string;
+  readonly #log: FastifyBaseLogger;
+  #client: pg.Client | null = null;
+  #wake: () => void = () => {};
+  #retryTimer: NodeJS.Timeout | null = null;
+  #retryDelay = RECONNECT_MIN_MS;
+  #closed = false;
+
+  constructor(url: string, log: FastifyBaseLogger) {
+    this.#url = url;
+    this.#log = log;
+  }
+
+  async start(wake: () => void): Promise<void> {
+    this.#wake = wake;
+    try {
+      await this.#connect();
+    } catch (error) {
+      // The service still runs: the fallback poll delivers, and we keep trying to listen.
+      this.#log.warn({ err: error }, 'event listener could not connect; retrying');
+      this.#scheduleReconnect();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    const client = this.#client;
+    this.#client = null;
+    await client?.end().catch(() => {});
+  }
+
+  async #connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.#url });
+    // Without an error listener a dropped connection would crash the process.
+    client.on('error', (error) => this.#lost(client, error));
+    client.on('end', () => this.#lost(client));
+    client.on('notification', (message) => {
+      if (message.channel === NOTIFY_CHANNEL) this.#wake();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    if (this.#closed) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.#client = client;
+    this.#retryDelay = RECONNECT_MIN_MS;
+  }
+
+  #lost(client: pg.Client, error?: Error): void {
+    if (this.#closed || this.#client !== client) return;
+    this.#client = null;
+    this.#log.warn({ err: error }, 'event listener connection lost; reconnecting');
+    client.end().catch(() => {});
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#retryTimer) return;
+    const delay = this.#retryDelay;
+    this.#retryDelay = Math.min(this.#retryDelay * 2, RECONNECT_MAX_MS);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      this.#connect().then(
+        // Whatever was committed while we were away is in the outbox: read it now.
+        () => this.#wake(),
+        (error: unknown) => {
+          this.#log.warn({ err: error }, 'event listener could not reconnect');
+          this.#scheduleReconnect();
+        },
+      );
+    }, delay);
+    this.#retryTimer.unref();
+  }
+}
