@@ -3,6 +3,9 @@
 import { ACTIONS } from './config-types.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from './is-record.ts';
+import type { FieldType as FieldTypeName } from './config-types.ts';
+import { FIELD_TYPES } from '../resources/field-types/index.ts';
+import { FILTER_OPERATORS } from './config-schema.ts';
 
 /** Fields every row has; filters may use them, fields lists and presets may not. */
 export const SYSTEM_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at'];
@@ -22,22 +25,37 @@ function checkValue(path: string, value: unknown, problems: ConfigProblem[]): vo
   }
 }
 
+const SYSTEM_FIELD_TYPES: Readonly<Record<string, FieldTypeName>> = { id: 'uuid', created_at: 'datetime', updated_at: 'datetime' };
+
+/**
+ * An operator must make sense for the field's type (e.g. no `like` on a datetime): otherwise SQLite and
+ * PostgreSQL would match against different text forms of the value, and the stream's predicate a third.
+ */
+function operatorProblem(op: string, field: string, fieldTypes: Readonly<Record<string, string>>): string | undefined {
+  const typeName = SYSTEM_FIELD_TYPES[field] ?? fieldTypes[field];
+  const type = typeName ? FIELD_TYPES[typeName as FieldTypeName] : undefined;
+  // Unknown operators are the schema's to report.
+  if (!type || !(FILTER_OPERATORS as readonly string[]).includes(op) || type.operators.has(op as never)) return undefined;
+  return `operator ${op} does not apply to ${type.name} field "${field}" (use ${[...type.operators].join(', ')})`;
+}
+
 function checkFilter(
   path: string,
   filter: unknown,
   resource: string,
   fieldNames: readonly string[],
   problems: ConfigProblem[],
+  fieldTypes: Readonly<Record<string, string>>,
 ): void {
   if (!isRecord(filter)) return;
   for (const [key, node] of Object.entries(filter)) {
     const at = joinPath(path, key);
     if (key === '_and' || key === '_or') {
-      if (Array.isArray(node)) node.forEach((item, i) => checkFilter(joinPath(at, i), item, resource, fieldNames, problems));
+      if (Array.isArray(node)) node.forEach((item, i) => checkFilter(joinPath(at, i), item, resource, fieldNames, problems, fieldTypes));
       continue;
     }
     if (key === '_not') {
-      checkFilter(at, node, resource, fieldNames, problems);
+      checkFilter(at, node, resource, fieldNames, problems, fieldTypes);
       continue;
     }
     if (!fieldNames.includes(key) && !SYSTEM_FIELDS.includes(key)) {
@@ -47,6 +65,8 @@ function checkFilter(
     if (!isRecord(node)) continue;
     for (const [op, value] of Object.entries(node)) {
       const opPath = joinPath(at, op);
+      const mismatch = operatorProblem(op, key, fieldTypes);
+      if (mismatch) problems.push({ path: opPath, message: mismatch });
       if (Array.isArray(value)) value.forEach((item, i) => checkValue(joinPath(opPath, i), item, problems));
       else checkValue(opPath, value, problems);
       if (op === 'regex' && typeof value === 'string' && !VARIABLE_LIKE.test(value)) {
@@ -66,6 +86,7 @@ export function checkPermissions(
   resource: string,
   permissions: unknown,
   fieldNames: readonly string[],
+  fieldTypes: Readonly<Record<string, string>> = {},
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (!isRecord(permissions)) return problems;
@@ -84,8 +105,8 @@ export function checkPermissions(
           }
         });
       }
-      checkFilter(joinPath(rulePath, 'filter'), rule.filter, resource, fieldNames, problems);
-      checkFilter(joinPath(rulePath, 'check'), rule.check, resource, fieldNames, problems);
+      checkFilter(joinPath(rulePath, 'filter'), rule.filter, resource, fieldNames, problems, fieldTypes);
+      checkFilter(joinPath(rulePath, 'check'), rule.check, resource, fieldNames, problems, fieldTypes);
       if (isRecord(rule.preset)) {
         for (const [name, value] of Object.entries(rule.preset)) {
           const at = joinPath(rulePath, 'preset', name);

@@ -32,7 +32,10 @@ export function checkResources(resources: unknown): ConfigProblem[] {
         fieldIds.set(id, fieldPath);
       }
     }
-    problems.push(...checkPermissions(joinPath(path, 'permissions'), name, definition.permissions, fieldNames));
+    const fieldTypes = Object.fromEntries(
+      Object.entries(fields).map(([fieldName, field]) => [fieldName, isRecord(field) && typeof field.type === 'string' ? field.type : '']),
+    );
+    problems.push(...checkPermissions(joinPath(path, 'permissions'), name, definition.permissions, fieldNames, fieldTypes));
   }
   return problems;
 }

@@ -9,6 +9,8 @@ const OPERATORS = new Set<FilterOperator>([
   'eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in', 'nin', 'is_null', 'is_not_null', 'contains', 'like', 'ilike', 'regex',
 ]);
 
+const COMPARED = new Set<FilterOperator>(['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in', 'nin']);
+
 const UNRESOLVED = Symbol('unresolved session variable');
 
 function resolveValue(value: unknown, vars: SessionVariables): unknown {
@@ -48,7 +50,10 @@ export function compileFilter(definition: FilterDefinition, resource: Resource, 
         nodes.push({ kind: 'constant', value: false });
         continue;
       }
-      const value = Array.isArray(resolved) ? resolved.map((v) => normalizeFor(resource, key, v)) : normalizeFor(resource, key, resolved);
+      // Only values compared with the column take its canonical form; patterns and needles stay as written.
+      const compared = COMPARED.has(op as FilterOperator);
+      const normalize = (v: unknown) => (compared ? normalizeFor(resource, key, v) : v);
+      const value = Array.isArray(resolved) ? resolved.map(normalize) : normalize(resolved);
       nodes.push({ kind: 'condition', field: key, op: op as FilterOperator, value });
     }
   }

@@ -5,7 +5,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { FilterNode } from './filter-node.ts';
-import { likeToRegExp } from './like-to-regexp.ts';
+import { likeToRegExp } from '../store/like-to-regexp.ts';
 
 export type RecordPredicate = (record: RecordValues) => boolean;
 

@@ -36,6 +36,13 @@ export interface StoreDialect {
   isForeignKeyViolation(error: unknown): boolean;
   /** True when the error means the database cannot be reached (answer 503, not 500). */
   isConnectionError(error: unknown): boolean;
+  /**
+   * A mark of the committed state of the whole database: two reads give the same mark only if nothing
+   * was committed in between, by this process or any other. Lets a result (a list's count) be reused
+   * while it cannot have changed. SQLite: this connection's total_changes() and `PRAGMA data_version`;
+   * PostgreSQL: the current snapshot (xmin:xmax:in-progress ids).
+   */
+  changeMark(db: Db): Promise<string>;
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` is available for claiming work. */
   readonly supportsSkipLocked: boolean;
 }

@@ -311,3 +311,20 @@ describe('validateConfig', () => {
     assert.deepEqual(problems, [{ path: 'server.port', message: 'must be integer' }]);
   });
 });
+
+describe('filter operators per field type', () => {
+  it('refuses an operator that does not apply to the field type, at its path', () => {
+    const { problems } = validateConfig({
+      resources: {
+        notes: {
+          fields: { at: { type: 'datetime' }, flag: { type: 'boolean' }, text: { type: 'string' } },
+          permissions: { user: { read: { filter: { _or: [{ at: { like: '2024%' } }, { flag: { gt: true } }, { text: { ilike: 'a%' } }] } } } },
+        },
+      },
+    });
+    assert.deepEqual(problems.map((p) => p.path).sort(), [
+      'resources.notes.permissions.user.read.filter._or.0.at.like',
+      'resources.notes.permissions.user.read.filter._or.1.flag.gt',
+    ]);
+  });
+});

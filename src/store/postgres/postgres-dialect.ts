@@ -3,8 +3,10 @@ import { sql } from 'kysely';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
 
+// Text compares and sorts by code point, as on SQLite and in the in-memory predicate, whatever the
+// database's default collation is (en_US would order 'a' < 'B' < 'b').
 const COLUMN_TYPES: Record<StorageKind, string> = {
-  text: 'text',
+  text: 'text collate "C"',
   integer: 'bigint',
   real: 'double precision',
   boolean: 'boolean',
@@ -61,7 +63,8 @@ export const postgresDialect: StoreDialect = {
     }
   },
   like: (column, pattern, caseInsensitive) =>
-    caseInsensitive ? sql<boolean>`${column}::text ilike ${pattern}` : sql<boolean>`${column}::text like ${pattern}`,
+    // Text columns are collated "C", whose case folding is ASCII only; ILIKE folds with the database's.
+    caseInsensitive ? sql<boolean>`(${column}::text collate "default") ilike ${pattern}` : sql<boolean>`${column}::text like ${pattern}`,
   regex: (column, pattern) => sql<boolean>`${column}::text ~ ${pattern}`,
   contains(column, kind, value) {
     if (kind === 'json') return sql<boolean>`${column} @> ${JSON.stringify([value])}::jsonb`;
@@ -77,6 +80,12 @@ export const postgresDialect: StoreDialect = {
     const { rows } = await sql<{ indexname: string }>`
       select indexname from pg_indexes where schemaname = current_schema() and tablename = ${table}`.execute(db);
     return rows.map((r) => r.indexname);
+  },
+  async changeMark(db: Db) {
+    // Equal snapshots see the same committed transactions: any commit, or any new writing transaction,
+    // changes xmax or the in-progress list.
+    const { rows } = await sql<{ mark: string }>`select pg_current_snapshot()::text as mark`.execute(db);
+    return rows[0]!.mark;
   },
   isUniqueViolation: (e) => pgCode(e) === '23505',
   isForeignKeyViolation: (e) => pgCode(e) === '23503',

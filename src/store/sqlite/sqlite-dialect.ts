@@ -49,17 +49,13 @@ export const sqliteDialect: StoreDialect = {
     }
   },
   like(column, pattern, caseInsensitive) {
-    // SQLite's LIKE ignores ASCII case; GLOB is case-sensitive but has other wildcards. Translating keeps
-    // SQL LIKE semantics (`%`, `_`, `\` escape) with the requested case rule on every database.
-    return caseInsensitive
-      ? sql<boolean>`lower(${column}) like lower(${pattern}) escape '\\'`
-      : sql<boolean>`${column} glob ${likeToGlob(pattern)}`;
+    // GLOB is case-sensitive but has other wildcards: translating keeps SQL LIKE semantics (`%`, `_`,
+    // `\` escape). Case-insensitive matching goes through svc_ilike (see open-sqlite.ts) for Unicode folding.
+    return caseInsensitive ? sql<boolean>`svc_ilike(${column}, ${pattern})` : sql<boolean>`${column} glob ${likeToGlob(pattern)}`;
   },
   regex: (column, pattern) => sql<boolean>`${column} regexp ${pattern}`,
   contains(column: Expression<unknown>, kind, value) {
-    if (kind === 'json') {
-      return sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${value as string})`;
-    }
+    if (kind === 'json') return sql<boolean>`(json_type(${column}) = 'array' and exists (select 1 from json_each(${column}) where ${jsonElementEquals(value)}))`;
     return sql<boolean>`instr(${column}, ${String(value)}) > 0`;
   },
   async listColumns(db: Db, table) {
@@ -70,6 +66,12 @@ export const sqliteDialect: StoreDialect = {
   async listIndexes(db: Db, table) {
     const { rows } = await sql<{ name: string }>`select name from pragma_index_list(${table})`.execute(db);
     return rows.map((r) => r.name);
+  },
+  async changeMark(db: Db) {
+    // total_changes(): every row this connection (the only one Kysely has) changed; data_version: commits
+    // by other connections. Together they move whenever anything the next query could read has changed.
+    const { rows } = await sql<{ mark: string }>`select total_changes() || ':' || data_version as mark from pragma_data_version()`.execute(db);
+    return rows[0]!.mark;
   },
   isUniqueViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   // ON DELETE RESTRICT fails as SQLITE_CONSTRAINT_TRIGGER; only the message names the foreign key.
@@ -95,4 +97,13 @@ export function likeToGlob(pattern: string): string {
 
 function globLiteral(c: string): string {
   return c === '*' || c === '?' || c === '[' ? `[${c}]` : c === ']' ? ']' : c;
+}
+
+/** `json_each.value` equal to a JSON value, comparing types as PostgreSQL's `@>` does for array elements. */
+function jsonElementEquals(value: unknown) {
+  if (value === null) return sql`json_each.type = 'null'`;
+  if (typeof value === 'boolean') return sql`json_each.type = ${value ? 'true' : 'false'}`;
+  if (typeof value === 'number') return sql`json_each.type in ('integer', 'real') and json_each.value = ${value}`;
+  if (typeof value === 'string') return sql`json_each.type = 'text' and json_each.value = ${value}`;
+  return sql`json_each.type in ('object', 'array') and json(json_each.value) = json(${JSON.stringify(value)})`;
 }
