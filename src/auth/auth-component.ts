@@ -1,5 +1,9 @@
 // The identity component and API keys as the rest of the service sees them.
-import type { Principal } from './principal.ts';
+import type { AdminPrincipal, Principal } from './principal.ts';
+import type { TokenRequest } from './keys/token-request.ts';
+import type { IssuedApiKey } from './keys/api-key-issuer.ts';
+import type { UserDirectory } from './identity/user-directory.ts';
+import type { KeyDirectory } from './keys/key-directory.ts';
 
 export interface AuthenticateInput {
   /** The raw Authorization header. */
@@ -28,5 +32,20 @@ export interface AuthComponent {
   migrate(): Promise<void>;
   /** Resolves the caller; throws ApiError (401/403/429) when it may not proceed. */
   authenticate(input: AuthenticateInput): Promise<AuthenticatedRequest>;
+  /**
+   * For `/admin/…`: resolves only for the admin token. 401 without (or with an unknown) credential,
+   * 403 FORBIDDEN for a valid API key. Does not count against any key's limits.
+   */
+  authenticateAdmin(input: AuthenticateInput): Promise<AdminPrincipal>;
+  /** The identity component's (better-auth) handler for requests under `auth.basePath`. */
+  handleIdentityRequest(request: Request): Promise<Response>;
+  /** POST /token: checks the credentials and issues a key; the secret is in the result only. */
+  issueKey(request: TokenRequest): Promise<IssuedApiKey>;
+  /** Users for the admin API and the CLI. */
+  readonly users: UserDirectory;
+  /** API keys for the admin API. */
+  readonly keys: KeyDirectory;
+  /** Writes the request counters buffered in memory now (they are also flushed every second and on close). */
+  flushUsage(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,46 @@
+// Recognises the admin token by its hash in constant time: the configured one (adminToken /
+// SVC_ADMIN_TOKEN) when set, else the stored generated one, re-read every few seconds so a rotation
+// by the CLI takes effect on running servers without a restart.
+import type { SvcConfig } from '../../config/config-types.ts';
+import type { Store } from '../../store/create-store.ts';
+import { digestsEqual, hashToken } from '../token-hash.ts';
+import { readStoredAdminTokenHash } from './stored-admin-token.ts';
+
+export type AdminTokenSource = 'configured' | 'stored';
+
+export class AdminTokenVerifier {
+  readonly source: AdminTokenSource;
+  readonly #configuredHash: string | undefined;
+  readonly #store: Store;
+  readonly #refreshMs: number;
+  #storedHash: string | undefined;
+  #loadedAt = Number.NEGATIVE_INFINITY;
+  #loading: Promise<void> | undefined;
+
+  constructor(config: SvcConfig, store: Store, refreshMs: number) {
+    const configured = config.adminToken?.trim();
+    this.source = configured ? 'configured' : 'stored';
+    this.#configuredHash = configured ? hashToken(configured) : undefined;
+    this.#store = store;
+    this.#refreshMs = refreshMs;
+  }
+
+  /** Whether `tokenHash` (SHA-256 hex of the presented token) is the admin token's. */
+  async matches(tokenHash: string): Promise<boolean> {
+    if (this.#configuredHash !== undefined) return digestsEqual(tokenHash, this.#configuredHash);
+    if (Date.now() - this.#loadedAt > this.#refreshMs) await this.#reload();
+    return this.#storedHash !== undefined && digestsEqual(tokenHash, this.#storedHash);
+  }
+
+  #reload(): Promise<void> {
+    this.#loading ??= readStoredAdminTokenHash(this.#store)
+      .then((hash) => {
+        this.#storedHash = hash;
+        this.#loadedAt = Date.now();
+      })
+      .finally(() => {
+        this.#loading = undefined;
+      });
+    return this.#loading;
+  }
+}

@@ -1,0 +1,101 @@
+// Builds the auth component: better-auth on the store's database, API keys with their cache,
+// limits and usage counters, and the admin token.
+import type { FastifyBaseLogger } from 'fastify';
+import type { SvcConfig } from '../config/config-types.ts';
+import type { Store } from '../store/create-store.ts';
+import type { AuthComponent } from './auth-component.ts';
+import { AdminTokenVerifier } from './admin/admin-token-verifier.ts';
+import { createAdminTokenTable } from './admin/admin-token-table.ts';
+import { ensureStoredAdminToken } from './admin/stored-admin-token.ts';
+import { buildIdentityOptions } from './identity/build-identity-options.ts';
+import { createIdentity } from './identity/identity.ts';
+import { migrateIdentity } from './identity/migrate-identity.ts';
+import { resolveIdentitySecret } from './identity/resolve-identity-secret.ts';
+import { UserDirectory } from './identity/user-directory.ts';
+import { createVerificationMailer } from './identity/verification-mailer.ts';
+import { ApiKeyIssuer } from './keys/api-key-issuer.ts';
+import type { ApiKeyRecord } from './keys/api-key-record.ts';
+import { ApiKeyRepository } from './keys/api-key-repository.ts';
+import { createApiKeyTable } from './keys/api-key-table.ts';
+import { KeyCache } from './keys/key-cache.ts';
+import { KeyDirectory } from './keys/key-directory.ts';
+import { UsageQuota } from './keys/usage-quota.ts';
+import { UsageRecorder } from './keys/usage-recorder.ts';
+import { KeyAuthenticator } from './key-authenticator.ts';
+import { createRateLimiter } from './rate-limit/create-rate-limiter.ts';
+
+export interface AuthComponentOptions {
+  /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */
+  keyCacheTtlMs?: number;
+  /** How often buffered request counters are written. */
+  usageFlushMs?: number;
+  /** Namespace of rate-limit counters in Redis. */
+  redisKeyPrefix?: string;
+  /** Where SVC_SECRET is read from. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_KEY_CACHE_TTL_MS = 5_000;
+const DEFAULT_USAGE_FLUSH_MS = 1_000;
+const KEY_CACHE_MAX_ENTRIES = 50_000;
+
+export async function createAuthComponent(
+  config: SvcConfig,
+  store: Store,
+  log: FastifyBaseLogger,
+  options: AuthComponentOptions = {},
+): Promise<AuthComponent> {
+  const cacheTtlMs = options.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS;
+  const mailer = createVerificationMailer(config.auth.email, log);
+  const secret = resolveIdentitySecret(config, store, options.env);
+  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log });
+  const identity = createIdentity(identityOptions);
+  const keyRepository = new ApiKeyRepository(store);
+  const usage = new UsageRecorder((batch) => keyRepository.addUsage(batch), log, options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS);
+  const quota = new UsageQuota(keyRepository, cacheTtlMs);
+  const limiter = createRateLimiter(config, log, options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {});
+  // With Redis, serve shared limits from the first request rather than per-process ones while connecting.
+  await limiter.ready();
+  const adminTokens = new AdminTokenVerifier(config, store, cacheTtlMs);
+
+  // Declared before the cache's loader runs (first request, after construction).
+  const users: UserDirectory = new UserDirectory(identity, config, {
+    userChanged: (userId) => cache.invalidateUser(userId),
+    userDeleting: (userId) => keyRepository.deleteByUser(userId),
+  });
+  const cache = new KeyCache<ApiKeyRecord>(
+    async (hash) => {
+      const key = await keyRepository.findByHash(hash);
+      if (!key) return null;
+      return { key, owner: (await users.roles(key.userId)) ?? null };
+    },
+    { ttlMs: cacheTtlMs, maxEntries: KEY_CACHE_MAX_ENTRIES },
+  );
+  const keys = new KeyDirectory(keyRepository, usage, (keyId) => {
+    cache.invalidateKey(keyId);
+    quota.forget(keyId);
+  });
+  const issuer = new ApiKeyIssuer(identity, keyRepository, config);
+  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota });
+
+  return {
+    async migrate() {
+      await migrateIdentity(identityOptions);
+      await createApiKeyTable(store);
+      await createAdminTokenTable(store);
+      if (adminTokens.source === 'stored') await ensureStoredAdminToken(store, log);
+    },
+    authenticate: (input) => authenticator.authenticate(input),
+    authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
+    handleIdentityRequest: (request) => identity.handler(request),
+    issueKey: (request) => issuer.issue(request),
+    users,
+    keys,
+    flushUsage: () => usage.flush(),
+    async close() {
+      await usage.close();
+      await limiter.close();
+      mailer.close();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// The better-auth configuration derived from ours: same database as the store, `svc_`-prefixed
+// tables, the role fields of spec 2.3, email verification, and social providers that have credentials.
+import type { BetterAuthOptions } from 'better-auth';
+import type { FastifyBaseLogger } from 'fastify';
+import type { SocialProviderConfig, SvcConfig } from '../../config/config-types.ts';
+import type { Store } from '../../store/create-store.ts';
+import { IDENTITY_TABLES } from './identity-tables.ts';
+import type { VerificationMailer } from './verification-mailer.ts';
+
+/** Header the identity route sets from Fastify's view of the client address (which honours trustProxy). */
+export const CLIENT_IP_HEADER = 'x-svc-client-ip';
+
+export interface IdentityOptionsInput {
+  config: SvcConfig;
+  store: Store;
+  secret: string;
+  mailer: VerificationMailer;
+  log: FastifyBaseLogger;
+}
+
+export function identityBaseUrl(config: SvcConfig): string {
+  const configured = config.auth.baseUrl?.trim();
+  return (configured || `http://localhost:${config.server.port}`).replace(/\/+$/, '');
+}
+
+function enabledProvider(provider: SocialProviderConfig | undefined): { clientId: string; clientSecret: string } | undefined {
+  const clientId = provider?.clientId?.trim();
+  const clientSecret = provider?.clientSecret?.trim();
+  return clientId && clientSecret ? { clientId, clientSecret } : undefined;
+}
+
+export function buildIdentityOptions({ config, store, secret, mailer, log }: IdentityOptionsInput): BetterAuthOptions {
+  const github = enabledProvider(config.auth.social.github);
+  const google = enabledProvider(config.auth.social.google);
+  const requireVerification = config.auth.requireEmailVerification;
+  return {
+    appName: 'svc',
+    baseURL: identityBaseUrl(config),
+    basePath: config.auth.basePath,
+    secret,
+    database: { db: store.db, type: store.dialect.name },
+    trustedOrigins: [...config.server.cors.origins],
+    telemetry: { enabled: false },
+    emailAndPassword: { enabled: true, requireEmailVerification: requireVerification },
+    emailVerification: {
+      // The sender is always set so users can ask for a link (POST /auth/send-verification-email);
+      // sign-up sends one on its own only when verification is required.
+      sendOnSignUp: requireVerification,
+      autoSignInAfterVerification: true,
+      sendVerificationEmail: async ({ user, url }) => {
+        try {
+          await mailer.send(user.email, url);
+        } catch (error) {
+          // A mail outage must not fail the sign-up: the user can request another link later.
+          log.error({ err: error, userId: user.id }, 'could not send the email verification message');
+        }
+      },
+    },
+    socialProviders: {
+      ...(github ? { github } : {}),
+      ...(google ? { google } : {}),
+    },
+    user: {
+      modelName: IDENTITY_TABLES.user,
+      additionalFields: {
+        // input: false: sign-up cannot choose its own role; only the admin API and the CLI set these.
+        primaryRole: { type: 'string', required: false, defaultValue: config.auth.defaultRole, input: false },
+        allowedRoles: { type: 'string', required: false, defaultValue: '[]', input: false },
+      },
+    },
+    session: { modelName: IDENTITY_TABLES.session },
+    account: { modelName: IDENTITY_TABLES.account },
+    verification: { modelName: IDENTITY_TABLES.verification },
+    advanced: {
+      cookiePrefix: 'svc',
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+    },
+    logger: {
+      log: (level, message, ...args: unknown[]) => {
+        const details = args.length > 0 ? { details: args } : {};
+        log[level]({ component: 'identity', ...details }, message);
+      },
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Roles on a user (spec 2.3): `primaryRole`, and `allowedRoles`, a JSON-encoded array of the roles the
+// user may switch to with X-Service-Role.
+
+const MAX_ROLE_LENGTH = 100;
+
+/** Reads a stored allowedRoles value; anything unreadable counts as "no extra roles", never as a grant. */
+export function decodeAllowedRoles(stored: unknown): string[] {
+  if (typeof stored !== 'string' || stored === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) ? parsed.filter((role): role is string => typeof role === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function encodeAllowedRoles(roles: readonly string[]): string {
+  return JSON.stringify([...new Set(roles)]);
+}
+
+/** A problem with a role name, or undefined when it is usable. */
+export function roleProblem(role: unknown): string | undefined {
+  if (typeof role !== 'string' || role.trim() === '') return 'a role must be a non-empty string';
+  if (role !== role.trim()) return 'a role must not start or end with spaces';
+  if (role.length > MAX_ROLE_LENGTH) return `a role must be at most ${MAX_ROLE_LENGTH} characters long`;
+  if (/[\u0000-\u001f\u007f]/.test(role)) return 'a role must not contain control characters';
+  return undefined;
+}
+
+/**
+ * allowedRoles as the admin API and CLI accept it (CONTRACT 5): an array of role names or the same
+ * array JSON-encoded. Returns the roles, or a problem description.
+ */
+export function parseAllowedRolesInput(value: unknown): { roles: string[] } | { problem: string } {
+  let candidate = value;
+  if (typeof value === 'string') {
+    try {
+      candidate = JSON.parse(value);
+    } catch {
+      return { problem: 'allowedRoles must be an array of role names or a JSON-encoded array' };
+    }
+  }
+  if (!Array.isArray(candidate)) return { problem: 'allowedRoles must be an array of role names or a JSON-encoded array' };
+  for (const role of candidate) {
+    const problem = roleProblem(role);
+    if (problem) return { problem: `allowedRoles: ${problem}` };
+  }
+  return { roles: [...new Set(candidate as string[])] };
+}

@@ -1,0 +1,42 @@
+// Sends email-verification links: over SMTP when `auth.email.smtpUrl` is set, otherwise into the log
+// (development: the link is printed so a user can still be verified).
+import nodemailer from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+import type { SvcConfig } from '../../config/config-types.ts';
+
+export interface VerificationMailer {
+  send(to: string, url: string): Promise<void>;
+  close(): void;
+}
+
+export function createVerificationMailer(config: SvcConfig['auth']['email'], log: FastifyBaseLogger): VerificationMailer {
+  const smtpUrl = config.smtpUrl?.trim();
+  if (!smtpUrl) {
+    return {
+      async send(to, url) {
+        log.info({ to, url }, `email verification link for ${to} (no auth.email.smtpUrl configured): ${url}`);
+      },
+      close() {},
+    };
+  }
+  const transport = nodemailer.createTransport(smtpUrl);
+  return {
+    async send(to, url) {
+      await transport.sendMail({
+        from: config.from,
+        to,
+        subject: 'Verify your email address',
+        text: `Open this link to verify your email address:\n\n${url}\n\nIf you did not sign up, ignore this message.`,
+        html: `<p>Open this link to verify your email address:</p><p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>` +
+          '<p>If you did not sign up, ignore this message.</p>',
+      });
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}

@@ -1,0 +1,74 @@
+// POST /token: checks the user's credentials and issues a key (spec 4, 5; CONTRACT 5). The secret
+// is returned here once; only its SHA-256 is stored.
+import { randomUUID } from 'node:crypto';
+import type { SvcConfig } from '../../config/config-types.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Identity } from '../identity/identity.ts';
+import { verifyCredentials } from '../identity/verify-credentials.ts';
+import type { KeyPermissions } from '../principal.ts';
+import { hashToken } from '../token-hash.ts';
+import { generateApiKey } from './api-key-format.ts';
+import type { ApiKeyRepository } from './api-key-repository.ts';
+import type { TokenRequest } from './token-request.ts';
+
+/** The /token answer (CONTRACT 5): flat JSON. */
+export interface IssuedApiKey {
+  key: string;
+  id: string;
+  name: string | null;
+  start: string;
+  prefix: string;
+  expiresAt: string | null;
+  permissions: KeyPermissions | null;
+}
+
+export class ApiKeyIssuer {
+  readonly #identity: Identity;
+  readonly #keys: ApiKeyRepository;
+  readonly #requireVerifiedEmail: boolean;
+
+  constructor(identity: Identity, keys: ApiKeyRepository, config: SvcConfig) {
+    this.#identity = identity;
+    this.#keys = keys;
+    this.#requireVerifiedEmail = config.auth.requireEmailVerification;
+  }
+
+  async issue(request: TokenRequest, now = new Date()): Promise<IssuedApiKey> {
+    const user = await verifyCredentials(await this.#identity.context, request.email, request.password);
+    // Only after the password matched: otherwise the answer would reveal which emails are registered.
+    if (this.#requireVerifiedEmail && !user.emailVerified) {
+      throw new ApiError('EMAIL_NOT_VERIFIED', 'Verify your email address before requesting an API key');
+    }
+    const { key, prefix, start } = generateApiKey();
+    const createdAt = now.toISOString();
+    const record = await this.#keys.insert({
+      id: randomUUID(),
+      name: request.name,
+      prefix,
+      start,
+      userId: user.id,
+      enabled: true,
+      permissions: request.permissions,
+      metadata: request.metadata,
+      expiresAt: request.expiresIn === null ? null : new Date(now.getTime() + request.expiresIn * 1000).toISOString(),
+      rateLimitEnabled: true,
+      rateLimitMax: request.rateLimitMax,
+      rateLimitTimeWindow: request.rateLimitTimeWindow,
+      refillInterval: request.refillInterval,
+      refillAmount: request.refillAmount,
+      remaining: request.remaining,
+      lastRefillAt: request.remaining === null ? null : createdAt,
+      keyHash: hashToken(key),
+      createdAt,
+    });
+    return {
+      key,
+      id: record.id,
+      name: record.name,
+      start: record.start,
+      prefix: record.prefix,
+      expiresAt: record.expiresAt,
+      permissions: record.permissions,
+    };
+  }
+}

@@ -1,0 +1,67 @@
+// API keys for the admin API: list, read, change, delete. Reads add the requests counted in memory
+// but not yet flushed, so an administrator sees exact totals.
+import { ApiError, pointerTo } from '../../errors/api-error.ts';
+import type { ApiKeyChanges, ApiKeyRepository } from './api-key-repository.ts';
+import type { ApiKeyRecord } from './api-key-record.ts';
+import type { UsageRecorder } from './usage-recorder.ts';
+
+export interface KeyListQuery {
+  userId?: string;
+  limit: number;
+  offset: number;
+}
+
+export class KeyDirectory {
+  readonly #keys: ApiKeyRepository;
+  readonly #usage: UsageRecorder;
+  readonly #keyChanged: (keyId: string) => void;
+
+  constructor(keys: ApiKeyRepository, usage: UsageRecorder, keyChanged: (keyId: string) => void) {
+    this.#keys = keys;
+    this.#usage = usage;
+    this.#keyChanged = keyChanged;
+  }
+
+  async list(query: KeyListQuery): Promise<{ keys: ApiKeyRecord[]; total: number }> {
+    const { keys, total } = await this.#keys.list(query);
+    return { keys: keys.map((key) => this.#withPending(key)), total };
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    const key = await this.#keys.findById(id);
+    return key ? this.#withPending(key) : undefined;
+  }
+
+  async update(id: string, changes: ApiKeyChanges, now = new Date()): Promise<ApiKeyRecord | undefined> {
+    const current = await this.#keys.findById(id);
+    if (!current) return undefined;
+    const interval = changes.refillInterval === undefined ? current.refillInterval : changes.refillInterval;
+    const amount = changes.refillAmount === undefined ? current.refillAmount : changes.refillAmount;
+    if ((interval === null) !== (amount === null)) {
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: 'refillInterval and refillAmount must be set together (or both cleared)',
+        pointer: pointerTo(interval === null ? 'refillInterval' : 'refillAmount'),
+      });
+    }
+    const updated = await this.#keys.update(id, changes, now);
+    this.#keyChanged(id);
+    return updated ? this.#withPending(updated) : undefined;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const deleted = await this.#keys.delete(id);
+    if (deleted) this.#keyChanged(id);
+    return deleted;
+  }
+
+  #withPending(key: ApiKeyRecord): ApiKeyRecord {
+    const pending = this.#usage.pendingFor(key.id);
+    if (!pending) return key;
+    const lastRequest = pending.lastRequest.toISOString();
+    return {
+      ...key,
+      requestCount: key.requestCount + pending.count,
+      lastRequest: key.lastRequest !== null && key.lastRequest > lastRequest ? key.lastRequest : lastRequest,
+    };
+  }
+}

@@ -1,0 +1,25 @@
+// One interface for counting requests in fixed windows, whatever holds the counters (memory, Redis).
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the current window after this one. */
+  remaining: number;
+  /** Milliseconds until the current window ends. */
+  resetMs: number;
+}
+
+export interface RateLimiter {
+  /**
+   * Counts one request against `bucket` and decides, atomically: of N concurrent calls against a
+   * limit of M within one window, exactly M are allowed.
+   */
+  consume(bucket: string, max: number, windowMs: number): Promise<RateLimitDecision>;
+  /** Settles once the limiter can serve shared counts, or has given up and fallen back; never rejects. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function decide(count: number, max: number, resetMs: number): RateLimitDecision {
+  return { allowed: count <= max, limit: max, remaining: Math.max(0, max - count), resetMs: Math.max(0, resetMs) };
+}

@@ -1,0 +1,11 @@
+// The role a key request acts as (CONTRACT 3 "Roles"): the user's primaryRole, or the one named by
+// X-Service-Role when it is the primary role or one of the user's allowedRoles.
+import { ApiError } from '../errors/api-error.ts';
+import type { CachedKeyOwner } from './keys/key-cache.ts';
+
+export function resolveRole(owner: CachedKeyOwner, requested: string | undefined): string {
+  const role = requested?.trim();
+  if (!role || role === owner.primaryRole) return owner.primaryRole;
+  if (owner.allowedRoles.includes(role)) return role;
+  throw new ApiError('FORBIDDEN', `This user may not act as role '${role}'`);
+}

@@ -1,0 +1,55 @@
+// Admin API for users (CONTRACT 5): GET /admin/users (?email=, _limit, _offset), GET/PATCH/DELETE
+// /admin/users/:id. PATCH changes `primaryRole` and `allowedRoles`; keys see the change on their next request.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
+import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
+import type { UserRecord } from '../../auth/identity/user-record.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { sendJsonApi } from '../json-api.ts';
+import { requireAdmin } from '../require-admin.ts';
+
+interface IdParams {
+  id: string;
+}
+
+function userResource(user: UserRecord): { type: 'users'; id: string; attributes: Omit<UserRecord, 'id'>; links: { self: string } } {
+  const { id, ...attributes } = user;
+  return { type: 'users', id, attributes, links: { self: `/admin/users/${encodeURIComponent(id)}` } };
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('RESOURCE_NOT_FOUND', `No user with id '${id}'`);
+}
+
+export async function registerAdminUserRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', requireAdmin(ctx));
+
+    scope.get('/admin/users', async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const page = parseAdminPage(query);
+      const email = optionalQueryString(query, 'email');
+      const { users, total } = await ctx.auth.users.list({ ...page, ...(email !== undefined ? { email } : {}) });
+      return sendJsonApi(reply, 200, { data: users.map(userResource), meta: { total }, links: { self: request.url } });
+    });
+
+    scope.get<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {
+      const user = await ctx.auth.users.get(request.params.id);
+      if (!user) throw notFound(request.params.id);
+      return sendJsonApi(reply, 200, { data: userResource(user) });
+    });
+
+    scope.patch<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {
+      const changes = parseUserChanges(request.body);
+      const user = await ctx.auth.users.update(request.params.id, changes);
+      if (!user) throw notFound(request.params.id);
+      return sendJsonApi(reply, 200, { data: userResource(user) });
+    });
+
+    scope.delete<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {
+      if (!(await ctx.auth.users.delete(request.params.id))) throw notFound(request.params.id);
+      return reply.code(204).send();
+    });
+  });
+}

@@ -1,0 +1,62 @@
+// Mounts the identity component (better-auth) at `auth.basePath`: each request is handed over as a
+// Web Request and better-auth's Response is copied back (status, every header, each Set-Cookie, body).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { CLIENT_IP_HEADER, identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
+import { ApiError } from '../../errors/api-error.ts';
+
+/** Headers that describe one hop or the original body, which is re-serialized here. */
+const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', CLIENT_IP_HEADER]);
+const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'connection']);
+
+function toWebRequest(request: FastifyRequest, origin: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || DROPPED_REQUEST_HEADERS.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  // better-auth rate-limits and records sessions by client address; give it Fastify's view of it.
+  headers.set(CLIENT_IP_HEADER, request.ip);
+  let body: string | undefined;
+  if (request.method !== 'GET' && request.method !== 'HEAD' && request.body !== undefined) {
+    if (typeof request.body === 'string') {
+      body = request.body; // a form body, kept as sent
+    } else {
+      // Our JSON parser already consumed the stream; better-auth gets the same JSON back.
+      body = JSON.stringify(request.body);
+      headers.set('content-type', 'application/json');
+    }
+  }
+  return new Request(new URL(request.url, origin), { method: request.method, headers, ...(body !== undefined ? { body } : {}) });
+}
+
+async function sendWebResponse(request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  const body = Buffer.from(await response.arrayBuffer());
+  // better-auth answers a path it does not know with a bare 404; answer it like any unknown route.
+  if (response.status === 404 && body.length === 0) {
+    throw new ApiError('ROUTE_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
+  }
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (!DROPPED_RESPONSE_HEADERS.has(name)) reply.header(name, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) reply.header('set-cookie', cookies);
+  return reply.send(body.length > 0 ? body : undefined);
+}
+
+export async function registerIdentityRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const basePath = ctx.config.auth.basePath.replace(/\/+$/, '');
+  const origin = new URL(identityBaseUrl(ctx.config)).origin;
+  await app.register(async (scope) => {
+    // better-auth also accepts HTML form posts (sign-up, sign-in); only under its own path.
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, body);
+    });
+    scope.route({
+      method: ['GET', 'POST'],
+      url: `${basePath}/*`,
+      handler: async (request, reply) => sendWebResponse(request, reply, await ctx.auth.handleIdentityRequest(toWebRequest(request, origin))),
+    });
+  });
+}
