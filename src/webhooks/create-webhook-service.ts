@@ -1,0 +1,49 @@
+// Builds the webhook component: its tables, the subscription cache, the hook that queues deliveries in
+// record writes, the delivery worker and the admin operations.
+import type { ComponentDeps } from '../app-context.ts';
+import { deliveryQueueHook } from './delivery-queue-hook.ts';
+import { DeliveryRepository } from './delivery-repository.ts';
+import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
+import { SubscriptionCache } from './subscription-cache.ts';
+import { SubscriptionRepository } from './subscription-repository.ts';
+import { WebhookAdmin } from './webhook-admin.ts';
+import type { WebhookService } from './webhook-service.ts';
+import { createWebhookTables } from './webhook-tables.ts';
+
+export interface WebhookServiceOptions {
+  /** Worker limits beyond the config's (concurrency caps, batch size, close grace). */
+  worker?: Omit<DeliveryWorkerOptions, 'pollIntervalMs' | 'timeoutMs' | 'allowPrivateTargets'>;
+}
+
+export async function createWebhookService(deps: ComponentDeps, options: WebhookServiceOptions = {}): Promise<WebhookService> {
+  const { config, store, registry, records, log } = deps;
+  await createWebhookTables(store.db, store.dialect);
+  const subscriptions = new SubscriptionRepository(store);
+  const deliveries = new DeliveryRepository(store);
+  const cache = new SubscriptionCache(subscriptions, log);
+  await cache.reload();
+  cache.startRefreshing();
+
+  const worker = new DeliveryWorker({ deliveries, subscriptions: cache, log }, { ...options.worker, ...config.webhooks });
+  records.onEventWritten(deliveryQueueHook(cache, deliveries, registry));
+  // Deliveries queued by a local commit go out at once instead of at the next poll.
+  records.onCommitted((events) => {
+    if (events.some((event) => cache.matching(event.type).length > 0)) worker.wake();
+  });
+
+  const admin = new WebhookAdmin({
+    subscriptions,
+    deliveries,
+    cache,
+    wake: () => worker.wake(),
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+  });
+  return {
+    admin,
+    start: async () => worker.start(),
+    async close() {
+      cache.stopRefreshing();
+      await worker.close();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// The JSON body of a delivery (spec 6.2): the event, the attempt, and the selected fields when the
+// subscription lists fieldIds.
+import type { RecordEvent } from '../events/record-event.ts';
+import type { Resource } from '../resources/resource.ts';
+
+export interface PayloadField {
+  id: string;
+  type: string;
+  value: unknown;
+}
+
+export interface DeliveryPayload {
+  id: string;
+  event: {
+    type: string;
+    resource: string;
+    resourceId: string;
+    createdAt: string;
+    data: RecordEvent['data'];
+    sessionVariables: RecordEvent['sessionVariables'];
+    traceContext: RecordEvent['traceContext'];
+  };
+  delivery: { id: string; attempt: number };
+  fields?: Record<string, PayloadField>;
+}
+
+export function buildDeliveryPayload(
+  event: RecordEvent,
+  delivery: { id: string; attempt: number },
+  fieldIds: readonly string[] | null,
+  resource: Resource | undefined,
+): DeliveryPayload {
+  const payload: DeliveryPayload = {
+    id: event.id,
+    event: {
+      type: event.type,
+      resource: event.resource,
+      resourceId: event.resourceId,
+      createdAt: event.createdAt,
+      data: event.data,
+      sessionVariables: event.sessionVariables,
+      traceContext: event.traceContext,
+    },
+    delivery,
+  };
+  if (fieldIds !== null) payload.fields = selectFields(event, fieldIds, resource);
+  return payload;
+}
+
+/** Field name → `{ id, type, value }` for the fields whose stable id is listed; values of the record after the change, else before. */
+function selectFields(event: RecordEvent, fieldIds: readonly string[], resource: Resource | undefined): Record<string, PayloadField> {
+  const fields: Record<string, PayloadField> = {};
+  if (!resource) return fields;
+  const wanted = new Set(fieldIds);
+  const values = event.data.new ?? event.data.old ?? {};
+  for (const field of resource.fields.values()) {
+    if (wanted.has(field.id)) fields[field.name] = { id: field.id, type: field.definition.type, value: values[field.name] ?? null };
+  }
+  return fields;
+}
+
+/** The body of a later attempt of the same delivery: only `delivery` changes. */
+export function payloadForAttempt(previousBody: string, delivery: { id: string; attempt: number }): string {
+  const payload = JSON.parse(previousBody) as DeliveryPayload;
+  return JSON.stringify({ ...payload, delivery });
+}

@@ -1,0 +1,34 @@
+// Queues deliveries inside the record write that produced the event, so a committed change always has
+// its deliveries and a rolled-back one never does. The cache answers "who matches" without a query.
+import type { EventWrittenHook } from '../records/record-service.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
+import { uuidv7 } from '../store/uuid-v7.ts';
+import { buildDeliveryPayload } from './delivery-payload.ts';
+import type { DeliveryRepository } from './delivery-repository.ts';
+import type { SubscriptionCache } from './subscription-cache.ts';
+
+export function deliveryQueueHook(subscriptions: SubscriptionCache, deliveries: DeliveryRepository, registry: ResourceRegistry): EventWrittenHook {
+  return async (trx, event) => {
+    const matching = subscriptions.matching(event.type);
+    if (matching.length === 0) return;
+    const resource = registry.find(event.resource);
+    const dueAt = new Date().toISOString();
+    await deliveries.queue(
+      matching.map((subscription) => {
+        const id = uuidv7();
+        const payload = buildDeliveryPayload(event, { id, attempt: 1 }, subscription.fieldIds, resource);
+        return {
+          id,
+          webhookId: subscription.id,
+          eventId: event.id,
+          eventType: event.type,
+          attemptNumber: 1,
+          requestPayload: JSON.stringify(payload),
+          targetUrl: subscription.url,
+          dueAt,
+        };
+      }),
+      trx,
+    );
+  };
+}

@@ -1,0 +1,307 @@
+// Reads and writes svc_webhook_deliveries: queueing attempts, claiming due ones under a lease, settling
+// them, and the admin listings. Every write that settles an attempt checks the claim token, so a worker
+// that lost its lease cannot overwrite the attempt's record.
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Store } from '../store/create-store.ts';
+import type { Db, DynamicSchema } from '../store/store-dialect.ts';
+import type { StorageKind } from '../store/storage-kind.ts';
+import { uuidv7 } from '../store/uuid-v7.ts';
+import type { AttemptOutcome, SuccessOutcome } from './attempt-outcome.ts';
+import { payloadForAttempt } from './delivery-payload.ts';
+import type { Page } from './subscription-repository.ts';
+import { DELIVERIES_TABLE } from './webhook-tables.ts';
+import type { DeliveryStatus, WebhookDelivery } from './webhook-delivery.ts';
+
+/** Rows per statement when releasing claims, well under SQLite's bound-parameter limit. */
+const RELEASE_CHUNK = 500;
+
+/** An attempt to be sent, as queued. */
+export interface QueuedAttempt {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  attemptNumber: number;
+  requestPayload: string;
+  targetUrl: string;
+  dueAt: string;
+}
+
+/** An attempt a worker holds under a lease. */
+export interface ClaimedAttempt {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  attemptNumber: number;
+  requestPayload: string;
+  targetUrl: string;
+  targetHost: string;
+  claimToken: string;
+  /** Epoch milliseconds. */
+  claimedUntil: number;
+}
+
+export interface DeliveryFilter extends Page {
+  status?: DeliveryStatus;
+  eventId?: string;
+}
+
+/** host:port of a target url: the unit of per-target concurrency. */
+export function targetHostOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+}
+
+export class DeliveryRepository {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** Inserts pending attempts; `db` is the caller's transaction when queueing inside a record write. */
+  async queue(attempts: readonly QueuedAttempt[], db: Db = this.#store.db): Promise<void> {
+    if (attempts.length === 0) return;
+    const { encode } = this.#store.dialect;
+    await db
+      .insertInto(DELIVERIES_TABLE)
+      .values(
+        attempts.map((a) => ({
+          id: a.id,
+          webhook_id: a.webhookId,
+          event_id: a.eventId,
+          event_type: a.eventType,
+          status: 'pending',
+          request_payload: a.requestPayload,
+          attempt_number: a.attemptNumber,
+          next_retry_at: encode('timestamp', a.dueAt),
+          created_at: encode('timestamp', new Date().toISOString()),
+          target_url: a.targetUrl,
+          target_host: targetHostOf(a.targetUrl),
+          due_at: encode('timestamp', a.dueAt),
+        })),
+      )
+      .execute();
+  }
+
+  /**
+   * Claims up to `limit` due attempts in one statement: unclaimed or with an expired lease, oldest due
+   * first, skipping the given targets. PostgreSQL skips rows another worker is claiming (SKIP LOCKED);
+   * SQLite serialises writers, so the single UPDATE … RETURNING is already atomic.
+   */
+  async claim(options: { limit: number; leaseMs: number; excludeTargets: readonly string[] }): Promise<ClaimedAttempt[]> {
+    const { db, dialect } = this.#store;
+    const now = Date.now();
+    const nowValue = dialect.encode('timestamp', new Date(now).toISOString());
+    const claimedUntil = now + options.leaseMs;
+    const token = uuidv7();
+    const unclaimed = (eb: ExpressionBuilder<DynamicSchema, typeof DELIVERIES_TABLE>) =>
+      eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', nowValue)]);
+    let candidates = db.selectFrom(DELIVERIES_TABLE).select('id').where('due_at', '<=', nowValue).where(unclaimed);
+    if (options.excludeTargets.length > 0) candidates = candidates.where('target_host', 'not in', [...options.excludeTargets]);
+    candidates = candidates.orderBy('due_at').limit(options.limit);
+    if (dialect.supportsSkipLocked) candidates = candidates.forUpdate().skipLocked();
+    const rows = await db
+      .updateTable(DELIVERIES_TABLE)
+      .set({ claimed_until: dialect.encode('timestamp', new Date(claimedUntil).toISOString()), claim_token: token })
+      .where('id', 'in', candidates)
+      // Repeated outside the subquery: a row another statement claimed after this one's snapshot is left alone.
+      .where(unclaimed)
+      .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempt_number', 'request_payload', 'target_url', 'target_host'])
+      .execute();
+    return rows.map((row) => ({
+      id: String(row.id),
+      webhookId: String(row.webhook_id),
+      eventId: String(row.event_id),
+      eventType: String(row.event_type),
+      attemptNumber: Number(row.attempt_number),
+      requestPayload: String(row.request_payload),
+      targetUrl: String(row.target_url),
+      targetHost: String(row.target_host),
+      claimToken: token,
+      claimedUntil,
+    }));
+  }
+
+  /** Extends a lease before a late send; false when the claim was lost. */
+  async renewLease(attempt: ClaimedAttempt, leaseMs: number): Promise<boolean> {
+    const until = Date.now() + leaseMs;
+    const result = await this.#store.db
+      .updateTable(DELIVERIES_TABLE)
+      .set({ claimed_until: this.#store.dialect.encode('timestamp', new Date(until).toISOString()) })
+      .where('id', '=', attempt.id)
+      .where('claim_token', '=', attempt.claimToken)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    attempt.claimedUntil = until;
+    return true;
+  }
+
+  /** Gives unsent claimed attempts back, to be claimed again at once (by this or another worker). */
+  async release(attempts: readonly ClaimedAttempt[]): Promise<void> {
+    for (let start = 0; start < attempts.length; start += RELEASE_CHUNK) {
+      const chunk = attempts.slice(start, start + RELEASE_CHUNK);
+      await this.#store.db
+        .updateTable(DELIVERIES_TABLE)
+        .set({ claimed_until: null, claim_token: null })
+        .where('id', 'in', chunk.map((a) => a.id))
+        .where('claim_token', 'in', [...new Set(chunk.map((a) => a.claimToken))])
+        .execute();
+    }
+  }
+
+  /** Removes an attempt whose subscription no longer exists. */
+  async discard(attempt: ClaimedAttempt): Promise<void> {
+    await this.#store.db.deleteFrom(DELIVERIES_TABLE).where('id', '=', attempt.id).where('claim_token', '=', attempt.claimToken).execute();
+  }
+
+  /**
+   * Records an attempt's outcome. A retry keeps this record `pending` with `nextRetryAt` and queues the
+   * next attempt as its own record, in one transaction. False when the claim had been lost.
+   */
+  async settle(attempt: ClaimedAttempt, outcome: AttemptOutcome): Promise<boolean> {
+    const { encode } = this.#store.dialect;
+    const record = {
+      status: outcome.status === 'retry' ? 'pending' : outcome.status,
+      http_status: outcome.httpStatus,
+      response_body: outcome.responseBody,
+      response_headers: encode('json', outcome.responseHeaders),
+      error: outcome.status === 'success' ? null : outcome.error,
+      delivered_at: outcome.status === 'success' ? encode('timestamp', outcome.deliveredAt) : null,
+      next_retry_at: outcome.status === 'retry' ? encode('timestamp', outcome.nextRetryAt) : null,
+      due_at: null,
+      claimed_until: null,
+      claim_token: null,
+    };
+    const write = async (db: Db) => {
+      const result = await db
+        .updateTable(DELIVERIES_TABLE)
+        .set(record)
+        .where('id', '=', attempt.id)
+        .where('claim_token', '=', attempt.claimToken)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    };
+    if (outcome.status !== 'retry') return write(this.#store.db);
+    return this.#store.db.transaction().execute(async (trx) => {
+      if (!(await write(trx))) return false;
+      const id = uuidv7();
+      const attemptNumber = attempt.attemptNumber + 1;
+      const next: QueuedAttempt = {
+        id,
+        webhookId: attempt.webhookId,
+        eventId: attempt.eventId,
+        eventType: attempt.eventType,
+        attemptNumber,
+        requestPayload: payloadForAttempt(attempt.requestPayload, { id, attempt: attemptNumber }),
+        targetUrl: attempt.targetUrl,
+        dueAt: outcome.nextRetryAt,
+      };
+      await this.queue([next], trx);
+      return true;
+    });
+  }
+
+  /** Points a subscription's unsent attempts at its new url (an admin fixing a wrong url expects the retries there). */
+  async retarget(webhookId: string, url: string): Promise<void> {
+    await this.#store.db
+      .updateTable(DELIVERIES_TABLE)
+      .set({ target_url: url, target_host: targetHostOf(url) })
+      .where('webhook_id', '=', webhookId)
+      .where('due_at', 'is not', null)
+      .execute();
+  }
+
+  /**
+   * Records many successful attempts in one statement (UPDATE … FROM VALUES), so a busy worker pays one
+   * round trip and one commit per batch rather than per delivery. Returns the ids recorded; an attempt
+   * whose claim was lost is left out. VALUES columns arrive untyped, hence the casts to the column types.
+   */
+  async settleSuccesses(settled: readonly { attempt: ClaimedAttempt; outcome: SuccessOutcome }[]): Promise<Set<string>> {
+    if (settled.length === 0) return new Set();
+    const { db, dialect } = this.#store;
+    const type = (kind: StorageKind) => sql.raw(dialect.columnType(kind));
+    const rows = settled.map(
+      ({ attempt, outcome }) =>
+        sql`(${attempt.id}, ${attempt.claimToken}, ${outcome.httpStatus}, ${outcome.responseBody}, ${dialect.encode('json', outcome.responseHeaders)}, ${dialect.encode('timestamp', outcome.deliveredAt)})`,
+    );
+    const table = sql.table(DELIVERIES_TABLE);
+    const { rows: recorded } = await sql<{ id: string }>`
+      update ${table} set
+        status = 'success', error = null, next_retry_at = null, due_at = null, claimed_until = null, claim_token = null,
+        http_status = cast(v.column3 as ${type('integer')}),
+        response_body = cast(v.column4 as text),
+        response_headers = cast(v.column5 as ${type('json')}),
+        delivered_at = cast(v.column6 as ${type('timestamp')})
+      from (values ${sql.join(rows)}) as v
+      where ${table}.id = v.column1 and ${table}.claim_token = v.column2
+      returning ${table}.id`.execute(db);
+    return new Set(recorded.map((row) => String(row.id)));
+  }
+
+  async list(webhookId: string, filter: DeliveryFilter): Promise<{ items: WebhookDelivery[]; total: number }> {
+    const { db } = this.#store;
+    let where = db.selectFrom(DELIVERIES_TABLE).where('webhook_id', '=', webhookId);
+    if (filter.status) where = where.where('status', '=', filter.status);
+    if (filter.eventId) where = where.where('event_id', '=', filter.eventId);
+    const [rows, counted] = await Promise.all([
+      where.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).offset(filter.offset).execute(),
+      where.select(sql<number>`count(*)`.as('total')).executeTakeFirst(),
+    ]);
+    return { items: rows.map((row) => this.#decode(row)), total: Number(counted?.total ?? 0) };
+  }
+
+  async find(webhookId: string, id: string): Promise<WebhookDelivery | undefined> {
+    const row = await this.#store.db
+      .selectFrom(DELIVERIES_TABLE)
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? this.#decode(row) : undefined;
+  }
+
+  /** Whether an attempt of this event to this subscription is still waiting to be sent. */
+  async hasUnsent(webhookId: string, eventId: string): Promise<boolean> {
+    const row = await this.#store.db
+      .selectFrom(DELIVERIES_TABLE)
+      .select('id')
+      .where('webhook_id', '=', webhookId)
+      .where('event_id', '=', eventId)
+      .where('due_at', 'is not', null)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The highest attempt number recorded for an event and subscription. */
+  async lastAttemptNumber(webhookId: string, eventId: string): Promise<number> {
+    const row = await this.#store.db
+      .selectFrom(DELIVERIES_TABLE)
+      .select(sql<number>`max(attempt_number)`.as('last'))
+      .where('webhook_id', '=', webhookId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
+    return Number(row?.last ?? 0);
+  }
+
+  #decode(row: Record<string, unknown>): WebhookDelivery {
+    const { decode } = this.#store.dialect;
+    return {
+      id: String(row.id),
+      webhookId: String(row.webhook_id),
+      eventId: String(row.event_id),
+      eventType: String(row.event_type),
+      status: String(row.status) as DeliveryStatus,
+      httpStatus: row.http_status === null || row.http_status === undefined ? null : Number(row.http_status),
+      requestPayload: String(row.request_payload),
+      responseBody: row.response_body === null || row.response_body === undefined ? null : String(row.response_body),
+      responseHeaders: decode('json', row.response_headers) as Record<string, string> | null,
+      error: row.error === null || row.error === undefined ? null : String(row.error),
+      deliveredAt: decode('timestamp', row.delivered_at) as string | null,
+      attemptNumber: Number(row.attempt_number),
+      nextRetryAt: decode('timestamp', row.next_retry_at) as string | null,
+      createdAt: decode('timestamp', row.created_at) as string,
+    };
+  }
+}

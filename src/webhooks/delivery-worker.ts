@@ -1,0 +1,238 @@
+// Sends due delivery attempts: claims them in batches under a lease, sends each with per-target
+// concurrency, records the outcome, and queues the next attempt on a retryable failure. Several workers
+// (processes) may run on one database; a claim is atomic, so no attempt is sent by two of them, and an
+// attempt whose worker died is claimed again once its lease expires.
+import { setMaxListeners } from 'node:events';
+import http from 'node:http';
+import https from 'node:https';
+import type { FastifyBaseLogger } from 'fastify';
+import { decideOutcome } from './attempt-outcome.ts';
+import { buildDeliveryRequest } from './delivery-request.ts';
+import type { ClaimedAttempt, DeliveryRepository } from './delivery-repository.ts';
+import { effectiveRetryConfig } from './retry-config.ts';
+import { sendWebhook } from './send-webhook.ts';
+import { SuccessBatcher } from './success-batcher.ts';
+import type { SubscriptionCache } from './subscription-cache.ts';
+import { TargetLimiter } from './target-limiter.ts';
+import type { StoredSubscription } from './webhook-subscription.ts';
+
+export interface DeliveryWorkerOptions {
+  pollIntervalMs: number;
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+  /** Attempts held at once (in flight or waiting for a target slot): the global cap. */
+  maxHeld?: number;
+  /** Requests in flight to one host:port. */
+  perTargetConcurrency?: number;
+  /** Attempts held for one target before claims skip it (in flight plus waiting). */
+  perTargetHeld?: number;
+  /** Attempts claimed per statement. */
+  batchSize?: number;
+  /** How long close() lets in-flight attempts finish before aborting them. */
+  closeGraceMs?: number;
+}
+
+export interface DeliveryWorkerDeps {
+  deliveries: DeliveryRepository;
+  subscriptions: SubscriptionCache;
+  log: FastifyBaseLogger;
+}
+
+const DEFAULTS = { maxHeld: 1024, perTargetConcurrency: 32, batchSize: 128, closeGraceMs: 10000 };
+
+export class DeliveryWorker {
+  readonly #deps: DeliveryWorkerDeps;
+  readonly #options: Required<DeliveryWorkerOptions>;
+  /**
+   * The lease covers a send that may first wait for its target's slot; it is renewed before sending
+   * when less than one timeout plus margin remains, and the margin leaves time to record the outcome.
+   */
+  readonly #leaseMs: number;
+  readonly #renewBelowMs: number;
+  readonly #limiter: TargetLimiter;
+  readonly #successes: SuccessBatcher;
+  readonly #agents: { http: http.Agent; https: https.Agent };
+  readonly #held = new Map<string, ClaimedAttempt>();
+  readonly #heldPerTarget = new Map<string, number>();
+  readonly #tasks = new Set<Promise<void>>();
+  /** Aborted on close: attempts still waiting for a slot give their claims back. */
+  readonly #stopWaiting = new AbortController();
+  /** Aborted when close's grace period runs out: in-flight sends stop and give their claims back. */
+  readonly #abortSends = new AbortController();
+  #started = false;
+  #closing = false;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #wakeTimer: NodeJS.Timeout | undefined;
+  #wakeAt = Infinity;
+  #pumping: Promise<void> | undefined;
+  #pumpAgain = false;
+  /** Targets the last claim skipped, and whether it was limited by the global cap: completions re-wake the pump. */
+  #skipped = new Set<string>();
+  #capped = false;
+
+  constructor(deps: DeliveryWorkerDeps, options: DeliveryWorkerOptions) {
+    this.#deps = deps;
+    const perTarget = options.perTargetConcurrency ?? DEFAULTS.perTargetConcurrency;
+    this.#options = {
+      maxHeld: DEFAULTS.maxHeld,
+      batchSize: DEFAULTS.batchSize,
+      closeGraceMs: DEFAULTS.closeGraceMs,
+      perTargetHeld: perTarget * 4,
+      ...options,
+      perTargetConcurrency: perTarget,
+    };
+    const margin = Math.min(Math.max(options.timeoutMs / 2, 1000), 10000);
+    this.#leaseMs = 2 * options.timeoutMs + margin;
+    this.#renewBelowMs = options.timeoutMs + margin;
+    this.#limiter = new TargetLimiter(perTarget);
+    this.#successes = new SuccessBatcher((settled) => deps.deliveries.settleSuccesses(settled));
+    // Every held attempt listens to these signals; hundreds of listeners are expected, not a leak.
+    setMaxListeners(0, this.#stopWaiting.signal, this.#abortSends.signal);
+    // Keep-alive sockets: consecutive deliveries to a receiver reuse connections.
+    const agentOptions = { keepAlive: true, maxSockets: perTarget, maxFreeSockets: perTarget, scheduling: 'lifo' as const };
+    this.#agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  }
+
+  start(): void {
+    if (this.#started || this.#closing) return;
+    this.#started = true;
+    this.#pollTimer = setInterval(() => this.wake(), this.#options.pollIntervalMs);
+    this.#pollTimer.unref();
+    this.wake();
+  }
+
+  /** Claims due attempts now (a local commit queued some, or an admin asked for a redelivery). */
+  wake(): void {
+    if (!this.#started || this.#closing) return;
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = this.#pump()
+      .catch((error: unknown) => this.#deps.log.error({ err: error }, 'claiming webhook deliveries failed'))
+      .finally(() => {
+        this.#pumping = undefined;
+        if (this.#pumpAgain) this.wake();
+      });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    clearInterval(this.#pollTimer);
+    clearTimeout(this.#wakeTimer);
+    this.#stopWaiting.abort();
+    await this.#pumping;
+    const finished = Promise.allSettled([...this.#tasks]).then(() => true);
+    let graceTimer: NodeJS.Timeout | undefined;
+    const grace = new Promise<boolean>((resolve) => {
+      graceTimer = setTimeout(() => resolve(false), this.#options.closeGraceMs);
+    });
+    if (!(await Promise.race([finished, grace]))) {
+      this.#abortSends.abort();
+      await finished;
+    }
+    clearTimeout(graceTimer);
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+
+  async #pump(): Promise<void> {
+    const { maxHeld, batchSize, perTargetHeld } = this.#options;
+    do {
+      this.#pumpAgain = false;
+      const room = maxHeld - this.#held.size;
+      this.#capped = room <= 0;
+      if (this.#capped) return;
+      const limit = Math.min(room, batchSize);
+      this.#skipped = new Set([...this.#heldPerTarget].filter(([, held]) => held >= perTargetHeld).map(([target]) => target));
+      const claimed = await this.#deps.deliveries.claim({ limit, leaseMs: this.#leaseMs, excludeTargets: [...this.#skipped] });
+      for (const attempt of claimed) this.#hold(attempt);
+      // A full batch means more may be due right now.
+      if (claimed.length === limit) this.#pumpAgain = true;
+    } while (this.#pumpAgain && !this.#closing);
+  }
+
+  #hold(attempt: ClaimedAttempt): void {
+    const already = this.#held.get(attempt.id);
+    if (already) {
+      // Claimed again after its lease lapsed while waiting here: keep one copy, with the new claim.
+      already.claimToken = attempt.claimToken;
+      already.claimedUntil = attempt.claimedUntil;
+      return;
+    }
+    if (this.#closing) {
+      void this.#deps.deliveries.release([attempt]).catch(() => {});
+      return;
+    }
+    this.#held.set(attempt.id, attempt);
+    this.#heldPerTarget.set(attempt.targetHost, (this.#heldPerTarget.get(attempt.targetHost) ?? 0) + 1);
+    const task: Promise<void> = this.#deliver(attempt)
+      .catch((error: unknown) => this.#deps.log.error({ err: error, deliveryId: attempt.id }, 'webhook delivery could not be recorded'))
+      .finally(() => {
+        this.#tasks.delete(task);
+        this.#held.delete(attempt.id);
+        const left = (this.#heldPerTarget.get(attempt.targetHost) ?? 1) - 1;
+        if (left > 0) this.#heldPerTarget.set(attempt.targetHost, left);
+        else this.#heldPerTarget.delete(attempt.targetHost);
+        // Claims were held back by this target or by the global cap: room again, claim more (with
+        // hysteresis, so a busy target is not re-claimed for on every single completion).
+        if (this.#capped || (this.#skipped.has(attempt.targetHost) && left < this.#options.perTargetHeld / 2)) this.wake();
+      });
+    this.#tasks.add(task);
+  }
+
+  async #deliver(attempt: ClaimedAttempt): Promise<void> {
+    const { deliveries } = this.#deps;
+    const subscription = await this.#subscription(attempt.webhookId);
+    if (!subscription) return deliveries.discard(attempt);
+    if (!subscription.enabled) {
+      await deliveries.settle(attempt, { status: 'failed', error: 'The subscription was disabled before this attempt was sent', httpStatus: null, responseHeaders: null, responseBody: null });
+      return;
+    }
+    let release: () => void;
+    try {
+      release = await this.#limiter.acquire(attempt.targetHost, this.#stopWaiting.signal);
+    } catch {
+      return deliveries.release([attempt]);
+    }
+    try {
+      if (attempt.claimedUntil - Date.now() < this.#renewBelowMs && !(await deliveries.renewLease(attempt, this.#leaseMs))) return;
+      const result = await sendWebhook(buildDeliveryRequest(attempt, subscription, Date.now()), {
+        timeoutMs: this.#options.timeoutMs,
+        allowPrivateTargets: this.#options.allowPrivateTargets,
+        agents: this.#agents,
+        signal: this.#abortSends.signal,
+      });
+      // Shutting down mid-send: the attempt is given back and sent again, as after a crash.
+      if (result.kind === 'aborted') return deliveries.release([attempt]);
+      const outcome = decideOutcome(result, attempt.attemptNumber, effectiveRetryConfig(subscription.retryConfig), Date.now());
+      // Successes, the bulk of the work, are written in batches; failures one by one (a retry adds a row).
+      if (outcome.status === 'success') await this.#successes.record(attempt, outcome);
+      else if ((await deliveries.settle(attempt, outcome)) && outcome.status === 'retry') this.#wakeAtTime(Date.parse(outcome.nextRetryAt));
+    } finally {
+      release();
+    }
+  }
+
+  /** The subscription of an attempt; one queued by another process may be newer than the cache. */
+  async #subscription(id: string): Promise<StoredSubscription | undefined> {
+    const { subscriptions } = this.#deps;
+    const cached = subscriptions.get(id);
+    if (cached) return cached;
+    await subscriptions.reload();
+    return subscriptions.get(id);
+  }
+
+  /** Wakes the pump when a retry falls due, rather than up to a poll interval later. */
+  #wakeAtTime(time: number): void {
+    if (this.#closing || time >= this.#wakeAt) return;
+    clearTimeout(this.#wakeTimer);
+    this.#wakeAt = time;
+    this.#wakeTimer = setTimeout(() => {
+      this.#wakeAt = Infinity;
+      this.wake();
+    }, Math.max(time - Date.now(), 0));
+    this.#wakeTimer.unref();
+  }
+}
