@@ -83,6 +83,11 @@ export class OutboxEventHub implements EventHub {
     return this.#bus.subscriberCount(resource);
   }
 
+  /** Highest outbox `seq` this process has read: events above it have not reached its subscribers from other processes yet. */
+  tailPosition(): number {
+    return this.#tailer.position;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -76,6 +76,11 @@ export class OutboxTailer {
     await this.#reading?.catch(() => {});
   }
 
+  /** Highest `seq` read so far (0 before the first): what the outbox lag is measured from. */
+  get position(): number {
+    return this.#high;
+  }
+
   get gapCount(): number {
     return this.#gaps.size;
   }

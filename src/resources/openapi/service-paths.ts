@@ -105,7 +105,15 @@ export function servicePaths(config: SvcConfig): Record<string, OpenApiObject> {
       '200': plainResponse('The process is running.', JSON_MEDIA_TYPE, status('ok')),
     }),
     '/readyz': meta('getReadiness', 'Readiness: the database answers and the config is applied', {
-      '200': plainResponse('Ready to serve requests.', JSON_MEDIA_TYPE, status('ready')),
+      '200': plainResponse('Ready to serve requests: the database answers and every table exists.', JSON_MEDIA_TYPE, {
+        type: 'object',
+        required: ['status', 'database', 'migrations'],
+        properties: {
+          status: { type: 'string', const: 'ready' },
+          database: { type: 'string', const: 'ok' },
+          migrations: { type: 'string', const: 'applied' },
+        },
+      }),
       ...errorResponses(['SERVICE_UNAVAILABLE']),
     }),
   };
