@@ -9,12 +9,14 @@ import { applyResourceSchema } from './store/apply-resource-schema.ts';
 import { createAuthComponent } from './auth/create-auth-component.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
 import { installBodyParsing } from './http/body-parsing.ts';
 import { installRequestIds } from './http/request-ids.ts';
 import { installRequestLogging } from './http/request-logging.ts';
+import { installSecurityHeaders } from './http/security-headers.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
 import { registerMetaRoutes } from './http/routes/meta-routes.ts';
+import { registerMetricsRoutes } from './http/routes/metrics-routes.ts';
 import { registerIdentityRoutes } from './http/routes/identity-routes.ts';
 import { registerTokenRoutes } from './http/routes/token-routes.ts';
 import { registerAdminUserRoutes } from './http/routes/admin-user-routes.ts';
@@ -50,6 +52,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: handleFrameworkError,
     // Fastify's own request lines carry the full URL (and so `?token=`); ours log the route instead.
     logController: new LogController({ disableRequestLogging: true }),
   });
@@ -67,6 +70,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
 
   installRequestIds(app);
   installRequestLogging(app);
+  installSecurityHeaders(app);
   installErrorHandling(app);
   installBodyParsing(app);
   await app.register(cors, {
@@ -75,6 +79,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
   });
   await registerMetaRoutes(app, ctx);
+  await registerMetricsRoutes(app, ctx);
   await registerIdentityRoutes(app, ctx);
   await registerTokenRoutes(app, ctx);
   await registerAdminUserRoutes(app, ctx);

@@ -15,22 +15,27 @@ export interface JsonApiErrorDocument {
 }
 
 export function errorDocument(error: ApiError): JsonApiErrorDocument {
-  return {
-    errors: error.issues.map((issue) => {
-      const code = issue.code ?? error.code;
-      const entry = ERROR_CATALOGUE[code];
-      const object: JsonApiErrorObject = {
-        status: String(entry.status),
-        code,
-        title: entry.title,
-        detail: issue.detail,
-      };
-      if (issue.pointer !== undefined || issue.parameter !== undefined) {
-        object.source = {};
-        if (issue.pointer !== undefined) object.source.pointer = issue.pointer;
-        if (issue.parameter !== undefined) object.source.parameter = issue.parameter;
-      }
-      return object;
-    }),
-  };
+  const errors: JsonApiErrorObject[] = [];
+  // JSON:API wants the members of `errors` unique: a problem the input repeats is reported once.
+  const seen = new Set<string>();
+  for (const issue of error.issues) {
+    const code = issue.code ?? error.code;
+    const entry = ERROR_CATALOGUE[code];
+    const object: JsonApiErrorObject = {
+      status: String(entry.status),
+      code,
+      title: entry.title,
+      detail: issue.detail,
+    };
+    if (issue.pointer !== undefined || issue.parameter !== undefined) {
+      object.source = {};
+      if (issue.pointer !== undefined) object.source.pointer = issue.pointer;
+      if (issue.parameter !== undefined) object.source.parameter = issue.parameter;
+    }
+    const key = JSON.stringify(object);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    errors.push(object);
+  }
+  return { errors };
 }

@@ -2,6 +2,32 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 
+/**
+ * Deeper bodies are refused before parsing: JSON.parse with a reviver, validation, JSON.stringify and
+ * deep comparison all recurse, and a few thousand levels (well inside the body limit) overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Deepest `[`/`{` nesting of a JSON text, counting only brackets outside strings; stops past `limit`. */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -10,6 +36,9 @@ export function installBodyParsing(app: FastifyInstance): void {
     (_request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
+      if (jsonDepth(text) > MAX_JSON_DEPTH) {
+        return done(new ApiError('INVALID_JSON', `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`), undefined);
+      }
       try {
         // A reviver that drops `__proto__` keeps hostile bodies from reaching object prototypes.
         done(null, JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value)));

@@ -37,6 +37,26 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).type(JSON_API_MEDIA_TYPE).send(errorDocument(error));
 }
 
+/**
+ * Fastify's `frameworkErrors`: failures before routing, which skip every hook and would otherwise answer
+ * Fastify's own JSON. A path that does not decode, or whose segment is longer than any name or id can
+ * be, names no route.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', request.id);
+  const path = request.url.split('?')[0];
+  let apiError: ApiError;
+  if (error.code === 'FST_ERR_BAD_URL') {
+    apiError = new ApiError('ROUTE_NOT_FOUND', `No route for ${request.method} ${path}: the path is not valid percent-encoded UTF-8`);
+  } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    apiError = new ApiError('ROUTE_NOT_FOUND', `No route for ${request.method} ${path}: a path segment is too long`);
+  } else {
+    apiError = toApiError(error);
+    request.log.error({ err: error, code: apiError.code }, 'request failed before routing');
+  }
+  sendError(reply, apiError);
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);

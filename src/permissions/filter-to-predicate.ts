@@ -5,7 +5,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { FilterNode } from './filter-node.ts';
-import { likeToRegExp } from '../store/like-to-regexp.ts';
+import { compileLikePattern } from '../store/like-pattern.ts';
 
 export type RecordPredicate = (record: RecordValues) => boolean;
 
@@ -83,7 +83,7 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
       return (record) => valueOf(record) !== null;
     case 'like':
     case 'ilike': {
-      const pattern = likeToRegExp(String(operand), op === 'ilike');
+      const pattern = compileLikePattern(String(operand), op === 'ilike');
       return (record) => {
         const text = textOf(kind, valueOf(record));
         return text !== null && pattern.test(text);

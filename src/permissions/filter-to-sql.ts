@@ -6,6 +6,9 @@ import type { FilterNode } from './filter-node.ts';
 
 const COMPARATORS = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/** Field types with a handful of values: an equality on one matches a large share of rows. */
+const FEW_VALUES: ReadonlySet<string> = new Set(['boolean', 'enum']);
+
 export function filterToSql(node: FilterNode, resource: Resource, dialect: StoreDialect, tableAlias?: string): RawBuilder<SqlBool> {
   const column = (field: string) => sql.ref(tableAlias ? `${tableAlias}.${field}` : field);
   const compile = (n: FilterNode): RawBuilder<SqlBool> => {
@@ -33,6 +36,9 @@ export function filterToSql(node: FilterNode, resource: Resource, dialect: Store
           case 'lt':
           case 'lte':
             if (n.value === null) return n.op === 'eq' ? sql<SqlBool>`${col} is null` : n.op === 'neq' ? sql<SqlBool>`${col} is not null` : sql<SqlBool>`1 = 0`;
+            if (n.op === 'eq' && FEW_VALUES.has(resource.fields.get(n.field)?.definition.type ?? '')) {
+              return dialect.common(sql<SqlBool>`${col} = ${encode(n.value)}`);
+            }
             return sql<SqlBool>`${col} ${sql.raw(COMPARATORS[n.op])} ${encode(n.value)}`;
           case 'in':
           case 'nin': {

@@ -1,15 +1,67 @@
 // Decides an action for a caller: the role's rule, narrowed by the key's scoped permissions (spec 2.2).
 import type { Action, ActionRule } from '../config/config-types.ts';
 import type { Resource } from '../resources/resource.ts';
-import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { sessionVariablesOf, type KeyPermissions, type Principal } from '../auth/principal.ts';
+import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/error-catalogue.ts';
 import type { AccessGrant } from './access-grant.ts';
 import { compileFilter } from './compile-filter.ts';
 import { MATCH_ALL } from './filter-node.ts';
 
 const ADMIN_ACTIONS: ReadonlySet<Action> = new Set(['read', 'delete']);
 
+/** A refusal, kept so a repeated request is refused without recomputing it. */
+interface Denial {
+  readonly denied: ErrorCode;
+  readonly issues: readonly ErrorIssue[];
+}
+
+type Decision = AccessGrant | Denial;
+
+/**
+ * A grant depends only on the resource, the action, the role, the user (session variables) and the key's
+ * scopes, all fixed for the life of a cached key, so each combination is worked out once. Scoped keys are
+ * keyed by their permissions object, which lives as long as the key's cache entry (a WeakMap lets it go).
+ */
+const UNSCOPED = new WeakMap<Resource, Map<string, Decision>>();
+const SCOPED = new WeakMap<KeyPermissions, WeakMap<Resource, Map<string, Decision>>>();
+/** Bounds memory when many users hit one process; a full map starts over. */
+const MAX_DECISIONS_PER_RESOURCE = 10_000;
+
+function decisionsFor(resource: Resource, principal: Principal): Map<string, Decision> {
+  let byResource: WeakMap<Resource, Map<string, Decision>> = UNSCOPED;
+  if (principal.kind === 'key' && principal.keyPermissions !== null) {
+    byResource = SCOPED.get(principal.keyPermissions) ?? new WeakMap();
+    SCOPED.set(principal.keyPermissions, byResource);
+  }
+  let decisions = byResource.get(resource);
+  if (!decisions) {
+    decisions = new Map();
+    byResource.set(resource, decisions);
+  }
+  return decisions;
+}
+
+/** The grant for an action, or the ApiError that refuses it. Grants are shared: never mutate one. */
 export function resolveAccess(resource: Resource, principal: Principal, action: Action): AccessGrant {
+  const decisions = decisionsFor(resource, principal);
+  const key = principal.kind === 'admin' ? `admin\u0000${action}` : `${action}\u0000${principal.role}\u0000${principal.userId}`;
+  let decision = decisions.get(key);
+  if (!decision) {
+    try {
+      decision = decide(resource, principal, action);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      decision = { denied: error.code, issues: error.issues };
+    }
+    if (decisions.size >= MAX_DECISIONS_PER_RESOURCE) decisions.clear();
+    decisions.set(key, decision);
+  }
+  if ('denied' in decision) throw new ApiError(decision.denied, decision.issues.map((issue) => ({ ...issue })));
+  return decision;
+}
+
+function decide(resource: Resource, principal: Principal, action: Action): AccessGrant {
   if (principal.kind === 'admin') {
     if (!ADMIN_ACTIONS.has(action)) {
       throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'The admin token may only read and delete through resource endpoints');

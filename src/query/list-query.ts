@@ -21,3 +21,5 @@ export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 export const MAX_FILTERS = 64;
 export const MAX_IN_VALUES = 1000;
+/** Values of all `in`/`nin` lists of one request together: SQLite binds at most 32,766 parameters per statement. */
+export const MAX_QUERY_VALUES = 10_000;

@@ -7,7 +7,7 @@ import type { FieldType } from '../resources/field-types/index.ts';
 import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
 import { allOf, type FilterNode } from '../permissions/filter-node.ts';
-import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, type ListQuery, type SortKey } from './list-query.ts';
+import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set([
   'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null', 'like', 'ilike',
@@ -16,7 +16,8 @@ export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set([
 /** Parameters that are never filters (spec 4.1, CONTRACT 3). */
 const IGNORED = new Set(['events', 'token', 'lastEventId']);
 
-const SYSTEM_TYPES: Record<string, FieldType> = { id: uuidField, created_at: datetimeField, updated_at: datetimeField };
+// A Map, not an object literal: a parameter named `constructor` or `toString` must not find Object's members.
+const SYSTEM_TYPES: ReadonlyMap<string, FieldType> = new Map([['id', uuidField], ['created_at', datetimeField], ['updated_at', datetimeField]]);
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -32,8 +33,8 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
     }
     return value;
   };
-  const fieldTypeOf = (field: string): FieldType | undefined => SYSTEM_TYPES[field] ?? resource.fields.get(field)?.type;
-  const isReadable = (field: string) => field in SYSTEM_TYPES || readable.has(field);
+  const fieldTypeOf = (field: string): FieldType | undefined => SYSTEM_TYPES.get(field) ?? resource.fields.get(field)?.type;
+  const isReadable = (field: string) => SYSTEM_TYPES.has(field) || readable.has(field);
 
   const integerParam = (names: string[], fallback: number, min: number, max: number): number => {
     const given = names.filter((n) => raw[n] !== undefined);
@@ -79,11 +80,12 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
     for (const field of fieldsText.split(',').map((f) => f.trim())) {
       if (!fieldTypeOf(field)) fail('fields', `Unknown field '${field}'`);
       else if (!isReadable(field)) fail('fields', `Field '${field}' is not readable`, 'INVALID_FIELDS');
-      else if (!(field in SYSTEM_TYPES) && !fields.includes(field)) fields.push(field);
+      else if (!SYSTEM_TYPES.has(field) && !fields.includes(field)) fields.push(field);
     }
   }
 
   const conditions: FilterNode[] = [];
+  let listValues = 0;
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(name)) continue;
     if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]'].includes(name)) continue;
@@ -118,19 +120,24 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
     carriedNames.add(name);
     const definition = resource.fields.get(field)?.definition ?? { type: type.name };
     try {
+      // PostgreSQL text cannot hold U+0000, so no row can match it; answered alike on every database.
+      const ignoresValue = op === 'is_null' || op === 'is_not_null';
+      if (!ignoresValue && text.includes('\u0000')) throw new Error('values may not contain the NUL character (U+0000)');
       let parsed: unknown = null;
       if (op === 'in' || op === 'nin') {
         const parts = text === '' ? [] : text.split(',');
         if (parts.length > MAX_IN_VALUES) throw new Error(`at most ${MAX_IN_VALUES} values`);
+        listValues += parts.length;
         parsed = parts.map((p) => type.parse(p, definition));
       } else if (op === 'like' || op === 'ilike') parsed = text;
-      else if (op !== 'is_null' && op !== 'is_not_null') parsed = type.parse(text, definition);
+      else if (!ignoresValue) parsed = type.parse(text, definition);
       conditions.push({ kind: 'condition', field, op, value: parsed });
     } catch (error) {
       fail(name, `Invalid value for '${name}': ${(error as Error).message}`);
     }
   }
   if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
+  if (listValues > MAX_QUERY_VALUES) fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
 
   if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
   // Links repeat the parameters in the order the caller gave them.

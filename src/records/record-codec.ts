@@ -9,11 +9,11 @@ const SYSTEM_COLUMNS = ['id', 'created_at', 'updated_at', 'deleted_at'] as const
 export function decodeRow(resource: Resource, dialect: StoreDialect, row: Record<string, unknown>): RecordValues {
   const record: RecordValues = { id: row.id };
   for (const name of resource.fieldNames) {
-    if (name in row) record[name] = dialect.decode(resource.fields.get(name)!.storage, row[name]);
+    if (Object.hasOwn(row, name)) record[name] = dialect.decode(resource.fields.get(name)!.storage, row[name]);
   }
   record.created_at = dialect.decode('timestamp', row.created_at);
   record.updated_at = dialect.decode('timestamp', row.updated_at);
-  if (resource.softDelete && 'deleted_at' in row) record.deleted_at = dialect.decode('timestamp', row.deleted_at);
+  if (resource.softDelete && Object.hasOwn(row, 'deleted_at')) record.deleted_at = dialect.decode('timestamp', row.deleted_at);
   return record;
 }
 

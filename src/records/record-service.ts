@@ -10,11 +10,12 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
+import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import type { AccessGrant } from '../permissions/access-grant.ts';
 import { filterToSql } from '../permissions/filter-to-sql.ts';
-import { allOf, type FilterNode } from '../permissions/filter-node.ts';
+import { MATCH_ALL, type FilterNode } from '../permissions/filter-node.ts';
 import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
@@ -22,6 +23,8 @@ import { appendEvent } from '../events/outbox.ts';
 import { diffRecords } from '../events/diff-records.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
+import { CountCache } from './count-cache.ts';
+import { noteResourceWrite } from './resource-writes.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 
 export interface RequestMeta {
@@ -51,11 +54,22 @@ export type EventWrittenHook = (trx: Db, event: RecordEvent) => Promise<void>;
 
 const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
+type Row = Record<string, unknown>;
+
 export class RecordService {
   readonly #store: Store;
   readonly #registry: ResourceRegistry;
   readonly #listeners: CommittedEventsListener[] = [];
   readonly #hooks: EventWrittenHook[] = [];
+  /**
+   * SQL worked out once per resource and access filter (grants are cached, so their filter objects are
+   * stable): the visible-rows condition, the read-by-id and the read-for-write queries.
+   */
+  readonly #visibleSql = new WeakMap<Resource, WeakMap<FilterNode, RawBuilder<SqlBool>>>();
+  readonly #findQueries = new WeakMap<Resource, WeakMap<FilterNode, QueryTemplate<Row>>>();
+  readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
+  /** meta.total is the expensive part of a list: reused while the database has not changed. */
+  readonly #counts = new CountCache();
 
   constructor(store: Store, registry: ResourceRegistry) {
     this.#store = store;
@@ -74,32 +88,36 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'read');
     const query = parseListQuery(raw, resource, grant.fields);
     const attributes = query.fields ?? [...grant.fields];
-    const where = this.#visible(resource, allOf([query.filter, grant.filter]));
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
-      const { db } = this.#store;
-      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(where);
+      const { db, dialect } = this.#store;
+      const visible = this.#visibleTo(resource, grant.filter);
+      const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
+      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(visible);
+      if (requested) select = select.where(requested);
       for (const key of query.sort) select = select.orderBy(key.field, key.descending ? 'desc' : 'asc');
       select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
-      const [rows, counted] = await Promise.all([
-        select.execute(),
-        db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(where).executeTakeFirst(),
-      ]);
-      const records = rows.map((row) => decodeRow(resource, this.#store.dialect, row));
-      return { records, total: Number(counted?.total ?? 0), query, attributes };
+      const rows = await select.execute();
+      let total: number;
+      if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
+        // A page that is not full (and not past the end) holds the last matching row: it gives the total.
+        total = query.offset + rows.length;
+      } else {
+        let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
+        if (requested) count = count.where(requested);
+        total = await this.#counts.total(db, dialect, count.compile());
+      }
+      const records = rows.map((row) => decodeRow(resource, dialect, row));
+      return { records, total, query, attributes };
     });
   }
 
   async get(resource: Resource, meta: RequestMeta, id: string): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
-    const row = await this.#guard('RESOURCE_FIND_ERROR', () =>
-      UUID_PATTERN.test(id)
-        ? this.#store.db
-            .selectFrom(resource.table)
-            .selectAll()
-            .where(this.#visible(resource, allOf([{ kind: 'condition', field: 'id', op: 'eq', value: id }, grant.filter])))
-            .executeTakeFirst()
-        : Promise.resolve(undefined),
-    );
+    const row = await this.#guard('RESOURCE_FIND_ERROR', async () => {
+      if (!UUID_PATTERN.test(id)) return undefined;
+      const { rows } = await this.#store.db.executeQuery(this.#findQuery(resource, grant.filter).bind(id));
+      return rows[0];
+    });
     if (!row) throw notFound(resource, id);
     return { record: decodeRow(resource, this.#store.dialect, row), attributes: [...grant.fields] };
   }
@@ -112,11 +130,13 @@ export class RecordService {
     const now = new Date().toISOString();
     return this.#write('RESOURCE_STORE_ERROR', async (trx, events) => {
       await this.#checkReferences(trx, resource, values);
-      await trx
+      // RETURNING gives the row as stored without reading it back (one round trip fewer).
+      const row = await trx
         .insertInto(resource.table)
         .values({ id, ...encodeValues(resource, this.#store.dialect, { ...values, created_at: now, updated_at: now }) })
-        .execute();
-      const record = await this.#readRow(trx, resource, id);
+        .returning(columnsOf(resource))
+        .executeTakeFirstOrThrow();
+      const record = decodeRow(resource, this.#store.dialect, row);
       await this.#enforceCheck(trx, resource, id, grant);
       events.push(await this.#event(trx, resource, meta, 'created', id, null, record));
       return { record, attributes: readable };
@@ -162,12 +182,13 @@ export class RecordService {
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
       await this.#checkReferences(trx, resource, changed);
       const now = new Date().toISOString();
-      await trx
+      const row = await trx
         .updateTable(resource.table)
         .set(encodeValues(resource, this.#store.dialect, { ...changed, updated_at: now }))
         .where('id', '=', id)
-        .execute();
-      const record = await this.#readRow(trx, resource, id);
+        .returning(columnsOf(resource))
+        .executeTakeFirstOrThrow();
+      const record = decodeRow(resource, this.#store.dialect, row);
       await this.#enforceCheck(trx, resource, id, grant);
       events.push(await this.#event(trx, resource, meta, 'updated', id, old, record));
       return { record, attributes: readable };
@@ -189,6 +210,22 @@ export class RecordService {
     return resource.softDelete ? sql<SqlBool>`(${condition} and ${sql.ref('deleted_at')} is null)` : condition;
   }
 
+  /** #visible for a grant's own filter, compiled once (a RawBuilder is immutable, so it can be shared). */
+  #visibleTo(resource: Resource, filter: FilterNode): RawBuilder<SqlBool> {
+    const byFilter = cached(this.#visibleSql, resource, () => new WeakMap<FilterNode, RawBuilder<SqlBool>>());
+    return cached(byFilter, filter, () => this.#visible(resource, filter));
+  }
+
+  /** A visible row by id, as one compiled query per resource and read filter. */
+  #findQuery(resource: Resource, filter: FilterNode): QueryTemplate<Row> {
+    const byFilter = cached(this.#findQueries, resource, () => new WeakMap<FilterNode, QueryTemplate<Row>>());
+    return cached(byFilter, filter, () =>
+      new QueryTemplate(
+        this.#store.db.selectFrom(resource.table).select(columnsOf(resource)).where('id', '=', TEMPLATE_SLOT).where(this.#visibleTo(resource, filter)),
+      ),
+    );
+  }
+
   /** The row a write targets: 404 when the caller cannot read it, 403 when it is outside the action's filter. */
   async #findForWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant): Promise<RecordValues> {
     if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
@@ -200,25 +237,28 @@ export class RecordService {
       readFilter = grant.filter;
     }
     const dialect = this.#store.dialect;
-    let query = trx
-      .selectFrom(resource.table)
-      .selectAll()
-      .select([
-        sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
-        sql<number>`case when ${filterToSql(grant.filter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
-      ])
-      .where('id', '=', id);
-    if (resource.softDelete) query = query.where('deleted_at', 'is', null);
-    if (dialect.supportsSkipLocked) query = query.forUpdate();
-    const row = await query.executeTakeFirst();
+    const template = cached(
+      cached(this.#writeTargetQueries, resource, () => new WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>()),
+      readFilter,
+      () => new WeakMap<FilterNode, QueryTemplate<Row>>(),
+    );
+    const compiled = cached(template, grant.filter, () => {
+      let query = this.#store.db
+        .selectFrom(resource.table)
+        .select(columnsOf(resource))
+        .select([
+          sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
+          sql<number>`case when ${filterToSql(grant.filter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
+        ])
+        .where('id', '=', TEMPLATE_SLOT);
+      if (resource.softDelete) query = query.where('deleted_at', 'is', null);
+      if (dialect.supportsSkipLocked) query = query.forUpdate();
+      return new QueryTemplate<Row>(query);
+    });
+    const row = (await trx.executeQuery(compiled.bind(id))).rows[0];
     if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
     if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
     return decodeRow(resource, dialect, row);
-  }
-
-  async #readRow(trx: Db, resource: Resource, id: string): Promise<RecordValues> {
-    const row = await trx.selectFrom(resource.table).selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    return decodeRow(resource, this.#store.dialect, row);
   }
 
   async #enforceCheck(trx: Db, resource: Resource, id: string, grant: AccessGrant): Promise<void> {
@@ -302,7 +342,11 @@ export class RecordService {
 
   async #write<T>(code: ErrorCode, work: (trx: Db, events: RecordEvent[]) => Promise<T>): Promise<T> {
     const events: RecordEvent[] = [];
-    const result = await this.#guard(code, () => this.#store.db.transaction().execute((trx) => work(trx, events)));
+    // Before and after: a count taken while this transaction runs is never reused after it.
+    noteResourceWrite(this.#store.db);
+    const result = await this.#guard(code, () => this.#store.db.transaction().execute((trx) => work(trx, events))).finally(() =>
+      noteResourceWrite(this.#store.db),
+    );
     if (events.length > 0) for (const listener of this.#listeners) listener(events);
     return result;
   }
@@ -331,6 +375,25 @@ export class RecordService {
     if (dialect.isConnectionError(error)) return new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable', { cause: error });
     return new ApiError(code, 'The operation failed', { cause: error });
   }
+}
+
+const COLUMNS = new WeakMap<Resource, readonly string[]>();
+
+/**
+ * Every column of a resource's rows, named: never `*`, so a statement prepared before a column was
+ * added elsewhere still returns what it did (PostgreSQL refuses a cached plan whose result type changed).
+ */
+function columnsOf(resource: Resource): readonly string[] {
+  return cached(COLUMNS, resource, () => ['id', ...resource.fieldNames, 'created_at', 'updated_at', ...(resource.softDelete ? ['deleted_at'] : [])]);
+}
+
+function cached<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
 }
 
 function notFound(resource: Resource, id: string): ApiError {

@@ -12,6 +12,30 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * Why a value cannot be stored as sent, if it cannot: PostgreSQL text and jsonb refuse U+0000, and a lone
+ * surrogate would come back as U+FFFD. Checked on every string inside the value, object keys included.
+ */
+function unstorableText(value: unknown): string | undefined {
+  const pending: unknown[] = [value];
+  // Iterative: json values nest as deep as the body parser allows.
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (next.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+      if (LONE_SURROGATE.test(next)) return 'must be well-formed Unicode (it contains a lone surrogate)';
+    } else if (Array.isArray(next)) {
+      // One by one: spreading a 500,000-element array into push() overflows the call stack.
+      for (const item of next) pending.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      for (const [key, inner] of Object.entries(next)) pending.push(key, inner);
+    }
+  }
+  return undefined;
+}
+
 export function validateRecordBody(resource: Resource, grant: AccessGrant, body: unknown, mode: WriteMode): RecordValues {
   if (!isPlainObject(body)) {
     throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The body must be a JSON object of field values', pointer: '/data' });
@@ -28,13 +52,18 @@ export function validateRecordBody(resource: Resource, grant: AccessGrant, body:
       });
       continue;
     }
-    if (!grant.fields.has(name) || name in grant.preset) {
+    if (!grant.fields.has(name) || Object.hasOwn(grant.preset, name)) {
       forbidden.push({ pointer: pointerTo(name), detail: `Field '${name}' may not be written by this caller`, code: 'INVALID_FIELDS' });
       continue;
     }
     if (value === null) {
       if (!field.nullable) invalid.push({ pointer: pointerTo(name), detail: `'${name}' must not be null` });
       else values[name] = null;
+      continue;
+    }
+    const unstorable = unstorableText(value);
+    if (unstorable) {
+      invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${unstorable}` });
       continue;
     }
     const problems = field.validate(value);
@@ -53,7 +82,7 @@ export function validateRecordBody(resource: Resource, grant: AccessGrant, body:
   Object.assign(values, grant.preset);
   if (mode !== 'patch') {
     for (const field of resource.fields.values()) {
-      if (field.name in body || !grant.fields.has(field.name)) continue;
+      if (Object.hasOwn(body, field.name) || !grant.fields.has(field.name)) continue;
       if (field.definition.default !== undefined) values[field.name] = structuredClone(field.definition.default);
       else if (field.required) invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required` });
       else if (mode === 'replace') values[field.name] = null;
@@ -61,7 +90,7 @@ export function validateRecordBody(resource: Resource, grant: AccessGrant, body:
     if (mode === 'create') {
       // Fields the caller may not write still get their defaults; a required one without any is a problem.
       for (const field of resource.fields.values()) {
-        if (field.name in values || field.name in body || grant.fields.has(field.name)) continue;
+        if (Object.hasOwn(values, field.name) || Object.hasOwn(body, field.name) || grant.fields.has(field.name)) continue;
         if (field.definition.default !== undefined) values[field.name] = structuredClone(field.definition.default);
         else if (field.required) invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required but this caller may not set it` });
       }

@@ -11,12 +11,13 @@ const addFormats = addFormatsModule.default;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
 
-const SYSTEM_STORAGE: Record<string, StorageKind> = {
-  id: 'text',
-  created_at: 'timestamp',
-  updated_at: 'timestamp',
-  deleted_at: 'timestamp',
-};
+// A Map, not an object literal: a field named `constructor` must not find Object's members.
+const SYSTEM_STORAGE: ReadonlyMap<string, StorageKind> = new Map([
+  ['id', 'text'],
+  ['created_at', 'timestamp'],
+  ['updated_at', 'timestamp'],
+  ['deleted_at', 'timestamp'],
+]);
 
 export function compileResource(name: string, definition: ResourceDefinition): Resource {
   const fields = new Map<string, ResourceField>();
@@ -50,6 +51,6 @@ export function compileResource(name: string, definition: ResourceDefinition): R
     fieldNames: [...fields.keys()],
     sortable,
     permissions: definition.permissions ?? {},
-    storageOf: (column) => SYSTEM_STORAGE[column] ?? fields.get(column)?.storage,
+    storageOf: (column) => SYSTEM_STORAGE.get(column) ?? fields.get(column)?.storage,
   };
 }

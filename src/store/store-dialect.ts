@@ -24,6 +24,13 @@ export interface StoreDialect {
   decode(kind: StorageKind, value: unknown): unknown;
   /** Case-sensitive or -insensitive SQL LIKE, the same rules on every database. */
   like(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool>;
+  /**
+   * Marks a condition that matches a large share of rows (equality on a boolean or enum field). SQLite's
+   * planner otherwise takes such a condition's index, collects every match and sorts it, where walking
+   * the sort's index and stopping at the page is far cheaper (a million rows: 500 ms against 0.1 ms).
+   * SQLite: `likely(…)`, a hint that changes no result; PostgreSQL: unchanged (its statistics know).
+   */
+  common(condition: RawBuilder<SqlBool>): RawBuilder<SqlBool>;
   /** Regular-expression match. */
   regex(column: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
   /** Substring containment for text, element/subset containment for json. */
@@ -37,10 +44,11 @@ export interface StoreDialect {
   /** True when the error means the database cannot be reached (answer 503, not 500). */
   isConnectionError(error: unknown): boolean;
   /**
-   * A mark of the committed state of the whole database: two reads give the same mark only if nothing
-   * was committed in between, by this process or any other. Lets a result (a list's count) be reused
-   * while it cannot have changed. SQLite: this connection's total_changes() and `PRAGMA data_version`;
-   * PostgreSQL: the current snapshot (xmin:xmax:in-progress ids).
+   * A mark of what other connections have committed: two reads give the same mark only if no other
+   * connection committed in between. With the caller's own count of its writes it lets a result (a
+   * list's count) be reused while it cannot have changed. SQLite: `PRAGMA data_version` (blind to this
+   * connection's own writes); PostgreSQL: the current snapshot (xmin:xmax:in-progress ids), which
+   * moves with any commit, on any connection.
    */
   changeMark(db: Db): Promise<string>;
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` is available for claiming work. */

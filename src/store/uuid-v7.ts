@@ -1,11 +1,26 @@
 // UUID version 7 (RFC 9562): 48-bit millisecond timestamp then random bits, so ids sort by creation time.
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 let lastMs = 0;
 let sequence = 0;
 
+/** Random bytes are drawn from a pool refilled 256 ids at a time: one call into OpenSSL per 256 ids. */
+const POOL = Buffer.alloc(16 * 256);
+let poolOffset = POOL.length;
+const bytes = Buffer.alloc(16);
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function hex(i: number): string {
+  return HEX[bytes[i]!]!;
+}
+
 export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16);
+  if (poolOffset === POOL.length) {
+    randomFillSync(POOL);
+    poolOffset = 0;
+  }
+  POOL.copy(bytes, 0, poolOffset, poolOffset + 16);
+  poolOffset += 16;
   // Within one millisecond a 12-bit counter in rand_a keeps ids from this process strictly increasing.
   if (now <= lastMs) {
     sequence = (sequence + 1) & 0xfff;
@@ -24,6 +39,5 @@ export function uuidv7(now = Date.now()): string {
   bytes[6] = 0x70 | ((sequence >>> 8) & 0x0f);
   bytes[7] = sequence & 0xff;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return `${hex(0)}${hex(1)}${hex(2)}${hex(3)}-${hex(4)}${hex(5)}-${hex(6)}${hex(7)}-${hex(8)}${hex(9)}-${hex(10)}${hex(11)}${hex(12)}${hex(13)}${hex(14)}${hex(15)}`;
 }

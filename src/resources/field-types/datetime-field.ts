@@ -7,6 +7,9 @@ export function toUtcIso(raw: string): string {
   if (!ISO_DATETIME.test(raw)) throw new Error('expected an ISO 8601 date-time with a time zone');
   const date = new Date(raw);
   if (Number.isNaN(date.getTime())) throw new Error('expected a valid date-time');
+  // Years 0001-9999 in UTC: PostgreSQL has no year 0, and ISO strings outside them no longer sort as text.
+  const year = date.getUTCFullYear();
+  if (year < 1 || year > 9999) throw new Error('expected a date-time from year 0001 to 9999 (in UTC)');
   return date.toISOString();
 }
 

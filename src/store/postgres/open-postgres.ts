@@ -2,12 +2,13 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
+import { NamingClient } from './naming-client.ts';
 
 pg.types.setTypeParser(1082, (value: string) => value);
 pg.types.setTypeParser(20, (value: string) => Number(value));
 
 export function openPostgres(url: string, max = 10): { db: Kysely<DynamicSchema>; pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = new pg.Pool({ connectionString: url, max, Client: NamingClient });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<DynamicSchema>({ dialect: new PostgresDialect({ pool }) });

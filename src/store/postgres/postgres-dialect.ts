@@ -65,6 +65,7 @@ export const postgresDialect: StoreDialect = {
   like: (column, pattern, caseInsensitive) =>
     // Text columns are collated "C", whose case folding is ASCII only; ILIKE folds with the database's.
     caseInsensitive ? sql<boolean>`(${column}::text collate "default") ilike ${pattern}` : sql<boolean>`${column}::text like ${pattern}`,
+  common: (condition) => condition,
   regex: (column, pattern) => sql<boolean>`${column}::text ~ ${pattern}`,
   contains(column, kind, value) {
     if (kind === 'json') return sql<boolean>`${column} @> ${JSON.stringify([value])}::jsonb`;

@@ -2,15 +2,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
-import { likeToRegExp } from '../like-to-regexp.ts';
+import { withStatementCache } from './statement-cache.ts';
+import { compileLikePattern, type LikePattern } from '../like-pattern.ts';
 
 const MAX_REGEX_LENGTH = 512;
 const regexCache = new Map<string, RegExp>();
-const ilikeCache = new Map<string, RegExp>();
+const ilikeCache = new Map<string, LikePattern>();
 
-function cached(cache: Map<string, RegExp>, pattern: string, compile: (pattern: string) => RegExp): RegExp {
+function cached<T>(cache: Map<string, T>, pattern: string, compile: (pattern: string) => T): T {
   let compiled = cache.get(pattern);
   if (!compiled) {
     compiled = compile(pattern);
@@ -38,31 +39,8 @@ export function openSqlite(path: string): { db: Kysely<DynamicSchema>; raw: Data
   );
   // SQLite's own LIKE folds only ASCII case; ILIKE must fold every letter, as PostgreSQL's does.
   raw.function('svc_ilike', { deterministic: true }, (value: unknown, pattern: unknown) =>
-    value === null || pattern === null ? null : cached(ilikeCache, String(pattern), (p) => likeToRegExp(p, true)).test(String(value)) ? 1 : 0,
+    value === null || pattern === null ? null : cached(ilikeCache, String(pattern), (p) => compileLikePattern(p, true)).test(String(value)) ? 1 : 0,
   );
   const db = new Kysely<DynamicSchema>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return { db, raw };
-}
-
-const MAX_CACHED_STATEMENTS = 500;
-
-/**
- * Kysely prepares every query anew, which costs more than running a point lookup. Statements are
- * reused here, keyed by their SQL (the hot queries have fixed text; values are parameters). Kysely
- * runs one query at a time on the connection, so a statement is never in use twice at once.
- */
-function withStatementCache(raw: Database.Database): SqliteDatabase {
-  const statements = new Map<string, Database.Statement>();
-  return {
-    close: () => raw.close(),
-    prepare(sql) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = raw.prepare(sql);
-        if (statements.size >= MAX_CACHED_STATEMENTS) statements.delete(statements.keys().next().value!);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
 }

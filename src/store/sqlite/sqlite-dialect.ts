@@ -1,5 +1,5 @@
 // SQLite storage: booleans as 0/1, timestamps as UTC ISO strings (so they sort as text), json as text.
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
 
@@ -53,6 +53,7 @@ export const sqliteDialect: StoreDialect = {
     // `\` escape). Case-insensitive matching goes through svc_ilike (see open-sqlite.ts) for Unicode folding.
     return caseInsensitive ? sql<boolean>`svc_ilike(${column}, ${pattern})` : sql<boolean>`${column} glob ${likeToGlob(pattern)}`;
   },
+  common: (condition) => sql<SqlBool>`likely(${condition})`,
   regex: (column, pattern) => sql<boolean>`${column} regexp ${pattern}`,
   contains(column: Expression<unknown>, kind, value) {
     if (kind === 'json') return sql<boolean>`(json_type(${column}) = 'array' and exists (select 1 from json_each(${column}) where ${jsonElementEquals(value)}))`;
@@ -68,10 +69,10 @@ export const sqliteDialect: StoreDialect = {
     return rows.map((r) => r.name);
   },
   async changeMark(db: Db) {
-    // total_changes(): every row this connection (the only one Kysely has) changed; data_version: commits
-    // by other connections. Together they move whenever anything the next query could read has changed.
-    const { rows } = await sql<{ mark: string }>`select total_changes() || ':' || data_version as mark from pragma_data_version()`.execute(db);
-    return rows[0]!.mark;
+    // data_version moves when another connection (another process, or another handle here) commits;
+    // this connection's own writes are tracked by the caller.
+    const { rows } = await sql<{ mark: number }>`select data_version as mark from pragma_data_version()`.execute(db);
+    return String(rows[0]!.mark);
   },
   isUniqueViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   // ON DELETE RESTRICT fails as SQLITE_CONSTRAINT_TRIGGER; only the message names the foreign key.

@@ -1,0 +1,65 @@
+// The measured requests (issue 5) and their targets as a ratio of the bare Fastify route's requests/s.
+import type { SeededData } from './seed.ts';
+
+export const SCENARIO_NAMES = ['get-one', 'list-50', 'filter-sort', 'create', 'patch'] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/** How the load generator builds each request's body (a counter keeps every body different). */
+export type BodyKind = 'create-post' | 'patch-views';
+
+export interface ScenarioRequest {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** One is picked at random per request. */
+  paths: string[];
+  body?: BodyKind;
+  /** Expected status: anything else counts as an error. */
+  status: number;
+}
+
+export interface Scenario {
+  name: ScenarioName;
+  label: string;
+  /** Minimum ratio to the ceiling's requests/s, per database; absent: no target. */
+  targets: { sqlite?: number; postgres?: number };
+  request(data: SeededData): ScenarioRequest;
+}
+
+export const SCENARIOS: Record<ScenarioName, Scenario> = {
+  'get-one': {
+    name: 'get-one',
+    label: 'get one by id (random ids)',
+    targets: { sqlite: 0.5, postgres: 0.3 },
+    request: (data) => ({ method: 'GET', paths: data.readableIds.map((id) => `/v1/posts/${id}`), status: 200 }),
+  },
+  'list-50': {
+    name: 'list-50',
+    label: 'list first 50',
+    targets: { sqlite: 0.2 },
+    request: () => ({ method: 'GET', paths: ['/v1/posts'], status: 200 }),
+  },
+  'filter-sort': {
+    name: 'filter-sort',
+    label: 'filter + sort + limit 50',
+    targets: { sqlite: 0.15 },
+    request: () => ({ method: 'GET', paths: ['/v1/posts?published=true&_sort=-views&_limit=50'], status: 200 }),
+  },
+  create: {
+    name: 'create',
+    label: 'create (+ outbox, webhook)',
+    targets: { sqlite: 0.15, postgres: 0.1 },
+    request: () => ({ method: 'POST', paths: ['/v1/posts'], body: 'create-post', status: 201 }),
+  },
+  patch: {
+    name: 'patch',
+    label: 'patch (own rows, random ids)',
+    targets: { sqlite: 0.15 },
+    request: (data) => ({ method: 'PATCH', paths: data.ownIds.map((id) => `/v1/posts/${id}`), body: 'patch-views', status: 200 }),
+  },
+};
+
+/** The body of request number `n` (the same shape the wrk script builds in Lua). */
+export function bodyFor(kind: BodyKind, n: number): string {
+  return kind === 'create-post'
+    ? `{"title":"Bench post ${n}","body":"Written by the load generator.","status":"published","views":${n % 100000},"published":true,"tags":["bench"]}`
+    : `{"views":${n}}`;
+}

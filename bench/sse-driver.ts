@@ -1,0 +1,157 @@
+// The SSE fan-out measurement, run as its own process pinned to the load core: opens N stream clients
+// on raw sockets (cheaper than node:http, so the driver keeps up), then creates posts at a fixed rate
+// and times each event from the moment its POST was sent to the moment each client reads it.
+// Prints one JSON line. Invoked by run.ts with a JSON argument (see SseRun).
+import { connect, type Socket } from 'node:net';
+import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+export interface SseRun {
+  baseUrl: string;
+  authorization: string;
+  clients: number;
+  writesPerSecond: number;
+  seconds: number;
+}
+
+export interface SseResult {
+  clients: number;
+  connected: number;
+  writes: number;
+  writeErrors: number;
+  expected: number;
+  received: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The driver's own event-loop delay p99: high means the driver, not svc, was the bottleneck. */
+  driverLagP99Ms: number;
+}
+
+const MARK = /"title":"sse-(\d+)"/g;
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function main(run: SseRun): Promise<SseResult> {
+  const url = new URL(run.baseUrl);
+  const port = Number(url.port);
+  const sentAt = new Float64Array(run.writesPerSecond * run.seconds + 16);
+  const latencies = new Float64Array(run.clients * sentAt.length);
+  let received = 0;
+  const sockets: Socket[] = [];
+  let connected = 0;
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(port, url.hostname);
+      let head = true;
+      let pending = '';
+      socket.setEncoding('latin1');
+      socket.once('error', reject);
+      socket.on('connect', () => {
+        socket.on('error', () => {}); // after the head, a reset just ends this client
+        socket.write(`GET /v1/posts/stream?events=created HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${run.authorization}\r\nAccept: text/event-stream\r\n\r\n`);
+      });
+      socket.on('data', (chunk: string) => {
+        const now = performance.now();
+        let text = pending + chunk;
+        if (head) {
+          if (!text.includes(': connected')) {
+            pending = text;
+            if (/^HTTP\/1\.1 [^2]/.test(text)) reject(new Error(`stream answered ${text.slice(0, 200)}`));
+            return;
+          }
+          head = false;
+          connected++;
+          resolve();
+        }
+        // Only complete messages are scanned; the rest waits for the next chunk.
+        const end = text.lastIndexOf('\n\n');
+        if (end < 0) {
+          pending = text;
+          return;
+        }
+        pending = text.slice(end + 2);
+        text = text.slice(0, end);
+        for (const match of text.matchAll(MARK)) {
+          const sent = sentAt[Number(match[1])];
+          if (sent) latencies[received++] = now - sent;
+        }
+      });
+      sockets.push(socket);
+    });
+
+  for (let i = 0; i < run.clients; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, run.clients - i) }, open));
+  }
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  let writes = 0;
+  let writeErrors = 0;
+  const post = (seq: number) =>
+    new Promise<void>((resolve) => {
+      const body = `{"title":"sse-${seq}","status":"published","published":true}`;
+      sentAt[seq] = performance.now();
+      const request = http.request(
+        { host: url.hostname, port, path: '/v1/posts', method: 'POST', agent, headers: { authorization: run.authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (response) => {
+          if (response.statusCode !== 201) writeErrors++;
+          response.resume();
+          response.on('end', resolve);
+        },
+      );
+      request.on('error', () => {
+        writeErrors++;
+        resolve();
+      });
+      request.end(body);
+    });
+
+  lag.enable();
+  const started = performance.now();
+  const total = run.writesPerSecond * run.seconds;
+  const inFlight = new Set<Promise<void>>();
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * run.writesPerSecond));
+      while (writes < due) {
+        const p = post(++writes).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+      if (writes >= total) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+  await Promise.all(inFlight);
+  // Stragglers: stop when every event has arrived or after 5 s.
+  const expected = connected * (writes - writeErrors);
+  const deadline = performance.now() + 5000;
+  while (received < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  lag.disable();
+  for (const socket of sockets) socket.destroy();
+  agent.destroy();
+
+  const sorted = latencies.slice(0, received).sort();
+  return {
+    clients: run.clients,
+    connected,
+    writes,
+    writeErrors,
+    expected,
+    received,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
+    driverLagP99Ms: lag.percentile(99) / 1e6,
+  };
+}
+
+const result = await main(JSON.parse(process.argv[2] ?? '{}') as SseRun);
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);

@@ -1,0 +1,88 @@
+// Kysely's SQLite driver prepares every query anew and better-sqlite3 builds each row object through
+// its native API, one property at a time; for a page of 50 rows that costs more than running the query.
+// Here statements are prepared once per SQL text, and a reader hands back rows as arrays that a
+// function compiled once per column list turns into plain objects (the same objects, 3-4x cheaper).
+import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+const MAX_CACHED_STATEMENTS = 500;
+/** Statements that change the schema: cached statements may then return other columns. */
+const SCHEMA_CHANGE = /^\s*(?:create|alter|drop)\s/i;
+
+type Row = Record<string, unknown>;
+type RowBuilder = (values: unknown[]) => Row;
+
+const builders = new Map<string, RowBuilder>();
+
+/** `(values) => ({ "id": values[0], … })` for one column list; duplicate names keep the last, as objects do. */
+function rowBuilder(names: readonly string[]): RowBuilder {
+  const key = names.join('\u0000');
+  let build = builders.get(key);
+  if (!build) {
+    build = new Function('v', `return { ${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')} };`) as RowBuilder;
+    if (builders.size >= MAX_CACHED_STATEMENTS) builders.clear();
+    builders.set(key, build);
+  }
+  return build;
+}
+
+class CachedStatement implements SqliteStatement {
+  readonly reader: boolean;
+  readonly #statement: Database.Statement;
+  #build: RowBuilder | undefined;
+  #width = -1;
+
+  constructor(statement: Database.Statement) {
+    this.#statement = statement;
+    // A column named __proto__ would set the prototype in an object literal: such a reader keeps objects.
+    this.reader = statement.reader;
+    if (this.reader && !statement.columns().some((column) => column.name === '__proto__')) statement.raw(true);
+  }
+
+  all(parameters: readonly unknown[]): unknown[] {
+    const rows = this.#statement.all(parameters as unknown[]) as unknown[];
+    if (!this.#statement.reader || rows.length === 0 || !Array.isArray(rows[0])) return rows;
+    return (rows as unknown[][]).map(this.#builder((rows[0] as unknown[]).length));
+  }
+
+  run(parameters: readonly unknown[]) {
+    return this.#statement.run(parameters as unknown[]);
+  }
+
+  *iterate(parameters: readonly unknown[]): IterableIterator<unknown> {
+    for (const row of this.#statement.iterate(parameters as unknown[])) {
+      yield Array.isArray(row) ? this.#builder(row.length)(row) : row;
+    }
+  }
+
+  #builder(width: number): RowBuilder {
+    // Column names are read once; a width that no longer matches means SQLite re-prepared the
+    // statement after a schema change made elsewhere, so they are read again.
+    if (!this.#build || width !== this.#width) {
+      this.#build = rowBuilder(this.#statement.columns().map((column) => column.name));
+      this.#width = width;
+    }
+    return this.#build;
+  }
+}
+
+/** The Kysely SQLite database: statements reused by SQL text. Kysely runs one query at a time here. */
+export function withStatementCache(raw: Database.Database): SqliteDatabase {
+  const statements = new Map<string, CachedStatement>();
+  return {
+    close: () => raw.close(),
+    prepare(sql) {
+      if (SCHEMA_CHANGE.test(sql)) {
+        statements.clear();
+        return raw.prepare(sql);
+      }
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = new CachedStatement(raw.prepare(sql));
+        if (statements.size >= MAX_CACHED_STATEMENTS) statements.delete(statements.keys().next().value!);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
