@@ -7,6 +7,8 @@ import type { AuthComponent } from './auth/auth-component.ts';
 import type { RecordService } from './records/record-service.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
+import type { ClusterSignals } from './cluster/cluster-signals.ts';
+import type { DefinitionSync } from './cluster/definition-sync.ts';
 
 export interface AppContext {
   readonly config: SvcConfig;
@@ -16,6 +18,10 @@ export interface AppContext {
   readonly records: RecordService;
   readonly events: EventHub;
   readonly webhooks: WebhookService;
+  /** Changes told to (and by) the other processes on the same database. */
+  readonly signals: ClusterSignals;
+  /** Applies reloaded resource definitions here and adopts other nodes'. */
+  readonly definitions: DefinitionSync;
   readonly log: FastifyBaseLogger;
 }
 
@@ -26,4 +32,6 @@ export interface ComponentDeps {
   readonly registry: ResourceRegistry;
   readonly records: RecordService;
   readonly log: FastifyBaseLogger;
+  /** Absent in tools that build one component alone. */
+  readonly signals?: ClusterSignals;
 }

@@ -25,6 +25,12 @@ import { registerStreamRoutes } from './http/routes/stream-routes.ts';
 import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
+import { ClusterSignals } from './cluster/cluster-signals.ts';
+import { DefinitionSync } from './cluster/definition-sync.ts';
+
+/** How soon other nodes learn of a key, user or definitions change. */
+const SIGNAL_POLL_MS = 500;
+const SIGNAL_RETENTION_MS = 60 * 60 * 1000;
 
 export interface BuildAppOptions {
   config: SvcConfig;
@@ -60,13 +66,17 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const store = options.store ?? createStore(config.database.url);
   const registry = new ResourceRegistry(config);
   await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true });
-  const auth = await createAuthComponent(config, store, app.log);
+  const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log: app.log, pollIntervalMs: SIGNAL_POLL_MS, retentionMs: SIGNAL_RETENTION_MS });
+  await signals.migrate();
+  const definitions = new DefinitionSync({ config, store, registry, signals, log: app.log });
+  await definitions.recordStartup();
+  const auth = await createAuthComponent(config, store, app.log, { signals });
   await auth.migrate();
   await createOutboxTable(store.db, store.dialect);
   const records = new RecordService(store, registry);
   const events = await createEventHub({ config, store, registry, records, log: app.log });
-  const webhooks = await createWebhookService({ config, store, registry, records, log: app.log });
-  const ctx: AppContext = { config, store, registry, auth, records, events, webhooks, log: app.log };
+  const webhooks = await createWebhookService({ config, store, registry, records, signals, log: app.log });
+  const ctx: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, log: app.log };
 
   installRequestIds(app);
   installRequestLogging(app);
@@ -89,10 +99,12 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await registerResourceRoutes(app, ctx);
 
   if (options.startWorkers !== false) {
+    await signals.start();
     await events.start();
     await webhooks.start();
   }
   app.addHook('preClose', async () => {
+    await signals.close();
     // Streams are closed first so the server is not kept open by long-lived responses.
     await events.close();
     await webhooks.close();

@@ -7,6 +7,15 @@ import { createUser } from './auth/create-user.ts';
 import { readStoredAdminTokenHash, rotateAdminToken } from './auth/admin/stored-admin-token.ts';
 import { ApiError } from './errors/api-error.ts';
 import type { CliValues } from './cli.ts';
+import { ClusterSignals } from './cluster/cluster-signals.ts';
+import { ADMIN_TOKEN_TOPIC } from './auth/create-auth-component.ts';
+
+/** Running servers re-read the stored token when told (they would anyway within a few seconds). */
+async function tellRunningServers(store: ReturnType<typeof createStore>): Promise<void> {
+  const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log: pino({ level: 'warn' }), pollIntervalMs: 1000, retentionMs: 3_600_000 });
+  await signals.migrate();
+  await signals.publish(ADMIN_TOKEN_TOPIC, {});
+}
 
 export async function runUsersCommand(config: SvcConfig, values: CliValues): Promise<number> {
   if (!values.email || !values.password) {
@@ -47,6 +56,7 @@ export async function runAdminTokenCommand(config: SvcConfig, values: CliValues)
   try {
     if (values.rotate) {
       const token = await rotateAdminToken(store);
+      await tellRunningServers(store);
       process.stdout.write(`${token}\n`);
       if (config.adminToken) process.stderr.write('Note: the configured adminToken takes precedence over the stored one while it is set.\n');
       return 0;

@@ -54,9 +54,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'start': {
-        const { closeOnSignals, startServer } = await import('./server.ts');
+        const { closeOnSignals, reloadOnHangup, startServer } = await import('./server.ts');
         const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true });
         closeOnSignals(server);
+        reloadOnHangup(server, () => loadConfig({ file: values.config }));
         process.stdout.write(`listening on ${server.url}\n`);
         return await new Promise<number>(() => {});
       }

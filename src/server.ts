@@ -1,16 +1,18 @@
 // Runs the service: builds the app from the config, listens, and shuts down gracefully on SIGTERM/SIGINT.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
+  ctx: AppContext;
   url: string;
   close(): Promise<void>;
 }
 
 export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string } = {}): Promise<RunningServer> {
-  const { app } = await buildApp({
+  const { app, ctx } = await buildApp({
     config,
     allowDestructive: options.allowDestructive === true,
     logger: {
@@ -24,7 +26,7 @@ export async function startServer(config: SvcConfig, options: { allowDestructive
   const url = `http://${config.server.host}:${port}`;
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= app.close());
-  return { app, url, close };
+  return { app, ctx, url, close };
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close, exit — within a bound. */
@@ -46,4 +48,29 @@ export function closeOnSignals(server: RunningServer, graceMs = 10_000): void {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * SIGHUP: read the config file again and apply its resource definitions (new resources, fields,
+ * permissions) without a restart; the other nodes on the same database follow. Other settings (port,
+ * database, auth) take effect at the next start. A config that is invalid or would lose data is
+ * refused with the reason in the log, and the running definitions stay.
+ */
+export function reloadOnHangup(server: RunningServer, load: () => Promise<SvcConfig>): void {
+  let reloading = false;
+  process.on('SIGHUP', () => {
+    if (reloading) return;
+    reloading = true;
+    const log = server.app.log;
+    log.info('SIGHUP: reloading resource definitions from the config file');
+    load()
+      .then((config) => server.ctx.definitions.apply(config.resources))
+      .then(
+        (changed) => log.info({ changed }, changed ? 'resource definitions reloaded' : 'resource definitions unchanged'),
+        (error: unknown) => log.error({ err: error }, 'reloading the config failed; the running definitions stay'),
+      )
+      .finally(() => {
+        reloading = false;
+      });
+  });
 }

@@ -18,6 +18,7 @@ import type { ApiKeyRecord } from './keys/api-key-record.ts';
 import { ApiKeyRepository } from './keys/api-key-repository.ts';
 import { createApiKeyTable } from './keys/api-key-table.ts';
 import { KeyCache } from './keys/key-cache.ts';
+import type { ClusterSignals } from '../cluster/cluster-signals.ts';
 import { KeyDirectory } from './keys/key-directory.ts';
 import { UsageQuota } from './keys/usage-quota.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
@@ -33,7 +34,12 @@ export interface AuthComponentOptions {
   redisKeyPrefix?: string;
   /** Where SVC_SECRET is read from. */
   env?: NodeJS.ProcessEnv;
+  /** Tells other processes of key and user changes (and hears theirs), so their caches drop them at once. */
+  signals?: ClusterSignals;
 }
+
+export const KEYS_CHANGED_TOPIC = 'keys';
+export const ADMIN_TOKEN_TOPIC = 'admin-token';
 
 const DEFAULT_KEY_CACHE_TTL_MS = 5_000;
 const DEFAULT_USAGE_FLUSH_MS = 1_000;
@@ -59,8 +65,13 @@ export async function createAuthComponent(
   const adminTokens = new AdminTokenVerifier(config, store, cacheTtlMs);
 
   // Declared before the cache's loader runs (first request, after construction).
+  const signals = options.signals;
   const users: UserDirectory = new UserDirectory(identity, config, {
-    userChanged: (userId) => cache.invalidateUser(userId),
+    // Awaited: when the admin API answers, the other processes have been told.
+    userChanged: async (userId) => {
+      cache.invalidateUser(userId);
+      await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
+    },
     userDeleting: (userId) => keyRepository.deleteByUser(userId),
   });
   const cache = new KeyCache<ApiKeyRecord>(
@@ -71,10 +82,19 @@ export async function createAuthComponent(
     },
     { ttlMs: cacheTtlMs, maxEntries: KEY_CACHE_MAX_ENTRIES },
   );
-  const keys = new KeyDirectory(keyRepository, usage, (keyId) => {
+  const forgetKey = (keyId: string): void => {
     cache.invalidateKey(keyId);
     quota.forget(keyId);
+  };
+  const keys = new KeyDirectory(keyRepository, usage, async (keyId) => {
+    forgetKey(keyId);
+    await signals?.publish(KEYS_CHANGED_TOPIC, { keyId });
   });
+  signals?.on(KEYS_CHANGED_TOPIC, (payload) => {
+    if (typeof payload.keyId === 'string') forgetKey(payload.keyId);
+    if (typeof payload.userId === 'string') cache.invalidateUser(payload.userId);
+  });
+  signals?.on(ADMIN_TOKEN_TOPIC, () => adminTokens.forget());
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
   const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota });
 

@@ -1,14 +1,68 @@
-// Every configured resource, compiled once at start; lookups by name on the request path.
-import type { SvcConfig } from '../config/config-types.ts';
+// Every configured resource, compiled once; lookups by name on the request path. The set can be replaced
+// as a whole while the service runs (a config reload here or on another node): requests look resources up
+// per request, and everything compiled from a resource is cached by the Resource object, so a replaced
+// resource takes its cached queries and grants with it.
+import { createHash } from 'node:crypto';
+import type { ResourceDefinition, SvcConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { compileResource } from './compile-resource.ts';
 import type { Resource } from './resource.ts';
 
+export type ResourceDefinitions = SvcConfig['resources'];
+
+/** The same definitions give the same hash whatever the order of their keys. */
+export function definitionsHash(definitions: ResourceDefinitions): string {
+  return createHash('sha256').update(canonicalJson(definitions)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function compileAll(definitions: ResourceDefinitions): Map<string, Resource> {
+  return new Map(Object.entries(definitions).map(([name, def]: [string, ResourceDefinition]) => [name, compileResource(name, def)]));
+}
+
 export class ResourceRegistry {
-  readonly #resources: ReadonlyMap<string, Resource>;
+  #resources: ReadonlyMap<string, Resource>;
+  #definitions: ResourceDefinitions;
+  #hash: string;
+  readonly #listeners: Array<() => void> = [];
 
   constructor(config: Pick<SvcConfig, 'resources'>) {
-    this.#resources = new Map(Object.entries(config.resources).map(([name, def]) => [name, compileResource(name, def)]));
+    this.#resources = compileAll(config.resources);
+    this.#definitions = config.resources;
+    this.#hash = definitionsHash(config.resources);
+  }
+
+  /** The definitions in force (validated, defaults filled). */
+  get definitions(): ResourceDefinitions {
+    return this.#definitions;
+  }
+
+  get hash(): string {
+    return this.#hash;
+  }
+
+  /** Swaps every resource at once; compiles first, so a definition that fails to compile changes nothing. */
+  replace(definitions: ResourceDefinitions): void {
+    const compiled = compileAll(definitions);
+    this.#resources = compiled;
+    this.#definitions = definitions;
+    this.#hash = definitionsHash(definitions);
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Called after every replace (documents built from the definitions are rebuilt). */
+  onReplaced(listener: () => void): void {
+    this.#listeners.push(listener);
   }
 
   all(): Resource[] {

@@ -10,13 +10,15 @@ import { WebhookAdmin } from './webhook-admin.ts';
 import type { WebhookService } from './webhook-service.ts';
 import { createWebhookTables } from './webhook-tables.ts';
 
+const SUBSCRIPTIONS_TOPIC = 'webhooks';
+
 export interface WebhookServiceOptions {
   /** Worker limits beyond the config's (concurrency caps, batch size, close grace). */
   worker?: Omit<DeliveryWorkerOptions, 'pollIntervalMs' | 'timeoutMs' | 'allowPrivateTargets'>;
 }
 
 export async function createWebhookService(deps: ComponentDeps, options: WebhookServiceOptions = {}): Promise<WebhookService> {
-  const { config, store, registry, records, log } = deps;
+  const { config, store, registry, records, log, signals } = deps;
   await createWebhookTables(store.db, store.dialect);
   const subscriptions = new SubscriptionRepository(store);
   const deliveries = new DeliveryRepository(store);
@@ -37,7 +39,9 @@ export async function createWebhookService(deps: ComponentDeps, options: Webhook
     cache,
     wake: () => worker.wake(),
     allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    changed: async () => signals?.publish(SUBSCRIPTIONS_TOPIC, {}),
   });
+  signals?.on(SUBSCRIPTIONS_TOPIC, () => cache.reload());
   return {
     admin,
     start: async () => worker.start(),

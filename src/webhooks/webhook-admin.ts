@@ -19,6 +19,8 @@ export interface WebhookAdminDeps {
   /** Called after an attempt is queued outside a record write, so it is sent without waiting for a poll. */
   wake: () => void;
   allowPrivateTargets: boolean;
+  /** After a subscription changed here: tells the other processes, whose caches reload at once. */
+  changed?: () => Promise<void>;
 }
 
 export interface CreatedWebhook {
@@ -46,8 +48,13 @@ export class WebhookAdmin {
     // validateWebhookInput refuses a create body without these; the check narrows the types.
     if (name === undefined || url === undefined || eventPattern === undefined) throw new ApiError('INVALID_RESOURCE_DATA');
     const stored = await this.#deps.subscriptions.insert({ ...input, name, url, eventPattern });
-    await this.#deps.cache.reload();
+    await this.#subscriptionsChanged();
     return { subscription: shown(stored), secret: stored.secret };
+  }
+
+  async #subscriptionsChanged(): Promise<void> {
+    await this.#deps.cache.reload();
+    await this.#deps.changed?.();
   }
 
   async list(page: Page): Promise<{ items: WebhookSubscription[]; total: number }> {
@@ -65,13 +72,13 @@ export class WebhookAdmin {
     const updated = await this.#deps.subscriptions.update(id, input);
     if (!updated) throw notFound(id);
     if (input.url !== undefined) await this.#deps.deliveries.retarget(id, input.url);
-    await this.#deps.cache.reload();
+    await this.#subscriptionsChanged();
     return shown(updated);
   }
 
   async remove(id: string): Promise<void> {
     if (!UUID_PATTERN.test(id) || !(await this.#deps.subscriptions.delete(id))) throw notFound(id);
-    await this.#deps.cache.reload();
+    await this.#subscriptionsChanged();
   }
 
   async listDeliveries(webhookId: string, filter: DeliveryFilter): Promise<{ items: WebhookDelivery[]; total: number }> {

@@ -32,6 +32,11 @@ export class AdminTokenVerifier {
     return this.#storedHash !== undefined && digestsEqual(tokenHash, this.#storedHash);
   }
 
+  /** The stored token was rotated (by the CLI): read it again on the next check. */
+  forget(): void {
+    this.#loadedAt = Number.NEGATIVE_INFINITY;
+  }
+
   #reload(): Promise<void> {
     this.#loading ??= readStoredAdminTokenHash(this.#store)
       .then((hash) => {

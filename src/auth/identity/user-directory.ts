@@ -36,7 +36,7 @@ export interface UserRoles {
 
 export interface UserDirectoryHooks {
   /** A user's roles changed: keys cached with the old roles must be re-read. */
-  userChanged(userId: string): void;
+  userChanged(userId: string): void | Promise<void>;
   /** Runs before the user row goes: remove what hangs off it (API keys). */
   userDeleting(userId: string): Promise<void>;
 }
@@ -86,7 +86,7 @@ export class UserDirectory {
     if (Object.keys(data).length > 0) {
       const { internalAdapter } = await this.#identity.context;
       await internalAdapter.updateUser(id, data);
-      this.#hooks.userChanged(id);
+      await this.#hooks.userChanged(id);
     }
     return this.get(id);
   }
@@ -97,7 +97,7 @@ export class UserDirectory {
     const { internalAdapter } = await this.#identity.context;
     // Deletes the user's sessions and accounts too.
     await internalAdapter.deleteUser(id);
-    this.#hooks.userChanged(id);
+    await this.#hooks.userChanged(id);
     return true;
   }
 

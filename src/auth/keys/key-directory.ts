@@ -14,9 +14,9 @@ export interface KeyListQuery {
 export class KeyDirectory {
   readonly #keys: ApiKeyRepository;
   readonly #usage: UsageRecorder;
-  readonly #keyChanged: (keyId: string) => void;
+  readonly #keyChanged: (keyId: string) => void | Promise<void>;
 
-  constructor(keys: ApiKeyRepository, usage: UsageRecorder, keyChanged: (keyId: string) => void) {
+  constructor(keys: ApiKeyRepository, usage: UsageRecorder, keyChanged: (keyId: string) => void | Promise<void>) {
     this.#keys = keys;
     this.#usage = usage;
     this.#keyChanged = keyChanged;
@@ -44,13 +44,13 @@ export class KeyDirectory {
       });
     }
     const updated = await this.#keys.update(id, changes, now);
-    this.#keyChanged(id);
+    await this.#keyChanged(id);
     return updated ? this.#withPending(updated) : undefined;
   }
 
   async delete(id: string): Promise<boolean> {
     const deleted = await this.#keys.delete(id);
-    if (deleted) this.#keyChanged(id);
+    if (deleted) await this.#keyChanged(id);
     return deleted;
   }
 

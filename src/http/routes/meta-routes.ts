@@ -15,13 +15,21 @@ function unreadyDetail(readiness: Readiness): string {
 }
 
 export async function registerMetaRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  // The document depends only on the config, which is frozen: build it once.
-  const openApi = buildOpenApiDocument(ctx.registry, ctx.config);
-  const openApiJson = JSON.stringify(openApi);
-  const openApiYaml = stringify(openApi, { aliasDuplicateObjects: false });
+  // The document depends only on the resource definitions: built once, and again when they are replaced.
+  let openApi: { json: string; yaml: string } | null = null;
+  const document = () => {
+    if (openApi) return openApi;
+    const built = buildOpenApiDocument(ctx.registry, ctx.config);
+    openApi = { json: JSON.stringify(built), yaml: stringify(built, { aliasDuplicateObjects: false }) };
+    return openApi;
+  };
+  ctx.registry.onReplaced(() => {
+    openApi = null;
+  });
+  document();
 
-  app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(openApiJson));
-  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(openApiYaml));
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document().json));
+  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(document().yaml));
   app.get('/healthz', async () => ({ status: 'ok' }));
   const probe = new ReadinessProbe(ctx.store, () => serviceTables(ctx.registry.all().map((resource) => resource.table)));
   // preClose runs before the server stops accepting and the workers drain: readiness fails first.

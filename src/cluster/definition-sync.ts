@@ -1,0 +1,84 @@
+// Keeps every node's resources equal to what was last applied to the shared database. A node applies a
+// config (at start, or on SIGHUP): it extends the tables, records the definitions and tells the others,
+// which adopt them without touching the schema. "Last applied wins": a node started later with an older
+// file applies that older file (never destructively unless allowed) and the others follow it.
+import type { FastifyBaseLogger } from 'fastify';
+import type { SvcConfig } from '../config/config-types.ts';
+import { validateConfig } from '../config/validate-config.ts';
+import { ResourceRegistry, type ResourceDefinitions } from '../resources/resource-registry.ts';
+import { applyResourceSchema } from '../store/apply-resource-schema.ts';
+import type { Store } from '../store/create-store.ts';
+import type { ClusterSignals } from './cluster-signals.ts';
+import { createDefinitionsTable, latestDefinitions, recordAppliedDefinitions } from './definitions-store.ts';
+
+export const DEFINITIONS_TOPIC = 'resources';
+
+export interface DefinitionSyncDeps {
+  config: SvcConfig;
+  store: Store;
+  registry: ResourceRegistry;
+  signals: ClusterSignals;
+  log: FastifyBaseLogger;
+}
+
+export class DefinitionSync {
+  readonly #deps: DefinitionSyncDeps;
+  /** One change at a time: a reload and an adoption must not interleave. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(deps: DefinitionSyncDeps) {
+    this.#deps = deps;
+    deps.signals.on(DEFINITIONS_TOPIC, async () => {
+      await this.adoptLatest();
+    });
+  }
+
+  /** At start, after the schema was applied from this node's config: record it and tell the others. */
+  async recordStartup(): Promise<void> {
+    const { store, registry, signals } = this.#deps;
+    await createDefinitionsTable(store.db, store.dialect);
+    if (await recordAppliedDefinitions(store.db, registry.definitions)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+  }
+
+  /**
+   * Applies new definitions from this node (a reloaded config file): extends the schema, swaps the
+   * resources, records them and tells the other nodes. A destructive change is refused (the error says
+   * which) and nothing changes; restart with --allow-destructive for that.
+   */
+  apply(definitions: ResourceDefinitions): Promise<boolean> {
+    return this.#serial(async () => {
+      const { store, registry, signals, log } = this.#deps;
+      const next = new ResourceRegistry({ resources: definitions });
+      if (next.hash === registry.hash) return false;
+      await applyResourceSchema(store, next, { allowDestructive: false });
+      registry.replace(definitions);
+      if (await recordAppliedDefinitions(store.db, definitions)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+      log.info({ resources: Object.keys(definitions) }, 'resource definitions applied');
+      return true;
+    });
+  }
+
+  /** Takes the definitions another node applied, when they differ from ours. */
+  adoptLatest(): Promise<boolean> {
+    return this.#serial(async () => {
+      const { store, registry, log } = this.#deps;
+      const latest = await latestDefinitions(store.db);
+      if (!latest || latest.hash === registry.hash) return false;
+      // The other node validated them, but it may run another version of svc: check before serving.
+      const { config, problems } = validateConfig({ ...this.#deps.config, resources: latest.definitions });
+      if (!config) {
+        log.error({ version: latest.version, problems }, 'resource definitions applied by another node are not valid here; keeping the current ones');
+        return false;
+      }
+      registry.replace(config.resources);
+      log.info({ version: latest.version, resources: Object.keys(config.resources) }, 'resource definitions changed by another node adopted');
+      return true;
+    });
+  }
+
+  #serial<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(run, run);
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+}

@@ -1,0 +1,49 @@
+// The resource definitions last applied to the database, by whichever process applied them. A process
+// that applies a config records it here; the others read it when told, so every node serves the
+// schema the database actually has. Each change is a new version, which keeps a short history for operators.
+import { sql } from 'kysely';
+import type { Db, StoreDialect } from '../store/store-dialect.ts';
+import { definitionsHash, type ResourceDefinitions } from '../resources/resource-registry.ts';
+
+export const DEFINITIONS_TABLE = 'svc_resource_definitions';
+
+export interface AppliedDefinitions {
+  version: number;
+  hash: string;
+  definitions: ResourceDefinitions;
+}
+
+export async function createDefinitionsTable(db: Db, dialect: StoreDialect): Promise<void> {
+  const sequence = dialect.name === 'postgres' ? sql.raw('bigserial primary key') : sql.raw('integer primary key autoincrement');
+  await db.schema
+    .createTable(DEFINITIONS_TABLE)
+    .ifNotExists()
+    .addColumn('version', sequence)
+    .addColumn('hash', 'text', (c) => c.notNull())
+    .addColumn('definitions', 'text', (c) => c.notNull())
+    .addColumn('applied_at', 'text', (c) => c.notNull())
+    .execute();
+}
+
+export async function latestDefinitions(db: Db): Promise<AppliedDefinitions | null> {
+  const row = await db
+    .selectFrom(DEFINITIONS_TABLE)
+    .select(['version', 'hash', 'definitions'])
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return null;
+  return { version: Number(row.version), hash: String(row.hash), definitions: JSON.parse(String(row.definitions)) as ResourceDefinitions };
+}
+
+/** Records `definitions` as the applied ones; false when they already were (nothing to tell the others). */
+export async function recordAppliedDefinitions(db: Db, definitions: ResourceDefinitions): Promise<boolean> {
+  const hash = definitionsHash(definitions);
+  const latest = await db.selectFrom(DEFINITIONS_TABLE).select('hash').orderBy('version', 'desc').limit(1).executeTakeFirst();
+  if (latest?.hash === hash) return false;
+  await db
+    .insertInto(DEFINITIONS_TABLE)
+    .values({ hash, definitions: JSON.stringify(definitions), applied_at: new Date().toISOString() })
+    .execute();
+  return true;
+}
