@@ -19,7 +19,15 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
-export class NamingClient extends pg.Client {}
+export class NamingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection that drops while the client is checked out emits 'error' with no pool listener
+    // attached, which would crash the process. The query in flight is rejected anyway (and answered
+    // 503), and the pool discards a client that is no longer queryable when it is released.
+    this.on('error', () => {});
+  }
+}
 
 const plainQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
 

@@ -8,7 +8,8 @@ pg.types.setTypeParser(1082, (value: string) => value);
 pg.types.setTypeParser(20, (value: string) => Number(value));
 
 export function openPostgres(url: string, max = 10): { db: Kysely<DynamicSchema>; pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString: url, max, Client: NamingClient });
+  // A server that does not answer (a partition, not a refusal) must fail requests with 503, not hang them.
+  const pool = new pg.Pool({ connectionString: url, max, Client: NamingClient, connectionTimeoutMillis: 5000 });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<DynamicSchema>({ dialect: new PostgresDialect({ pool }) });

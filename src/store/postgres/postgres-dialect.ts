@@ -32,6 +32,14 @@ function pgCode(error: unknown): string | undefined {
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
 
+/** What `pg` throws, without a code, when a connection drops mid-query or cannot be had from the pool in time. */
+const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
+
+function isPgConnectionError(error: unknown): boolean {
+  if (CONNECTION_CODES.has(pgCode(error) ?? '')) return true;
+  return error instanceof Error && CONNECTION_MESSAGES.test(error.message);
+}
+
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
   supportsSkipLocked: true,
@@ -90,5 +98,5 @@ export const postgresDialect: StoreDialect = {
   },
   isUniqueViolation: (e) => pgCode(e) === '23505',
   isForeignKeyViolation: (e) => pgCode(e) === '23503',
-  isConnectionError: (e) => CONNECTION_CODES.has(pgCode(e) ?? ''),
+  isConnectionError: isPgConnectionError,
 };
