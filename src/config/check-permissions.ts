@@ -1,5 +1,6 @@
 // Rules on a resource's permissions that JSON Schema cannot say: every field a rule names
 // (fields lists, filter, check, preset) is a field of that resource; session variables are known.
+import { linearRegexProblem } from '../store/linear-regex.ts';
 import { ACTIONS } from './config-types.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from './is-record.ts';
@@ -70,11 +71,8 @@ function checkFilter(
       if (Array.isArray(value)) value.forEach((item, i) => checkValue(joinPath(opPath, i), item, problems));
       else checkValue(opPath, value, problems);
       if (op === 'regex' && typeof value === 'string' && !VARIABLE_LIKE.test(value)) {
-        try {
-          new RegExp(value, 'u');
-        } catch (error) {
-          problems.push({ path: opPath, message: `not a valid regular expression: ${(error as Error).message}` });
-        }
+        const problem = linearRegexProblem(value);
+        if (problem) problems.push({ path: opPath, message: problem });
       }
     }
   }

@@ -6,6 +6,7 @@ import type { StorageKind } from '../store/storage-kind.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { FilterNode } from './filter-node.ts';
 import { compileLikePattern } from '../store/like-pattern.ts';
+import { compileLinearRegex } from '../store/linear-regex.ts';
 
 export type RecordPredicate = (record: RecordValues) => boolean;
 
@@ -90,8 +91,8 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
       };
     }
     case 'regex': {
-      // The SQLite build registers the same `RegExp(pattern, 'u')` as its REGEXP function.
-      const pattern = new RegExp(String(operand), 'u');
+      // The same linear-time engine as SQLite's REGEXP, so a stream and a list agree.
+      const pattern = compileLinearRegex(String(operand));
       return (record) => {
         const text = textOf(kind, valueOf(record));
         return text !== null && pattern.test(text);

@@ -6,9 +6,8 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
 import { withStatementCache } from './statement-cache.ts';
 import { compileLikePattern, type LikePattern } from '../like-pattern.ts';
+import { compileLinearRegex } from '../linear-regex.ts';
 
-const MAX_REGEX_LENGTH = 512;
-const regexCache = new Map<string, RegExp>();
 const ilikeCache = new Map<string, LikePattern>();
 
 function cached<T>(cache: Map<string, T>, pattern: string, compile: (pattern: string) => T): T {
@@ -21,11 +20,6 @@ function cached<T>(cache: Map<string, T>, pattern: string, compile: (pattern: st
   return compiled;
 }
 
-function compileRegex(pattern: string): RegExp {
-  if (pattern.length > MAX_REGEX_LENGTH) throw new Error('regex pattern too long');
-  return new RegExp(pattern, 'u');
-}
-
 export function openSqlite(path: string): { db: Kysely<DynamicSchema>; raw: Database.Database } {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const raw = new Database(path);
@@ -33,9 +27,9 @@ export function openSqlite(path: string): { db: Kysely<DynamicSchema>; raw: Data
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  // SQLite calls `X REGEXP Y` as regexp(Y, X).
+  // SQLite calls `X REGEXP Y` as regexp(Y, X). Linear time: a role rule's pattern cannot hang the process.
   raw.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) =>
-    value === null || pattern === null ? null : cached(regexCache, String(pattern), compileRegex).test(String(value)) ? 1 : 0,
+    value === null || pattern === null ? null : compileLinearRegex(String(pattern)).test(String(value)) ? 1 : 0,
   );
   // SQLite's own LIKE folds only ASCII case; ILIKE must fold every letter, as PostgreSQL's does.
   raw.function('svc_ilike', { deterministic: true }, (value: unknown, pattern: unknown) =>
