@@ -47,7 +47,8 @@ export class KeyAuthenticator {
     const queryToken = config.stream.allowQueryToken ? input.queryToken : undefined;
     const token = parseBearerToken(input.authorization, queryToken);
     const tokenHash = hashToken(token);
-    if (await this.#parts.adminTokens.matches(tokenHash)) return { principal: ADMIN };
+    const { adminTokens } = this.#parts;
+    if (adminTokens.couldMatch(token) && (await adminTokens.matches(tokenHash))) return { principal: ADMIN };
 
     const now = Date.now();
     const { key, owner } = await this.#usableKey(token, tokenHash, now);

@@ -5,12 +5,14 @@ import type { SvcConfig } from '../../config/config-types.ts';
 import type { Store } from '../../store/create-store.ts';
 import { digestsEqual, hashToken } from '../token-hash.ts';
 import { readStoredAdminTokenHash } from './stored-admin-token.ts';
+import { looksLikeApiKey } from '../keys/api-key-format.ts';
 
 export type AdminTokenSource = 'configured' | 'stored';
 
 export class AdminTokenVerifier {
   readonly source: AdminTokenSource;
   readonly #configuredHash: string | undefined;
+  readonly #configuredLooksLikeKey: boolean;
   readonly #store: Store;
   readonly #refreshMs: number;
   #storedHash: string | undefined;
@@ -21,8 +23,17 @@ export class AdminTokenVerifier {
     const configured = config.adminToken?.trim();
     this.source = configured ? 'configured' : 'stored';
     this.#configuredHash = configured ? hashToken(configured) : undefined;
+    this.#configuredLooksLikeKey = configured !== undefined && looksLikeApiKey(configured);
     this.#store = store;
     this.#refreshMs = refreshMs;
+  }
+
+  /**
+   * Whether a token could be the admin token at all: generated ones start with `svcadm_`, so an API key
+   * (`svc_…`) needs no comparison unless an operator configured an admin token that looks like one.
+   */
+  couldMatch(token: string): boolean {
+    return this.#configuredLooksLikeKey || !looksLikeApiKey(token);
   }
 
   /** Whether `tokenHash` (SHA-256 hex of the presented token) is the admin token's. */
