@@ -10,6 +10,8 @@ import { createAuthComponent } from './auth/create-auth-component.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
+import { clientErrorOptions } from './http/client-errors.ts';
+import { installRetention } from './http/retention-lifecycle.ts';
 import { installBodyParsing } from './http/body-parsing.ts';
 import { installRequestIds } from './http/request-ids.ts';
 import { installRequestLogging } from './http/request-logging.ts';
@@ -59,6 +61,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: handleFrameworkError,
+    ...clientErrorOptions(),
     // Fastify's own request lines carry the full URL (and so `?token=`); ours log the route instead.
     logController: new LogController({ disableRequestLogging: true }),
   });
@@ -81,8 +84,9 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   installRequestIds(app);
   installRequestLogging(app);
   installSecurityHeaders(app);
-  installErrorHandling(app);
+  installErrorHandling(app, { isUnavailable: (error) => store.dialect.isConnectionError(error) });
   installBodyParsing(app);
+  installRetention(app, ctx, { start: options.startWorkers !== false });
   await app.register(cors, {
     origin: config.server.cors.origins.length > 0 ? [...config.server.cors.origins] : false,
     credentials: true,

@@ -1,7 +1,7 @@
 // The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (CONTRACT.md 2-3).
 // Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
-import type { FieldType, FilterOperator, OnDeleteAction } from './config-types.ts';
+import type { FieldType, FilterOperator, OnDeleteAction, RetentionConfig } from './config-types.ts';
 import { deepFreeze } from './deep-freeze.ts';
 
 export const FIELD_TYPE_NAMES = [
@@ -42,6 +42,23 @@ export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'set_null'] as const sa
 /** Resource and field names. */
 export const NAME_PATTERN = '^[a-z][a-z0-9_]{0,62}$';
 
+/** What `retention` is when the config leaves it (or any of its keys) out. */
+export const RETENTION_DEFAULTS: Readonly<RetentionConfig> = deepFreeze({
+  intervalMs: 60_000,
+  batchSize: 1000,
+  events: { maxAgeMs: 24 * 60 * 60 * 1000, maxCount: 1_000_000 },
+  deliveries: { maxAgeMs: 7 * 24 * 60 * 60 * 1000, maxCount: 1_000_000 },
+});
+
+/**
+ * Events younger than this are never pruned, whatever the count: every node's outbox tail reads an event
+ * within a second, and waits at most 30 s for one that committed late (OUTBOX_GAP_GRACE_MS).
+ */
+export const MIN_EVENT_AGE_MS = 60_000;
+
+/** setInterval runs a longer delay at once (it overflows to 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 const FILTER_REF = { $ref: '#/$defs/filter' };
 const FIELD_LIST_REF = { $ref: '#/$defs/fieldList' };
 const PRESET_REF = { $ref: '#/$defs/preset' };
@@ -75,6 +92,28 @@ function operatorValue(op: FilterOperator): Record<string, unknown> {
   }
 }
 
+function retentionLimits(what: string, defaults: RetentionConfig['events'], minAgeMs: number, except: string): Record<string, unknown> {
+  return {
+    type: 'object',
+    default: {},
+    additionalProperties: false,
+    properties: {
+      maxAgeMs: {
+        description: `${what} older than this (milliseconds) are deleted${except}.`,
+        type: 'integer',
+        minimum: minAgeMs,
+        default: defaults.maxAgeMs,
+      },
+      maxCount: {
+        description: `When the table holds more rows than this, the oldest ${what.toLowerCase()} beyond it are deleted${except}.`,
+        type: 'integer',
+        minimum: 0,
+        default: defaults.maxCount,
+      },
+    },
+  };
+}
+
 const socialProvider = {
   description: 'A provider is on only when both credentials are non-empty.',
   type: 'object',
@@ -88,7 +127,7 @@ const socialProvider = {
 export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'svc configuration',
-  description: 'Configuration of an svc service: database, server, identity, keys, stream, webhooks and resources.',
+  description: 'Configuration of an svc service: database, server, identity, keys, stream, webhooks, retention and resources.',
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -198,6 +237,34 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       type: 'object',
       additionalProperties: false,
       properties: { url: { description: 'REDIS_URL overrides. Set it to run several nodes.', type: 'string' } },
+    },
+    retention: {
+      description: 'Pruning of old events and webhook delivery records, run on an interval by every node (safe side by side).',
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        intervalMs: { description: 'How often each node prunes.', type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: RETENTION_DEFAULTS.intervalMs },
+        batchSize: {
+          description: 'Rows deleted per statement, so a large backlog never holds a long lock.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 100_000,
+          default: RETENTION_DEFAULTS.batchSize,
+        },
+        events: retentionLimits(
+          'Events',
+          RETENTION_DEFAULTS.events,
+          MIN_EVENT_AGE_MS,
+          ', except the last stream.replayWindow of each resource and any younger than a minute',
+        ),
+        deliveries: retentionLimits(
+          'Delivery records',
+          RETENTION_DEFAULTS.deliveries,
+          0,
+          ' once finished: an attempt not sent yet, being sent, or whose retry is still to come is never deleted',
+        ),
+      },
     },
     dataDir: {
       description: 'Folder for generated secrets and the default SQLite file, relative to the working directory.',

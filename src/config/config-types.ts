@@ -91,6 +91,21 @@ export interface SocialProviderConfig {
   clientSecret?: string;
 }
 
+/** How much of a table retention keeps: rows older than `maxAgeMs`, and the oldest beyond `maxCount`, go. */
+export interface RetentionLimits {
+  maxAgeMs: number;
+  maxCount: number;
+}
+
+/** Pruning of svc_events and svc_webhook_deliveries, run on an interval by every node. */
+export interface RetentionConfig {
+  intervalMs: number;
+  /** Rows per DELETE statement. */
+  batchSize: number;
+  events: RetentionLimits;
+  deliveries: RetentionLimits;
+}
+
 export interface SvcConfig {
   database: { url: string };
   server: {
@@ -115,6 +130,11 @@ export interface SvcConfig {
   stream: { heartbeatMs: number; retryMs: number; allowQueryToken: boolean; replayWindow: number };
   webhooks: { timeoutMs: number; allowPrivateTargets: boolean; pollIntervalMs: number };
   redis?: { url?: string };
+  /**
+   * Always present once validated (the schema fills the defaults); optional so that a config written
+   * out by hand, as tests do, may leave it out and get RETENTION_DEFAULTS.
+   */
+  retention?: RetentionConfig;
   /** Folder for generated secrets and the default SQLite file. */
   dataDir: string;
   resources: Record<string, ResourceDefinition>;

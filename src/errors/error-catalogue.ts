@@ -35,6 +35,10 @@ export const ERROR_CATALOGUE = {
   ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+  // Answered for Node's HTTP parser, before a request exists (src/http/client-errors.ts).
+  BAD_REQUEST: { status: 400, title: 'Bad request' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

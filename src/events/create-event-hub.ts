@@ -6,14 +6,17 @@ import type { ChangeNotifier } from './change-notifier.ts';
 import { OutboxEventHub } from './outbox-event-hub.ts';
 import { PostgresNotifier, notifyInTransaction } from './postgres-notifier.ts';
 import { RedisNotifier } from './redis-notifier.ts';
+import { RETENTION_DEFAULTS } from '../config/config-schema.ts';
 
 /** Fallback outbox read; the notifier normally wakes readers at once. */
 export const OUTBOX_POLL_INTERVAL_MS = 1000;
 /** How long a PostgreSQL `seq` that committed out of order is waited for. */
 export const OUTBOX_GAP_GRACE_MS = 30_000;
-export const OUTBOX_PRUNE_INTERVAL_MS = 60_000;
-/** Events beyond the replay window are kept this long (candidate config option: `stream.retentionMs`). */
-export const OUTBOX_RETENTION_MS = 24 * 60 * 60 * 1000;
+/**
+ * Outbox retention is the retention job's (src/retention/, `retention` config: age, count, batches): the
+ * hub's own pass would only repeat its age rule, so its timer is set as far off as a timer goes.
+ */
+export const OUTBOX_PRUNE_INTERVAL_MS = 2_147_483_647;
 
 export async function createEventHub(deps: ComponentDeps): Promise<EventHub> {
   const { config, store, registry, records, log } = deps;
@@ -37,7 +40,7 @@ export async function createEventHub(deps: ComponentDeps): Promise<EventHub> {
     pollIntervalMs: OUTBOX_POLL_INTERVAL_MS,
     gapGraceMs: OUTBOX_GAP_GRACE_MS,
     pruneIntervalMs: OUTBOX_PRUNE_INTERVAL_MS,
-    retentionMs: OUTBOX_RETENTION_MS,
+    retentionMs: (config.retention ?? RETENTION_DEFAULTS).events.maxAgeMs,
   });
   records.onCommitted((events) => {
     hub.publishLocal(events);

@@ -1,41 +1,92 @@
-// Keeps the outbox bounded: an event is deleted once it is outside its resource's replay window AND
-// older than the retention age (the age keeps a burst replayable for a while and leaves other readers time).
-import { sql } from 'kysely';
-import type { Db } from '../store/store-dialect.ts';
+// Keeps the outbox bounded (`retention.events`): an event goes once it is older than the retention age,
+// or among the oldest beyond the retention count, but never while it is inside its resource's replay
+// window (Last-Event-ID resumption needs it) nor while another node's outbox tail may not have read it.
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Db, DynamicSchema } from '../store/store-dialect.ts';
+import { deleteInBatches, type RowCondition } from '../store/delete-in-batches.ts';
+import { MIN_EVENT_AGE_MS } from '../config/config-schema.ts';
 import { EVENTS_TABLE } from './outbox.ts';
 
 export interface PruneOptions {
-  /** Resources whose last `replayWindow` events are kept; events of any other resource go by age alone. */
+  /** Resources whose last `replayWindow` events are kept; events of any other resource have no window. */
   resources: readonly string[];
   replayWindow: number;
   maxAgeMs: number;
+  /** Rows the outbox may hold; the oldest beyond it go (windows excepted). Absent: no count limit. */
+  maxCount?: number;
+  /** Rows per DELETE statement (default 1000). */
+  batchSize?: number;
+  /** Skip rows another node is deleting (PostgreSQL). */
+  skipLocked?: boolean;
+  /** Asked between batches: true ends the pass (shutdown). */
+  stopped?: () => boolean;
+  /** Told the rows of each batch as it commits. */
+  onDeleted?: (rows: number) => void;
   now?: number;
 }
 
+type Events = ExpressionBuilder<DynamicSchema, string>;
+
 /** Deletes what may go; returns the number of rows deleted. */
 export async function pruneOutbox(db: Db, options: PruneOptions): Promise<number> {
-  const cutoff = new Date((options.now ?? Date.now()) - options.maxAgeMs).toISOString();
+  const now = options.now ?? Date.now();
+  // The floor holds for the count too: a burst must not outrun the other nodes' tails.
+  const readByAll = new Date(now - MIN_EVENT_AGE_MS).toISOString();
+  const expired = new Date(now - Math.max(options.maxAgeMs, MIN_EVENT_AGE_MS)).toISOString();
+  const overCount = await countBoundary(db, options.maxCount);
+  const prunable = (eb: Events) => {
+    if (overCount === 'all') return eb('created_at', '<', readByAll);
+    const expiredRows = eb('created_at', '<', expired);
+    if (overCount === undefined) return expiredRows;
+    return eb.and([eb('created_at', '<', readByAll), eb.or([expiredRows, eb('seq', '<', overCount.below)])]);
+  };
+  const { stopped, onDeleted } = options;
+  const batches = {
+    table: EVENTS_TABLE,
+    key: 'seq',
+    batchSize: options.batchSize ?? 1000,
+    skipLocked: options.skipLocked === true,
+    ...(stopped ? { stopped } : {}),
+    ...(onDeleted ? { onDeleted } : {}),
+  };
+  const run = (where: RowCondition) => deleteInBatches(db, { ...batches, where });
+
   let deleted = 0;
   for (const resource of options.resources) {
-    let query = db.deleteFrom(EVENTS_TABLE).where('resource', '=', resource).where('created_at', '<', cutoff);
+    if (options.stopped?.()) return deleted;
+    let windowStart: unknown;
     if (options.replayWindow > 0) {
-      // The seq of the oldest event still inside the window; with fewer events than the window, null, and
-      // `seq < null` deletes nothing.
-      const windowStart = db
-        .selectFrom(EVENTS_TABLE)
-        .select('seq')
-        .where('resource', '=', resource)
-        .orderBy('seq', 'desc')
-        .limit(1)
-        .offset(options.replayWindow - 1);
-      query = query.where('seq', '<', windowStart);
+      windowStart = await nthNewestSeq(db, options.replayWindow, resource);
+      // Fewer events than the window: all of them are in it.
+      if (windowStart === undefined) continue;
     }
-    deleted += Number((await query.executeTakeFirst()).numDeletedRows);
+    deleted += await run((eb) => {
+      const conditions = [eb('resource', '=', resource), prunable(eb)];
+      if (windowStart !== undefined) conditions.push(eb('seq', '<', windowStart));
+      return eb.and(conditions);
+    });
   }
-  let others = db.deleteFrom(EVENTS_TABLE).where('created_at', '<', cutoff);
-  if (options.resources.length > 0) others = others.where('resource', 'not in', [...options.resources]);
-  deleted += Number((await others.executeTakeFirst()).numDeletedRows);
+  if (options.stopped?.()) return deleted;
+  deleted += await run((eb) =>
+    options.resources.length > 0 ? eb.and([eb('resource', 'not in', [...options.resources]), prunable(eb)]) : prunable(eb),
+  );
   return deleted;
+}
+
+/** Rows with a `seq` below `below` are beyond the newest `maxCount`; 'all' when every row is. */
+async function countBoundary(db: Db, maxCount: number | undefined): Promise<'all' | { below: unknown } | undefined> {
+  if (maxCount === undefined) return undefined;
+  if (maxCount <= 0) return 'all';
+  const below = await nthNewestSeq(db, maxCount);
+  return below === undefined ? undefined : { below };
+}
+
+/** The seq of the n-th newest event (of one resource, or of all); undefined when there are fewer. */
+async function nthNewestSeq(db: Db, n: number, resource?: string): Promise<unknown> {
+  let query = db.selectFrom(EVENTS_TABLE).select('seq');
+  if (resource !== undefined) query = query.where('resource', '=', resource);
+  const row = await query.orderBy('seq', 'desc').limit(1).offset(n - 1).executeTakeFirst();
+  return row?.seq;
 }
 
 /** Rows in the outbox (tests and diagnostics). */

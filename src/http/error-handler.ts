@@ -57,9 +57,39 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   sendError(reply, apiError);
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** Seconds a client is told to wait when this node is closing: a balancer can send the retry elsewhere at once. */
+export const CLOSING_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * From the start of shutdown, every new request is answered 503 SERVICE_UNAVAILABLE and its connection
+ * closed, as Fastify's `return503OnClosing` would (turned off in clientErrorOptions), but as a JSON:API
+ * document with the request id. Installed before the app's other `preClose` hooks, which may take a
+ * while (draining the workers).
+ */
+function answerClosingRequests(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    const headers = { 'Retry-After': String(CLOSING_RETRY_AFTER_SECONDS), Connection: 'close' };
+    return sendError(reply, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry the request', { headers }));
+  });
+}
+
+export interface ErrorHandlingOptions {
+  /** The database cannot be reached: answer 503 SERVICE_UNAVAILABLE wherever the error came from (auth, admin). */
+  isUnavailable?: (error: unknown) => boolean;
+}
+
+export function installErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
+  answerClosingRequests(app);
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error);
+    const apiError =
+      !(error instanceof ApiError) && options.isUnavailable?.(error)
+        ? new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable', { cause: error })
+        : toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'request failed');
     else request.log.debug({ code: apiError.code }, 'request rejected');
     return sendError(reply, apiError);

@@ -1,5 +1,5 @@
 // The service's metric set: request counts and latency, rate-limit rejections, streams, outbox, webhook
-// queue and process health. Request metrics are fed by HTTP hooks; the rest is collected at scrape time.
+// queue, retention and process health. Request metrics are fed by HTTP hooks; the rest is collected at scrape time.
 import type { Store } from '../store/create-store.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import type { Counter } from './counter.ts';
@@ -8,6 +8,7 @@ import { MetricsRegistry, type CollectorFailure } from './metrics-registry.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 import { registerWebhookQueueMetrics } from './webhook-queue-metrics.ts';
 import { registerEventHubMetrics } from './event-hub-metrics.ts';
+import { registerRetentionMetrics } from './retention-metrics.ts';
 import { SERVICE_VERSION } from './service-version.ts';
 
 export interface ServiceMetricsDeps {
@@ -58,6 +59,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   });
   registerEventHubMetrics(registry, deps.events, deps.store, deps.resources);
   registerWebhookQueueMetrics(registry, deps.store);
+  registerRetentionMetrics(registry, deps.store);
   const stopProcessMetrics = registerProcessMetrics(registry);
 
   return {

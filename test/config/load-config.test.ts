@@ -196,6 +196,12 @@ describe('loadConfigFromObject', () => {
         apiKeys: { rateLimit: { enabled: true, max: 1000, timeWindow: 60000 } },
         stream: { heartbeatMs: 30000, retryMs: 3000, allowQueryToken: true, replayWindow: 10000 },
         webhooks: { timeoutMs: 30000, allowPrivateTargets: false, pollIntervalMs: 500 },
+        retention: {
+          intervalMs: 60000,
+          batchSize: 1000,
+          events: { maxAgeMs: 86400000, maxCount: 1000000 },
+          deliveries: { maxAgeMs: 604800000, maxCount: 1000000 },
+        },
         dataDir: '/srv/app/.svc',
         resources: {},
       },

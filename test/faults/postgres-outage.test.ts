@@ -91,6 +91,10 @@ describe('PostgreSQL restarted under load', { skip: SKIP, timeout: 120_000 }, ()
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const ready = await fetch(`${base}/readyz`);
     assert.equal(ready.status, 503);
+    // A key that is not cached must be looked up: 503 as well, not 500 and not 401.
+    const uncached = await fetch(`${base}/v1/posts`, { headers: { authorization: `Bearer svc_${crypto.randomUUID()}` } });
+    assert.equal(uncached.status, 503);
+    assert.equal(((await uncached.json()) as { errors: Array<{ code: string }> }).errors[0]!.code, 'SERVICE_UNAVAILABLE');
     await proxy.restore();
     phase = 'back';
     const backAt = outcomes.length;
