@@ -2,12 +2,13 @@
 // formats (ajv-formats) the resource validators use, so a default can never fail its own create.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { ajvLinearRegExp } from '../store/linear-regex.ts';
 import type { FieldDefinition } from './config-types.ts';
 
 // ajv-formats ships CommonJS; under ESM its default export is the module object.
 type AddFormats = typeof addFormatsModule.default;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as AddFormats;
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+const ajv = new Ajv2020({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } });
 addFormats(ajv);
 
 /** Default maxLength of `string` fields (CONTRACT.md 3). */

@@ -1,5 +1,6 @@
 // Rules on one field definition that JSON Schema cannot say: which attributes a type takes,
 // relation targets, consistent bounds, a pattern that compiles, a default the field accepts.
+import { linearRegexProblem } from '../store/linear-regex.ts';
 import type { FieldDefinition, FieldType } from './config-types.ts';
 import { FIELD_TYPE_NAMES } from './config-schema.ts';
 import { checkFieldDefault, STRING_MAX_LENGTH } from './check-field-default.ts';
@@ -27,13 +28,8 @@ function isFieldType(value: unknown): value is FieldType {
 }
 
 function compiles(pattern: string): string | undefined {
-  try {
-    // Unicode mode, as ajv compiles `pattern`.
-    new RegExp(pattern, 'u');
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
+  // The engine the resource validators use (RE2: linear time, no backreferences or lookaround).
+  return linearRegexProblem(pattern) ?? undefined;
 }
 
 /**
@@ -76,7 +72,7 @@ export function checkField(path: string, name: string, field: unknown, resourceN
     const reason = compiles(field.pattern);
     if (reason) {
       patternOk = false;
-      at('pattern', `not a valid regular expression: ${reason}`);
+      at('pattern', reason);
     }
   }
 

@@ -1,6 +1,7 @@
 // Turns a resource definition into a Resource: field types resolved, validators compiled once.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { ajvLinearRegExp } from '../store/linear-regex.ts';
 import type { ResourceDefinition } from '../config/config-types.ts';
 import { FIELD_TYPES } from './field-types/index.ts';
 import { SYSTEM_FIELDS, type Resource, type ResourceField } from './resource.ts';
@@ -8,7 +9,8 @@ import type { StorageKind } from '../store/storage-kind.ts';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+// Field `pattern`s run on values callers choose: a linear-time engine, so none can hang the process.
+const ajv = new Ajv2020({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } });
 addFormats(ajv);
 
 // A Map, not an object literal: a field named `constructor` must not find Object's members.

@@ -34,3 +34,15 @@ export function linearRegexProblem(pattern: string): string | null {
     return `not a valid regular expression (RE2 syntax: no backreferences or lookaround): ${(error as Error).message}`;
   }
 }
+
+/**
+ * ajv's `code.regExp` engine, so a field's `pattern` is checked in linear time too. ajv keys compiled
+ * patterns by `toString()`, which must differ per pattern.
+ */
+export const ajvLinearRegExp = Object.assign(
+  (pattern: string) => {
+    const regex = compileLinearRegex(pattern);
+    return { test: (text: string) => regex.test(text), toString: () => `re2:${pattern}` };
+  },
+  { code: 'svcLinearRegExp' },
+);
