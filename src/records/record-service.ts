@@ -1,6 +1,6 @@
 // Create, list, get, replace, patch and delete records of a resource for a caller, with the caller's
 // access rules applied in SQL and each change written together with its event.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../config/config-types.ts';
 import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
@@ -56,6 +56,14 @@ const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
 type Row = Record<string, unknown>;
 
+interface CompiledList {
+  page: CompiledQuery<Row>;
+  count: CompiledQuery<{ total: number }>;
+}
+
+/** Distinct list queries kept per grant; a flood of one-off queries only resets the map. */
+const MAX_COMPILED_LISTS = 256;
+
 export class RecordService {
   readonly #store: Store;
   readonly #registry: ResourceRegistry;
@@ -68,6 +76,7 @@ export class RecordService {
   readonly #visibleSql = new WeakMap<Resource, WeakMap<FilterNode, RawBuilder<SqlBool>>>();
   readonly #findQueries = new WeakMap<Resource, WeakMap<FilterNode, QueryTemplate<Row>>>();
   readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
+  readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
   readonly #counts = new CountCache();
 
@@ -90,21 +99,14 @@ export class RecordService {
     const attributes = query.fields ?? [...grant.fields];
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;
-      const visible = this.#visibleTo(resource, grant.filter);
-      const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
-      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(visible);
-      if (requested) select = select.where(requested);
-      for (const key of query.sort) select = select.orderBy(key.field, key.descending ? 'desc' : 'asc');
-      select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
-      const rows = await select.execute();
+      const compiled = this.#listQueries(resource, grant.filter, query, attributes);
+      const { rows } = await db.executeQuery(compiled.page);
       let total: number;
       if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
         // A page that is not full (and not past the end) holds the last matching row: it gives the total.
         total = query.offset + rows.length;
       } else {
-        let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
-        if (requested) count = count.where(requested);
-        total = await this.#counts.total(db, dialect, count.compile());
+        total = await this.#counts.total(db, dialect, compiled.count);
       }
       const records = rows.map((row) => decodeRow(resource, dialect, row));
       return { records, total, query, attributes };
@@ -214,6 +216,32 @@ export class RecordService {
   #visibleTo(resource: Resource, filter: FilterNode): RawBuilder<SqlBool> {
     const byFilter = cached(this.#visibleSql, resource, () => new WeakMap<FilterNode, RawBuilder<SqlBool>>());
     return cached(byFilter, filter, () => this.#visible(resource, filter));
+  }
+
+  /**
+   * The page and count queries of a list, compiled once per distinct query (popular lists repeat: the
+   * same page, filters and sort): building and compiling them with Kysely was ~10% of a list request.
+   */
+  #listQueries(resource: Resource, filter: FilterNode, query: ListQuery, attributes: readonly string[]): CompiledList {
+    const byFilter = cached(this.#compiledLists, resource, () => new WeakMap<FilterNode, Map<string, CompiledList>>());
+    const lists = cached(byFilter, filter, () => new Map<string, CompiledList>());
+    const key = JSON.stringify([attributes, query.filter, query.sort, query.limit, query.offset]);
+    let compiled = lists.get(key);
+    if (!compiled) {
+      const { db, dialect } = this.#store;
+      const visible = this.#visibleTo(resource, filter);
+      const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
+      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(visible);
+      if (requested) select = select.where(requested);
+      for (const sortKey of query.sort) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
+      select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
+      let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
+      if (requested) count = count.where(requested);
+      compiled = { page: select.compile() as CompiledQuery<Row>, count: count.compile() };
+      if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
+      lists.set(key, compiled);
+    }
+    return compiled;
   }
 
   /** A visible row by id, as one compiled query per resource and read filter. */
