@@ -1,6 +1,17 @@
 // Rules on a resource's permissions that JSON Schema cannot say: every field a rule names
 // (fields lists, filter, check, preset) is a field of that resource; session variables are known.
 import { linearRegexProblem } from '../store/linear-regex.ts';
+import { re2ToPostgres } from '../store/postgres/re2-to-postgres.ts';
+
+/** A role-rule regex must mean the same on SQLite and PostgreSQL (it is rewritten for the latter). */
+function portabilityProblem(pattern: string): string | null {
+  try {
+    re2ToPostgres(pattern);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 import { ACTIONS } from './config-types.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from './is-record.ts';
@@ -71,7 +82,7 @@ function checkFilter(
       if (Array.isArray(value)) value.forEach((item, i) => checkValue(joinPath(opPath, i), item, problems));
       else checkValue(opPath, value, problems);
       if (op === 'regex' && typeof value === 'string' && !VARIABLE_LIKE.test(value)) {
-        const problem = linearRegexProblem(value);
+        const problem = linearRegexProblem(value) ?? portabilityProblem(value);
         if (problem) problems.push({ path: opPath, message: problem });
       }
     }

@@ -29,10 +29,10 @@ export function compileLinearRegex(pattern: string): LinearRegex {
 export function linearRegexProblem(pattern: string): string | null {
   try {
     compileLinearRegex(pattern);
-    return null;
   } catch (error) {
     return `not a valid regular expression (RE2 syntax: no backreferences or lookaround): ${(error as Error).message}`;
   }
+  return null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateConfig } from '../../src/config/validate-config.ts';
 import { compileLinearRegex } from '../../src/store/linear-regex.ts';
+import { re2ToPostgres, UntranslatableRegexError } from '../../src/store/postgres/re2-to-postgres.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 
@@ -45,6 +46,25 @@ describe('linear-time regular expressions', () => {
     const paths = problems.map((p) => p.path);
     assert.ok(paths.includes('resources.notes.fields.code.pattern'), JSON.stringify(problems));
     assert.ok(paths.includes('resources.notes.permissions.reader.read.filter.code.regex'), JSON.stringify(problems));
+  });
+});
+
+describe('role-rule regexes mean the same on every database', () => {
+  it('translates RE2 syntax into PostgreSQL ARE', () => {
+    assert.equal(re2ToPostgres('\\bbar.'), '\\ybar[^\\n]');
+    assert.equal(re2ToPostgres('(?is)^\\d+$'), '(?i)^[0-9]+$');
+    assert.equal(re2ToPostgres('(?P<x>a)[\\w-]\\p{Lu}'), '(a)[0-9A-Za-z_-][[:upper:]]');
+    assert.equal(re2ToPostgres('\\Qa.b\\E'), 'a\\.b');
+  });
+
+  it('refuses at config check what PostgreSQL could not run the same way, with the path', () => {
+    for (const pattern of ['a(?i)b', '(?i:ab)', '\\p{Greek}', '(?U)a+', '[\\D]']) {
+      assert.throws(() => re2ToPostgres(pattern), UntranslatableRegexError, pattern);
+      const { problems } = validateConfig({
+        resources: { notes: { fields: { code: { type: 'string' } }, permissions: { reader: { read: { filter: { code: { regex: pattern } } } } } } },
+      });
+      assert.deepEqual(problems.map((p) => p.path), ['resources.notes.permissions.reader.read.filter.code.regex'], pattern);
+    }
   });
 });
 

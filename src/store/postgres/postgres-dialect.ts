@@ -1,5 +1,6 @@
 // PostgreSQL storage: native boolean, timestamptz, date (read back as text), jsonb.
 import { sql } from 'kysely';
+import { re2ToPostgres } from './re2-to-postgres.ts';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
 
@@ -74,7 +75,8 @@ export const postgresDialect: StoreDialect = {
     // Text columns are collated "C", whose case folding is ASCII only; ILIKE folds with the database's.
     caseInsensitive ? sql<boolean>`(${column}::text collate "default") ilike ${pattern}` : sql<boolean>`${column}::text like ${pattern}`,
   common: (condition) => condition,
-  regex: (column, pattern) => sql<boolean>`${column}::text ~ ${pattern}`,
+  // RE2 syntax rewritten as an ARE; the database's collation (not "C") so \p{L} and (?i) know non-ASCII letters.
+  regex: (column, pattern) => sql<boolean>`(${column}::text collate "default") ~ ${re2ToPostgres(pattern)}`,
   contains(column, kind, value) {
     if (kind === 'json') return sql<boolean>`${column} @> ${JSON.stringify([value])}::jsonb`;
     return sql<boolean>`strpos(${column}::text, ${String(value)}) > 0`;
