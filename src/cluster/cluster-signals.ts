@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
+import { sequenceColumn } from '../store/sequence-column.ts';
 
 export const SIGNALS_TABLE = 'svc_signals';
 
@@ -50,11 +51,10 @@ export class ClusterSignals {
 
   async migrate(): Promise<void> {
     const { db, dialect } = this.#options;
-    const sequence = dialect.name === 'postgres' ? sql.raw('bigserial primary key') : sql.raw('integer primary key autoincrement');
     await db.schema
       .createTable(SIGNALS_TABLE)
       .ifNotExists()
-      .addColumn('seq', sequence)
+      .addColumn('seq', sequenceColumn(dialect))
       .addColumn('topic', 'text', (c) => c.notNull())
       .addColumn('origin', 'text', (c) => c.notNull())
       .addColumn('payload', 'text', (c) => c.notNull())

@@ -1,9 +1,9 @@
 // The resource definitions last applied to the database, by whichever process applied them. A process
 // that applies a config records it here; the others read it when told, so every node serves the
 // schema the database actually has. Each change is a new version, which keeps a short history for operators.
-import { sql } from 'kysely';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 import { definitionsHash, type ResourceDefinitions } from '../resources/resource-registry.ts';
+import { sequenceColumn } from '../store/sequence-column.ts';
 
 export const DEFINITIONS_TABLE = 'svc_resource_definitions';
 
@@ -14,11 +14,10 @@ export interface AppliedDefinitions {
 }
 
 export async function createDefinitionsTable(db: Db, dialect: StoreDialect): Promise<void> {
-  const sequence = dialect.name === 'postgres' ? sql.raw('bigserial primary key') : sql.raw('integer primary key autoincrement');
   await db.schema
     .createTable(DEFINITIONS_TABLE)
     .ifNotExists()
-    .addColumn('version', sequence)
+    .addColumn('version', sequenceColumn(dialect))
     .addColumn('hash', 'text', (c) => c.notNull())
     .addColumn('definitions', 'text', (c) => c.notNull())
     .addColumn('applied_at', 'text', (c) => c.notNull())

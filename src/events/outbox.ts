@@ -1,17 +1,16 @@
 // The transactional outbox: events are rows written in the same transaction as the change they describe,
 // so a committed change always has its event and a rolled-back one never does.
-import { sql } from 'kysely';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 import type { RecordEvent } from './record-event.ts';
+import { sequenceColumn } from '../store/sequence-column.ts';
 
 export const EVENTS_TABLE = 'svc_events';
 
 export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<void> {
-  const sequence = dialect.name === 'postgres' ? sql.raw('bigserial primary key') : sql.raw('integer primary key autoincrement');
   await db.schema
     .createTable(EVENTS_TABLE)
     .ifNotExists()
-    .addColumn('seq', sequence)
+    .addColumn('seq', sequenceColumn(dialect))
     .addColumn('id', 'text', (c) => c.notNull().unique())
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('resource', 'text', (c) => c.notNull())

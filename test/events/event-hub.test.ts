@@ -19,6 +19,7 @@ import { countOutbox, pruneOutbox } from '../../src/events/outbox-pruner.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { createTestDatabase, testDialects, type TestDatabase, type TestDialect } from '../helpers/test-databases.ts';
+import { fakeEvent } from '../helpers/fake-event.ts';
 
 const silent = { warn() {}, error() {}, info() {}, debug() {} } as unknown as FastifyBaseLogger; // only the methods the hub calls
 
@@ -85,20 +86,6 @@ async function eventually(condition: () => boolean, what: string, timeoutMs = 30
   }
 }
 
-function fakeEvent(resource: string, createdAt = new Date().toISOString()): RecordEvent {
-  const id = uuidv7();
-  return {
-    id,
-    type: `${resource}.created`,
-    kind: 'created',
-    resource,
-    resourceId: uuidv7(),
-    createdAt,
-    data: { old: null, new: { id }, changes: { added: [], updated: [], removed: [] } },
-    sessionVariables: { userId: null, role: 'admin' },
-    traceContext: {},
-  };
-}
 
 for (const dialect of testDialects()) {
   describe(`outbox event hub (${dialect})`, () => {

@@ -6,29 +6,14 @@ import { createStore, type Store } from '../../src/store/create-store.ts';
 import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { countOutbox, pruneOutbox, type PruneOptions } from '../../src/events/outbox-pruner.ts';
 import { replayFromOutbox } from '../../src/events/outbox-replay.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
-import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { deleteInBatches } from '../../src/store/delete-in-batches.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
+import { fakeEvent } from '../helpers/fake-event.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00.000Z');
 const HOUR = 3_600_000;
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
 
-function fakeEvent(resource: string, createdAt: string): RecordEvent {
-  const id = uuidv7();
-  return {
-    id,
-    type: `${resource}.created`,
-    kind: 'created',
-    resource,
-    resourceId: uuidv7(),
-    createdAt,
-    data: { old: null, new: { id }, changes: { added: [], updated: [], removed: [] } },
-    sessionVariables: { userId: null, role: 'admin' },
-    traceContext: {},
-  };
-}
 
 for (const dialect of testDialects()) {
   describe(`outbox retention by age and count (${dialect})`, () => {

@@ -19,6 +19,7 @@ import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testConfig, TEST_ADMIN_TOKEN } from '../helpers/test-config.ts';
 import { parseExposition, sampleValue } from '../helpers/prometheus-text.ts';
+import { fakeEvent } from '../helpers/fake-event.ts';
 
 const HOUR = 3_600_000;
 const STREAM = { heartbeatMs: 30000, retryMs: 3000, allowQueryToken: true, replayWindow: 2 };
@@ -34,18 +35,7 @@ function retention(overrides: Partial<RetentionConfig> = {}): RetentionConfig {
 }
 
 function oldEvent(resource: string): RecordEvent {
-  const id = uuidv7();
-  return {
-    id,
-    type: `${resource}.created`,
-    kind: 'created',
-    resource,
-    resourceId: uuidv7(),
-    createdAt: new Date(Date.now() - 2 * HOUR).toISOString(),
-    data: { old: null, new: { id }, changes: { added: [], updated: [], removed: [] } },
-    sessionVariables: { userId: null, role: 'admin' },
-    traceContext: {},
-  };
+  return fakeEvent(resource, new Date(Date.now() - 2 * HOUR).toISOString());
 }
 
 async function countDeliveries(db: Db): Promise<number> {
