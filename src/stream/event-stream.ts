@@ -1,6 +1,7 @@
 // Feeds one SSE connection from the hub: subscribe first and hold live events, replay what the client
 // missed (Last-Event-ID), then release the held events that the replay did not already send, then go live.
-// Nothing is lost between replay and live, and nothing is sent twice.
+// Nothing is lost between replay and live, and nothing is sent twice. Live events reach the connection
+// through its ViewGroup, which frames each event once for all the clients with the same view.
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventHub } from '../events/event-hub.ts';
 import type { RecordEvent } from '../events/record-event.ts';
@@ -8,6 +9,8 @@ import { onHubClosing } from '../events/hub-lifecycle.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import type { EventView } from './event-view.ts';
 import type { SseConnection } from './sse-connection.ts';
+import type { SseFrames } from './sse-frames.ts';
+import { encodeEventFrame, ViewGroup } from './view-group.ts';
 
 export interface EventStreamOptions {
   hub: EventHub;
@@ -21,26 +24,39 @@ export interface EventStreamOptions {
   log: FastifyBaseLogger;
 }
 
+/** A live event that arrived during the replay, already framed (the bytes are shared with the group). */
+interface HeldFrame {
+  id: string;
+  frame: SseFrames;
+}
+
 export async function runEventStream(options: EventStreamOptions): Promise<void> {
-  const { hub, connection, view } = options;
-  const held: RecordEvent[] = [];
+  const { hub, connection } = options;
+  const group = ViewGroup.join(hub, options.view, options.retryMs);
+  const held: HeldFrame[] = [];
   let live = false;
-  const send = (event: RecordEvent) => {
-    const data = view(event);
-    if (data) connection.send({ event: event.type, data: JSON.stringify(data), id: event.id, retry: options.retryMs });
-  };
+  // Every connection keeps its own subscription (the hub counts them as open streams); a live one only
+  // tells its group, which frames and queues each event once for all of its live members.
   const unsubscribe = hub.subscribe(options.resource, (event) => {
-    if (live) send(event);
-    else if (held.length < options.maxHeld) held.push(event);
+    if (live) return group.queue(event);
+    const frame = group.frameFor(event);
+    if (frame === null) return;
+    if (held.length < options.maxHeld) held.push({ id: event.id, frame });
     else connection.close();
   });
-  const cancelClosing = onHubClosing(hub, () => connection.close());
+  const cancelClosing = onHubClosing(hub, () => {
+    // Events already queued for this loop turn go out before the final retry hint.
+    group.flush();
+    connection.close();
+  });
   connection.onClosed(() => {
     unsubscribe();
     cancelClosing();
+    group.leave(connection);
   });
   if (options.lastEventId === undefined) {
     live = true;
+    group.goLive(connection);
     return;
   }
 
@@ -53,12 +69,14 @@ export async function runEventStream(options: EventStreamOptions): Promise<void>
   } else {
     for (const event of missed) {
       sent.add(event.id);
-      send(event);
+      const frame = encodeEventFrame(options.view, event, options.retryMs);
+      if (frame !== null) connection.sendFrames(frame);
     }
   }
-  for (const event of held) if (!sent.has(event.id)) send(event);
+  for (const { id, frame } of held) if (!sent.has(id)) connection.sendFrames(frame);
   held.length = 0;
   live = true;
+  group.goLive(connection);
 }
 
 async function replay(options: EventStreamOptions): Promise<RecordEvent[] | null> {

@@ -1,12 +1,13 @@
 // Reads and writes svc_webhook_deliveries: queueing attempts, claiming due ones under a lease, settling
 // them, and the admin listings. Every write that settles an attempt checks the claim token, so a worker
 // that lost its lease cannot overwrite the attempt's record.
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Store } from '../store/create-store.ts';
-import type { Db, DynamicSchema } from '../store/store-dialect.ts';
+import type { Db } from '../store/store-dialect.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import type { AttemptOutcome, SuccessOutcome } from './attempt-outcome.ts';
+import { ClaimStatement } from './claim-statement.ts';
 import { payloadForAttempt } from './delivery-payload.ts';
 import type { Page } from './subscription-repository.ts';
 import { DELIVERIES_TABLE } from './webhook-tables.ts';
@@ -55,9 +56,11 @@ export function targetHostOf(url: string): string {
 
 export class DeliveryRepository {
   readonly #store: Store;
+  readonly #claim: ClaimStatement;
 
   constructor(store: Store) {
     this.#store = store;
+    this.#claim = new ClaimStatement(store.db, store.dialect);
   }
 
   /** Inserts pending attempts; `db` is the caller's transaction when queueing inside a record write. */
@@ -87,29 +90,22 @@ export class DeliveryRepository {
 
   /**
    * Claims up to `limit` due attempts in one statement: unclaimed or with an expired lease, oldest due
-   * first, skipping the given targets. PostgreSQL skips rows another worker is claiming (SKIP LOCKED);
-   * SQLite serialises writers, so the single UPDATE … RETURNING is already atomic.
+   * first, skipping the given targets (see claim-statement.ts).
    */
   async claim(options: { limit: number; leaseMs: number; excludeTargets: readonly string[] }): Promise<ClaimedAttempt[]> {
     const { db, dialect } = this.#store;
     const now = Date.now();
-    const nowValue = dialect.encode('timestamp', new Date(now).toISOString());
     const claimedUntil = now + options.leaseMs;
     const token = uuidv7();
-    const unclaimed = (eb: ExpressionBuilder<DynamicSchema, typeof DELIVERIES_TABLE>) =>
-      eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', nowValue)]);
-    let candidates = db.selectFrom(DELIVERIES_TABLE).select('id').where('due_at', '<=', nowValue).where(unclaimed);
-    if (options.excludeTargets.length > 0) candidates = candidates.where('target_host', 'not in', [...options.excludeTargets]);
-    candidates = candidates.orderBy('due_at').limit(options.limit);
-    if (dialect.supportsSkipLocked) candidates = candidates.forUpdate().skipLocked();
-    const rows = await db
-      .updateTable(DELIVERIES_TABLE)
-      .set({ claimed_until: dialect.encode('timestamp', new Date(claimedUntil).toISOString()), claim_token: token })
-      .where('id', 'in', candidates)
-      // Repeated outside the subquery: a row another statement claimed after this one's snapshot is left alone.
-      .where(unclaimed)
-      .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempt_number', 'request_payload', 'target_url', 'target_host'])
-      .execute();
+    const { rows } = await db.executeQuery(
+      this.#claim.bind({
+        now: dialect.encode('timestamp', new Date(now).toISOString()),
+        claimedUntil: dialect.encode('timestamp', new Date(claimedUntil).toISOString()),
+        token,
+        excludeTargets: options.excludeTargets,
+        limit: options.limit,
+      }),
+    );
     return rows.map((row) => ({
       id: String(row.id),
       webhookId: String(row.webhook_id),

@@ -1,12 +1,15 @@
 // Sends due delivery attempts: claims them in batches under a lease, sends each with per-target
 // concurrency, records the outcome, and queues the next attempt on a retryable failure. Several workers
 // (processes) may run on one database; a claim is atomic, so no attempt is sent by two of them, and an
-// attempt whose worker died is claimed again once its lease expires.
+// attempt whose worker died is claimed again once its lease expires. While deliveries keep arriving,
+// claims and success writes are batched: one claim per `claimIntervalMs` at most, one success write
+// per `successLingerMs`, instead of one of each per delivery.
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { FastifyBaseLogger } from 'fastify';
 import { decideOutcome } from './attempt-outcome.ts';
+import { CoalescingTrigger } from './coalescing-trigger.ts';
 import { buildDeliveryRequest } from './delivery-request.ts';
 import type { ClaimedAttempt, DeliveryRepository } from './delivery-repository.ts';
 import { effectiveRetryConfig } from './retry-config.ts';
@@ -30,6 +33,13 @@ export interface DeliveryWorkerOptions {
   batchSize?: number;
   /** How long close() lets in-flight attempts finish before aborting them. */
   closeGraceMs?: number;
+  /**
+   * Least time between the starts of two claims (a full batch is followed at once). A wake after a
+   * quiet spell claims at once; under load, the commits of one interval share one claim.
+   */
+  claimIntervalMs?: number;
+  /** How long the first success after a quiet spell waits for others to share its write. */
+  successLingerMs?: number;
 }
 
 export interface DeliveryWorkerDeps {
@@ -38,7 +48,7 @@ export interface DeliveryWorkerDeps {
   log: FastifyBaseLogger;
 }
 
-const DEFAULTS = { maxHeld: 1024, perTargetConcurrency: 32, batchSize: 128, closeGraceMs: 10000 };
+const DEFAULTS = { maxHeld: 1024, perTargetConcurrency: 32, batchSize: 128, closeGraceMs: 10000, claimIntervalMs: 10, successLingerMs: 10 };
 
 export class DeliveryWorker {
   readonly #deps: DeliveryWorkerDeps;
@@ -64,8 +74,7 @@ export class DeliveryWorker {
   #pollTimer: NodeJS.Timeout | undefined;
   #wakeTimer: NodeJS.Timeout | undefined;
   #wakeAt = Infinity;
-  #pumping: Promise<void> | undefined;
-  #pumpAgain = false;
+  readonly #claims: CoalescingTrigger;
   /** Targets the last claim skipped, and whether it was limited by the global cap: completions re-wake the pump. */
   #skipped = new Set<string>();
   #capped = false;
@@ -77,6 +86,8 @@ export class DeliveryWorker {
       maxHeld: DEFAULTS.maxHeld,
       batchSize: DEFAULTS.batchSize,
       closeGraceMs: DEFAULTS.closeGraceMs,
+      claimIntervalMs: DEFAULTS.claimIntervalMs,
+      successLingerMs: DEFAULTS.successLingerMs,
       perTargetHeld: perTarget * 4,
       ...options,
       perTargetConcurrency: perTarget,
@@ -85,7 +96,11 @@ export class DeliveryWorker {
     this.#leaseMs = 2 * options.timeoutMs + margin;
     this.#renewBelowMs = options.timeoutMs + margin;
     this.#limiter = new TargetLimiter(perTarget);
-    this.#successes = new SuccessBatcher((settled) => deps.deliveries.settleSuccesses(settled));
+    this.#successes = new SuccessBatcher((settled) => deps.deliveries.settleSuccesses(settled), { lingerMs: this.#options.successLingerMs });
+    this.#claims = new CoalescingTrigger(
+      () => this.#pump().catch((error: unknown) => this.#deps.log.error({ err: error }, 'claiming webhook deliveries failed')),
+      this.#options.claimIntervalMs,
+    );
     // Every held attempt listens to these signals; hundreds of listeners are expected, not a leak.
     setMaxListeners(0, this.#stopWaiting.signal, this.#abortSends.signal);
     // Keep-alive sockets: consecutive deliveries to a receiver reuse connections.
@@ -101,19 +116,13 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Claims due attempts now (a local commit queued some, or an admin asked for a redelivery). */
+  /**
+   * Claims due attempts soon (a local commit queued some, or an admin asked for a redelivery): at once
+   * after a quiet spell, else with the other wakes of the current claim interval.
+   */
   wake(): void {
     if (!this.#started || this.#closing) return;
-    if (this.#pumping) {
-      this.#pumpAgain = true;
-      return;
-    }
-    this.#pumping = this.#pump()
-      .catch((error: unknown) => this.#deps.log.error({ err: error }, 'claiming webhook deliveries failed'))
-      .finally(() => {
-        this.#pumping = undefined;
-        if (this.#pumpAgain) this.wake();
-      });
+    this.#claims.request();
   }
 
   async close(): Promise<void> {
@@ -122,7 +131,7 @@ export class DeliveryWorker {
     clearInterval(this.#pollTimer);
     clearTimeout(this.#wakeTimer);
     this.#stopWaiting.abort();
-    await this.#pumping;
+    await this.#claims.stop();
     const finished = Promise.allSettled([...this.#tasks]).then(() => true);
     let graceTimer: NodeJS.Timeout | undefined;
     const grace = new Promise<boolean>((resolve) => {
@@ -139,8 +148,8 @@ export class DeliveryWorker {
 
   async #pump(): Promise<void> {
     const { maxHeld, batchSize, perTargetHeld } = this.#options;
+    let full: boolean;
     do {
-      this.#pumpAgain = false;
       const room = maxHeld - this.#held.size;
       this.#capped = room <= 0;
       if (this.#capped) return;
@@ -148,9 +157,9 @@ export class DeliveryWorker {
       this.#skipped = new Set([...this.#heldPerTarget].filter(([, held]) => held >= perTargetHeld).map(([target]) => target));
       const claimed = await this.#deps.deliveries.claim({ limit, leaseMs: this.#leaseMs, excludeTargets: [...this.#skipped] });
       for (const attempt of claimed) this.#hold(attempt);
-      // A full batch means more may be due right now.
-      if (claimed.length === limit) this.#pumpAgain = true;
-    } while (this.#pumpAgain && !this.#closing);
+      // A full batch means more may be due right now: a backlog is drained without waiting.
+      full = claimed.length === limit;
+    } while (full && !this.#closing);
   }
 
   #hold(attempt: ClaimedAttempt): void {
@@ -196,23 +205,26 @@ export class DeliveryWorker {
     } catch {
       return deliveries.release([attempt]);
     }
+    let result: Awaited<ReturnType<typeof sendWebhook>>;
     try {
       if (attempt.claimedUntil - Date.now() < this.#renewBelowMs && !(await deliveries.renewLease(attempt, this.#leaseMs))) return;
-      const result = await sendWebhook(buildDeliveryRequest(attempt, subscription, Date.now()), {
+      result = await sendWebhook(buildDeliveryRequest(attempt, subscription, Date.now()), {
         timeoutMs: this.#options.timeoutMs,
         allowPrivateTargets: this.#options.allowPrivateTargets,
         agents: this.#agents,
         signal: this.#abortSends.signal,
       });
-      // Shutting down mid-send: the attempt is given back and sent again, as after a crash.
-      if (result.kind === 'aborted') return deliveries.release([attempt]);
-      const outcome = decideOutcome(result, attempt.attemptNumber, effectiveRetryConfig(subscription.retryConfig), Date.now());
-      // Successes, the bulk of the work, are written in batches; failures one by one (a retry adds a row).
-      if (outcome.status === 'success') await this.#successes.record(attempt, outcome);
-      else if ((await deliveries.settle(attempt, outcome)) && outcome.status === 'retry') this.#wakeAtTime(Date.parse(outcome.nextRetryAt));
     } finally {
+      // The slot limits requests to the target; recording the outcome must not hold it (a batched
+      // success write waits a little), or the target's throughput would pay for our database.
       release();
     }
+    // Shutting down mid-send: the attempt is given back and sent again, as after a crash.
+    if (result.kind === 'aborted') return deliveries.release([attempt]);
+    const outcome = decideOutcome(result, attempt.attemptNumber, effectiveRetryConfig(subscription.retryConfig), Date.now());
+    // Successes, the bulk of the work, are written in batches; failures one by one (a retry adds a row).
+    if (outcome.status === 'success') await this.#successes.record(attempt, outcome);
+    else if ((await deliveries.settle(attempt, outcome)) && outcome.status === 'retry') this.#wakeAtTime(Date.parse(outcome.nextRetryAt));
   }
 
   /** The subscription of an attempt; one queued by another process may be newer than the cache. */

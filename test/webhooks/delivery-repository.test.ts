@@ -79,6 +79,22 @@ for (const dialect of testDialects()) {
       assert.equal((await one.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] })).length, 2);
     });
 
+    it('claims with its compiled statement whatever the excluded targets, limit and lease of each call', async () => {
+      const webhookId = uuidv7();
+      await one.queue([...attempts(2, webhookId, 'http://a.test/'), ...attempts(2, webhookId, 'http://b.test/'), ...attempts(2, webhookId, 'http://c.test/')]);
+      const onlyC = await one.claim({ limit: 1, leaseMs: 60_000, excludeTargets: ['a.test:80', 'b.test:80'] });
+      assert.deepEqual(onlyC.map((a) => a.targetHost), ['c.test:80']);
+      // The same shape (two exclusions) with other values: the first call's are not kept.
+      const onlyB = await one.claim({ limit: 5, leaseMs: 150, excludeTargets: ['a.test:80', 'c.test:80'] });
+      assert.deepEqual(onlyB.map((a) => a.targetHost), ['b.test:80', 'b.test:80']);
+      assert.ok(onlyB.every((a) => a.claimToken !== onlyC[0]!.claimToken));
+      const rest = await two.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] });
+      assert.deepEqual(rest.map((a) => a.targetHost).sort(), ['a.test:80', 'a.test:80', 'c.test:80']);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const expired = await two.claim({ limit: 10, leaseMs: 60_000, excludeTargets: ['a.test:80'] });
+      assert.deepEqual(expired.map((a) => a.id).sort(), onlyB.map((a) => a.id).sort(), 'the short lease of the second call has expired');
+    });
+
     it('records a batch of successes in one statement, leaving out attempts whose claim was lost', async () => {
       const webhookId = uuidv7();
       await one.queue(attempts(3, webhookId, 'http://batch.test/'));

@@ -29,7 +29,7 @@ async function serveApp(databaseUrl: string, dataDir: string): Promise<ChildProc
   let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error('the app did not start within 15 s')), 15_000);
+      timer = setTimeout(() => reject(new Error('the app did not start within 60 s')), 60_000);
       child.once('exit', (code) => reject(new Error(`the app exited with ${code} before listening`)));
       lines.once('line', () => resolve());
     });
