@@ -1,10 +1,11 @@
 // Runs one autocannon measurement in its own process (so it can be pinned to a core) and prints the
 // result as one JSON line. Used when wrk is not installed.
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { LoadRun } from './load-result.ts';
 import { bodyFor } from './scenarios.ts';
 
-const load = JSON.parse(process.argv[2] ?? '{}') as LoadRun;
+const load = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as LoadRun;
 let counter = load.counterStart;
 const headers: Record<string, string> = { accept: 'application/vnd.api+json' };
 if (load.authorization) headers.authorization = load.authorization;

@@ -125,7 +125,11 @@ class Bench {
       nodeFlags: cli ? profileFlags : [...profileFlags, '--import', TSX],
       script: join(ROOT, cli ? 'bin/svc.js' : 'bench/start-svc.ts'),
       args: cli ? ['start', '--config', bench.file, '--port', port] : [bench.file, port],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', SVC_SECRET: process.env.SVC_SECRET },
+      env: {
+        PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', SVC_SECRET: process.env.SVC_SECRET,
+        // A profile of the bundle names one file for all of svc; from source it names each module.
+        ...(profileDir ? { SVC_FROM_SOURCE: '1' } : {}),
+      },
       cpu: SERVER_CPU,
       cwd: ROOT,
     });

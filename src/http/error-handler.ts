@@ -71,10 +71,10 @@ function answerClosingRequests(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     const headers = { 'Retry-After': String(CLOSING_RETRY_AFTER_SECONDS), Connection: 'close' };
-    return sendError(reply, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry the request', { headers }));
+    sendError(reply, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry the request', { headers }));
   });
 }
 

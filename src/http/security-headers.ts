@@ -3,11 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 
 export function installSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('X-Frame-Options', 'DENY');
     reply.header('Referrer-Policy', 'no-referrer');
     reply.header('Cross-Origin-Resource-Policy', 'same-site');
     if (request.headers.authorization !== undefined) reply.header('Cache-Control', 'no-store');
+    done();
   });
 }

@@ -93,6 +93,11 @@ export class RecordService {
     this.#hooks.push(hook);
   }
 
+  /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */
+  async #read<R>(query: CompiledQuery<R>): Promise<R[]> {
+    return (this.#store.readNow(query) as R[] | undefined) ?? (await this.#store.db.executeQuery(query)).rows;
+  }
+
   async list(resource: Resource, meta: RequestMeta, raw: RawQuery): Promise<ListResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
     const query = parseListQuery(raw, resource, grant.fields);
@@ -100,7 +105,7 @@ export class RecordService {
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;
       const compiled = this.#listQueries(resource, grant.filter, query, attributes);
-      const { rows } = await db.executeQuery(compiled.page);
+      const rows = await this.#read(compiled.page);
       let total: number;
       if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
         // A page that is not full (and not past the end) holds the last matching row: it gives the total.
@@ -117,8 +122,7 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'read');
     const row = await this.#guard('RESOURCE_FIND_ERROR', async () => {
       if (!UUID_PATTERN.test(id)) return undefined;
-      const { rows } = await this.#store.db.executeQuery(this.#findQuery(resource, grant.filter).bind(id));
-      return rows[0];
+      return (await this.#read(this.#findQuery(resource, grant.filter).bind(id)))[0];
     });
     if (!row) throw notFound(resource, id);
     return { record: decodeRow(resource, this.#store.dialect, row), attributes: [...grant.fields] };

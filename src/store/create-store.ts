@@ -1,5 +1,6 @@
 // Chooses the dialect from a database URL (`sqlite:PATH`, `postgres://…`) and opens it.
 import type Database from 'better-sqlite3';
+import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { openSqlite } from './sqlite/open-sqlite.ts';
 import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
@@ -13,6 +14,8 @@ export interface Store {
   readonly url: string;
   /** The driver handle the identity component is given (same database, its own tables). */
   readonly driver: { kind: 'sqlite'; database: Database.Database } | { kind: 'postgres'; pool: pg.Pool };
+  /** A read run synchronously when the driver can (SQLite outside a transaction), else undefined. */
+  readonly readNow: (query: CompiledQuery) => Record<string, unknown>[] | undefined;
   close(): Promise<void>;
 }
 
@@ -23,9 +26,9 @@ export function isPostgresUrl(url: string): boolean {
 export function createStore(url: string): Store {
   if (isPostgresUrl(url)) {
     const { db, pool } = openPostgres(url);
-    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, close: () => db.destroy() };
+    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
-  const { db, raw } = openSqlite(path || ':memory:');
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, close: () => db.destroy() };
+  const { db, raw, readNow } = openSqlite(path || ':memory:');
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, close: () => db.destroy() };
 }

@@ -18,11 +18,12 @@ export async function registerMetricsRoutes(app: FastifyInstance, ctx: AppContex
     resources: () => ctx.registry.all().map((resource) => resource.name),
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the path: one series per route rather than one per record id.
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ method: request.method, route, status: reply.statusCode });
     metrics.requestDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
   // The error code is known here, before the error handler turns the error into a 429 document.
   app.addHook('onError', async (_request, _reply, error) => {

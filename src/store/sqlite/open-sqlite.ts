@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
-import { withStatementCache } from './statement-cache.ts';
+import { sqliteReadNow, withStatementCache } from './statement-cache.ts';
 import { compileLikePattern, type LikePattern } from '../like-pattern.ts';
 import { compileLinearRegex } from '../linear-regex.ts';
 
@@ -20,7 +20,13 @@ function cached<T>(cache: Map<string, T>, pattern: string, compile: (pattern: st
   return compiled;
 }
 
-export function openSqlite(path: string): { db: Kysely<DynamicSchema>; raw: Database.Database } {
+export interface OpenedSqlite {
+  db: Kysely<DynamicSchema>;
+  raw: Database.Database;
+  readNow: ReturnType<typeof sqliteReadNow>;
+}
+
+export function openSqlite(path: string): OpenedSqlite {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const raw = new Database(path);
   raw.pragma('journal_mode = WAL');
@@ -35,6 +41,7 @@ export function openSqlite(path: string): { db: Kysely<DynamicSchema>; raw: Data
   raw.function('svc_ilike', { deterministic: true }, (value: unknown, pattern: unknown) =>
     value === null || pattern === null ? null : cached(ilikeCache, String(pattern), (p) => compileLikePattern(p, true)).test(String(value)) ? 1 : 0,
   );
-  const db = new Kysely<DynamicSchema>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
-  return { db, raw };
+  const database = withStatementCache(raw);
+  const db = new Kysely<DynamicSchema>({ dialect: new SqliteDialect({ database }) });
+  return { db, raw, readNow: sqliteReadNow(raw, database) };
 }
