@@ -23,7 +23,7 @@ import { appendEvent } from '../events/outbox.ts';
 import { diffRecords } from '../events/diff-records.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
-import { CountCache } from './count-cache.ts';
+import { MarkedReadCache, queryKey } from './marked-read-cache.ts';
 import { noteResourceWrite } from './resource-writes.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 
@@ -61,6 +61,11 @@ interface CompiledList {
   count: CompiledQuery<{ total: number }>;
 }
 
+interface PageRead {
+  records: RecordValues[];
+  total: number;
+}
+
 /** Distinct list queries kept per grant; a flood of one-off queries only resets the map. */
 const MAX_COMPILED_LISTS = 256;
 
@@ -78,7 +83,12 @@ export class RecordService {
   readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
   readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
-  readonly #counts = new CountCache();
+  readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
+  /**
+   * Whole pages (rows and total), reused the same way. Only where the mark is a local read (SQLite):
+   * on PostgreSQL it is a round trip of its own, as dear as the page query it would save.
+   */
+  readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => page.records.length + 1, maxWeight: 20_000 });
 
   constructor(store: Store, registry: ResourceRegistry) {
     this.#store = store;
@@ -103,19 +113,30 @@ export class RecordService {
     const query = parseListQuery(raw, resource, grant.fields);
     const attributes = query.fields ?? [...grant.fields];
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
-      const { db, dialect } = this.#store;
+      const { db, dialect, driver } = this.#store;
       const compiled = this.#listQueries(resource, grant.filter, query, attributes);
-      const rows = await this.#read(compiled.page);
-      let total: number;
-      if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
-        // A page that is not full (and not past the end) holds the last matching row: it gives the total.
-        total = query.offset + rows.length;
-      } else {
-        total = await this.#counts.total(db, dialect, compiled.count);
-      }
-      const records = rows.map((row) => decodeRow(resource, dialect, row));
+      const readPage = () => this.#readPage(resource, query, compiled);
+      const key = driver.kind === 'sqlite' ? queryKey(compiled.page) : undefined;
+      const { records, total } = await this.#pages.get(db, dialect, key, readPage);
       return { records, total, query, attributes };
     });
+  }
+
+  /** Cached pages are shared between requests: nothing downstream may change their records. */
+  async #readPage(resource: Resource, query: ListQuery, compiled: CompiledList): Promise<PageRead> {
+    const { db, dialect } = this.#store;
+    const rows = await this.#read(compiled.page);
+    let total: number;
+    if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
+      // A page that is not full (and not past the end) holds the last matching row: it gives the total.
+      total = query.offset + rows.length;
+    } else {
+      total = await this.#counts.get(db, dialect, queryKey(compiled.count), async () => {
+        const counted = await this.#read(compiled.count);
+        return Number(counted[0]?.total ?? 0);
+      });
+    }
+    return { records: rows.map((row) => decodeRow(resource, dialect, row)), total };
   }
 
   async get(resource: Resource, meta: RequestMeta, id: string): Promise<ReadResult> {

@@ -1,5 +1,6 @@
-// meta.total is reused between requests only while nothing can have changed it (issue 5): every
-// write through the API, on another handle, or in another process shows in the next list.
+// meta.total (and, on SQLite, the whole page) is reused between requests only while nothing can have
+// changed it (issue 5): every write through the API, on another handle, or in another process shows in
+// the next list.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -60,5 +61,39 @@ for (const dialect of testDialects()) {
       assert.equal(await total('_limit=2&_offset=3'), 4);
       assert.equal(await total('_limit=2&_offset=10'), 4);
     });
+
+    const titles = async (query: string): Promise<string[]> => {
+      const response = await t.request({ method: 'GET', url: `/v1/posts?${query}`, auth: editor });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json().data.map((post: { attributes: { title: string } }) => post.attributes.title);
+    };
+
+    it('shows a patched value in the next page, through the API and from another connection', async () => {
+      const query = '_sort=title&_limit=2';
+      const first = await titles(query);
+      assert.deepEqual(await titles(query), first, 'the same page twice');
+      const list = await t.request({ method: 'GET', url: `/v1/posts?${query}`, auth: editor });
+      const id = list.json().data[0].id;
+      await t.request({ method: 'PATCH', url: `/v1/posts/${id}`, auth: editor, payload: { title: 'AAA patched' } });
+      assert.equal((await titles(query))[0], 'AAA patched');
+      const other = createStore(t.database.url);
+      try {
+        await sql`update posts set title = ${'AAA from elsewhere'} where id = ${id}`.execute(other.db);
+      } finally {
+        await other.close();
+      }
+      assert.equal((await titles(query))[0], 'AAA from elsewhere');
+    });
+
+    if (dialect === 'sqlite') {
+      it('reuses a page while nothing changed: a write on the same connection, outside the API, does not show', async () => {
+        // Resource rows change only through the API (or another connection); this proves the page is cached.
+        const query = '_sort=title&_limit=3';
+        const before = await titles(query);
+        await sql`update posts set title = ${'ZZZ unseen'} where title = ${before[0]!}`.execute(t.ctx.store.db);
+        assert.deepEqual(await titles(query), before);
+        assert.notDeepEqual(await titles('_sort=title&_limit=4'), before, 'another query reads afresh');
+      });
+    }
   });
 }

@@ -1,0 +1,69 @@
+// Reads reused while nothing can have changed them: a result is kept with a mark read before it ran
+// (this process's resource writes, and StoreDialect.changeMark for other connections) and reused only
+// while the mark is the same, so a reused result is the one the query would return now. Concurrent
+// requests for the same read under the same mark share one run.
+import type { CompiledQuery } from 'kysely';
+import type { Db, StoreDialect } from '../store/store-dialect.ts';
+import { resourceWriteGeneration } from './resource-writes.ts';
+
+export interface MarkedReadCacheOptions<T> {
+  /** Entries kept; when full, the cache starts again empty. */
+  maxEntries: number;
+  /** How much an entry costs against `maxWeight` (e.g. its rows); 1 each by default. */
+  weigh?: (value: T) => number;
+  maxWeight?: number;
+}
+
+export class MarkedReadCache<T> {
+  readonly #entries = new Map<string, { mark: string; value: T; weight: number }>();
+  readonly #reading = new Map<string, Promise<T>>();
+  readonly #options: MarkedReadCacheOptions<T>;
+  #weight = 0;
+
+  constructor(options: MarkedReadCacheOptions<T>) {
+    this.#options = options;
+  }
+
+  /** The result of `read`, from the cache while the mark under `key` is unchanged. No key: always read. */
+  async get(db: Db, dialect: StoreDialect, key: string | undefined, read: () => Promise<T>): Promise<T> {
+    if (key === undefined) return read();
+    // Read before running: a change that lands in between makes the stored mark older, never newer.
+    const mark = `${resourceWriteGeneration(db)}/${await dialect.changeMark(db)}`;
+    const cached = this.#entries.get(key);
+    if (cached && cached.mark === mark) return cached.value;
+    const flight = `${mark}\u0000${key}`;
+    let reading = this.#reading.get(flight);
+    if (!reading) {
+      reading = read().finally(() => this.#reading.delete(flight));
+      this.#reading.set(flight, reading);
+    }
+    const value = await reading;
+    this.#store(key, mark, value);
+    return value;
+  }
+
+  #store(key: string, mark: string, value: T): void {
+    const { maxEntries, weigh, maxWeight = Infinity } = this.#options;
+    const weight = weigh ? weigh(value) : 1;
+    if (weight > maxWeight) return;
+    const previous = this.#entries.get(key);
+    if (previous) this.#weight -= previous.weight;
+    else if (this.#entries.size >= maxEntries || this.#weight + weight > maxWeight) this.clear();
+    this.#entries.set(key, { mark, value, weight });
+    this.#weight += weight;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
+  }
+}
+
+/** A cache key for a compiled query: its SQL and parameters; undefined when a parameter has no JSON form. */
+export function queryKey(query: CompiledQuery): string | undefined {
+  try {
+    return `${query.sql}\u0000${JSON.stringify(query.parameters)}`;
+  } catch {
+    return undefined; // a bigint parameter: just run the query
+  }
+}
