@@ -85,6 +85,23 @@ for (const dialect of testDialects()) {
       assert.equal((await titles(query))[0], 'AAA from elsewhere');
     });
 
+    it('links a reused page back to the query as each request spelled it, as a JSON:API document', async () => {
+      // The same SQL (so the same cached page) reached by two spellings whose links differ.
+      const spellings = ['status=draft&_sort=title&_limit=2', '_sort=title&status=draft&_limit=2'];
+      const answers = [];
+      for (const spelling of [...spellings, ...spellings]) {
+        const response = await t.request({ method: 'GET', url: `/v1/posts?${spelling}`, auth: editor });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.match(String(response.headers['content-type']), /^application\/vnd\.api\+json/);
+        answers.push(response.json());
+      }
+      const selfLinks = answers.map((answer) => decodeURIComponent(answer.links.self));
+      assert.equal(selfLinks[0], '/v1/posts?status=draft&_sort=title&page[offset]=0&page[limit]=2');
+      assert.equal(selfLinks[1], '/v1/posts?_sort=title&status=draft&page[offset]=0&page[limit]=2');
+      assert.deepEqual(selfLinks.slice(2), selfLinks.slice(0, 2), 'a repeat answers as the first time');
+      assert.equal(new Set(answers.map((answer) => JSON.stringify(answer.data))).size, 1, 'the same records each time');
+    });
+
     if (dialect === 'sqlite') {
       it('reuses a page while nothing changed: a write on the same connection, outside the API, does not show', async () => {
         // Resource rows change only through the API (or another connection); this proves the page is cached.

@@ -8,7 +8,8 @@ import type { RawQuery } from '../../query/parse-list-query.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
 import { requestMeta } from '../request-meta.ts';
 import { sendJsonApi } from '../json-api.ts';
-import { listDocument, recordDocument } from '../resource-document.ts';
+import { listBody } from '../list-body.ts';
+import { recordDocument } from '../resource-document.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -35,7 +36,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AppConte
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.list(resource, requestMeta(request), request.query);
-        return sendJsonApi(reply, 200, listDocument(resource, result.records, result.attributes, result.total, result.query));
+        return sendJsonApi(reply, 200, listBody(resource, result));
       });
 
       v1.post<{ Params: ResourceParams }>('/:resource', async (request, reply) => {

@@ -1,0 +1,26 @@
+// The JSON text of a list page. A page the record service reused from its cache comes back as the same
+// records array, so its text is kept with it (WeakMap: it goes when the page does) and a repeated list
+// is not built and stringified again: that was a third of a cached list's time. The text also depends
+// on how the request spelled its query (the links carry it back) and on the attributes shown.
+import type { RecordValues } from '../events/record-event.ts';
+import type { ListResult } from '../records/record-service.ts';
+import type { Resource } from '../resources/resource.ts';
+import { listDocument } from './resource-document.ts';
+
+/** Spellings kept per page: enough for the usual few, bounded against a client varying them forever. */
+const MAX_SPELLINGS = 8;
+
+const bodies = new WeakMap<readonly RecordValues[], Map<string, string>>();
+
+export function listBody(resource: Resource, result: ListResult): string {
+  const { records, attributes, total, query } = result;
+  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried]);
+  let texts = bodies.get(records);
+  let text = texts?.get(spelling);
+  if (text !== undefined) return text;
+  text = JSON.stringify(listDocument(resource, records, attributes, total, query));
+  if (!texts) bodies.set(records, (texts = new Map()));
+  if (texts.size >= MAX_SPELLINGS) texts.clear();
+  texts.set(spelling, text);
+  return text;
+}
