@@ -42,7 +42,9 @@ const USAGE = `Usage: npm run bench -- [options]
   --realtime-seconds S         seconds of SSE fan-out and of webhook load (default 8)
   --profile                    run svc under node --cpu-prof and print a self-time summary per scenario
   --driver wrk|autocannon      load generator (default: wrk when installed)
-  --json FILE                  also write the results as JSON`;
+  --json FILE                  also write the results as JSON
+Environment: BENCH_DATABASE_URL (PostgreSQL server to create the bench database on),
+  BENCH_SVC_NODE_OPTIONS (NODE_OPTIONS for svc alone, e.g. --max-semi-space-size=8)`;
 
 function positiveInt(name: string, text: string | undefined, fallback: number, min = 1): number {
   if (text === undefined) return fallback;

@@ -129,6 +129,8 @@ class Bench {
         PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', SVC_SECRET: process.env.SVC_SECRET,
         // A profile of the bundle names one file for all of svc; from source it names each module.
         ...(profileDir ? { SVC_FROM_SOURCE: '1' } : {}),
+        // Node or V8 flags for svc alone (e.g. heap sizes), not for the runner.
+        ...(process.env.BENCH_SVC_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SVC_NODE_OPTIONS } : {}),
       },
       cpu: SERVER_CPU,
       cwd: ROOT,

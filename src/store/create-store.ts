@@ -29,6 +29,6 @@ export function createStore(url: string): Store {
     return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
-  const { db, raw, readNow } = openSqlite(path || ':memory:');
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, close: () => db.destroy() };
+  const { db, raw, readNow, close } = openSqlite(path || ':memory:');
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, close };
 }

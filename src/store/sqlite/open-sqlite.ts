@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
 import { sqliteReadNow, withStatementCache } from './statement-cache.ts';
+import { BACKSTOP_AUTOCHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.ts';
 import { compileLikePattern, type LikePattern } from '../like-pattern.ts';
 import { compileLinearRegex } from '../linear-regex.ts';
 
@@ -24,6 +25,8 @@ export interface OpenedSqlite {
   db: Kysely<DynamicSchema>;
   raw: Database.Database;
   readNow: ReturnType<typeof sqliteReadNow>;
+  /** Stops the checkpointing thread, then closes the database (the last connection checkpoints). */
+  close(): Promise<void>;
 }
 
 export function openSqlite(path: string): OpenedSqlite {
@@ -33,6 +36,10 @@ export function openSqlite(path: string): OpenedSqlite {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
+  const checkpointer = path === ':memory:' ? undefined : startWalCheckpointer(path, {
+    onError: (message) => process.emitWarning(`WAL checkpoint failed: ${message}`, 'SvcWalCheckpoint'),
+  });
+  if (checkpointer) raw.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
   // SQLite calls `X REGEXP Y` as regexp(Y, X). Linear time: a role rule's pattern cannot hang the process.
   raw.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) =>
     value === null || pattern === null ? null : compileLinearRegex(String(pattern)).test(String(value)) ? 1 : 0,
@@ -43,5 +50,9 @@ export function openSqlite(path: string): OpenedSqlite {
   );
   const database = withStatementCache(raw);
   const db = new Kysely<DynamicSchema>({ dialect: new SqliteDialect({ database }) });
-  return { db, raw, readNow: sqliteReadNow(raw, database) };
+  const close = async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  };
+  return { db, raw, readNow: sqliteReadNow(raw, database), close };
 }
