@@ -8,7 +8,7 @@ import type { Resource } from '../resources/resource.ts';
 import { listDocument } from './resource-document.ts';
 
 /** Spellings kept per page: enough for the usual few, bounded against a client varying them forever. */
-const MAX_SPELLINGS = 8;
+const MAX_SPELLINGS = 4;
 
 const bodies = new WeakMap<readonly RecordValues[], Map<string, string>>();
 

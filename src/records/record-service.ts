@@ -24,6 +24,7 @@ import { diffRecords } from '../events/diff-records.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { MarkedReadCache, queryKey } from './marked-read-cache.ts';
+import { pageWeight } from './page-weight.ts';
 import { noteResourceWrite } from './resource-writes.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 
@@ -86,9 +87,10 @@ export class RecordService {
   readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
   /**
    * Whole pages (rows and total), reused the same way. Only where the mark is a local read (SQLite):
-   * on PostgreSQL it is a round trip of its own, as dear as the page query it would save.
+   * on PostgreSQL it is a round trip of its own, as dear as the page query it would save. Bounded by
+   * their size (about 16 MB of text; their JSON text, kept beside them, is about as much again).
    */
-  readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => page.records.length + 1, maxWeight: 20_000 });
+  readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
 
   constructor(store: Store, registry: ResourceRegistry) {
     this.#store = store;
