@@ -60,6 +60,9 @@ type Row = Record<string, unknown>;
 interface CompiledList {
   page: CompiledQuery<Row>;
   count: CompiledQuery<{ total: number }>;
+  /** Their keys in the read caches, made once with them (undefined: not cacheable). */
+  pageKey: string | undefined;
+  countKey: string | undefined;
 }
 
 interface PageRead {
@@ -115,11 +118,10 @@ export class RecordService {
     const query = parseListQuery(raw, resource, grant.fields);
     const attributes = query.fields ?? [...grant.fields];
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
-      const { db, dialect, driver } = this.#store;
+      const { db, dialect } = this.#store;
       const compiled = this.#listQueries(resource, grant.filter, query, attributes);
       const readPage = () => this.#readPage(resource, query, compiled);
-      const key = driver.kind === 'sqlite' ? queryKey(compiled.page) : undefined;
-      const { records, total } = await this.#pages.get(db, dialect, key, readPage);
+      const { records, total } = await this.#pages.get(db, dialect, compiled.pageKey, readPage);
       return { records, total, query, attributes };
     });
   }
@@ -133,7 +135,7 @@ export class RecordService {
       // A page that is not full (and not past the end) holds the last matching row: it gives the total.
       total = query.offset + rows.length;
     } else {
-      total = await this.#counts.get(db, dialect, queryKey(compiled.count), async () => {
+      total = await this.#counts.get(db, dialect, compiled.countKey, async () => {
         const counted = await this.#read(compiled.count);
         return Number(counted[0]?.total ?? 0);
       });
@@ -264,7 +266,11 @@ export class RecordService {
       select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
       let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
       if (requested) count = count.where(requested);
-      compiled = { page: select.compile() as CompiledQuery<Row>, count: count.compile() };
+      const page = select.compile() as CompiledQuery<Row>;
+      const total = count.compile();
+      // Pages are cached only where the mark is a local read (see #pages).
+      const pageKey = this.#store.driver.kind === 'sqlite' ? queryKey(page) : undefined;
+      compiled = { page, count: total, pageKey, countKey: queryKey(total) };
       if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
       lists.set(key, compiled);
     }
