@@ -405,7 +405,7 @@ export class RecordService {
     const events: RecordEvent[] = [];
     // Before and after: a count taken while this transaction runs is never reused after it.
     noteResourceWrite(this.#store.db);
-    const result = await this.#guard(code, () => this.#store.db.transaction().execute((trx) => work(trx, events))).finally(() =>
+    const result = await this.#guard(code, () => this.#store.transact((trx) => work(trx, events))).finally(() =>
       noteResourceWrite(this.#store.db),
     );
     if (events.length > 0) for (const listener of this.#listeners) listener(events);

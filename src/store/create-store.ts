@@ -4,6 +4,7 @@ import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { openSqlite } from './sqlite/open-sqlite.ts';
 import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
+import { WriteGroups } from './sqlite/write-groups.ts';
 import { openPostgres } from './postgres/open-postgres.ts';
 import { postgresDialect } from './postgres/postgres-dialect.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
@@ -16,6 +17,11 @@ export interface Store {
   readonly driver: { kind: 'sqlite'; database: Database.Database } | { kind: 'postgres'; pool: pg.Pool };
   /** A read run synchronously when the driver can (SQLite outside a transaction), else undefined. */
   readonly readNow: (query: CompiledQuery) => Record<string, unknown>[] | undefined;
+  /**
+   * Runs a record write in a transaction and resolves once it has committed. On SQLite the writes that
+   * arrive together share one transaction and one commit (each in its own savepoint: group commit).
+   */
+  readonly transact: <T>(work: (trx: Db) => Promise<T>) => Promise<T>;
   close(): Promise<void>;
 }
 
@@ -26,9 +32,12 @@ export function isPostgresUrl(url: string): boolean {
 export function createStore(url: string): Store {
   if (isPostgresUrl(url)) {
     const { db, pool } = openPostgres(url);
-    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, close: () => db.destroy() };
+    const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
+    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const { db, raw, readNow, close } = openSqlite(path || ':memory:');
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, close };
+  const groups = new WriteGroups(db, () => raw.inTransaction);
+  const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, close };
 }

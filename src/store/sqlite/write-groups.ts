@@ -1,0 +1,130 @@
+// Group commit for SQLite: the record writes that arrive together (one turn of the event loop) run in
+// one transaction, each inside a savepoint of its own, and share one COMMIT. SQLite has one writer at a
+// time anyway, so they would run one after another; what the group saves is the commit's cost (the
+// pages every write touches, such as the index leaves and the outbox's, go to the log once per group
+// instead of once per write), measured here at about half of a create's SQLite time.
+//
+// Each write still succeeds or fails on its own: a failed one is rolled back to its savepoint and the
+// others commit. No caller hears "done" before the group's COMMIT has returned, so nothing is reported
+// that is not committed; if the COMMIT fails, every write of the group fails with it.
+import { CompiledQuery } from 'kysely';
+import type { Db } from '../store-dialect.ts';
+
+export type WriteWork<T> = (trx: Db) => Promise<T>;
+
+interface Job {
+  work: WriteWork<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Enough to share a commit under load; a bound keeps one group from holding the connection for long. */
+const MAX_GROUP = 64;
+
+const SAVEPOINT = CompiledQuery.raw('savepoint svc_write');
+const RELEASE = CompiledQuery.raw('release svc_write');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to svc_write');
+
+export class WriteGroups {
+  readonly #db: Db;
+  readonly #inTransaction: () => boolean;
+  #queue: Job[] = [];
+  #scheduled = false;
+  #running = false;
+
+  /** `inTransaction` tells whether the connection still has a transaction open (SQLite may end one on a hard error). */
+  constructor(db: Db, inTransaction: () => boolean) {
+    this.#db = db;
+    this.#inTransaction = inTransaction;
+  }
+
+  /** Runs `work` in a transaction (shared with the writes that arrive with it) and resolves after its commit. */
+  run<T>(work: WriteWork<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#running) return;
+    this.#scheduled = true;
+    // After the I/O phase: the requests read in the same turn have queued their writes by then.
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    try {
+      while (this.#queue.length > 0) {
+        const group = this.#queue.splice(0, MAX_GROUP);
+        await this.#runGroup(group);
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #runGroup(group: Job[]): Promise<void> {
+    if (group.length === 1) {
+      // Alone, a write is its own transaction: no savepoint needed to keep its failure to itself.
+      const job = group[0]!;
+      await this.#db.transaction().execute(job.work).then(job.resolve, job.reject);
+      return;
+    }
+    const outcomes: Outcome[] = [];
+    let unrun: Job[] = [];
+    let ended: { error: unknown } | undefined;
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        for (let i = 0; i < group.length; i++) {
+          const outcome = await this.#runInSavepoint(trx, group[i]!);
+          outcomes.push(outcome);
+          if (!outcome.ok && !this.#inTransaction()) {
+            // SQLite ended the whole transaction (a full disk, an I/O error): what ran before is gone.
+            unrun = group.slice(i + 1);
+            ended = { error: outcome.error };
+            throw outcome.error;
+          }
+        }
+      });
+    } catch (caught) {
+      // Kysely's ROLLBACK fails too when SQLite has already ended the transaction: keep the cause.
+      const error = ended ? ended.error : caught;
+      // The group did not commit: writes that had succeeded fail with the reason; the ones that had
+      // not run yet go to the next group.
+      for (let i = 0; i < outcomes.length; i++) {
+        const outcome = outcomes[i]!;
+        group[i]!.reject(outcome.ok ? error : outcome.error);
+      }
+      for (let i = outcomes.length; i < group.length - unrun.length; i++) group[i]!.reject(error);
+      this.#queue.unshift(...unrun);
+      return;
+    }
+    for (let i = 0; i < group.length; i++) {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) group[i]!.resolve(outcome.value);
+      else group[i]!.reject(outcome.error);
+    }
+  }
+
+  async #runInSavepoint(trx: Db, job: Job): Promise<Outcome> {
+    await trx.executeQuery(SAVEPOINT);
+    try {
+      const value = await job.work(trx);
+      await trx.executeQuery(RELEASE);
+      return { ok: true, value };
+    } catch (error) {
+      if (this.#inTransaction()) {
+        await trx.executeQuery(ROLLBACK_TO);
+        await trx.executeQuery(RELEASE);
+      }
+      return { ok: false, error };
+    }
+  }
+}
