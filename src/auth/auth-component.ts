@@ -33,6 +33,11 @@ export interface AuthComponent {
   /** Resolves the caller; throws ApiError (401/403/429) when it may not proceed. */
   authenticate(input: AuthenticateInput): Promise<AuthenticatedRequest>;
   /**
+   * The same, for the per-request hook: answers (or throws the ApiError) synchronously when the key
+   * and its window are in memory, and returns a promise only when it has to read the database or Redis.
+   */
+  authenticateNow(input: AuthenticateInput): AuthenticatedRequest | Promise<AuthenticatedRequest>;
+  /**
    * For `/admin/…`: resolves only for the admin token. 401 without (or with an unknown) credential,
    * 403 FORBIDDEN for a valid API key. Does not count against any key's limits.
    */

@@ -105,7 +105,8 @@ export async function createAuthComponent(
       await createAdminTokenTable(store);
       if (adminTokens.source === 'stored') await ensureStoredAdminToken(store, log);
     },
-    authenticate: (input) => authenticator.authenticate(input),
+    authenticate: async (input) => authenticator.authenticate(input),
+    authenticateNow: (input) => authenticator.authenticate(input),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
     handleIdentityRequest: (request) => identity.handler(request),
     issueKey: (request) => issuer.issue(request),

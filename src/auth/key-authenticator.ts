@@ -12,8 +12,8 @@ import type { CachedKey, CachedKeyOwner, KeyCache } from './keys/key-cache.ts';
 import type { UsageQuota } from './keys/usage-quota.ts';
 import type { UsageRecorder } from './keys/usage-recorder.ts';
 import type { AdminPrincipal, KeyPrincipal } from './principal.ts';
-import type { RateLimiter } from './rate-limit/rate-limiter.ts';
-import { rateLimitHeaders, toRateLimitState, windowLimitFor } from './rate-limit/key-rate-limit.ts';
+import type { RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.ts';
+import { rateLimitHeaders, toRateLimitState, windowLimitFor, type WindowLimit } from './rate-limit/key-rate-limit.ts';
 import { resolveRole } from './resolve-role.ts';
 import { hashToken } from './token-hash.ts';
 
@@ -42,38 +42,56 @@ export class KeyAuthenticator {
     this.#parts = parts;
   }
 
-  async authenticate(input: AuthenticateInput): Promise<AuthenticatedRequest> {
-    const { config, usage } = this.#parts;
-    const queryToken = config.stream.allowQueryToken ? input.queryToken : undefined;
+  /**
+   * Synchronous when all it needs is in memory (a cached key, an in-process window, no quota): the
+   * result is returned, or the ApiError thrown, at once. A promise only when it must read the
+   * database or Redis, so the common request pays no promise hops for authentication.
+   */
+  authenticate(input: AuthenticateInput): AuthenticatedRequest | Promise<AuthenticatedRequest> {
+    const queryToken = this.#parts.config.stream.allowQueryToken ? input.queryToken : undefined;
     const token = parseBearerToken(input.authorization, queryToken);
     const tokenHash = hashToken(token);
-    const { adminTokens } = this.#parts;
-    if (adminTokens.couldMatch(token) && (await adminTokens.matches(tokenHash))) return { principal: ADMIN };
-
+    if (this.#parts.adminTokens.couldMatch(token)) return this.#authenticateAdminOrKey(input, token, tokenHash);
     const now = Date.now();
-    const { key, owner } = await this.#usableKey(token, tokenHash, now);
-    // requestCount is "total requests made with the key" (spec 2.1): refused ones below count too.
-    usage.record(key.id, new Date(now));
-    const rateLimit = await this.#consumeWindow(key);
-    // The role is checked before the quota so a refused role switch does not use up quota.
-    const role = resolveRole(owner, input.role);
-    if (key.remaining !== null) await this.#consumeQuota(key.id, now, rateLimit);
-    const principal: KeyPrincipal = { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions };
-    return rateLimit ? { principal, rateLimit } : { principal };
+    // Tokens without our prefix were never issued: no need to look them up.
+    const cached = looksLikeApiKey(token) ? this.#parts.cache.peek(tokenHash, now) : null;
+    if (cached === undefined) return this.#parts.cache.get(tokenHash, now).then((loaded) => this.#admit(input, loaded, now));
+    return this.#admit(input, cached, now);
   }
 
-  /** Counts the request in the key's window; 429 RATE_LIMITED with Retry-After when it is full. */
-  async #consumeWindow(key: ApiKeyRecord): Promise<RateLimitState | undefined> {
+  async #authenticateAdminOrKey(input: AuthenticateInput, token: string, tokenHash: string): Promise<AuthenticatedRequest> {
+    if (await this.#parts.adminTokens.matches(tokenHash)) return { principal: ADMIN };
+    const now = Date.now();
+    return this.#admit(input, await this.#cachedKey(token, tokenHash, now), now);
+  }
+
+  /** Counts and limits a request made with a known key (or refuses it); async only where a limit needs I/O. */
+  #admit(input: AuthenticateInput, cached: CachedKey<ApiKeyRecord> | null, now: number): AuthenticatedRequest | Promise<AuthenticatedRequest> {
+    const { key, owner } = usableKey(cached, now);
+    // requestCount is "total requests made with the key" (spec 2.1): refused ones below count too.
+    this.#parts.usage.record(key.id, new Date(now));
     const limit = windowLimitFor(key, this.#parts.config.apiKeys.rateLimit);
-    if (!limit) return undefined;
-    const decision = await this.#parts.limiter.consume(key.id, limit.max, limit.windowMs);
-    const state = toRateLimitState(decision);
-    if (!decision.allowed) {
-      throw new ApiError('RATE_LIMITED', `Rate limit of ${limit.max} requests per ${limit.windowMs} ms exceeded`, {
-        headers: { ...rateLimitHeaders(state), 'Retry-After': String(Math.max(1, state.resetSeconds)) },
-      });
+    if (!limit) return this.#afterWindow(input, key, owner, now, undefined);
+    const decision = this.#parts.limiter.consume(key.id, limit.max, limit.windowMs);
+    if (decision instanceof Promise) {
+      return decision.then((settled) => this.#afterWindow(input, key, owner, now, windowState(limit, settled)));
     }
-    return state;
+    return this.#afterWindow(input, key, owner, now, windowState(limit, decision));
+  }
+
+  #afterWindow(
+    input: AuthenticateInput,
+    key: ApiKeyRecord,
+    owner: CachedKeyOwner,
+    now: number,
+    rateLimit: RateLimitState | undefined,
+  ): AuthenticatedRequest | Promise<AuthenticatedRequest> {
+    // The role is checked before the quota so a refused role switch does not use up quota.
+    const role = resolveRole(owner, input.role);
+    const principal: KeyPrincipal = { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions };
+    const result: AuthenticatedRequest = rateLimit ? { principal, rateLimit } : { principal };
+    if (key.remaining === null) return result;
+    return this.#consumeQuota(key.id, now, rateLimit).then(() => result);
   }
 
   /** Takes one request from the key's quota; 429 USAGE_EXCEEDED when none is left. */
@@ -93,21 +111,36 @@ export class KeyAuthenticator {
     const token = parseBearerToken(input.authorization, undefined);
     const tokenHash = hashToken(token);
     if (await this.#parts.adminTokens.matches(tokenHash)) return ADMIN;
-    await this.#usableKey(token, tokenHash, Date.now());
+    const now = Date.now();
+    usableKey(await this.#cachedKey(token, tokenHash, now), now);
     throw new ApiError('FORBIDDEN', 'This endpoint requires the admin token');
   }
 
-  /** The key behind a token, or the 401 that says why it cannot be used. */
-  async #usableKey(token: string, tokenHash: string, now: number): Promise<UsableKey> {
+  #cachedKey(token: string, tokenHash: string, now: number): Promise<CachedKey<ApiKeyRecord> | null> {
     // Tokens without our prefix were never issued: no need to look them up.
-    const cached = looksLikeApiKey(token) ? await this.#parts.cache.get(tokenHash, now) : null;
-    // A key whose owner is gone is as good as unknown.
-    if (!cached || !cached.owner) throw keyRefused('INVALID_API_KEY', 'The API key is not valid');
-    const { key, owner } = cached;
-    if (!key.enabled) throw keyRefused('API_KEY_DISABLED', 'This API key has been disabled');
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
-      throw keyRefused('API_KEY_EXPIRED', `This API key expired at ${key.expiresAt}`);
-    }
-    return { key, owner };
+    return looksLikeApiKey(token) ? this.#parts.cache.get(tokenHash, now) : Promise.resolve(null);
   }
+}
+
+/** The key behind a token, or the 401 that says why it cannot be used. */
+function usableKey(cached: CachedKey<ApiKeyRecord> | null, now: number): UsableKey {
+  // A key whose owner is gone is as good as unknown.
+  if (!cached || !cached.owner) throw keyRefused('INVALID_API_KEY', 'The API key is not valid');
+  const { key, owner } = cached;
+  if (!key.enabled) throw keyRefused('API_KEY_DISABLED', 'This API key has been disabled');
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
+    throw keyRefused('API_KEY_EXPIRED', `This API key expired at ${key.expiresAt}`);
+  }
+  return { key, owner };
+}
+
+/** The window's state for the RateLimit-* headers; 429 RATE_LIMITED with Retry-After when it is full. */
+function windowState(limit: WindowLimit, decision: RateLimitDecision): RateLimitState {
+  const state = toRateLimitState(decision);
+  if (!decision.allowed) {
+    throw new ApiError('RATE_LIMITED', `Rate limit of ${limit.max} requests per ${limit.windowMs} ms exceeded`, {
+      headers: { ...rateLimitHeaders(state), 'Retry-After': String(Math.max(1, state.resetSeconds)) },
+    });
+  }
+  return state;
 }

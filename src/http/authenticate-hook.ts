@@ -1,6 +1,7 @@
 // Resolves the caller of every protected request and sends the key's RateLimit-* headers.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AppContext } from '../app-context.ts';
+import type { AuthenticatedRequest } from '../auth/auth-component.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 
@@ -16,20 +17,38 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 export function authenticateHook(ctx: AppContext, options: { allowQueryToken?: boolean } = {}) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const queryToken = options.allowQueryToken ? (request.query as Record<string, unknown> | undefined)?.token : undefined;
-    const result = await ctx.auth.authenticate({
-      authorization: header(request, 'authorization'),
-      role: header(request, 'x-service-role'),
-      queryToken: typeof queryToken === 'string' ? queryToken : undefined,
-    });
-    request.principal = result.principal;
-    if (result.rateLimit) {
-      reply.header('RateLimit-Limit', String(result.rateLimit.limit));
-      reply.header('RateLimit-Remaining', String(result.rateLimit.remaining));
-      reply.header('RateLimit-Reset', String(result.rateLimit.resetSeconds));
+  // A callback hook: with a cached key authentication is synchronous, and an async hook would cost
+  // promise hops on every request for nothing.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    let outcome: AuthenticatedRequest | Promise<AuthenticatedRequest>;
+    try {
+      const queryToken = options.allowQueryToken ? (request.query as Record<string, unknown> | undefined)?.token : undefined;
+      outcome = ctx.auth.authenticateNow({
+        authorization: header(request, 'authorization'),
+        role: header(request, 'x-service-role'),
+        queryToken: typeof queryToken === 'string' ? queryToken : undefined,
+      });
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (outcome instanceof Promise) {
+      outcome.then((result) => admit(request, reply, result, done), done);
+    } else {
+      admit(request, reply, outcome, done);
     }
   };
+}
+
+function admit(request: FastifyRequest, reply: FastifyReply, result: AuthenticatedRequest, done: HookHandlerDoneFunction): void {
+  request.principal = result.principal;
+  const { rateLimit } = result;
+  if (rateLimit) {
+    reply.header('RateLimit-Limit', String(rateLimit.limit));
+    reply.header('RateLimit-Remaining', String(rateLimit.remaining));
+    reply.header('RateLimit-Reset', String(rateLimit.resetSeconds));
+  }
+  done();
 }
 
 export function principalOf(request: FastifyRequest): Principal {

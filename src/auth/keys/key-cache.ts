@@ -37,9 +37,15 @@ export class KeyCache<K extends { id: string; userId: string }> {
     this.#options = options;
   }
 
-  async get(hash: string, now = Date.now()): Promise<CachedKey<K> | null> {
+  /** The entry while it is fresh (null: known not to exist), undefined when it must be loaded. */
+  peek(hash: string, now = Date.now()): CachedKey<K> | null | undefined {
     const entry = this.#entries.get(hash);
-    if (entry && entry.expiresAt > now) return entry.value;
+    return entry && entry.expiresAt > now ? entry.value : undefined;
+  }
+
+  async get(hash: string, now = Date.now()): Promise<CachedKey<K> | null> {
+    const fresh = this.peek(hash, now);
+    if (fresh !== undefined) return fresh;
     // Concurrent misses for one key share a single query.
     let pending = this.#loading.get(hash);
     if (!pending) {

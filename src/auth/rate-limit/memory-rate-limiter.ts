@@ -15,8 +15,8 @@ export class MemoryRateLimiter implements RateLimiter {
   readonly #windows = new Map<string, Window>();
   #createdSinceSweep = 0;
 
-  consume(bucket: string, max: number, windowMs: number): Promise<RateLimitDecision> {
-    return Promise.resolve(this.consumeNow(bucket, max, windowMs));
+  consume(bucket: string, max: number, windowMs: number): RateLimitDecision {
+    return this.consumeNow(bucket, max, windowMs);
   }
 
   consumeNow(bucket: string, max: number, windowMs: number, now = Date.now()): RateLimitDecision {

@@ -12,9 +12,10 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /**
    * Counts one request against `bucket` and decides, atomically: of N concurrent calls against a
-   * limit of M within one window, exactly M are allowed.
+   * limit of M within one window, exactly M are allowed. A limiter that counts in memory answers at
+   * once: a promise here would cost every keyed request a microtask for nothing.
    */
-  consume(bucket: string, max: number, windowMs: number): Promise<RateLimitDecision>;
+  consume(bucket: string, max: number, windowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
   /** Settles once the limiter can serve shared counts, or has given up and fallen back; never rejects. */
   ready(): Promise<void>;
   close(): Promise<void>;
