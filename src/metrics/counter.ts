@@ -3,6 +3,11 @@ import { checkLabelName, checkMetricName, familyHeader, formatLabels, formatValu
 import { LabelledSeries, type Labels } from './labelled-series.ts';
 import type { Metric, MetricOptions } from './metric.ts';
 
+/** One series of a counter, resolved once: a hot path keeps it rather than naming its labels per increment. */
+export interface CounterSeries {
+  inc(by?: number): void;
+}
+
 export class Counter<L extends string = never> implements Metric {
   readonly type = 'counter';
   readonly name: string;
@@ -19,9 +24,18 @@ export class Counter<L extends string = never> implements Metric {
   }
 
   inc(labels: Labels<L> = {} as Labels<L>, by = 1): void {
+    this.#add(this.#series.get(labels), by);
+  }
+
+  series(labels: Labels<L> = {} as Labels<L>): CounterSeries {
+    const state = this.#series.get(labels);
+    return { inc: (by = 1) => this.#add(state, by) };
+  }
+
+  #add(state: { value: number }, by: number): void {
     // A counter that went down would read as a process restart to Prometheus' rate().
     if (!(by >= 0)) throw new Error(`Counter ${this.name} can only increase (got ${by})`);
-    this.#series.get(labels).value += by;
+    state.value += by;
   }
 
   value(labels: Labels<L> = {} as Labels<L>): number {

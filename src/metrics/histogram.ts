@@ -18,6 +18,11 @@ export interface HistogramOptions<L extends string> extends MetricOptions<L> {
   buckets?: readonly number[];
 }
 
+/** One series of a histogram, resolved once: a hot path keeps it rather than naming its labels per observation. */
+export interface HistogramSeries {
+  observe(value: number): void;
+}
+
 export class Histogram<L extends string = never> implements Metric {
   readonly type = 'histogram';
   readonly name: string;
@@ -44,9 +49,22 @@ export class Histogram<L extends string = never> implements Metric {
 
   observe(labels: Labels<L>, value: number): void {
     if (Number.isNaN(value)) return;
+    this.#record(this.#series.get(labels), value);
+  }
+
+  series(labels: Labels<L>): HistogramSeries {
     const state = this.#series.get(labels);
-    let slot = this.buckets.findIndex((bound) => value <= bound);
-    if (slot === -1) slot = this.buckets.length;
+    return {
+      observe: (value) => {
+        if (!Number.isNaN(value)) this.#record(state, value);
+      },
+    };
+  }
+
+  #record(state: HistogramState, value: number): void {
+    const { buckets } = this;
+    let slot = 0;
+    while (slot < buckets.length && !(value <= buckets[slot]!)) slot++;
     state.counts[slot] = (state.counts[slot] ?? 0) + 1;
     state.sum += value;
     state.count += 1;

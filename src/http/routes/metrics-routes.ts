@@ -5,6 +5,7 @@ import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import { createServiceMetrics } from '../../metrics/service-metrics.ts';
+import { RequestSeries } from '../../metrics/request-series.ts';
 import { EXPOSITION_CONTENT_TYPE } from '../../metrics/exposition-format.ts';
 import { requireAdmin } from '../require-admin.ts';
 
@@ -18,11 +19,13 @@ export async function registerMetricsRoutes(app: FastifyInstance, ctx: AppContex
     resources: () => ctx.registry.all().map((resource) => resource.name),
   });
 
+  const series = new RequestSeries(metrics);
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the path: one series per route rather than one per record id.
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ method: request.method, route, status: reply.statusCode });
-    metrics.requestDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    const { requests, duration } = series.of(request.method, route, reply.statusCode);
+    requests.inc();
+    duration.observe(reply.elapsedTime / 1000);
     done();
   });
   // The error code is known here, before the error handler turns the error into a 429 document.
