@@ -15,6 +15,7 @@ import { installRetention } from './http/retention-lifecycle.ts';
 import { installBodyParsing } from './http/body-parsing.ts';
 import { installRequestIds } from './http/request-ids.ts';
 import { installRequestLogging } from './http/request-logging.ts';
+import { lazyChildLogger } from './http/lazy-request-logger.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
 import { registerMetaRoutes } from './http/routes/meta-routes.ts';
@@ -54,6 +55,8 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const { config } = options;
   const app = Fastify({
     logger: options.logger ?? false,
+    // Without a logger Fastify already skips the per-request child.
+    ...(options.logger ? { childLoggerFactory: lazyChildLogger } : {}),
     bodyLimit: config.server.bodyLimitBytes,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
