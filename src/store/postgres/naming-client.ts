@@ -3,6 +3,7 @@
 // of it the server's). Names map one-to-one to texts for the whole process; texts beyond the cap (many
 // distinct filters) run unnamed, so the statements prepared on a connection stay bounded.
 import pg from 'pg';
+import { DescribedQuery, type RowDescription } from './described-query.ts';
 
 const MAX_NAMED_STATEMENTS = 500;
 /** Only data statements: BEGIN/COMMIT/SAVEPOINT, LISTEN, DDL and the like stay unnamed. */
@@ -20,6 +21,9 @@ function statementName(text: string): string | undefined {
 }
 
 export class NamingClient extends pg.Client {
+  /** Row descriptions of the statements prepared on this client's connection. */
+  readonly descriptions = new Map<string, RowDescription>();
+
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     // A connection that drops while the client is checked out emits 'error' with no pool listener
@@ -31,12 +35,28 @@ export class NamingClient extends pg.Client {
 
 const plainQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
 
+function runNamed(client: NamingClient, name: string, text: string, values: unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    // pg's own promise path first copies a config object (cloneQueryConfig, ~3% of a point lookup);
+    // a query object passed as is skips that and the extra promise.
+    const query = new DescribedQuery(name, text, values, client.descriptions);
+    query.callback = (error, result) => {
+      if (error) {
+        // As pg does: a stack that leads back to the query, not to the socket read.
+        Error.captureStackTrace(error);
+        reject(error);
+      } else resolve(result);
+    };
+    plainQuery.call(client, query);
+  });
+}
+
 // Kysely calls query(text, values) and awaits the promise; every other form passes through untouched.
-(NamingClient.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function query(this: pg.Client, ...args: unknown[]) {
+(NamingClient.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function query(this: NamingClient, ...args: unknown[]) {
   const [text, values] = args;
   if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
     const name = statementName(text);
-    if (name !== undefined) return plainQuery.call(this, { name, text, values });
+    if (name !== undefined) return runNamed(this, name, text, values);
   }
   return plainQuery.apply(this, args);
 };
