@@ -3,6 +3,8 @@
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 import type { RecordEvent } from './record-event.ts';
 import { sequenceColumn } from '../store/sequence-column.ts';
+import type { Store } from '../store/create-store.ts';
+import { insertStatement } from '../store/write-statements.ts';
 
 export const EVENTS_TABLE = 'svc_events';
 
@@ -22,16 +24,14 @@ export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<
 }
 
 /** Writes the event inside the caller's transaction. */
-export async function appendEvent(trx: Db, event: RecordEvent): Promise<void> {
-  await trx
-    .insertInto(EVENTS_TABLE)
-    .values({
-      id: event.id,
-      type: event.type,
-      resource: event.resource,
-      resource_id: event.resourceId,
-      payload: JSON.stringify(event),
-      created_at: event.createdAt,
-    })
-    .execute();
+export async function appendEvent(store: Pick<Store, 'db' | 'executeIn'>, trx: Db, event: RecordEvent): Promise<void> {
+  const row = {
+    id: event.id,
+    type: event.type,
+    resource: event.resource,
+    resource_id: event.resourceId,
+    payload: JSON.stringify(event),
+    created_at: event.createdAt,
+  };
+  await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row]));
 }

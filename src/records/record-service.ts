@@ -10,6 +10,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
+import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -162,11 +163,9 @@ export class RecordService {
     return this.#write('RESOURCE_STORE_ERROR', async (trx, events) => {
       await this.#checkReferences(trx, resource, values);
       // RETURNING gives the row as stored without reading it back (one round trip fewer).
-      const row = await trx
-        .insertInto(resource.table)
-        .values({ id, ...encodeValues(resource, this.#store.dialect, { ...values, created_at: now, updated_at: now }) })
-        .returning(columnsOf(resource))
-        .executeTakeFirstOrThrow();
+      const { db, dialect } = this.#store;
+      const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
+      const row = (await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource))))[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#enforceCheck(trx, resource, id, grant);
       events.push(await this.#event(trx, resource, meta, 'created', id, null, record));
@@ -213,12 +212,9 @@ export class RecordService {
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
       await this.#checkReferences(trx, resource, changed);
       const now = new Date().toISOString();
-      const row = await trx
-        .updateTable(resource.table)
-        .set(encodeValues(resource, this.#store.dialect, { ...changed, updated_at: now }))
-        .where('id', '=', id)
-        .returning(columnsOf(resource))
-        .executeTakeFirstOrThrow();
+      const { db, dialect } = this.#store;
+      const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
+      const row = (await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource))))[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#enforceCheck(trx, resource, id, grant);
       events.push(await this.#event(trx, resource, meta, 'updated', id, old, record));
@@ -316,7 +312,7 @@ export class RecordService {
       if (dialect.supportsSkipLocked) query = query.forUpdate();
       return new QueryTemplate<Row>(query);
     });
-    const row = (await trx.executeQuery(compiled.bind(id))).rows[0];
+    const row = (await this.#store.executeIn(trx, compiled.bind(id)))[0];
     if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
     if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
     return decodeRow(resource, dialect, row);
@@ -396,7 +392,7 @@ export class RecordService {
       sessionVariables: sessionVariablesOf(meta.principal),
       traceContext,
     };
-    await appendEvent(trx, event);
+    await appendEvent(this.#store, trx, event);
     for (const hook of this.#hooks) await hook(trx, event);
     return event;
   }

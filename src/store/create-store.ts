@@ -22,6 +22,8 @@ export interface Store {
    * arrive together share one transaction and one commit (each in its own savepoint: group commit).
    */
   readonly transact: <T>(work: (trx: Db) => Promise<T>) => Promise<T>;
+  /** Rows of a compiled statement run on `db` (a transaction from `transact`, or the database). */
+  readonly executeIn: (db: Db, query: CompiledQuery) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -33,11 +35,12 @@ export function createStore(url: string): Store {
   if (isPostgresUrl(url)) {
     const { db, pool } = openPostgres(url);
     const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
-    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, close: () => db.destroy() };
+    const executeIn = (on: Db, query: CompiledQuery) => on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
+    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
-  const { db, raw, readNow, close } = openSqlite(path || ':memory:');
+  const { db, raw, readNow, executeIn, close } = openSqlite(path || ':memory:');
   const groups = new WriteGroups(db, () => raw.inTransaction);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, close };
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, close };
 }

@@ -6,6 +6,7 @@ import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
+import { insertStatement } from '../store/write-statements.ts';
 import type { AttemptOutcome, SuccessOutcome } from './attempt-outcome.ts';
 import { ClaimStatement } from './claim-statement.ts';
 import { payloadForAttempt } from './delivery-payload.ts';
@@ -67,25 +68,22 @@ export class DeliveryRepository {
   async queue(attempts: readonly QueuedAttempt[], db: Db = this.#store.db): Promise<void> {
     if (attempts.length === 0) return;
     const { encode } = this.#store.dialect;
-    await db
-      .insertInto(DELIVERIES_TABLE)
-      .values(
-        attempts.map((a) => ({
-          id: a.id,
-          webhook_id: a.webhookId,
-          event_id: a.eventId,
-          event_type: a.eventType,
-          status: 'pending',
-          request_payload: a.requestPayload,
-          attempt_number: a.attemptNumber,
-          next_retry_at: encode('timestamp', a.dueAt),
-          created_at: encode('timestamp', new Date().toISOString()),
-          target_url: a.targetUrl,
-          target_host: targetHostOf(a.targetUrl),
-          due_at: encode('timestamp', a.dueAt),
-        })),
-      )
-      .execute();
+    const createdAt = encode('timestamp', new Date().toISOString());
+    const rows = attempts.map((a) => ({
+      id: a.id,
+      webhook_id: a.webhookId,
+      event_id: a.eventId,
+      event_type: a.eventType,
+      status: 'pending',
+      request_payload: a.requestPayload,
+      attempt_number: a.attemptNumber,
+      next_retry_at: encode('timestamp', a.dueAt),
+      created_at: createdAt,
+      target_url: a.targetUrl,
+      target_host: targetHostOf(a.targetUrl),
+      due_at: encode('timestamp', a.dueAt),
+    }));
+    await this.#store.executeIn(db, insertStatement(this.#store.db, DELIVERIES_TABLE, rows));
   }
 
   /**

@@ -174,14 +174,14 @@ for (const dialect of testDialects()) {
         const inserted = new Promise<void>((resolve) => (written = resolve));
         // Takes the lower seq, then waits before committing.
         const slow = a.store.db.transaction().execute(async (trx) => {
-          await appendEvent(trx, early);
+          await appendEvent(a.store, trx, early);
           await notifyInTransaction(trx);
           written();
           await held;
         });
         await inserted;
         await a.store.db.transaction().execute(async (trx) => {
-          await appendEvent(trx, late);
+          await appendEvent(a.store, trx, late);
           await notifyInTransaction(trx);
         });
         await eventually(() => seen.some((e) => e.id === late.id), 'the higher seq arrives');
@@ -230,10 +230,10 @@ for (const dialect of testDialects()) {
       const old = new Date(now - 2 * 3_600_000).toISOString();
       const recent = new Date(now - 60_000).toISOString();
       // notes: 5 old then 3 recent; tasks: 2 old; gone (no longer configured): 2 old.
-      for (let i = 0; i < 5; i++) await appendEvent(store.db, fakeEvent('notes', old));
-      for (let i = 0; i < 3; i++) await appendEvent(store.db, fakeEvent('notes', recent));
-      for (let i = 0; i < 2; i++) await appendEvent(store.db, fakeEvent('tasks', old));
-      for (let i = 0; i < 2; i++) await appendEvent(store.db, fakeEvent('gone', old));
+      for (let i = 0; i < 5; i++) await appendEvent(store, store.db, fakeEvent('notes', old));
+      for (let i = 0; i < 3; i++) await appendEvent(store, store.db, fakeEvent('notes', recent));
+      for (let i = 0; i < 2; i++) await appendEvent(store, store.db, fakeEvent('tasks', old));
+      for (let i = 0; i < 2; i++) await appendEvent(store, store.db, fakeEvent('gone', old));
       const deleted = await pruneOutbox(store.db, { resources: ['notes', 'tasks'], replayWindow: 2, maxAgeMs: 3_600_000, now });
       // notes: the window keeps the last 2 (recent); the third recent one is beyond it but young: kept.
       assert.equal(await countOutbox(store.db, 'notes'), 3);

@@ -25,7 +25,7 @@ for (const dialect of testDialects()) {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
         const event = fakeEvent(resource, ago(age));
-        await appendEvent(store.db, event);
+        await appendEvent(store, store.db, event);
         ids.push(event.id);
       }
       return ids;

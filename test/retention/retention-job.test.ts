@@ -73,7 +73,7 @@ for (const dialect of testDialects()) {
     it('prunes old events outside the window and finished deliveries on its interval, and counts them', async () => {
       const { db } = t.ctx.store;
       assert.equal(await prunedMetric(t.app, EVENTS_TABLE), 0, 'exposed from the start');
-      for (let i = 0; i < 5; i++) await appendEvent(db, oldEvent('posts'));
+      for (let i = 0; i < 5; i++) await appendEvent(t.ctx.store, db, oldEvent('posts'));
       const deliveries = new DeliveryRepository(t.ctx.store);
       // An unsent attempt, due in an hour: the queue, which retention must leave alone.
       const dueAt = new Date(Date.now() + HOUR).toISOString();

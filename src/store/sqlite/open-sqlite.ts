@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
-import { sqliteReadNow, withStatementCache } from './statement-cache.ts';
+import { sqliteExecuteIn, sqliteReadNow, withStatementCache } from './statement-cache.ts';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.ts';
 import { compileLikePattern, type LikePattern } from '../like-pattern.ts';
 import { compileLinearRegex } from '../linear-regex.ts';
@@ -25,6 +25,7 @@ export interface OpenedSqlite {
   db: Kysely<DynamicSchema>;
   raw: Database.Database;
   readNow: ReturnType<typeof sqliteReadNow>;
+  executeIn: ReturnType<typeof sqliteExecuteIn>;
   /** Stops the checkpointing thread, then closes the database (the last connection checkpoints). */
   close(): Promise<void>;
 }
@@ -54,5 +55,5 @@ export function openSqlite(path: string): OpenedSqlite {
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, raw, readNow: sqliteReadNow(raw, database), close };
+  return { db, raw, readNow: sqliteReadNow(raw, database), executeIn: sqliteExecuteIn(raw, database), close };
 }

@@ -4,6 +4,7 @@
 // function compiled once per column list turns into plain objects (the same objects, 3-4x cheaper).
 import type Database from 'better-sqlite3';
 import type { CompiledQuery, SqliteDatabase, SqliteStatement } from 'kysely';
+import type { Db } from '../store-dialect.ts';
 
 const MAX_CACHED_STATEMENTS = 500;
 /** Statements that change the schema: cached statements may then return other columns. */
@@ -97,5 +98,19 @@ export function sqliteReadNow(raw: Database.Database, database: SqliteDatabase) 
   return (query: CompiledQuery): Record<string, unknown>[] | undefined => {
     if (raw.inTransaction) return undefined;
     return database.prepare(query.sql).all(query.parameters) as Record<string, unknown>[];
+  };
+}
+
+/**
+ * Runs a statement at once inside a transaction that already holds the connection (a record write's):
+ * Kysely's hand-off would only queue it behind that same transaction. Outside one it goes through Kysely.
+ */
+export function sqliteExecuteIn(raw: Database.Database, database: SqliteDatabase) {
+  return (db: Db, query: CompiledQuery): Record<string, unknown>[] | Promise<Record<string, unknown>[]> => {
+    if (!db.isTransaction || !raw.inTransaction) return db.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
+    const statement = database.prepare(query.sql);
+    if (statement.reader) return statement.all(query.parameters) as Record<string, unknown>[];
+    statement.run(query.parameters);
+    return [];
   };
 }

@@ -1,0 +1,70 @@
+// Inserts and updates-by-id compiled by Kysely once per table and column list, then run with new values:
+// building and compiling them per request was about a tenth of a create (Kysely freezes and visits an
+// operation tree for every statement). The SQL text stays the same, so the prepared statement is reused.
+import type { CompiledQuery } from 'kysely';
+import type { Db } from './store-dialect.ts';
+
+type Row = Record<string, unknown>;
+
+/** Distinct statements kept per database; a flood of new column lists only resets the map. */
+const MAX_STATEMENTS = 500;
+
+const cache = new WeakMap<Db, Map<string, CompiledQuery<Row>>>();
+
+function statementsOf(db: Db): Map<string, CompiledQuery<Row>> {
+  let statements = cache.get(db);
+  if (!statements) {
+    statements = new Map();
+    cache.set(db, statements);
+  }
+  return statements;
+}
+
+/**
+ * A compiled query whose parameters are exactly `parameters`, in that order: reused when cached, else
+ * built by `build` (given the same values) and kept only if Kysely bound them one for one, in order.
+ */
+function reuse(db: Db, key: string, parameters: unknown[], build: () => CompiledQuery<Row>): CompiledQuery<Row> {
+  const statements = statementsOf(db);
+  const cached = statements.get(key);
+  if (cached) return { ...cached, parameters };
+  const compiled = build();
+  const bound = compiled.parameters;
+  if (bound.length === parameters.length && bound.every((value, i) => value === parameters[i])) {
+    if (statements.size >= MAX_STATEMENTS) statements.clear();
+    statements.set(key, compiled);
+  }
+  return compiled;
+}
+
+/** Kysely leaves out a column whose value is undefined (the column's default applies). */
+function definedColumns(row: Row): string[] {
+  return Object.keys(row).filter((column) => row[column] !== undefined);
+}
+
+/** `insert into table (columns) values (…), … [returning …]`. */
+export function insertStatement(db: Db, table: string, rows: readonly Row[], returning: readonly string[] = []): CompiledQuery<Row> {
+  const build = () => {
+    const insert = db.insertInto(table).values(rows as Row[]);
+    return (returning.length > 0 ? insert.returning(returning) : insert).compile() as CompiledQuery<Row>;
+  };
+  const columns = definedColumns(rows[0]!);
+  const shape = columns.join('\u0000');
+  // Rows that differ in their columns get DEFAULT in places: compiled as they come, not reused.
+  if (rows.some((row) => definedColumns(row).join('\u0000') !== shape)) return build();
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const column of columns) parameters.push(row[column]);
+  return reuse(db, `i\u0000${table}\u0000${rows.length}\u0000${shape}\u0000${returning.join('\u0000')}`, parameters, build);
+}
+
+/** `update table set (columns of values) where id = ? [returning …]`. */
+export function updateByIdStatement(db: Db, table: string, values: Row, id: string, returning: readonly string[] = []): CompiledQuery<Row> {
+  const columns = definedColumns(values);
+  const parameters: unknown[] = columns.map((column) => values[column]);
+  parameters.push(id);
+  const key = `u\u0000${table}\u0000${columns.join('\u0000')}\u0000${returning.join('\u0000')}`;
+  return reuse(db, key, parameters, () => {
+    const update = db.updateTable(table).set(values).where('id', '=', id);
+    return (returning.length > 0 ? update.returning(returning) : update).compile() as CompiledQuery<Row>;
+  });
+}

@@ -1,0 +1,76 @@
+// Inserts and updates compiled once per table and column list must write exactly what Kysely would
+// have written for each call's own values.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { createStore } from '../../src/store/create-store.ts';
+import { insertStatement, updateByIdStatement } from '../../src/store/write-statements.ts';
+
+describe('compiled write statements', () => {
+  it('reuses one SQL text per column list and binds each call its own values', async () => {
+    const store = createStore('sqlite::memory:');
+    try {
+      const { db } = store;
+      await sql`create table t (id text primary key, name text, n integer default 7)`.execute(db);
+      const first = insertStatement(db, 't', [{ id: 'a', name: 'one', n: 1 }], ['id', 'name', 'n']);
+      const second = insertStatement(db, 't', [{ id: 'b', name: 'two', n: 2 }], ['id', 'name', 'n']);
+      assert.equal(second.sql, first.sql);
+      assert.deepEqual(second.parameters, ['b', 'two', 2]);
+      assert.deepEqual((await db.executeQuery(first)).rows, [{ id: 'a', name: 'one', n: 1 }]);
+      assert.deepEqual((await db.executeQuery(second)).rows, [{ id: 'b', name: 'two', n: 2 }]);
+
+      // Another column order is another statement; an undefined value leaves its column to the default.
+      const reordered = insertStatement(db, 't', [{ name: 'three', id: 'c' }]);
+      assert.notEqual(reordered.sql, first.sql);
+      await db.executeQuery(insertStatement(db, 't', [{ id: 'd', name: 'four', n: undefined }]));
+      await db.executeQuery(insertStatement(db, 't', [{ id: 'e', name: 'five', n: undefined }]));
+      await db.executeQuery(reordered);
+
+      // Several rows, and rows of differing columns (compiled as they come).
+      await db.executeQuery(insertStatement(db, 't', [{ id: 'f', name: 'six', n: 6 }, { id: 'g', name: 'seven', n: 8 }]));
+      const mixed = [{ id: 'h', name: 'eight', n: undefined }, { id: 'i', name: 'nine', n: 9 }];
+      const asKysely = db.insertInto('t').values(mixed).compile();
+      const compiled = insertStatement(db, 't', mixed);
+      assert.deepEqual([compiled.sql, compiled.parameters], [asKysely.sql, asKysely.parameters]);
+
+      const updated = updateByIdStatement(db, 't', { name: 'ONE', n: 10 }, 'a', ['id', 'name', 'n']);
+      assert.deepEqual((await db.executeQuery(updated)).rows, [{ id: 'a', name: 'ONE', n: 10 }]);
+      const again = updateByIdStatement(db, 't', { name: 'TWO', n: 20 }, 'b', ['id', 'name', 'n']);
+      assert.equal(again.sql, updated.sql);
+      assert.deepEqual((await db.executeQuery(again)).rows, [{ id: 'b', name: 'TWO', n: 20 }]);
+      await db.executeQuery(updateByIdStatement(db, 't', { name: 'SIX', n: undefined }, 'f'));
+
+      const rows = await sql<{ id: string; name: string; n: number }>`select id, name, n from t order by id`.execute(db);
+      assert.deepEqual(rows.rows, [
+        { id: 'a', name: 'ONE', n: 10 },
+        { id: 'b', name: 'TWO', n: 20 },
+        { id: 'c', name: 'three', n: 7 },
+        { id: 'd', name: 'four', n: 7 },
+        { id: 'e', name: 'five', n: 7 },
+        { id: 'f', name: 'SIX', n: 6 },
+        { id: 'g', name: 'seven', n: 8 },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('runs statements inside a record write at once, and outside one through Kysely', async () => {
+    const store = createStore('sqlite::memory:');
+    try {
+      const { db } = store;
+      await sql`create table t (id text primary key, name text)`.execute(db);
+      const inside = await store.transact(async (trx) => {
+        const rows = store.executeIn(trx, insertStatement(db, 't', [{ id: 'a', name: 'one' }], ['id']));
+        assert.ok(Array.isArray(rows), 'answered synchronously inside the transaction');
+        return rows;
+      });
+      assert.deepEqual(inside, [{ id: 'a' }]);
+      const outside = store.executeIn(db, insertStatement(db, 't', [{ id: 'b', name: 'two' }], ['id']));
+      assert.ok(outside instanceof Promise, 'the database itself goes through Kysely');
+      assert.deepEqual(await outside, [{ id: 'b' }]);
+    } finally {
+      await store.close();
+    }
+  });
+});
