@@ -22,9 +22,7 @@ interface PgResult {
 }
 
 interface PgConnection {
-  bind(message: { portal: string; statement: string; values: unknown[]; binary: boolean | undefined; valueMapper: unknown }): void;
-  close(message: { type: 'S'; name: string }): void;
-  sync(): void;
+  bind(message: { portal: string; statement: string; values: unknown[]; binary: boolean | undefined; valueMapper: undefined }): void;
 }
 
 /** The parts of pg's Query (lib/query.js) this class builds on. */
@@ -37,15 +35,16 @@ interface PgQuery {
   callback: ((error: Error | null, result: unknown) => void) | undefined;
   _result: PgResult;
   _accumulateRows: boolean;
+  submit(connection: PgConnection): Error | null;
   prepare(connection: PgConnection): void;
   handleRowDescription(message: { fields: unknown[] }): void;
-  handleError(error: unknown, connection: PgConnection): void;
   _getRows(connection: PgConnection, rows: number | undefined): void;
 }
 
 const PgQueryClass = pg.Query as unknown as new (text: string, values: unknown[]) => PgQuery;
-// The value mapper pg binds parameters with (Dates, Buffers, arrays, JSON), so values are sent as before.
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: unknown };
+// The value mapper pg binds parameters with (Dates, Buffers, arrays, JSON), so values are sent as
+// before. Its output (text, Buffer or null) maps to itself, so pg mapping it again changes nothing.
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
 
 export class DescribedQuery extends PgQueryClass {
   readonly #descriptions: Map<string, RowDescription>;
@@ -57,20 +56,24 @@ export class DescribedQuery extends PgQueryClass {
     this.#descriptions = descriptions;
   }
 
+  override submit(connection: PgConnection): Error | null {
+    // Values are mapped to their wire text before anything is sent: one that cannot be (a failing
+    // toPostgres) fails this query alone. pg would map it while binding and then close the statement,
+    // which it still believes prepared, so every later execution on the connection would fail.
+    try {
+      this.values = this.values.map(prepareValue);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    return super.submit(connection);
+  }
+
   override prepare(connection: PgConnection): void {
     const known = this.#descriptions.get(this.name);
     // Unknown: not yet described here (or it returns no rows); pg parses if needed, binds, describes.
     if (known === undefined) return super.prepare(connection);
-    // Known means described, so parsed on this connection: bind and execute only.
-    try {
-      connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: prepareValue });
-    } catch (error) {
-      // As pg does: a value that cannot be sent fails this query and leaves the connection usable.
-      connection.close({ type: 'S', name: this.name });
-      connection.sync();
-      this.handleError(error, connection);
-      return;
-    }
+    // Known means described, so parsed on this connection: bind (the values are mapped) and execute.
+    connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: undefined });
     const result = this._result;
     result.fields = known.fields;
     result._parsers = known.parsers;
