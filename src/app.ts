@@ -1,6 +1,5 @@
 // buildApp(config) → a ready Fastify instance with every route; it never listens (server.ts does).
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import cors from '@fastify/cors';
 import type { SvcConfig } from './config/config-types.ts';
 import type { AppContext } from './app-context.ts';
 import { createStore, type Store } from './store/create-store.ts';
@@ -17,6 +16,7 @@ import { installRequestIds } from './http/request-ids.ts';
 import { installRequestLogging } from './http/request-logging.ts';
 import { lazyChildLogger } from './http/lazy-request-logger.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
+import { installCors } from './http/cors.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
 import { registerMetaRoutes } from './http/routes/meta-routes.ts';
 import { registerMetricsRoutes } from './http/routes/metrics-routes.ts';
@@ -90,11 +90,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   installErrorHandling(app, { isUnavailable: (error) => store.dialect.isConnectionError(error) });
   installBodyParsing(app);
   installRetention(app, ctx, { start: options.startWorkers !== false });
-  await app.register(cors, {
-    origin: config.server.cors.origins.length > 0 ? [...config.server.cors.origins] : false,
-    credentials: true,
-    exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
-  });
+  await installCors(app, config.server.cors.origins);
   await registerMetaRoutes(app, ctx);
   await registerMetricsRoutes(app, ctx);
   await registerIdentityRoutes(app, ctx);
