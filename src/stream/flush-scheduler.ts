@@ -1,9 +1,9 @@
 // Decides when queued stream frames are written. A socket write per client is the bulk of fan-out's
-// cost (~14 µs each on the benchmark machine, whatever its size: 1,000 clients × 200 events/s written
-// one by one is 200,000 writes/s, more than a core can do), so under load the events of an interval
-// share one write per client. The interval follows the cost of the last flush, so that writes take
-// about a third of the time at most and the process keeps up instead of queueing without bound: a
-// flush over 1,000 clients that takes 14 ms is followed by the next one 42 ms after it started.
+// cost (~10-14 µs each on the benchmark machine, whatever its size: 1,000 clients × 200 events/s
+// written one by one is 200,000 writes/s, more than a core can do), so under load the events of an
+// interval share one write per client. The interval follows the cost of recent flushes, so that writes
+// take about a third of the time and the process keeps up instead of queueing without bound, but it is
+// bounded by a latency budget: a frame's wait for its flush is what a client sees as delay.
 
 /** Anything with frames to write; flushes of all dirty flushables run together. */
 export interface Flushable {
@@ -12,23 +12,42 @@ export interface Flushable {
 
 /** Least time between two flushes. After a quiet spell a flush waits only for the current I/O callbacks. */
 export const MIN_FLUSH_INTERVAL_MS = 10;
-/** A bound on the interval, should one flush be far slower than the next (a pause, a swapped-out page). */
-export const MAX_FLUSH_INTERVAL_MS = 200;
-/** Interval = this × the last flush's duration (clamped): writes take about a third of the time at most. */
+/** Interval = this × the flush cost, up to the budget: writes take about a third of the time at most. */
 export const FLUSH_COST_MULTIPLE = 3;
+/**
+ * The longest a frame waits for its flush under load. A third of the time for writes would allow more
+ * (at 1,000 clients a flush costs 10-30 ms), but that wait is the bulk of what a client sees as delay.
+ */
+export const FLUSH_LATENCY_BUDGET_MS = 30;
+/** Past the budget, writes may take up to half the time, no more: the process must still keep up. */
+export const OVER_BUDGET_COST_MULTIPLE = 2;
+/** A bound on the interval, should flushes be far slower than usual. */
+export const MAX_FLUSH_INTERVAL_MS = 200;
+/**
+ * The cost is the median of this many last flushes. Taken from the last flush alone, one flush stretched
+ * by a garbage collection or by the process being descheduled tripled the next wait (a 51 ms flush was
+ * followed by a 94 ms wait), and those waits were the p99 of stream latency.
+ */
+const COST_SAMPLES = 3;
+
+/** The wait before the next flush, given what flushes cost lately. */
+export function flushInterval(costMs: number): number {
+  const ceiling = Math.max(FLUSH_LATENCY_BUDGET_MS, costMs * OVER_BUDGET_COST_MULTIPLE);
+  return Math.min(MAX_FLUSH_INTERVAL_MS, Math.max(MIN_FLUSH_INTERVAL_MS, Math.min(ceiling, costMs * FLUSH_COST_MULTIPLE)));
+}
 
 export class FlushScheduler {
   readonly #dirty = new Set<Flushable>();
   #cancel: (() => void) | null = null;
   #lastStart = -Infinity;
-  #lastCostMs = 0;
+  /** Costs of the last flushes, newest last; none yet counts as cheap, so a slow first flush is an outlier too. */
+  readonly #costs: number[] = Array.from({ length: COST_SAMPLES }, () => 0);
 
   /** Flushes `target` with the others at the next flush. */
   schedule(target: Flushable): void {
     this.#dirty.add(target);
     if (this.#cancel !== null) return;
-    const interval = Math.min(MAX_FLUSH_INTERVAL_MS, Math.max(MIN_FLUSH_INTERVAL_MS, this.#lastCostMs * FLUSH_COST_MULTIPLE));
-    const wait = this.#lastStart + interval - performance.now();
+    const wait = this.#lastStart + flushInterval(this.#recentCost()) - performance.now();
     if (wait > 0) {
       const timer = setTimeout(() => this.#flushAll(), wait);
       this.#cancel = () => clearTimeout(timer);
@@ -48,6 +67,11 @@ export class FlushScheduler {
     }
   }
 
+  #recentCost(): number {
+    const sorted = [...this.#costs].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? 0;
+  }
+
   #flushAll(): void {
     this.#cancel = null;
     const start = performance.now();
@@ -56,7 +80,8 @@ export class FlushScheduler {
     this.#dirty.clear();
     for (const target of targets) target.flush();
     this.#lastStart = start;
-    this.#lastCostMs = performance.now() - start;
+    this.#costs.push(performance.now() - start);
+    if (this.#costs.length > COST_SAMPLES) this.#costs.shift();
   }
 }
 

@@ -1,9 +1,12 @@
 // When stream frames are written: at once after a quiet spell, and under load no sooner than a few
-// times the last flush's cost, so that writes to many clients cannot take all of the process's time.
+// times what flushes cost lately, so that writes to many clients cannot take all of the process's
+// time, but no later than a latency budget while flushes are cheap enough to allow it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { FLUSH_COST_MULTIPLE, FlushScheduler, MIN_FLUSH_INTERVAL_MS } from '../../src/stream/flush-scheduler.ts';
+import {
+  FLUSH_COST_MULTIPLE, FLUSH_LATENCY_BUDGET_MS, FlushScheduler, flushInterval, MAX_FLUSH_INTERVAL_MS, MIN_FLUSH_INTERVAL_MS, OVER_BUDGET_COST_MULTIPLE,
+} from '../../src/stream/flush-scheduler.ts';
 
 /** A flushable that records when it flushed and takes `costMs` of CPU doing it. */
 function target(costMs: number) {
@@ -19,6 +22,9 @@ function target(costMs: number) {
     },
   };
 }
+
+/** Timers count from the loop's cached clock, which lags performance.now() on a busy machine. */
+const TIMER_SLACK_MS = 3;
 
 async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -38,23 +44,56 @@ describe('FlushScheduler', () => {
     assert.equal(a.flushes.length, 1);
   });
 
-  it('spaces flushes by a multiple of the last flush cost, and never less than the minimum', async () => {
+  it('spaces flushes by a multiple of what flushes cost lately, and never less than the minimum', async () => {
     const scheduler = new FlushScheduler();
     const cheap = target(0);
     scheduler.schedule(cheap);
     await until(() => cheap.flushes.length === 1);
     scheduler.schedule(cheap);
     await until(() => cheap.flushes.length === 2);
-    assert.ok(cheap.flushes[1]! - cheap.flushes[0]! >= MIN_FLUSH_INTERVAL_MS - 1, 'at least the minimum interval apart');
+    assert.ok(cheap.flushes[1]! - cheap.flushes[0]! >= MIN_FLUSH_INTERVAL_MS - TIMER_SLACK_MS, 'at least the minimum interval apart');
 
-    const costMs = 20;
+    const costMs = 8;
     const costly = target(costMs);
+    // The cost is that of the last few flushes: one costly flush alone does not set it.
+    for (let i = 0; i < 3; i++) {
+      scheduler.schedule(costly);
+      await until(() => costly.flushes.length === i + 1);
+    }
     scheduler.schedule(costly);
-    await until(() => costly.flushes.length === 1);
-    scheduler.schedule(costly);
-    await until(() => costly.flushes.length === 2);
-    const gap = costly.flushes[1]! - costly.flushes[0]!;
-    assert.ok(gap >= costMs * FLUSH_COST_MULTIPLE - 1, `a ${costMs} ms flush is followed ${gap} ms later`);
+    await until(() => costly.flushes.length === 4);
+    const gap = costly.flushes[3]! - costly.flushes[2]!;
+    assert.ok(gap >= costMs * FLUSH_COST_MULTIPLE - TIMER_SLACK_MS, `an ${costMs} ms flush is followed ${gap} ms later`);
+  });
+
+  it('does not stretch the next wait after one slow flush (a collection or a descheduled process)', async () => {
+    const scheduler = new FlushScheduler();
+    const costs = [0, 0, 60, 0];
+    const flushes: number[] = [];
+    const spiky = {
+      flush() {
+        flushes.push(performance.now());
+        const until = performance.now() + (costs[flushes.length - 1] ?? 0);
+        while (performance.now() < until) {
+          // Busy.
+        }
+      },
+    };
+    for (let i = 0; i < costs.length; i++) {
+      scheduler.schedule(spiky);
+      await until(() => flushes.length === i + 1);
+    }
+    const gap = flushes[3]! - flushes[2]!;
+    assert.ok(gap < 60 * FLUSH_COST_MULTIPLE / 2, `after a 60 ms flush among cheap ones the next came ${gap} ms later`);
+  });
+
+  it('bounds the interval by the latency budget unless flushes cost more than the budget allows', () => {
+    assert.equal(flushInterval(0), MIN_FLUSH_INTERVAL_MS);
+    assert.equal(flushInterval(5), 5 * FLUSH_COST_MULTIPLE);
+    assert.equal(flushInterval(FLUSH_LATENCY_BUDGET_MS / 2), FLUSH_LATENCY_BUDGET_MS);
+    // Costlier still: writes take at most 1/OVER_BUDGET_COST_MULTIPLE of the time, so the process keeps up.
+    assert.equal(flushInterval(FLUSH_LATENCY_BUDGET_MS), FLUSH_LATENCY_BUDGET_MS * OVER_BUDGET_COST_MULTIPLE);
+    assert.equal(flushInterval(MAX_FLUSH_INTERVAL_MS), MAX_FLUSH_INTERVAL_MS);
   });
 
   it('drops a target that flushed on its own', async () => {
