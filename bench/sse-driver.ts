@@ -26,6 +26,16 @@ export interface SseResult {
   maxMs: number;
   /** The driver's own event-loop delay p99: high means the driver, not svc, was the bottleneck. */
   driverLagP99Ms: number;
+  /** By the second in which the POST was sent: whether the tail is spread out or a few bad seconds. */
+  perSecond: SseSecond[];
+}
+
+export interface SseSecond {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The driver's loop delay p99 during that second of the run. */
+  driverLagP99Ms: number;
 }
 
 const MARK = /"title":"sse-(\d+)"/g;
@@ -40,6 +50,8 @@ async function main(run: SseRun): Promise<SseResult> {
   const port = Number(url.port);
   const sentAt = new Float64Array(run.writesPerSecond * run.seconds + 16);
   const latencies = new Float64Array(run.clients * sentAt.length);
+  /** The POST each latency belongs to, to group latencies by the second it was sent in. */
+  const latencySeq = new Uint32Array(latencies.length);
   let received = 0;
   const sockets: Socket[] = [];
   let connected = 0;
@@ -79,7 +91,10 @@ async function main(run: SseRun): Promise<SseResult> {
         text = text.slice(0, end);
         for (const match of text.matchAll(MARK)) {
           const sent = sentAt[Number(match[1])];
-          if (sent) latencies[received++] = now - sent;
+          if (sent) {
+            latencySeq[received] = Number(match[1]);
+            latencies[received++] = now - sent;
+          }
         }
       });
       sockets.push(socket);
@@ -113,6 +128,13 @@ async function main(run: SseRun): Promise<SseResult> {
 
   lag.enable();
   const started = performance.now();
+  const secondLag = monitorEventLoopDelay({ resolution: 10 });
+  secondLag.enable();
+  const lagBySecond: number[] = [];
+  const lagTimer = setInterval(() => {
+    lagBySecond.push(secondLag.percentile(99) / 1e6);
+    secondLag.reset();
+  }, 1000);
   const total = run.writesPerSecond * run.seconds;
   const inFlight = new Set<Promise<void>>();
   await new Promise<void>((resolve) => {
@@ -133,11 +155,22 @@ async function main(run: SseRun): Promise<SseResult> {
   const expected = connected * (writes - writeErrors);
   const deadline = performance.now() + 5000;
   while (received < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  clearInterval(lagTimer);
+  secondLag.disable();
   lag.disable();
   for (const socket of sockets) socket.destroy();
   agent.destroy();
 
   const sorted = latencies.slice(0, received).sort();
+  const bySecond: number[][] = [];
+  for (let i = 0; i < received; i++) {
+    const second = Math.floor((sentAt[latencySeq[i]!]! - started) / 1000);
+    (bySecond[second] ??= []).push(latencies[i]!);
+  }
+  const perSecond = Array.from(bySecond, (values, second) => {
+    const s = Float64Array.from(values ?? []).sort();
+    return { p50Ms: percentile(s, 50), p99Ms: percentile(s, 99), maxMs: s.length ? s[s.length - 1]! : NaN, driverLagP99Ms: lagBySecond[second] ?? NaN };
+  });
   return {
     clients: run.clients,
     connected,
@@ -149,6 +182,7 @@ async function main(run: SseRun): Promise<SseResult> {
     p99Ms: percentile(sorted, 99),
     maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
     driverLagP99Ms: lag.percentile(99) / 1e6,
+    perSecond,
   };
 }
 
