@@ -1,6 +1,7 @@
 // PostgreSQL LISTEN/NOTIFY as the wake-up signal: one dedicated connection listens on `svc_events`;
 // writers NOTIFY inside the transaction that writes the event, so the signal goes out exactly at commit.
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../optional-packages.ts';
 import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../store/store-dialect.ts';
@@ -52,7 +53,7 @@ export class PostgresNotifier implements ChangeNotifier {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#url });
+    const client = new (loadPg().Client)({ connectionString: this.#url });
     // Without an error listener a dropped connection would crash the process.
     client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client));

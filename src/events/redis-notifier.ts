@@ -1,6 +1,7 @@
 // Redis pub/sub as the wake-up signal, for deployments that set `redis.url`: every process publishes
 // after its commits and subscribes to the others'.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadIoredis } from '../optional-packages.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeNotifier } from './change-notifier.ts';
 
@@ -19,8 +20,9 @@ export class RedisNotifier implements ChangeNotifier {
   constructor(url: string, log: FastifyBaseLogger) {
     // The subscription waits for a connection however long it takes; a publish is best effort and
     // fails at once while Redis is away (the other processes' fallback poll finds the rows).
-    this.#subscriber = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: null });
-    this.#publisher = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const { Redis: RedisClient } = loadIoredis();
+    this.#subscriber = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: null });
+    this.#publisher = new RedisClient(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.#log = log;
     // ioredis reconnects by itself; without listeners its errors would be unhandled.
     for (const connection of [this.#subscriber, this.#publisher]) {

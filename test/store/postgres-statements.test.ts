@@ -4,7 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPostgres } from '../../src/store/postgres/open-postgres.ts';
-import { NamingClient } from '../../src/store/postgres/naming-client.ts';
+import type { NamingClient } from '../../src/store/postgres/naming-client.ts';
 import { timestamptzParser } from '../../src/store/postgres/parse-timestamptz.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases.ts';
 

@@ -1,8 +1,8 @@
 // Sends email-verification links: over SMTP when `auth.email.smtpUrl` is set, otherwise into the log
 // (development: the link is printed so a user can still be verified).
-import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../../config/config-types.ts';
+import { loadNodemailer } from '../../optional-packages.ts';
 
 export interface VerificationMailer {
   send(to: string, url: string): Promise<void>;
@@ -19,7 +19,7 @@ export function createVerificationMailer(config: SvcConfig['auth']['email'], log
       close() {},
     };
   }
-  const transport = nodemailer.createTransport(smtpUrl);
+  const transport = loadNodemailer().createTransport(smtpUrl);
   return {
     async send(to, url) {
       await transport.sendMail({

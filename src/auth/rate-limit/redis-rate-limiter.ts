@@ -1,7 +1,8 @@
 // Fixed-window counters in Redis, shared by every process of a deployment. INCR and PEXPIRE run in
 // one Lua script, so the count is atomic across processes. When Redis cannot be reached the limiter
 // counts in memory instead (per process, so looser) and says so in the log, rather than failing requests.
-import { Redis, type Result } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
+import { loadIoredis } from '../../optional-packages.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { decide, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
@@ -40,7 +41,8 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(options: RedisRateLimiterOptions) {
     this.#prefix = options.keyPrefix ?? 'svc:';
     this.#log = options.log;
-    this.#redis = new Redis(options.url, {
+    const { Redis: RedisClient } = loadIoredis();
+    this.#redis = new RedisClient(options.url, {
       // Fail fast while disconnected instead of queueing: a request must not wait on a dead Redis.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

@@ -5,7 +5,7 @@
 // (PostgreSQL fails the execution with "cached plan must not change result type"), so the description
 // seen first stays right for that connection. Relies on pg 8's Query internals (prepare, _result).
 import { createRequire } from 'node:module';
-import pg from 'pg';
+import { loadPg } from '../../optional-packages.ts';
 
 /** A statement's row description and what pg derives from it, shared by its later executions. */
 export interface RowDescription {
@@ -41,50 +41,64 @@ interface PgQuery {
   _getRows(connection: PgConnection, rows: number | undefined): void;
 }
 
-const PgQueryClass = pg.Query as unknown as new (text: string, values: unknown[]) => PgQuery;
-// The value mapper pg binds parameters with (Dates, Buffers, arrays, JSON), so values are sent as
-// before. Its output (text, Buffer or null) maps to itself, so pg mapping it again changes nothing.
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+export type DescribedQuery = PgQuery;
 
-export class DescribedQuery extends PgQueryClass {
-  readonly #descriptions: Map<string, RowDescription>;
+type DescribedQueryClass = new (name: string, text: string, values: unknown[], descriptions: Map<string, RowDescription>) => DescribedQuery;
 
-  /** `descriptions` belongs to one connection: what it holds was described on that connection. */
-  constructor(name: string, text: string, values: unknown[], descriptions: Map<string, RowDescription>) {
-    super(text, values);
-    this.name = name;
-    this.#descriptions = descriptions;
-  }
+let describedQueryClass: DescribedQueryClass | undefined;
 
-  override submit(connection: PgConnection): Error | null {
-    // Values are mapped to their wire text before anything is sent: one that cannot be (a failing
-    // toPostgres) fails this query alone. pg would map it while binding and then close the statement,
-    // which it still believes prepared, so every later execution on the connection would fail.
-    try {
-      this.values = this.values.map(prepareValue);
-    } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
+/** The class, built on first use: pg is loaded only by deployments on PostgreSQL. */
+export function describedQuery(): DescribedQueryClass {
+  describedQueryClass ??= defineDescribedQuery();
+  return describedQueryClass;
+}
+
+function defineDescribedQuery(): DescribedQueryClass {
+  const PgQueryClass = loadPg().Query as unknown as new (text: string, values: unknown[]) => PgQuery;
+  // The value mapper pg binds parameters with (Dates, Buffers, arrays, JSON), so values are sent as
+  // before. Its output (text, Buffer or null) maps to itself, so pg mapping it again changes nothing.
+  const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+
+  return class DescribedQueryImpl extends PgQueryClass {
+    readonly #descriptions: Map<string, RowDescription>;
+
+    /** `descriptions` belongs to one connection: what it holds was described on that connection. */
+    constructor(name: string, text: string, values: unknown[], descriptions: Map<string, RowDescription>) {
+      super(text, values);
+      this.name = name;
+      this.#descriptions = descriptions;
     }
-    return super.submit(connection);
-  }
 
-  override prepare(connection: PgConnection): void {
-    const known = this.#descriptions.get(this.name);
-    // Unknown: not yet described here (or it returns no rows); pg parses if needed, binds, describes.
-    if (known === undefined) return super.prepare(connection);
-    // Known means described, so parsed on this connection: bind (the values are mapped) and execute.
-    connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: undefined });
-    const result = this._result;
-    result.fields = known.fields;
-    result._parsers = known.parsers;
-    result._prebuiltEmptyResultObject = known.emptyRow;
-    this._accumulateRows = true;
-    this._getRows(connection, this.rows);
-  }
+    override submit(connection: PgConnection): Error | null {
+      // Values are mapped to their wire text before anything is sent: one that cannot be (a failing
+      // toPostgres) fails this query alone. pg would map it while binding and then close the statement,
+      // which it still believes prepared, so every later execution on the connection would fail.
+      try {
+        this.values = this.values.map(prepareValue);
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+      return super.submit(connection);
+    }
 
-  override handleRowDescription(message: { fields: unknown[] }): void {
-    super.handleRowDescription(message);
-    const result = this._result;
-    this.#descriptions.set(this.name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
-  }
+    override prepare(connection: PgConnection): void {
+      const known = this.#descriptions.get(this.name);
+      // Unknown: not yet described here (or it returns no rows); pg parses if needed, binds, describes.
+      if (known === undefined) return super.prepare(connection);
+      // Known means described, so parsed on this connection: bind (the values are mapped) and execute.
+      connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: undefined });
+      const result = this._result;
+      result.fields = known.fields;
+      result._parsers = known.parsers;
+      result._prebuiltEmptyResultObject = known.emptyRow;
+      this._accumulateRows = true;
+      this._getRows(connection, this.rows);
+    }
+
+    override handleRowDescription(message: { fields: unknown[] }): void {
+      super.handleRowDescription(message);
+      const result = this._result;
+      this.#descriptions.set(this.name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
+    }
+  };
 }
