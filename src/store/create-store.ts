@@ -39,8 +39,8 @@ export function createStore(url: string): Store {
     return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
-  const { db, raw, readNow, executeIn, close } = openSqlite(path || ':memory:');
-  const groups = new WriteGroups(db, () => raw.inTransaction);
+  const { db, raw, readNow, executeIn, walCatchUp, close } = openSqlite(path || ':memory:');
+  const groups = new WriteGroups(db, () => raw.inTransaction, walCatchUp);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
   return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, close };
 }

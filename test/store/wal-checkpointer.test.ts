@@ -3,15 +3,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { createStore } from '../../src/store/create-store.ts';
-import { BACKSTOP_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/wal-checkpointer.ts';
+import { BACKSTOP_AUTOCHECKPOINT_PAGES, RESET_PAGES } from '../../src/store/sqlite/wal-checkpointer.ts';
 
 function rowsInMainFile(path: string, dir: string): number {
   // A copy of the main file alone, without its -wal: it holds only what a checkpoint has written.
@@ -75,5 +75,49 @@ describe('WAL checkpoints on a worker thread', () => {
     rmSync(dir, { recursive: true, force: true });
     assert.equal(child.signal, null, 'the process exited by itself');
     assert.equal(child.status, 0, child.stderr);
+  });
+});
+
+/**
+ * Frames in the log now, read from the shared-memory index (mxFrame, offset 16 of its header) rather
+ * than asked of SQLite: asking through wal_checkpoint would itself copy the log and let it restart.
+ */
+function framesInLog(path: string): number {
+  const header = Buffer.alloc(48);
+  const fd = openSync(`${path}-shm`, 'r');
+  try {
+    readSync(fd, header, 0, 48, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return os.endianness() === 'LE' ? header.readUInt32LE(16) : header.readUInt32BE(16);
+}
+
+describe('the write-ahead log under steady writes', () => {
+  it('restarts from the beginning instead of growing towards the backstop', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-wal-'));
+    const path = join(dir, 'data.db');
+    const store = createStore(`sqlite:${path}`);
+    try {
+      await sql`create table t (id integer primary key, v blob)`.execute(store.db);
+      const blob = Buffer.alloc(4096, 7);
+      let written = 0;
+      let longest = 0;
+      // Writes without a pause long enough for a checkpoint to finish between two of them: each group
+      // writes the next before the worker's checkpoint can have copied everything.
+      const deadline = Date.now() + 20_000;
+      while (written < 6_000 && Date.now() < deadline) {
+        await Promise.all(Array.from({ length: 25 }, () => store.transact((trx) => sql`insert into t (v) values (${blob})`.execute(trx))));
+        written += 25;
+        if (written % 500 === 0) longest = Math.max(longest, framesInLog(path));
+      }
+      assert.ok(written >= 6_000, `wrote ${written} rows of 4 KB`);
+      // 6,000 rows of 4 KB are over 6,000 pages of log; restarted, the log stays within a few
+      // thousand pages (the restart threshold plus what is written while the checkpoint runs).
+      assert.ok(longest < 3 * RESET_PAGES, `the log reached ${longest} pages`);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -26,6 +26,8 @@ export interface OpenedSqlite {
   raw: Database.Database;
   readNow: ReturnType<typeof sqliteReadNow>;
   executeIn: ReturnType<typeof sqliteExecuteIn>;
+  /** A promise for the writer to wait on before its next write when the log should restart (wal-checkpointer.ts). */
+  walCatchUp(): Promise<void> | undefined;
   /** Stops the checkpointing thread, then closes the database (the last connection checkpoints). */
   close(): Promise<void>;
 }
@@ -55,5 +57,6 @@ export function openSqlite(path: string): OpenedSqlite {
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, raw, readNow: sqliteReadNow(raw, database), executeIn: sqliteExecuteIn(raw, database), close };
+  const walCatchUp = () => checkpointer?.catchUp();
+  return { db, raw, readNow: sqliteReadNow(raw, database), executeIn: sqliteExecuteIn(raw, database), walCatchUp, close };
 }

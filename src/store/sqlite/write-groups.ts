@@ -30,14 +30,20 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to svc_write');
 export class WriteGroups {
   readonly #db: Db;
   readonly #inTransaction: () => boolean;
+  readonly #beforeGroup: () => Promise<void> | undefined;
   #queue: Job[] = [];
   #scheduled = false;
   #running = false;
 
-  /** `inTransaction` tells whether the connection still has a transaction open (SQLite may end one on a hard error). */
-  constructor(db: Db, inTransaction: () => boolean) {
+  /**
+   * `inTransaction` tells whether the connection still has a transaction open (SQLite may end one on a
+   * hard error); `beforeGroup`, when it answers a promise, holds the next group until it settles (the
+   * log's restart, wal-checkpointer.ts).
+   */
+  constructor(db: Db, inTransaction: () => boolean, beforeGroup: () => Promise<void> | undefined = () => undefined) {
     this.#db = db;
     this.#inTransaction = inTransaction;
+    this.#beforeGroup = beforeGroup;
   }
 
   /** Runs `work` in a transaction (shared with the writes that arrive with it) and resolves after its commit. */
@@ -62,6 +68,8 @@ export class WriteGroups {
     this.#running = true;
     try {
       while (this.#queue.length > 0) {
+        const pause = this.#beforeGroup();
+        if (pause) await pause;
         const group = this.#queue.splice(0, MAX_GROUP);
         await this.#runGroup(group);
       }
