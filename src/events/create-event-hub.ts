@@ -4,7 +4,7 @@ import type { ComponentDeps } from '../app-context.ts';
 import type { EventHub } from './event-hub.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
 import { OutboxEventHub } from './outbox-event-hub.ts';
-import { PostgresNotifier, notifyInTransaction } from './postgres-notifier.ts';
+import { NOTIFY_CHANNEL, PostgresNotifier } from './postgres-notifier.ts';
 import { RedisNotifier } from './redis-notifier.ts';
 import { RETENTION_DEFAULTS } from '../config/config-schema.ts';
 
@@ -29,7 +29,7 @@ export async function createEventHub(deps: ComponentDeps): Promise<EventHub> {
   } else if (store.dialect.name === 'postgres') {
     notifier = new PostgresNotifier(store.url, log);
     // Sent by the writing transaction, so the other processes are woken exactly when it commits.
-    records.onEventWritten((trx) => notifyInTransaction(trx));
+    records.notifyOnCommit(NOTIFY_CHANNEL);
   }
   const hub = new OutboxEventHub({
     db: store.db,

@@ -23,8 +23,12 @@ export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<
   await db.schema.createIndex('ix_svc_events_resource_seq').ifNotExists().on(EVENTS_TABLE).columns(['resource', 'seq']).execute();
 }
 
-/** Writes the event inside the caller's transaction. */
-export async function appendEvent(store: Pick<Store, 'db' | 'executeIn'>, trx: Db, event: RecordEvent): Promise<void> {
+/**
+ * Writes the event inside the caller's transaction. With `notifyChannel` (PostgreSQL), the same
+ * statement sends NOTIFY on that channel with the event's seq, which goes out when the transaction
+ * commits: one round trip for both.
+ */
+export async function appendEvent(store: Pick<Store, 'db' | 'executeIn'>, trx: Db, event: RecordEvent, notifyChannel?: string): Promise<void> {
   const row = {
     id: event.id,
     type: event.type,
@@ -33,5 +37,10 @@ export async function appendEvent(store: Pick<Store, 'db' | 'executeIn'>, trx: D
     payload: JSON.stringify(event),
     created_at: event.createdAt,
   };
-  await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row]));
+  const returning = notifyChannel === undefined ? [] : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text)` };
+  await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row], returning));
+}
+
+function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -2,21 +2,13 @@
 // writers NOTIFY inside the transaction that writes the event, so the signal goes out exactly at commit.
 import type pg from 'pg';
 import { loadPg } from '../optional-packages.ts';
-import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../store/store-dialect.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
-import { EVENTS_TABLE } from './outbox.ts';
 
 export const NOTIFY_CHANNEL = 'svc_events';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 30_000;
-
-/** Sends the notification for the event just written in `trx`; its payload is the event's `seq`. */
-export async function notifyInTransaction(trx: Db): Promise<void> {
-  await sql`select pg_notify(${NOTIFY_CHANNEL}, currval(pg_get_serial_sequence(${EVENTS_TABLE}, 'seq'))::text)`.execute(trx);
-}
 
 export class PostgresNotifier implements ChangeNotifier {
   readonly #url: string;

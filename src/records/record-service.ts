@@ -79,6 +79,8 @@ export class RecordService {
   readonly #registry: ResourceRegistry;
   readonly #listeners: CommittedEventsListener[] = [];
   readonly #hooks: EventWrittenHook[] = [];
+  /** The PostgreSQL channel each event's row notifies when it commits (create-event-hub.ts), if any. */
+  #notifyChannel: string | undefined;
   /**
    * SQL worked out once per resource and access filter (grants are cached, so their filter objects are
    * stable): the visible-rows condition, the read-by-id and the read-for-write queries.
@@ -107,6 +109,11 @@ export class RecordService {
 
   onEventWritten(hook: EventWrittenHook): void {
     this.#hooks.push(hook);
+  }
+
+  /** Every event written from now on also sends NOTIFY on `channel` at its commit (PostgreSQL). */
+  notifyOnCommit(channel: string): void {
+    this.#notifyChannel = channel;
   }
 
   /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */
@@ -392,7 +399,7 @@ export class RecordService {
       sessionVariables: sessionVariablesOf(meta.principal),
       traceContext,
     };
-    await appendEvent(this.#store, trx, event);
+    await appendEvent(this.#store, trx, event, this.#notifyChannel);
     for (const hook of this.#hooks) await hook(trx, event);
     return event;
   }

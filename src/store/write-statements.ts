@@ -1,7 +1,7 @@
 // Inserts and updates-by-id compiled by Kysely once per table and column list, then run with new values:
 // building and compiling them per request was about a tenth of a create (Kysely freezes and visits an
 // operation tree for every statement). The SQL text stays the same, so the prepared statement is reused.
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { Db } from './store-dialect.ts';
 
 type Row = Record<string, unknown>;
@@ -42,10 +42,14 @@ function definedColumns(row: Row): string[] {
   return Object.keys(row).filter((column) => row[column] !== undefined);
 }
 
-/** `insert into table (columns) values (…), … [returning …]`. */
-export function insertStatement(db: Db, table: string, rows: readonly Row[], returning: readonly string[] = []): CompiledQuery<Row> {
+/**
+ * `insert into table (columns) values (…), … [returning …]`. `returning` names columns, or is one
+ * SQL expression of the service's own (never caller input: it is written into the statement as is).
+ */
+export function insertStatement(db: Db, table: string, rows: readonly Row[], returning: readonly string[] | { sql: string } = []): CompiledQuery<Row> {
   const build = () => {
     const insert = db.insertInto(table).values(rows as Row[]);
+    if ('sql' in returning) return insert.returning(sql.raw(returning.sql).as('returned')).compile() as CompiledQuery<Row>;
     return (returning.length > 0 ? insert.returning(returning) : insert).compile() as CompiledQuery<Row>;
   };
   const columns = definedColumns(rows[0]!);
@@ -54,7 +58,8 @@ export function insertStatement(db: Db, table: string, rows: readonly Row[], ret
   if (rows.some((row) => definedColumns(row).join('\u0000') !== shape)) return build();
   const parameters: unknown[] = [];
   for (const row of rows) for (const column of columns) parameters.push(row[column]);
-  return reuse(db, `i\u0000${table}\u0000${rows.length}\u0000${shape}\u0000${returning.join('\u0000')}`, parameters, build);
+  const returned = 'sql' in returning ? `(${returning.sql})` : returning.join('\u0000');
+  return reuse(db, `i\u0000${table}\u0000${rows.length}\u0000${shape}\u0000${returned}`, parameters, build);
 }
 
 /** `update table set (columns of values) where id = ? [returning …]`. */

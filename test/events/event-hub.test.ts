@@ -13,7 +13,7 @@ import { applyResourceSchema } from '../../src/store/apply-resource-schema.ts';
 import { RecordService, type RequestMeta } from '../../src/records/record-service.ts';
 import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { OutboxEventHub } from '../../src/events/outbox-event-hub.ts';
-import { PostgresNotifier, notifyInTransaction } from '../../src/events/postgres-notifier.ts';
+import { NOTIFY_CHANNEL, PostgresNotifier } from '../../src/events/postgres-notifier.ts';
 import { onHubClosing } from '../../src/events/hub-lifecycle.ts';
 import { countOutbox, pruneOutbox } from '../../src/events/outbox-pruner.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';
@@ -46,7 +46,7 @@ async function startNode(dialect: TestDialect, url: string, options: { replayWin
   await createOutboxTable(store.db, store.dialect);
   const records = new RecordService(store, registry);
   const notifier = dialect === 'postgres' ? new PostgresNotifier(url, silent) : null;
-  if (dialect === 'postgres') records.onEventWritten((trx) => notifyInTransaction(trx));
+  if (dialect === 'postgres') records.notifyOnCommit(NOTIFY_CHANNEL);
   const hub = new OutboxEventHub({
     db: store.db,
     log: silent,
@@ -174,15 +174,13 @@ for (const dialect of testDialects()) {
         const inserted = new Promise<void>((resolve) => (written = resolve));
         // Takes the lower seq, then waits before committing.
         const slow = a.store.db.transaction().execute(async (trx) => {
-          await appendEvent(a.store, trx, early);
-          await notifyInTransaction(trx);
+          await appendEvent(a.store, trx, early, NOTIFY_CHANNEL);
           written();
           await held;
         });
         await inserted;
         await a.store.db.transaction().execute(async (trx) => {
-          await appendEvent(a.store, trx, late);
-          await notifyInTransaction(trx);
+          await appendEvent(a.store, trx, late, NOTIFY_CHANNEL);
         });
         await eventually(() => seen.some((e) => e.id === late.id), 'the higher seq arrives');
         release();
