@@ -10,8 +10,12 @@ export interface ResultRow {
   p99Ms: number;
   /** Highest VmRSS sampled during the measurement; svc's VmHWM is reported per database. */
   peakRssMb: number;
+  /** svc's CPU time (all its threads) per completed request, µs (bench/cpu-time.ts). */
+  cpuUsPerRequest: number;
   /** requests/s ÷ the ceiling's requests/s in the same run. */
   ratio: number | null;
+  /** The ceiling's CPU per request ÷ this row's: the ratio on CPU cost alone, without waits. */
+  cpuRatio: number | null;
   target: number | null;
   errors: number;
   requests: number;
@@ -27,8 +31,8 @@ export function verdict(row: ResultRow): string {
 }
 
 export function resultTable(rows: ResultRow[]): string {
-  const header = ['db', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'ratio', 'target', '', 'errors'];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i >= 2 && i <= 7 ? '---:' : '---')).join('|')}|`];
+  const header = ['db', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'ratio', 'target', '', 'CPU µs/req', 'CPU ratio', 'errors'];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => ((i >= 2 && i <= 7) || i === 9 || i === 10 ? '---:' : '---')).join('|')}|`];
   for (const row of rows) {
     lines.push(
       `| ${[
@@ -41,6 +45,8 @@ export function resultTable(rows: ResultRow[]): string {
         row.ratio === null ? '' : fixed(row.ratio, 2),
         row.target === null ? '' : `>= ${fixed(row.target, 2)}`,
         verdict(row),
+        fixed(row.cpuUsPerRequest, 0),
+        row.cpuRatio === null ? '' : fixed(row.cpuRatio, 2),
         `${row.errors}/${row.requests}`,
       ].join(' | ')} |`,
     );

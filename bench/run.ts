@@ -18,6 +18,7 @@ import { wrkDriver } from './wrk-driver.ts';
 import { autocannonDriver } from './autocannon-driver.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { RssSampler, peakRssMb } from './rss-sampler.ts';
+import { processCpuNs } from './cpu-time.ts';
 import { resultTable, verdict, type ResultRow } from './result-table.ts';
 import { machineInfo } from './machine-info.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
@@ -56,6 +57,8 @@ function freePort(): Promise<number> {
 interface Measured {
   result: LoadResult;
   rssMb: number;
+  /** svc's CPU time per completed request during the measured run, in µs. */
+  cpuUsPerRequest: number;
   /** When the measured run (not the warm-up) happened, in the CPU profile's clock. */
   window: ProfileWindow;
 }
@@ -92,8 +95,10 @@ class Bench {
     }
     const sampler = new RssSampler(pid);
     const startUs = monotonicUs();
+    const cpuBefore = processCpuNs(pid);
     const result = await this.driver.run({ ...base, ...withBody, seconds: this.options.duration, counterStart: (this.#counter += 10_000_000) });
-    return { result, rssMb: sampler.stop(), window: { startUs, endUs: monotonicUs() } };
+    const cpuUsPerRequest = (processCpuNs(pid) - cpuBefore) / 1000 / Math.max(1, result.requests);
+    return { result, rssMb: sampler.stop(), cpuUsPerRequest, window: { startUs, endUs: monotonicUs() } };
   }
 
   startCeiling(): Promise<ServerProcess> {
@@ -111,9 +116,9 @@ class Bench {
 
   /** The bare route, measured like a scenario; its row is added by the caller. */
   async measureCeiling(server: ServerProcess, database: BenchDatabase, label: string): Promise<ResultRow> {
-    const { result, rssMb } = await this.measure(server.url, { method: 'GET', paths: ['/ceiling'], status: 200 }, server.pid);
-    log(`  ${label}: ${result.requestsPerSecond.toFixed(0)} req/s`);
-    return { database, scenario: 'ceiling', label, ...pick(result), peakRssMb: rssMb, ratio: null, target: null };
+    const { result, rssMb, cpuUsPerRequest } = await this.measure(server.url, { method: 'GET', paths: ['/ceiling'], status: 200 }, server.pid);
+    log(`  ${label}: ${result.requestsPerSecond.toFixed(0)} req/s, ${cpuUsPerRequest.toFixed(0)} µs CPU per request`);
+    return { database, scenario: 'ceiling', label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, ratio: null, cpuRatio: null, target: null };
   }
 
   async startSvc(bench: BenchConfig, profileDir?: string): Promise<ServerProcess> {
@@ -183,10 +188,13 @@ class Bench {
         await receiver.close();
       }
       const ceiling = ceilingRows.reduce((sum, row) => sum + row.requestsPerSecond, 0) / ceilingRows.length;
-      for (const row of ceilingRows) row.ratio = row.requestsPerSecond / ceiling;
-      for (const row of rows) row.ratio = row.requestsPerSecond / ceiling;
+      const ceilingCpu = ceilingRows.reduce((sum, row) => sum + row.cpuUsPerRequest, 0) / ceilingRows.length;
+      for (const row of [...ceilingRows, ...rows]) {
+        row.ratio = row.requestsPerSecond / ceiling;
+        row.cpuRatio = ceilingCpu / row.cpuUsPerRequest;
+      }
       this.rows.push(...ceilingRows, ...rows);
-      if (options.growthRows > options.rows) await this.growth(database, bench, seeded, ceiling);
+      if (options.growthRows > options.rows) await this.growth(database, bench, seeded, ceiling, ceilingCpu);
     } finally {
       await fresh.drop();
     }
@@ -204,12 +212,12 @@ class Bench {
     } catch (error) {
       throw new Error(`${database} ${scenario.name} failed: ${(error as Error).message}\nsvc stderr (tail):\n${svc.stderr().slice(-4000)}`);
     }
-    const { result, rssMb, window } = measured;
+    const { result, rssMb, cpuUsPerRequest, window } = measured;
     const target = scenario.targets[database] ?? null;
     const row: ResultRow = {
-      database, scenario: scenario.name, label: label ?? scenario.label, ...pick(result), peakRssMb: rssMb, ratio: null, target,
+      database, scenario: scenario.name, label: label ?? scenario.label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, ratio: null, cpuRatio: null, target,
     };
-    log(`  ${row.label}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms${result.errors ? `, ${result.errors} errors` : ''}`);
+    log(`  ${row.label}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms, ${cpuUsPerRequest.toFixed(0)} µs CPU per request${result.errors ? `, ${result.errors} errors` : ''}`);
     return { row, window };
   }
 
@@ -269,7 +277,7 @@ class Bench {
   }
 
   /** Grows posts to `growthRows`, re-runs the list scenarios, and times the count alone. */
-  async growth(database: BenchDatabase, bench: BenchConfig, seeded: SeededData, ceiling: number): Promise<void> {
+  async growth(database: BenchDatabase, bench: BenchConfig, seeded: SeededData, ceiling: number, ceilingCpu: number): Promise<void> {
     const { rows, growthRows } = this.options;
     this.countCosts.push({ database, ...(await measureCountCost(bench.config, seeded.userId, rows)) });
     log(`  growing posts to ${growthRows} rows`);
@@ -284,6 +292,7 @@ class Bench {
         const label = `${scenario.label} @ ${growthRows.toLocaleString('en')} rows`;
         const { row } = await this.runScenario(database, { ...scenario, targets: {} }, svc, seeded, label);
         row.ratio = row.requestsPerSecond / ceiling;
+        row.cpuRatio = ceilingCpu / row.cpuUsPerRequest;
         const small = this.rows.find((r) => r.database === database && r.scenario === name);
         if (small) row.note = `${(small.requestsPerSecond / row.requestsPerSecond).toFixed(2)}x slower than at ${rows.toLocaleString('en')} rows (target: within 2x)`;
         this.rows.push(row);
