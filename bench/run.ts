@@ -19,7 +19,7 @@ import { autocannonDriver } from './autocannon-driver.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { RssSampler, peakRssMb } from './rss-sampler.ts';
 import { processCpuNs } from './cpu-time.ts';
-import { resultTable, verdict, type ResultRow } from './result-table.ts';
+import { resultTable, type ResultRow } from './result-table.ts';
 import { machineInfo } from './machine-info.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize-cpu-profile.ts';

@@ -4,7 +4,7 @@ import type { Db, StoreDialect } from '../store/store-dialect.ts';
 import type { RecordEvent } from './record-event.ts';
 import { sequenceColumn } from '../store/sequence-column.ts';
 import type { Store } from '../store/create-store.ts';
-import { insertStatement } from '../store/write-statements.ts';
+import { insertStatement, insertTogetherStatement, type TableRows } from '../store/write-statements.ts';
 
 export const EVENTS_TABLE = 'svc_events';
 
@@ -24,11 +24,18 @@ export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<
 }
 
 /**
- * Writes the event inside the caller's transaction. With `notifyChannel` (PostgreSQL), the same
- * statement sends NOTIFY on that channel with the event's seq, which goes out when the transaction
- * commits: one round trip for both.
+ * Writes the event inside the caller's transaction, with the rows that go along with it (`alongside`:
+ * its webhook deliveries). With `notifyChannel` (PostgreSQL), the same statement sends NOTIFY on that
+ * channel with the event's seq, which goes out when the transaction commits. On PostgreSQL all of it
+ * is one statement (one round trip); on SQLite, where a statement costs no round trip, one per table.
  */
-export async function appendEvent(store: Pick<Store, 'db' | 'executeIn'>, trx: Db, event: RecordEvent, notifyChannel?: string): Promise<void> {
+export async function appendEvent(
+  store: Pick<Store, 'db' | 'executeIn' | 'dialect'>,
+  trx: Db,
+  event: RecordEvent,
+  notifyChannel?: string,
+  alongside: readonly TableRows[] = [],
+): Promise<void> {
   const row = {
     id: event.id,
     type: event.type,
@@ -37,8 +44,14 @@ export async function appendEvent(store: Pick<Store, 'db' | 'executeIn'>, trx: D
     payload: JSON.stringify(event),
     created_at: event.createdAt,
   };
-  const returning = notifyChannel === undefined ? [] : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text)` };
-  await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row], returning));
+  const notify = notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text)` };
+  const others = alongside.filter((part) => part.rows.length > 0);
+  if (others.length > 0 && store.dialect.name === 'postgres') {
+    await store.executeIn(trx, insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify));
+    return;
+  }
+  await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row], notify ?? []));
+  for (const part of others) await store.executeIn(trx, insertStatement(store.db, part.table, part.rows));
 }
 
 function quoteLiteral(text: string): string {

@@ -10,7 +10,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
+import { insertStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -51,8 +51,14 @@ export interface ReadResult {
 /** Receives events once their transaction has committed (fan-out to streams). */
 export type CommittedEventsListener = (events: RecordEvent[]) => void;
 
-/** Runs inside the change's transaction right after its event is written (e.g. queue webhook deliveries). */
+/** Runs inside the change's transaction right after its event is written. */
 export type EventWrittenHook = (trx: Db, event: RecordEvent) => Promise<void>;
+
+/**
+ * Rows to write with an event, in its transaction (webhook deliveries): written with the event's own
+ * insert, in the same statement where the database allows, so they cost no round trip of their own.
+ */
+export type EventRowsHook = (event: RecordEvent) => TableRows | undefined;
 
 const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
@@ -79,6 +85,7 @@ export class RecordService {
   readonly #registry: ResourceRegistry;
   readonly #listeners: CommittedEventsListener[] = [];
   readonly #hooks: EventWrittenHook[] = [];
+  readonly #rowHooks: EventRowsHook[] = [];
   /** The PostgreSQL channel each event's row notifies when it commits (create-event-hub.ts), if any. */
   #notifyChannel: string | undefined;
   /**
@@ -109,6 +116,10 @@ export class RecordService {
 
   onEventWritten(hook: EventWrittenHook): void {
     this.#hooks.push(hook);
+  }
+
+  onEventRows(hook: EventRowsHook): void {
+    this.#rowHooks.push(hook);
   }
 
   /** Every event written from now on also sends NOTIFY on `channel` at its commit (PostgreSQL). */
@@ -399,7 +410,12 @@ export class RecordService {
       sessionVariables: sessionVariablesOf(meta.principal),
       traceContext,
     };
-    await appendEvent(this.#store, trx, event, this.#notifyChannel);
+    const alongside: TableRows[] = [];
+    for (const hook of this.#rowHooks) {
+      const rows = hook(event);
+      if (rows) alongside.push(rows);
+    }
+    await appendEvent(this.#store, trx, event, this.#notifyChannel, alongside);
     for (const hook of this.#hooks) await hook(trx, event);
     return event;
   }

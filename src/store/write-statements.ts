@@ -1,8 +1,10 @@
 // Inserts and updates-by-id compiled by Kysely once per table and column list, then run with new values:
 // building and compiling them per request was about a tenth of a create (Kysely freezes and visits an
 // operation tree for every statement). The SQL text stays the same, so the prepared statement is reused.
-import { sql, type CompiledQuery } from 'kysely';
-import type { Db } from './store-dialect.ts';
+import { sql, type CompiledQuery, type QueryCreator } from 'kysely';
+import type { Db, DynamicSchema } from './store-dialect.ts';
+
+type Creator = QueryCreator<DynamicSchema>;
 
 type Row = Record<string, unknown>;
 
@@ -60,6 +62,43 @@ export function insertStatement(db: Db, table: string, rows: readonly Row[], ret
   for (const row of rows) for (const column of columns) parameters.push(row[column]);
   const returned = 'sql' in returning ? `(${returning.sql})` : returning.join('\u0000');
   return reuse(db, `i\u0000${table}\u0000${rows.length}\u0000${shape}\u0000${returned}`, parameters, build);
+}
+
+/** Rows for one table, written along with another table's rows (see insertTogetherStatement). */
+export interface TableRows {
+  table: string;
+  rows: readonly Row[];
+}
+
+/**
+ * One PostgreSQL statement that inserts into several tables: every part but the last as a
+ * data-modifying WITH (PostgreSQL runs each exactly once, whether or not it is read), so the rows
+ * cost one round trip. `returning` applies to the first part, as in insertStatement. Rows of one part
+ * must name the same columns.
+ */
+export function insertTogetherStatement(db: Db, parts: readonly TableRows[], returning: { sql: string } | undefined): CompiledQuery<Row> {
+  const shapes = parts.map((part) => definedColumns(part.rows[0]!));
+  const build = () => {
+    const insertOf = (creator: Creator, i: number) => {
+      const insert = creator.insertInto(parts[i]!.table).values(parts[i]!.rows as Row[]);
+      return i === 0 && returning ? insert.returning(sql.raw(returning.sql).as('returned')) : insert;
+    };
+    // Nothing reads the WITH parts, so the schema types Kysely adds for them are dropped.
+    let query: Creator = db;
+    for (let i = 0; i < parts.length - 1; i++) query = query.with(`svc_part_${i}`, (creator) => insertOf(creator, i)) as unknown as Creator;
+    return insertOf(query, parts.length - 1).compile() as CompiledQuery<Row>;
+  };
+  const parameters: unknown[] = [];
+  const keys: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const { table, rows } = parts[i]!;
+    const columns = shapes[i]!;
+    const shape = columns.join('\u0000');
+    if (rows.some((row) => definedColumns(row).join('\u0000') !== shape)) return build();
+    for (const row of rows) for (const column of columns) parameters.push(row[column]);
+    keys.push(`${table}\u0000${rows.length}\u0000${shape}`);
+  }
+  return reuse(db, `w\u0000${returning?.sql ?? ''}\u0001${keys.join('\u0001')}`, parameters, build);
 }
 
 /** `update table set (columns of values) where id = ? [returning …]`. */

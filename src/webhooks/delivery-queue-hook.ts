@@ -1,19 +1,20 @@
 // Queues deliveries inside the record write that produced the event, so a committed change always has
-// its deliveries and a rolled-back one never does. The cache answers "who matches" without a query.
-import type { EventWrittenHook } from '../records/record-service.ts';
+// its deliveries and a rolled-back one never does: their rows are written with the event's (on
+// PostgreSQL in the same statement). The cache answers "who matches" without a query.
+import type { EventRowsHook } from '../records/record-service.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import { buildDeliveryPayload } from './delivery-payload.ts';
 import type { DeliveryRepository } from './delivery-repository.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 
-export function deliveryQueueHook(subscriptions: SubscriptionCache, deliveries: DeliveryRepository, registry: ResourceRegistry): EventWrittenHook {
-  return async (trx, event) => {
+export function deliveryQueueHook(subscriptions: SubscriptionCache, deliveries: DeliveryRepository, registry: ResourceRegistry): EventRowsHook {
+  return (event) => {
     const matching = subscriptions.matching(event.type);
-    if (matching.length === 0) return;
+    if (matching.length === 0) return undefined;
     const resource = registry.find(event.resource);
     const dueAt = new Date().toISOString();
-    await deliveries.queue(
+    return deliveries.rowsOf(
       matching.map((subscription) => {
         const id = uuidv7();
         const payload = buildDeliveryPayload(event, { id, attempt: 1 }, subscription.fieldIds, resource);
@@ -28,7 +29,6 @@ export function deliveryQueueHook(subscriptions: SubscriptionCache, deliveries: 
           dueAt,
         };
       }),
-      trx,
     );
   };
 }

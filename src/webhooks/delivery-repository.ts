@@ -6,7 +6,7 @@ import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement } from '../store/write-statements.ts';
+import { insertStatement, type TableRows } from '../store/write-statements.ts';
 import type { AttemptOutcome, SuccessOutcome } from './attempt-outcome.ts';
 import { ClaimStatement } from './claim-statement.ts';
 import { payloadForAttempt } from './delivery-payload.ts';
@@ -67,6 +67,12 @@ export class DeliveryRepository {
   /** Inserts pending attempts; `db` is the caller's transaction when queueing inside a record write. */
   async queue(attempts: readonly QueuedAttempt[], db: Db = this.#store.db): Promise<void> {
     if (attempts.length === 0) return;
+    const { table, rows } = this.rowsOf(attempts);
+    await this.#store.executeIn(db, insertStatement(this.#store.db, table, rows));
+  }
+
+  /** The rows that queue `attempts`, for a caller that writes them with other rows (RecordService.onEventRows). */
+  rowsOf(attempts: readonly QueuedAttempt[]): TableRows {
     const { encode } = this.#store.dialect;
     const createdAt = encode('timestamp', new Date().toISOString());
     const rows = attempts.map((a) => ({
@@ -83,7 +89,7 @@ export class DeliveryRepository {
       target_host: targetHostOf(a.targetUrl),
       due_at: encode('timestamp', a.dueAt),
     }));
-    await this.#store.executeIn(db, insertStatement(this.#store.db, DELIVERIES_TABLE, rows));
+    return { table: DELIVERIES_TABLE, rows };
   }
 
   /**

@@ -4,7 +4,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createStore } from '../../src/store/create-store.ts';
-import { insertStatement, updateByIdStatement } from '../../src/store/write-statements.ts';
+import { insertStatement, insertTogetherStatement, updateByIdStatement } from '../../src/store/write-statements.ts';
+import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
+import { createTestDatabase, testDialects } from '../helpers/test-databases.ts';
+import { fakeEvent } from '../helpers/fake-event.ts';
 
 describe('compiled write statements', () => {
   it('reuses one SQL text per column list and binds each call its own values', async () => {
@@ -73,4 +76,54 @@ describe('compiled write statements', () => {
       await store.close();
     }
   });
+});
+
+describe('rows written with an event', () => {
+  it('compiles one statement for several tables on PostgreSQL, reused per shape with each call\'s values', () => {
+    // Compiled only: the text is what PostgreSQL runs (data-modifying WITH parts, then the last insert).
+    const store = createStore('sqlite::memory:');
+    try {
+      const parts = (n: number) => [
+        { table: 'a', rows: [{ id: `a${n}`, v: n }] },
+        { table: 'b', rows: [{ id: `b${n}`, a_id: `a${n}` }, { id: `c${n}`, a_id: `a${n}` }] },
+        { table: 'c', rows: [{ id: `d${n}` }] },
+      ];
+      const first = insertTogetherStatement(store.db, parts(1), { sql: 'a.v + 1' });
+      const second = insertTogetherStatement(store.db, parts(2), { sql: 'a.v + 1' });
+      assert.match(first.sql, /^with "svc_part_0" as \(insert into "a" .* returning a\.v \+ 1 as "returned"\), "svc_part_1" as \(insert into "b" .*\) insert into "c" /);
+      assert.equal(second.sql, first.sql);
+      assert.deepEqual(first.parameters, ['a1', 1, 'b1', 'a1', 'c1', 'a1', 'd1']);
+      assert.deepEqual(second.parameters, ['a2', 2, 'b2', 'a2', 'c2', 'a2', 'd2']);
+      assert.notEqual(insertTogetherStatement(store.db, parts(3), undefined).sql, first.sql);
+    } finally {
+      void store.close();
+    }
+  });
+
+  for (const dialect of testDialects()) {
+    it(`writes the event and the rows along with it, or none of them (${dialect})`, async () => {
+      const database = await createTestDatabase(dialect);
+      const store = createStore(database.url);
+      try {
+        await createOutboxTable(store.db, store.dialect);
+        await sql`create table extra (id text primary key, event_id text not null)`.execute(store.db);
+        const event = fakeEvent('notes');
+        const alongside = [{ table: 'extra', rows: [{ id: 'x1', event_id: event.id }, { id: 'x2', event_id: event.id }] }];
+        await store.transact((trx) => appendEvent(store, trx, event, dialect === 'postgres' ? 'svc_test_channel' : undefined, alongside));
+        const events = await store.db.selectFrom(EVENTS_TABLE).select(['id']).execute();
+        assert.deepEqual(events.map((row) => row.id), [event.id]);
+        const extras = await sql<{ id: string; event_id: string }>`select id, event_id from extra order by id`.execute(store.db);
+        assert.deepEqual(extras.rows, [{ id: 'x1', event_id: event.id }, { id: 'x2', event_id: event.id }]);
+
+        // A row that cannot be written (duplicate key) takes the event with it.
+        const second = fakeEvent('notes');
+        await assert.rejects(store.transact((trx) => appendEvent(store, trx, second, undefined, [{ table: 'extra', rows: [{ id: 'x1', event_id: second.id }] }])));
+        const after = await store.db.selectFrom(EVENTS_TABLE).select(['id']).execute();
+        assert.deepEqual(after.map((row) => row.id), [event.id]);
+      } finally {
+        await store.close();
+        await database.drop();
+      }
+    });
+  }
 });

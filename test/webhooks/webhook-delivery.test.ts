@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { testDialects } from '../helpers/test-databases.ts';
 import { RESPONSE_BODY_LIMIT_BYTES } from '../../src/webhooks/send-webhook.ts';
-import { startReceiver, type Receiver, type ReceivedRequest } from './fixtures/receiver.ts';
+import { startReceiver, type ReceivedRequest } from './fixtures/receiver.ts';
 import { startWebhookTestApp, type WebhookTestApp } from './fixtures/webhook-test-app.ts';
 
 const SENT_HEADERS = [
