@@ -44,6 +44,17 @@ function definedColumns(row: Row): string[] {
   return Object.keys(row).filter((column) => row[column] !== undefined);
 }
 
+/** The rows' values in column order and a key for their columns; undefined when rows name different columns. */
+function boundRows(rows: readonly Row[]): { shape: string; parameters: unknown[] } | undefined {
+  const columns = definedColumns(rows[0]!);
+  const shape = columns.join('\u0000');
+  // Rows that differ in their columns get DEFAULT in places: compiled as they come, not reused.
+  if (rows.some((row) => definedColumns(row).join('\u0000') !== shape)) return undefined;
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const column of columns) parameters.push(row[column]);
+  return { shape: `${rows.length}\u0000${shape}`, parameters };
+}
+
 /**
  * `insert into table (columns) values (…), … [returning …]`. `returning` names columns, or is one
  * SQL expression of the service's own (never caller input: it is written into the statement as is).
@@ -54,14 +65,10 @@ export function insertStatement(db: Db, table: string, rows: readonly Row[], ret
     if ('sql' in returning) return insert.returning(sql.raw(returning.sql).as('returned')).compile() as CompiledQuery<Row>;
     return (returning.length > 0 ? insert.returning(returning) : insert).compile() as CompiledQuery<Row>;
   };
-  const columns = definedColumns(rows[0]!);
-  const shape = columns.join('\u0000');
-  // Rows that differ in their columns get DEFAULT in places: compiled as they come, not reused.
-  if (rows.some((row) => definedColumns(row).join('\u0000') !== shape)) return build();
-  const parameters: unknown[] = [];
-  for (const row of rows) for (const column of columns) parameters.push(row[column]);
+  const bound = boundRows(rows);
+  if (!bound) return build();
   const returned = 'sql' in returning ? `(${returning.sql})` : returning.join('\u0000');
-  return reuse(db, `i\u0000${table}\u0000${rows.length}\u0000${shape}\u0000${returned}`, parameters, build);
+  return reuse(db, `i\u0000${table}\u0000${bound.shape}\u0000${returned}`, bound.parameters, build);
 }
 
 /** Rows for one table, written along with another table's rows (see insertTogetherStatement). */
@@ -77,7 +84,6 @@ export interface TableRows {
  * must name the same columns.
  */
 export function insertTogetherStatement(db: Db, parts: readonly TableRows[], returning: { sql: string } | undefined): CompiledQuery<Row> {
-  const shapes = parts.map((part) => definedColumns(part.rows[0]!));
   const build = () => {
     const insertOf = (creator: Creator, i: number) => {
       const insert = creator.insertInto(parts[i]!.table).values(parts[i]!.rows as Row[]);
@@ -90,13 +96,11 @@ export function insertTogetherStatement(db: Db, parts: readonly TableRows[], ret
   };
   const parameters: unknown[] = [];
   const keys: string[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    const { table, rows } = parts[i]!;
-    const columns = shapes[i]!;
-    const shape = columns.join('\u0000');
-    if (rows.some((row) => definedColumns(row).join('\u0000') !== shape)) return build();
-    for (const row of rows) for (const column of columns) parameters.push(row[column]);
-    keys.push(`${table}\u0000${rows.length}\u0000${shape}`);
+  for (const { table, rows } of parts) {
+    const bound = boundRows(rows);
+    if (!bound) return build();
+    parameters.push(...bound.parameters);
+    keys.push(`${table}\u0000${bound.shape}`);
   }
   return reuse(db, `w\u0000${returning?.sql ?? ''}\u0001${keys.join('\u0001')}`, parameters, build);
 }
