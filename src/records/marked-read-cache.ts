@@ -24,17 +24,22 @@ export class MarkedReadCache<T> {
     this.#options = options;
   }
 
-  /** The result of `read`, from the cache while the mark under `key` is unchanged. No key: always read. */
-  async get(db: Db, dialect: StoreDialect, key: string | undefined, read: () => Promise<T>): Promise<T> {
-    if (key === undefined) return read();
+  /**
+   * The result of `read`, from the cache while the mark under `key` is unchanged. No key: always read.
+   * `read` is given the mark it runs under, so a read that itself uses this kind of cache (a page
+   * and its count) can pass it on as `known` instead of reading it again: on PostgreSQL reading the
+   * mark is a round trip. A known mark must have been read before the read it guards.
+   */
+  async get(db: Db, dialect: StoreDialect, key: string | undefined, read: (mark?: string) => Promise<T>, known?: string): Promise<T> {
+    if (key === undefined) return read(known);
     // Read before running: a change that lands in between makes the stored mark older, never newer.
-    const mark = `${resourceWriteGeneration(db)}/${await dialect.changeMark(db)}`;
+    const mark = known ?? (await readMark(db, dialect));
     const cached = this.#entries.get(key);
     if (cached && cached.mark === mark) return cached.value;
     const flight = `${mark}\u0000${key}`;
     let reading = this.#reading.get(flight);
     if (!reading) {
-      reading = read().finally(() => this.#reading.delete(flight));
+      reading = read(mark).finally(() => this.#reading.delete(flight));
       this.#reading.set(flight, reading);
     }
     const value = await reading;
@@ -57,6 +62,12 @@ export class MarkedReadCache<T> {
     this.#entries.clear();
     this.#weight = 0;
   }
+}
+
+/** This process's resource writes and the database's own mark for everything else (StoreDialect.changeMark). */
+async function readMark(db: Db, dialect: StoreDialect): Promise<string> {
+  const generation = resourceWriteGeneration(db);
+  return `${generation}/${await dialect.changeMark(db)}`;
 }
 
 /** A cache key for a compiled query: its SQL and parameters; undefined when a parameter has no JSON form. */

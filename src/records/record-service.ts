@@ -99,9 +99,10 @@ export class RecordService {
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
   readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
   /**
-   * Whole pages (rows and total), reused the same way. Only where the mark is a local read (SQLite):
-   * on PostgreSQL it is a round trip of its own, as dear as the page query it would save. Bounded by
-   * their size (about 16 MB of text; their JSON text, kept beside them, is about as much again).
+   * Whole pages (rows and total), reused the same way. On PostgreSQL reading the mark is a round trip
+   * of its own, but a full page read it anyway for its count, and a reused page skips decoding rows,
+   * building the document and serializing it (most of a list's time and all of its garbage). Bounded
+   * by their size (about 16 MB of text; their JSON text, kept beside them, is about as much again).
    */
   readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
 
@@ -139,14 +140,14 @@ export class RecordService {
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;
       const compiled = this.#listQueries(resource, grant.filter, query, attributes);
-      const readPage = () => this.#readPage(resource, query, compiled);
+      const readPage = (mark?: string) => this.#readPage(resource, query, compiled, mark);
       const { records, total } = await this.#pages.get(db, dialect, compiled.pageKey, readPage);
       return { records, total, query, attributes };
     });
   }
 
   /** Cached pages are shared between requests: nothing downstream may change their records. */
-  async #readPage(resource: Resource, query: ListQuery, compiled: CompiledList): Promise<PageRead> {
+  async #readPage(resource: Resource, query: ListQuery, compiled: CompiledList, mark: string | undefined): Promise<PageRead> {
     const { db, dialect } = this.#store;
     const rows = await this.#read(compiled.page);
     let total: number;
@@ -154,10 +155,12 @@ export class RecordService {
       // A page that is not full (and not past the end) holds the last matching row: it gives the total.
       total = query.offset + rows.length;
     } else {
+      // Under the page's own mark (read before the page): no second mark read, and a change that
+      // lands meanwhile only makes both older.
       total = await this.#counts.get(db, dialect, compiled.countKey, async () => {
         const counted = await this.#read(compiled.count);
         return Number(counted[0]?.total ?? 0);
-      });
+      }, mark);
     }
     return { records: rows.map((row) => decodeRow(resource, dialect, row)), total };
   }
@@ -282,8 +285,7 @@ export class RecordService {
       if (requested) count = count.where(requested);
       const page = select.compile() as CompiledQuery<Row>;
       const total = count.compile();
-      // Pages are cached only where the mark is a local read (see #pages).
-      const pageKey = this.#store.driver.kind === 'sqlite' ? queryKey(page) : undefined;
+      const pageKey = queryKey(page);
       compiled = { page, count: total, pageKey, countKey: queryKey(total) };
       if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
       lists.set(key, compiled);

@@ -33,6 +33,20 @@ describe('MarkedReadCache', () => {
     assert.equal(state.reads, 4);
   });
 
+  it('gives a read the mark it runs under, and takes a known mark without reading it again', async () => {
+    const { state, db, read } = fixture();
+    let markReads = 0;
+    const dialect = { changeMark: async () => (markReads++, state.mark) } as unknown as StoreDialect;
+    const outer = new MarkedReadCache<string>({ maxEntries: 10 });
+    const inner = new MarkedReadCache<string>({ maxEntries: 10 });
+    const value = await outer.get(db, dialect, 'page', (mark) => inner.get(db, dialect, 'count', read('n'), mark));
+    assert.equal(value, 'n');
+    assert.equal(markReads, 1, 'the inner read used the outer mark');
+    assert.equal(await inner.get(db, dialect, 'count', read('other')), 'n', 'stored under that mark');
+    state.mark = 'm2';
+    assert.equal(await inner.get(db, dialect, 'count', read('fresh'), 'stale-mark'), 'fresh', 'another known mark reads again');
+  });
+
   it('shares one read between concurrent requests under the same mark', async () => {
     const { state, db, dialect, read } = fixture();
     const cache = new MarkedReadCache<string>({ maxEntries: 10 });
