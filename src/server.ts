@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -12,6 +13,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string } = {}): Promise<RunningServer> {
+  limitHeapGrowth();
   const { app, ctx } = await buildApp({
     config,
     allowDestructive: options.allowDestructive === true,
