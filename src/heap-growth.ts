@@ -10,14 +10,11 @@ const FLAG = '--heap-growing-percent';
 export const HEAP_GROWING_PERCENT = 50;
 
 /** The V8 flag to set for `execArgv`, or undefined when the operator chose a value of their own. */
-export function heapGrowthFlag(execArgv: readonly string[], percent = HEAP_GROWING_PERCENT): string | undefined {
+export function heapGrowthFlag(execArgv: readonly string[]): string | undefined {
   // NODE_OPTIONS cannot carry this flag, so the command line is the only place an operator sets it.
   // V8 reads - and _ alike in its flag names.
-  const chosen = execArgv.some((arg) => {
-    const name = arg.split('=')[0]!.replaceAll('_', '-');
-    return name === FLAG;
-  });
-  return chosen ? undefined : `${FLAG}=${percent}`;
+  const chosen = execArgv.some((arg) => arg.split('=')[0]!.replaceAll('_', '-') === FLAG);
+  return chosen ? undefined : `${FLAG}=${HEAP_GROWING_PERCENT}`;
 }
 
 /** Applies the service's heap growth unless the operator chose one: V8 reads it at each collection. */
