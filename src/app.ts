@@ -13,6 +13,7 @@ import { clientErrorOptions } from './http/client-errors.ts';
 import { installRetention } from './http/retention-lifecycle.ts';
 import { installBodyParsing } from './http/body-parsing.ts';
 import { installRequestIds } from './http/request-ids.ts';
+import { installBatchedWrites } from './http/batched-writes.ts';
 import { installRequestLogging } from './http/request-logging.ts';
 import { lazyChildLogger } from './http/lazy-request-logger.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
@@ -87,6 +88,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   installRequestIds(app);
   installRequestLogging(app);
   installSecurityHeaders(app);
+  installBatchedWrites(app);
   installErrorHandling(app, { isUnavailable: (error) => store.dialect.isConnectionError(error) });
   installBodyParsing(app);
   installRetention(app, ctx, { start: options.startWorkers !== false });
