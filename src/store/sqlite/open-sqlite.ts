@@ -39,6 +39,10 @@ export function openSqlite(path: string): OpenedSqlite {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
+  // Each write in a group commit runs in a savepoint, and a savepoint keeps the pages it changes in a
+  // statement journal; past 64 KiB (one create with its event and delivery touches ~20 pages) SQLite
+  // spills that journal to a temp file, two pwrites per page. In memory it is a copy per page.
+  raw.pragma('temp_store = MEMORY');
   const checkpointer = path === ':memory:' ? undefined : startWalCheckpointer(path, {
     onError: (message) => process.emitWarning(`WAL checkpoint failed: ${message}`, 'SvcWalCheckpoint'),
   });
