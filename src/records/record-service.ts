@@ -26,6 +26,7 @@ import type { EventKind, RecordEvent, RecordValues } from '../events/record-even
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { MarkedReadCache, queryKey } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
+import { PointReadBatcher } from './point-read-batcher.ts';
 import { noteResourceWrite } from './resource-writes.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 
@@ -64,6 +65,12 @@ const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
 type Row = Record<string, unknown>;
 
+/** A record by id under one row filter; `many` (PostgreSQL) takes an array of ids. */
+interface FindQueries {
+  one: QueryTemplate<Row>;
+  many: QueryTemplate<Row> | undefined;
+}
+
 interface CompiledList {
   page: CompiledQuery<Row>;
   count: CompiledQuery<{ total: number }>;
@@ -93,7 +100,9 @@ export class RecordService {
    * stable): the visible-rows condition, the read-by-id and the read-for-write queries.
    */
   readonly #visibleSql = new WeakMap<Resource, WeakMap<FilterNode, RawBuilder<SqlBool>>>();
-  readonly #findQueries = new WeakMap<Resource, WeakMap<FilterNode, QueryTemplate<Row>>>();
+  readonly #findQueryCache = new WeakMap<Resource, WeakMap<FilterNode, FindQueries>>();
+  readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
+    this.#read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
   readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
   readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
@@ -169,7 +178,8 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'read');
     const row = await this.#guard('RESOURCE_FIND_ERROR', async () => {
       if (!UUID_PATTERN.test(id)) return undefined;
-      return (await this.#read(this.#findQuery(resource, grant.filter).bind(id)))[0];
+      const queries = this.#findQueries(resource, grant.filter);
+      return queries.many ? this.#pointReads.read(queries, id) : (await this.#read(queries.one.bind(id)))[0];
     });
     if (!row) throw notFound(resource, id);
     return { record: decodeRow(resource, this.#store.dialect, row), attributes: [...grant.fields] };
@@ -294,13 +304,18 @@ export class RecordService {
   }
 
   /** A visible row by id, as one compiled query per resource and read filter. */
-  #findQuery(resource: Resource, filter: FilterNode): QueryTemplate<Row> {
-    const byFilter = cached(this.#findQueries, resource, () => new WeakMap<FilterNode, QueryTemplate<Row>>());
-    return cached(byFilter, filter, () =>
-      new QueryTemplate(
-        this.#store.db.selectFrom(resource.table).select(columnsOf(resource)).where('id', '=', TEMPLATE_SLOT).where(this.#visibleTo(resource, filter)),
-      ),
-    );
+  /** A record by id for this filter; on PostgreSQL also many by id, for reads batched together. */
+  #findQueries(resource: Resource, filter: FilterNode): FindQueries {
+    const byFilter = cached(this.#findQueryCache, resource, () => new WeakMap<FilterNode, FindQueries>());
+    return cached(byFilter, filter, () => {
+      const { db, dialect } = this.#store;
+      const visible = this.#visibleTo(resource, filter);
+      const select = () => db.selectFrom(resource.table).select(columnsOf(resource));
+      return {
+        one: new QueryTemplate(select().where('id', '=', TEMPLATE_SLOT).where(visible)),
+        many: dialect.name === 'postgres' ? new QueryTemplate(select().where('id', '=', sql<string>`any(${TEMPLATE_SLOT})`).where(visible)) : undefined,
+      };
+    });
   }
 
   /** The row a write targets: 404 when the caller cannot read it, 403 when it is outside the action's filter. */

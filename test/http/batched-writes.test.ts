@@ -71,7 +71,7 @@ describe('batched response writes', () => {
     const answers = sockets.map((socket) => readResponses(socket, 1));
     sockets.forEach((socket, n) => socket.write(`GET /echo/${n} HTTP/1.1\r\nHost: x\r\n\r\n`));
     const bodies = await Promise.all(answers);
-    assert.deepEqual(bodies.map((body) => JSON.parse(body) as unknown), sockets.map((_, n) => ({ n })));
+    assert.deepEqual(bodies.map(([body]) => JSON.parse(body!) as unknown), sockets.map((_, n) => ({ n })));
     const firstWrite = order.findIndex((entry) => entry.startsWith('written'));
     const handled = order.filter((entry) => entry.startsWith('handled')).length;
     assert.equal(handled, CONNECTIONS);
