@@ -37,6 +37,15 @@ export class InProcessBus {
     };
   }
 
+  /**
+   * Whether an event with this id, published now, would reach a subscriber: someone listens to its
+   * resource and it was not delivered before. Lets the outbox tail skip parsing what this process
+   * committed and published itself, or what no one here listens to.
+   */
+  wants(id: string, resource: string): boolean {
+    return this.#listeners.has(resource) && !this.#delivered.has(id);
+  }
+
   /** Delivers `event` unless it was delivered before; returns whether it was new. */
   publish(event: RecordEvent): boolean {
     if (!this.#delivered.add(event.id)) return false;

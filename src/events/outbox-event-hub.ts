@@ -50,6 +50,7 @@ export class OutboxEventHub implements EventHub {
       gapGraceMs: options.gapGraceMs,
       maxGaps: 10_000,
       startWindow: 1000,
+      wants: (id, resource) => this.#bus.wants(id, resource),
     });
   }
 

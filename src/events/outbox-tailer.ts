@@ -16,12 +16,18 @@ export interface OutboxTailerOptions {
   maxGaps: number;
   /** On start, this many latest rows are taken as already seen and their gaps as open. */
   startWindow: number;
+  /** Whether the event with this id and resource is still wanted; its payload is parsed only then. */
+  wants?: (id: string, resource: string) => boolean;
 }
 
 interface OutboxRow {
   seq: number | string | bigint;
+  id: string;
+  resource: string;
   payload: string;
 }
+
+const TAIL_COLUMNS = ['seq', 'id', 'resource', 'payload'] as const;
 
 export class OutboxTailer {
   readonly #db: Db;
@@ -101,7 +107,7 @@ export class OutboxTailer {
     if (this.#gaps.size > 0) {
       const found = await this.#db
         .selectFrom(EVENTS_TABLE)
-        .select(['seq', 'payload'])
+        .select(TAIL_COLUMNS)
         .where('seq', 'in', [...this.#gaps.keys()])
         .orderBy('seq')
         .execute();
@@ -112,7 +118,7 @@ export class OutboxTailer {
     }
     const rows = (await this.#db
       .selectFrom(EVENTS_TABLE)
-      .select(['seq', 'payload'])
+      .select(TAIL_COLUMNS)
       .where('seq', '>', this.#high)
       .orderBy('seq')
       .limit(this.#options.batchSize)
@@ -138,6 +144,8 @@ export class OutboxTailer {
 
   #emit(row: OutboxRow): void {
     if (this.#stopped) return;
+    // Most rows a process reads back are its own commits, already published: parsing them is wasted.
+    if (this.#options.wants && !this.#options.wants(row.id, row.resource)) return;
     this.#deliver(JSON.parse(row.payload) as RecordEvent);
   }
 }

@@ -23,6 +23,11 @@ export class RecentIds {
     return true;
   }
 
+  /** Whether `id` is remembered (without recording it). */
+  has(id: string): boolean {
+    return this.#seen.has(id);
+  }
+
   get size(): number {
     return this.#seen.size;
   }

@@ -303,8 +303,7 @@ export class RecordService {
     return compiled;
   }
 
-  /** A visible row by id, as one compiled query per resource and read filter. */
-  /** A record by id for this filter; on PostgreSQL also many by id, for reads batched together. */
+  /** A visible row by id, compiled once per resource and read filter; on PostgreSQL also many by id, for reads batched together. */
   #findQueries(resource: Resource, filter: FilterNode): FindQueries {
     const byFilter = cached(this.#findQueryCache, resource, () => new WeakMap<FilterNode, FindQueries>());
     return cached(byFilter, filter, () => {

@@ -114,6 +114,27 @@ for (const dialect of testDialects()) {
       assert.equal(seen.length, 1);
     });
 
+    it('parses back from the outbox only events this process still has to deliver', async () => {
+      const seen = collect(a.hub);
+      const parse = JSON.parse;
+      const parsed: string[] = [];
+      JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+        parsed.push(text);
+        return parse(text, reviver);
+      }) as typeof JSON.parse;
+      let ids: string[];
+      try {
+        ids = [];
+        for (const text of ['one', 'two', 'three']) ids.push((await a.records.create(a.notes, META, { text })).record.id);
+        await sleep(150); // several poll intervals: the tail has read all three back
+      } finally {
+        JSON.parse = parse;
+      }
+      assert.deepEqual(seen.map((e) => e.resourceId), ids);
+      assert.deepEqual(parsed.filter((text) => ids.some((id) => text.includes(id))), [], 'already published at commit');
+      assert.ok(a.hub.tailPosition() > 0);
+    });
+
     it("delivers another process's commit exactly once", async () => {
       const seen = collect(b.hub);
       const created = await a.records.create(a.notes, META, { text: 'remote' });

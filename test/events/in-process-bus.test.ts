@@ -36,6 +36,18 @@ describe('InProcessBus', () => {
     assert.deepEqual(errors, []);
   });
 
+  it('wants an event only when someone listens to its resource and it was not delivered yet', () => {
+    const bus = new InProcessBus({ dedupeRetainMs: 60_000, dedupeMaxSize: 100, onListenerError: () => {} });
+    assert.equal(bus.wants('a', 'notes'), false, 'no subscriber');
+    const stop = bus.subscribe('notes', () => {});
+    assert.equal(bus.wants('a', 'notes'), true);
+    assert.equal(bus.wants('a', 'tasks'), false);
+    bus.publish(event('a'));
+    assert.equal(bus.wants('a', 'notes'), false, 'already delivered');
+    stop();
+    assert.equal(bus.wants('b', 'notes'), false, 'no subscriber left');
+  });
+
   it('keeps delivering to the others when a subscriber throws or unsubscribes during delivery', () => {
     const errors: unknown[] = [];
     const bus = new InProcessBus({ dedupeRetainMs: 60_000, dedupeMaxSize: 100, onListenerError: (error) => errors.push(error) });
