@@ -125,7 +125,7 @@ for (const dialect of testDialects()) {
       let ids: string[];
       try {
         ids = [];
-        for (const text of ['one', 'two', 'three']) ids.push((await a.records.create(a.notes, META, { text })).record.id);
+        for (const text of ['one', 'two', 'three']) ids.push(String((await a.records.create(a.notes, META, { text })).record.id));
         await sleep(150); // several poll intervals: the tail has read all three back
       } finally {
         JSON.parse = parse;
