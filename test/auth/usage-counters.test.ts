@@ -83,7 +83,8 @@ for (const dialect of testDialects()) {
 
       await suite.t.ctx.auth.flushUsage();
       const row = await keyRow(suite.t.ctx, keyId);
-      assert.equal(Number(row?.request_count), 7);
+      // Seen once in CI on PostgreSQL (0 instead of 7, not reproduced since): a failed flush logs why.
+      assert.equal(Number(row?.request_count), 7, JSON.stringify(suite.t.logs.filter((line) => Number(line.level) >= 40)));
       assert.ok(row?.last_request && Date.parse(new Date(row.last_request as string).toISOString()) >= before - 5);
 
       await suite.t.inject({ method: 'GET', url: '/v1/posts', headers: bearer(key) });
