@@ -3,6 +3,7 @@
 // here depends on timing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.ts';
 import { ClusterSignals } from '../../src/cluster/cluster-signals.ts';
@@ -26,10 +27,18 @@ for (const dialect of testDialects()) {
     let a: TestApp;
     let b: BuiltApp;
     let editor: string;
+    // B's warnings and errors, shown when an assertion about B fails (a failed signal read or reload logs why).
+    const bLog: string[] = [];
+    const bLogStream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        bLog.push(chunk.toString('utf8'));
+        done();
+      },
+    });
 
     before(async () => {
       a = await startTestApp(dialect, { resources: NOTES });
-      b = await buildApp({ config: testConfig(a.database.url, { resources: NOTES }) });
+      b = await buildApp({ config: testConfig(a.database.url, { resources: NOTES }), logger: { level: 'warn', stream: bLogStream } });
       await b.app.ready();
       editor = await a.as('editor');
     });
@@ -85,7 +94,8 @@ for (const dialect of testDialects()) {
       assert.equal((await a.request({ method: 'GET', url: '/v1/tags', auth: editor })).statusCode, 200);
       assert.equal((await onB('GET', '/v1/tags')).statusCode, 404);
       await b.ctx.signals.poll();
-      assert.equal((await onB('GET', '/v1/tags')).statusCode, 200);
+      // Failed once under the full suite's load (404), not reproduced alone.
+      assert.equal((await onB('GET', '/v1/tags')).statusCode, 200, bLog.join(''));
       const pinned = await onB('POST', '/v1/notes', { text: 'pinned', pinned: true });
       assert.equal(pinned.statusCode, 201, pinned.body);
       assert.equal(pinned.json<{ data: { attributes: { pinned: boolean } } }>().data.attributes.pinned, true);
