@@ -1,6 +1,6 @@
 // Two apps on one database stand for two nodes: what one changes (keys, users, webhook subscriptions,
 // resource definitions), the other learns from the signal table. Polls are driven by hand, so nothing
-// here depends on timing.
+// here waits on timing; B's own poll timer still runs, so no test asserts what B has not read yet.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -92,9 +92,8 @@ for (const dialect of testDialects()) {
       };
       assert.equal(await a.ctx.definitions.apply(testConfig(a.database.url, { resources: extended }).resources), true);
       assert.equal((await a.request({ method: 'GET', url: '/v1/tags', auth: editor })).statusCode, 200);
-      assert.equal((await onB('GET', '/v1/tags')).statusCode, 404);
+      // No "B does not serve it yet" check: B's own poll timer may read the signal first (it did once in CI).
       await b.ctx.signals.poll();
-      // Failed once under the full suite's load (404), not reproduced alone.
       assert.equal((await onB('GET', '/v1/tags')).statusCode, 200, bLog.join(''));
       const pinned = await onB('POST', '/v1/notes', { text: 'pinned', pinned: true });
       assert.equal(pinned.statusCode, 201, pinned.body);
