@@ -9,14 +9,7 @@
 // that is not committed; if the COMMIT fails, every write of the group fails with it.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../store-dialect.ts';
-
-export type WriteWork<T> = (trx: Db) => Promise<T>;
-
-interface Job {
-  work: WriteWork<unknown>;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
+import { writeJob, type WriteJob as Job, type WriteWork } from '../write-job.ts';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -48,10 +41,10 @@ export class WriteGroups {
 
   /** Runs `work` in a transaction (shared with the writes that arrive with it) and resolves after its commit. */
   run<T>(work: WriteWork<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      this.#schedule();
-    });
+    const { job, done } = writeJob(work);
+    this.#queue.push(job);
+    this.#schedule();
+    return done;
   }
 
   #schedule(): void {
