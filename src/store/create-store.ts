@@ -44,7 +44,7 @@ export function createStore(url: string): Store {
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const { db, raw, readNow, executeIn, walCatchUp, close } = openSqlite(path || ':memory:');
-  const groups = new WriteGroups(db, () => raw.inTransaction, walCatchUp);
+  const groups = new WriteGroups(db, () => raw.inTransaction, walCatchUp, executeIn);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
   return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, close };
 }

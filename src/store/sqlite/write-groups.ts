@@ -11,6 +11,9 @@ import { CompiledQuery } from 'kysely';
 import type { Db } from '../store-dialect.ts';
 import { writeJob, type WriteJob as Job, type WriteWork } from '../write-job.ts';
 
+/** Runs a statement on the group's transaction; it may finish at once (the store's executeIn on SQLite). */
+export type StatementRunner = (trx: Db, query: CompiledQuery) => unknown;
+
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Enough to share a commit under load; a bound keeps one group from holding the connection for long. */
@@ -24,6 +27,7 @@ export class WriteGroups {
   readonly #db: Db;
   readonly #inTransaction: () => boolean;
   readonly #beforeGroup: () => Promise<void> | undefined;
+  readonly #execute: StatementRunner;
   #queue: Job[] = [];
   #scheduled = false;
   #running = false;
@@ -31,12 +35,20 @@ export class WriteGroups {
   /**
    * `inTransaction` tells whether the connection still has a transaction open (SQLite may end one on a
    * hard error); `beforeGroup`, when it answers a promise, holds the next group until it settles (the
-   * log's restart, wal-checkpointer.ts).
+   * log's restart, wal-checkpointer.ts). `execute` runs the savepoint statements on the group's
+   * transaction: the store's executeIn runs them at once, without Kysely's connection hand-off (a
+   * write in a group of 32, with its savepoint and release: 6.5 µs of CPU through Kysely, 4 at once).
    */
-  constructor(db: Db, inTransaction: () => boolean, beforeGroup: () => Promise<void> | undefined = () => undefined) {
+  constructor(
+    db: Db,
+    inTransaction: () => boolean,
+    beforeGroup: () => Promise<void> | undefined = () => undefined,
+    execute: StatementRunner = (trx, query) => trx.executeQuery(query),
+  ) {
     this.#db = db;
     this.#inTransaction = inTransaction;
     this.#beforeGroup = beforeGroup;
+    this.#execute = execute;
   }
 
   /** Runs `work` in a transaction (shared with the writes that arrive with it) and resolves after its commit. */
@@ -115,15 +127,15 @@ export class WriteGroups {
   }
 
   async #runInSavepoint(trx: Db, job: Job): Promise<Outcome> {
-    await trx.executeQuery(SAVEPOINT);
+    await this.#execute(trx, SAVEPOINT);
     try {
       const value = await job.work(trx);
-      await trx.executeQuery(RELEASE);
+      await this.#execute(trx, RELEASE);
       return { ok: true, value };
     } catch (error) {
       if (this.#inTransaction()) {
-        await trx.executeQuery(ROLLBACK_TO);
-        await trx.executeQuery(RELEASE);
+        await this.#execute(trx, ROLLBACK_TO);
+        await this.#execute(trx, RELEASE);
       }
       return { ok: false, error };
     }
