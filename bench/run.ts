@@ -243,7 +243,7 @@ class Bench {
     const { options } = this;
     try {
       log(`  SSE fan-out: ${options.sseClients} clients, ${options.sseWritesPerSecond} writes/s for ${options.realtimeSeconds} s`);
-      const sse = await measureSseFanout(svc, seeded, { clients: options.sseClients, writesPerSecond: options.sseWritesPerSecond, seconds: options.realtimeSeconds, cpu: LOAD_CPU });
+      const sse = await measureSseFanout(svc, seeded, { clients: options.sseClients, writesPerSecond: options.sseWritesPerSecond, seconds: options.realtimeSeconds, warmupSeconds: options.warmup, cpu: LOAD_CPU });
       this.sse.push({ database, ...sse });
       log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms`);
       log(`    per second sent, p50/p99/max ms (driver lag p99): ${sse.perSecond.map((s) => `${[s.p50Ms, s.p99Ms, s.maxMs].map((n) => Number(n ?? NaN).toFixed(0)).join('/')} (${Number(s.driverLagP99Ms ?? NaN).toFixed(0)})`).join(', ')}`);

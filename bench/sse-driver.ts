@@ -12,6 +12,11 @@ export interface SseRun {
   clients: number;
   writesPerSecond: number;
   seconds: number;
+  /**
+   * Seconds of writes at the same rate before the measured ones, their events counted but not timed (the
+   * HTTP scenarios' warm-up, for the write path, the fan-out and the driver's own code).
+   */
+  warmupSeconds?: number;
 }
 
 export interface SseResult {
@@ -19,6 +24,9 @@ export interface SseResult {
   connected: number;
   writes: number;
   writeErrors: number;
+  /** Writes sent before the measurement (warmupSeconds), and how many of them failed. */
+  warmupWrites: number;
+  warmupWriteErrors: number;
   expected: number;
   received: number;
   p50Ms: number;
@@ -39,6 +47,7 @@ export interface SseSecond {
 }
 
 const MARK = /"title":"sse-(\d+)"/g;
+const WARM_MARK = /"title":"sse-warm-\d+"/g;
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
@@ -53,6 +62,7 @@ async function main(run: SseRun): Promise<SseResult> {
   /** The POST each latency belongs to, to group latencies by the second it was sent in. */
   const latencySeq = new Uint32Array(latencies.length);
   let received = 0;
+  let warmReceived = 0;
   const sockets: Socket[] = [];
   let connected = 0;
   const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -89,6 +99,7 @@ async function main(run: SseRun): Promise<SseResult> {
         }
         pending = text.slice(end + 2);
         text = text.slice(0, end);
+        for (const _warm of text.matchAll(WARM_MARK)) warmReceived++;
         for (const match of text.matchAll(MARK)) {
           const sent = sentAt[Number(match[1])];
           if (sent) {
@@ -107,10 +118,11 @@ async function main(run: SseRun): Promise<SseResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   let writes = 0;
   let writeErrors = 0;
-  const post = (seq: number) =>
+  /** Creates post `seq` (timed), or warm-up post `seq` when `warm`. */
+  const post = (seq: number, warm = false) =>
     new Promise<void>((resolve) => {
-      const body = `{"title":"sse-${seq}","status":"published","published":true}`;
-      sentAt[seq] = performance.now();
+      const body = `{"title":"sse-${warm ? 'warm-' : ''}${seq}","status":"published","published":true}`;
+      if (!warm) sentAt[seq] = performance.now();
       const request = http.request(
         { host: url.hostname, port, path: '/v1/posts', method: 'POST', agent, headers: { authorization: run.authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
         (response) => {
@@ -126,6 +138,40 @@ async function main(run: SseRun): Promise<SseResult> {
       request.end(body);
     });
 
+  /** Sends `total` posts at the run's rate from now on; resolves when every answer is in. */
+  const paced = async (total: number, send: (seq: number) => Promise<void>): Promise<number> => {
+    const from = performance.now();
+    const inFlight = new Set<Promise<void>>();
+    let sent = 0;
+    await new Promise<void>((resolve) => {
+      const tick = setInterval(() => {
+        const due = Math.min(total, Math.floor(((performance.now() - from) / 1000) * run.writesPerSecond));
+        while (sent < due) {
+          const p = send(++sent).finally(() => inFlight.delete(p));
+          inFlight.add(p);
+        }
+        if (sent >= total) {
+          clearInterval(tick);
+          resolve();
+        }
+      }, 2);
+    });
+    await Promise.all(inFlight);
+    return sent;
+  };
+
+  const warmWrites = Math.round((run.warmupSeconds ?? 0) * run.writesPerSecond);
+  let warmupWriteErrors = 0;
+  if (warmWrites > 0) {
+    const errorsBefore = writeErrors;
+    const sent = await paced(warmWrites, (seq) => post(seq, true));
+    const warmExpected = connected * (sent - (writeErrors - errorsBefore));
+    const warmDeadline = performance.now() + 5000;
+    while (warmReceived < warmExpected && performance.now() < warmDeadline) await new Promise((r) => setTimeout(r, 20));
+    warmupWriteErrors = writeErrors - errorsBefore;
+    writeErrors = errorsBefore;
+  }
+
   lag.enable();
   const started = performance.now();
   const secondLag = monitorEventLoopDelay({ resolution: 10 });
@@ -135,22 +181,7 @@ async function main(run: SseRun): Promise<SseResult> {
     lagBySecond.push(secondLag.percentile(99) / 1e6);
     secondLag.reset();
   }, 1000);
-  const total = run.writesPerSecond * run.seconds;
-  const inFlight = new Set<Promise<void>>();
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * run.writesPerSecond));
-      while (writes < due) {
-        const p = post(++writes).finally(() => inFlight.delete(p));
-        inFlight.add(p);
-      }
-      if (writes >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
-  });
-  await Promise.all(inFlight);
+  writes = await paced(run.writesPerSecond * run.seconds, (seq) => post(seq));
   // Stragglers: stop when every event has arrived or after 5 s.
   const expected = connected * (writes - writeErrors);
   const deadline = performance.now() + 5000;
@@ -176,6 +207,8 @@ async function main(run: SseRun): Promise<SseResult> {
     connected,
     writes,
     writeErrors,
+    warmupWrites: warmWrites,
+    warmupWriteErrors,
     expected,
     received,
     p50Ms: percentile(sorted, 50),
