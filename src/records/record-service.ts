@@ -10,7 +10,6 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { failedBeforeWriting } from '../store/write-failure.ts';
 import { insertStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
@@ -320,7 +319,7 @@ export class RecordService {
 
   /** The row a write targets: 404 when the caller cannot read it, 403 when it is outside the action's filter. */
   async #findForWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant): Promise<RecordValues> {
-    if (!UUID_PATTERN.test(id)) throw failedBeforeWriting(notFound(resource, id));
+    if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
     let readFilter: FilterNode;
     try {
       readFilter = resolveAccess(resource, principal, 'read').filter;
@@ -348,8 +347,8 @@ export class RecordService {
       return new QueryTemplate<Row>(query);
     });
     const row = (await this.#store.executeIn(trx, compiled.bind(id)))[0];
-    if (!row || Number(row.__readable) !== 1) throw failedBeforeWriting(notFound(resource, id));
-    if (Number(row.__allowed) !== 1) throw failedBeforeWriting(new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`));
+    if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
+    if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
     return decodeRow(resource, dialect, row);
   }
 
@@ -364,7 +363,6 @@ export class RecordService {
     if (!row) throw new ApiError('FORBIDDEN', `The record as written does not satisfy the ${resource.name} check rule`);
   }
 
-  /** Run before the write's first change: its failure is failedBeforeWriting. */
   async #checkReferences(trx: Db, resource: Resource, values: RecordValues): Promise<void> {
     const issues: ErrorIssue[] = [];
     for (const [name, value] of Object.entries(values)) {
@@ -378,7 +376,7 @@ export class RecordService {
         issues.push({ pointer: pointerTo(name), detail: `No ${target.name} record with id '${String(value)}'` });
       }
     }
-    if (issues.length > 0) throw failedBeforeWriting(new ApiError('RELATION_REFERENCE_ERROR', issues));
+    if (issues.length > 0) throw new ApiError('RELATION_REFERENCE_ERROR', issues);
   }
 
   /** Soft delete keeps the row, so the database's ON DELETE rules do not fire: apply them here. */
@@ -442,12 +440,7 @@ export class RecordService {
     const events: RecordEvent[] = [];
     // Before and after: a count taken while this transaction runs is never reused after it.
     noteResourceWrite(this.#store.db);
-    // A write may run again after its group rolled back (postgres-write-groups.ts): only the last run's events count.
-    const run = (trx: Db) => {
-      events.length = 0;
-      return work(trx, events);
-    };
-    const result = await this.#guard(code, () => this.#store.transact(run)).finally(() =>
+    const result = await this.#guard(code, () => this.#store.transact((trx) => work(trx, events))).finally(() =>
       noteResourceWrite(this.#store.db),
     );
     if (events.length > 0) for (const listener of this.#listeners) listener(events);

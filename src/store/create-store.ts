@@ -7,7 +7,6 @@ import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
 import { WriteGroups } from './sqlite/write-groups.ts';
 import { openPostgres } from './postgres/open-postgres.ts';
 import { postgresDialect } from './postgres/postgres-dialect.ts';
-import { PostgresWriteGroups } from './postgres/postgres-write-groups.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
 
 export interface Store {
@@ -19,10 +18,8 @@ export interface Store {
   /** A read run synchronously when the driver can (SQLite outside a transaction), else undefined. */
   readonly readNow: (query: CompiledQuery) => Record<string, unknown>[] | undefined;
   /**
-   * Runs a record write in a transaction and resolves once it has committed. The writes that arrive
-   * together share one transaction and one commit (group commit): on SQLite each in its own savepoint,
-   * on PostgreSQL optimistically (postgres-write-groups.ts), so `work` may run more than once and must
-   * change nothing outside the transaction.
+   * Runs a record write in a transaction and resolves once it has committed. On SQLite the writes that
+   * arrive together share one transaction and one commit (each in its own savepoint: group commit).
    */
   readonly transact: <T>(work: (trx: Db) => Promise<T>) => Promise<T>;
   /** Rows of a compiled statement run on `db` (a transaction from `transact`, or the database). */
@@ -37,8 +34,7 @@ export function isPostgresUrl(url: string): boolean {
 export function createStore(url: string): Store {
   if (isPostgresUrl(url)) {
     const { db, pool } = openPostgres(url);
-    const groups = new PostgresWriteGroups(db);
-    const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
+    const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
     const executeIn = (on: Db, query: CompiledQuery) => on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
     return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, close: () => db.destroy() };
   }

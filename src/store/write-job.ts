@@ -1,5 +1,5 @@
-// A record write waiting for its turn in a group commit (sqlite/write-groups.ts,
-// postgres/postgres-write-groups.ts): the work to run in the group's transaction and its caller's promise.
+// A record write waiting for its turn in a group commit (sqlite/write-groups.ts): the work to run in the
+// group's transaction and its caller's promise.
 import type { Db } from './store-dialect.ts';
 
 export type WriteWork<T> = (trx: Db) => Promise<T>;
