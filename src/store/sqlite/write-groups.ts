@@ -9,7 +9,14 @@
 // that is not committed; if the COMMIT fails, every write of the group fails with it.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../store-dialect.ts';
-import { writeJob, type WriteJob as Job, type WriteWork } from '../write-job.ts';
+
+export type WriteWork<T> = (trx: Db) => Promise<T>;
+
+interface Job {
+  work: WriteWork<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
 
 /** Runs a statement on the group's transaction; it may finish at once (the store's executeIn on SQLite). */
 export type StatementRunner = (trx: Db, query: CompiledQuery) => unknown;
@@ -53,10 +60,10 @@ export class WriteGroups {
 
   /** Runs `work` in a transaction (shared with the writes that arrive with it) and resolves after its commit. */
   run<T>(work: WriteWork<T>): Promise<T> {
-    const { job, done } = writeJob(work);
-    this.#queue.push(job);
-    this.#schedule();
-    return done;
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#schedule();
+    });
   }
 
   #schedule(): void {
