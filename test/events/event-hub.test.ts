@@ -20,6 +20,7 @@ import type { RecordEvent } from '../../src/events/record-event.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { createTestDatabase, testDialects, type TestDatabase, type TestDialect } from '../helpers/test-databases.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';
+import { recordJsonParses } from '../helpers/json-parse-spy.ts';
 
 const silent = { warn() {}, error() {}, info() {}, debug() {} } as unknown as FastifyBaseLogger; // only the methods the hub calls
 
@@ -118,19 +119,11 @@ for (const dialect of testDialects()) {
       // `a` listens (it published these at commit); `b` reads them from the outbox but has no listener.
       const seen = collect(a.hub);
       assert.equal(b.hub.subscriberCount('notes'), 0);
-      const parse = JSON.parse;
-      const parsed: string[] = [];
-      JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-        parsed.push(text);
-        return parse(text, reviver);
-      }) as typeof JSON.parse;
       const ids: string[] = [];
-      try {
+      const parsed = await recordJsonParses(async () => {
         for (const text of ['one', 'two', 'three']) ids.push(String((await a.records.create(a.notes, META, { text })).record.id));
         await sleep(150); // several poll intervals: both tails have read them
-      } finally {
-        JSON.parse = parse;
-      }
+      });
       assert.deepEqual(seen.map((e) => e.resourceId), ids);
       assert.ok(b.hub.tailPosition() >= a.hub.tailPosition(), 'b read them too');
       // Without the check both tails parse every one (twice each). With it `b` parses none, and `a` one

@@ -6,6 +6,7 @@ import { createStore } from '../../src/store/create-store.ts';
 import { createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { OutboxTailer } from '../../src/events/outbox-tailer.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';
+import { recordJsonParses } from '../helpers/json-parse-spy.ts';
 
 const OPTIONS = { batchSize: 2, gapGraceMs: 1000, maxGaps: 100, startWindow: 10 };
 
@@ -30,19 +31,9 @@ describe('OutboxTailer', () => {
       }));
       await store.db.insertInto(EVENTS_TABLE).values(rows).execute();
 
-      const parse = JSON.parse;
-      const parsed: string[] = [];
-      JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-        parsed.push(text);
-        return parse(text, reviver);
-      }) as typeof JSON.parse;
-      try {
-        await tailer.poll();
-      } finally {
-        JSON.parse = parse;
-      }
+      const parsed = await recordJsonParses(() => tailer.poll());
       assert.deepEqual(delivered, ['e1', 'e4']);
-      assert.deepEqual(parsed.map((text) => (parse(text) as { id: string }).id), ['e1', 'e4'], 'e2 and e3 were not parsed');
+      assert.deepEqual(parsed.map((text) => (JSON.parse(text) as { id: string }).id), ['e1', 'e4'], 'e2 and e3 were not parsed');
       assert.equal(tailer.position, 4, 'past every row, wanted or not (two full batches read)');
       await tailer.stop();
     } finally {
