@@ -5,15 +5,14 @@
 // claims and success writes are batched: one claim per `claimIntervalMs` at most, one success write
 // per `successLingerMs`, instead of one of each per delivery.
 import { setMaxListeners } from 'node:events';
-import http from 'node:http';
-import https from 'node:https';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Agent } from 'undici';
 import { decideOutcome } from './attempt-outcome.ts';
 import { CoalescingTrigger } from './coalescing-trigger.ts';
 import { buildDeliveryRequest } from './delivery-request.ts';
 import type { ClaimedAttempt, DeliveryRepository } from './delivery-repository.ts';
 import { effectiveRetryConfig } from './retry-config.ts';
-import { sendWebhook } from './send-webhook.ts';
+import { createDeliveryAgent, sendWebhook } from './send-webhook.ts';
 import { SuccessBatcher } from './success-batcher.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 import { TargetLimiter } from './target-limiter.ts';
@@ -61,7 +60,7 @@ export class DeliveryWorker {
   readonly #renewBelowMs: number;
   readonly #limiter: TargetLimiter;
   readonly #successes: SuccessBatcher;
-  readonly #agents: { http: http.Agent; https: https.Agent };
+  readonly #agent: Agent;
   readonly #held = new Map<string, ClaimedAttempt>();
   readonly #heldPerTarget = new Map<string, number>();
   readonly #tasks = new Set<Promise<void>>();
@@ -103,9 +102,8 @@ export class DeliveryWorker {
     );
     // Every held attempt listens to these signals; hundreds of listeners are expected, not a leak.
     setMaxListeners(0, this.#stopWaiting.signal, this.#abortSends.signal);
-    // Keep-alive sockets: consecutive deliveries to a receiver reuse connections.
-    const agentOptions = { keepAlive: true, maxSockets: perTarget, maxFreeSockets: perTarget, scheduling: 'lifo' as const };
-    this.#agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+    // Keep-alive connections: consecutive deliveries to a receiver reuse them.
+    this.#agent = createDeliveryAgent({ connectionsPerTarget: perTarget, allowPrivateTargets: this.#options.allowPrivateTargets });
   }
 
   start(): void {
@@ -142,8 +140,7 @@ export class DeliveryWorker {
       await finished;
     }
     clearTimeout(graceTimer);
-    this.#agents.http.destroy();
-    this.#agents.https.destroy();
+    await this.#agent.destroy();
   }
 
   async #pump(): Promise<void> {
@@ -211,7 +208,7 @@ export class DeliveryWorker {
       result = await sendWebhook(buildDeliveryRequest(attempt, subscription, Date.now()), {
         timeoutMs: this.#options.timeoutMs,
         allowPrivateTargets: this.#options.allowPrivateTargets,
-        agents: this.#agents,
+        agent: this.#agent,
         signal: this.#abortSends.signal,
       });
     } finally {

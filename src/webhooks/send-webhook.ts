@@ -1,7 +1,8 @@
 // One HTTP POST to a receiver: no redirects followed, one timeout over the whole exchange (lookup,
 // connect, request, response body), a bounded response body kept, private targets refused.
-import http from 'node:http';
-import https from 'node:https';
+// undici rather than node:http: half the CPU per delivery (25 against 45-50 µs to a local receiver,
+// 32 at a time), and deliveries share the service's one core with the API.
+import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup, PrivateTargetError } from './guarded-lookup.ts';
 import { privateHostProblem } from './private-address.ts';
 
@@ -17,7 +18,8 @@ export interface WebhookRequest {
 export interface SendOptions {
   timeoutMs: number;
   allowPrivateTargets: boolean;
-  agents: { http: http.Agent; https: https.Agent };
+  /** From `createDeliveryAgent`: keep-alive connections per target, and the lookup that guards them. */
+  agent: Dispatcher;
   /** Aborts the exchange (service shutdown); the result is then `aborted`. */
   signal?: AbortSignal;
 }
@@ -31,83 +33,81 @@ export type SendResult =
 /** A send that ran to its end, with a response or an error to judge. */
 export type CompletedSend = Exclude<SendResult, { kind: 'aborted' }>;
 
-export function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<SendResult> {
+/**
+ * The connections deliveries go out on: keep-alive, up to `connectionsPerTarget` per origin, and
+ * names resolved through the guarded lookup unless private targets are allowed (DNS rebinding).
+ */
+export function createDeliveryAgent(options: { connectionsPerTarget: number; allowPrivateTargets: boolean }): Agent {
+  return new Agent({
+    connections: options.connectionsPerTarget,
+    // The exchange's own timer bounds it end to end; undici's per-phase timers would only race it.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: options.allowPrivateTargets ? {} : { lookup: guardedLookup },
+  });
+}
+
+export async function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<SendResult> {
   const url = new URL(request.url);
   if (!options.allowPrivateTargets) {
     const problem = privateHostProblem(url.hostname);
-    if (problem) return Promise.resolve({ kind: 'error', retryable: false, message: `${problem}; private targets are not allowed` });
+    if (problem) return { kind: 'error', retryable: false, message: `${problem}; private targets are not allowed` };
   }
-  const secure = url.protocol === 'https:';
-  const transport = secure ? https : http;
+  if (options.signal?.aborted) return { kind: 'aborted' };
 
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (result: SendResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-
-    const req = transport.request({
-      protocol: url.protocol,
-      // URL keeps IPv6 literals in brackets; the socket wants the bare address.
-      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: url.port === '' ? undefined : Number(url.port),
+  const exchange = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    exchange.abort();
+  }, options.timeoutMs);
+  const onAbort = () => exchange.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const response = await options.agent.request({
+      origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: 'POST',
-      headers: { ...request.headers, 'Content-Length': String(Buffer.byteLength(request.body)) },
-      agent: secure ? options.agents.https : options.agents.http,
-      ...(options.allowPrivateTargets ? {} : { lookup: guardedLookup }),
+      headers: request.headers,
+      body: request.body,
+      signal: exchange.signal,
     });
+    const body = await readLimited(response.body);
+    return { kind: 'response', status: response.statusCode, headers: flattenHeaders(response.headers), body };
+  } catch (error) {
+    if (timedOut) return { kind: 'error', retryable: true, message: `Timed out after ${options.timeoutMs} ms without a complete response` };
+    if (options.signal?.aborted) return { kind: 'aborted' };
+    return errorResult(error as NodeJS.ErrnoException);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
 
-    const timer = setTimeout(() => {
-      finish({ kind: 'error', retryable: true, message: `Timed out after ${options.timeoutMs} ms without a complete response` });
-      req.destroy();
-    }, options.timeoutMs);
-    const onAbort = () => {
-      finish({ kind: 'aborted' });
-      req.destroy();
-    };
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-
-    req.on('error', (error: NodeJS.ErrnoException) => finish(errorResult(error)));
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      const done = () =>
-        finish({ kind: 'response', status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
-      res.on('data', (chunk: Buffer) => {
-        const room = RESPONSE_BODY_LIMIT_BYTES - kept;
-        chunks.push(room >= chunk.length ? chunk : chunk.subarray(0, room));
-        kept += Math.min(room, chunk.length);
-        if (kept >= RESPONSE_BODY_LIMIT_BYTES) {
-          // Enough is kept; the status already decided the outcome, so stop reading (the socket is not reused).
-          done();
-          res.destroy();
-        }
-      });
-      res.on('end', done);
-      res.on('error', (error: NodeJS.ErrnoException) => finish(errorResult(error)));
-      res.on('close', () => {
-        if (!res.complete) finish({ kind: 'error', retryable: true, message: 'The connection closed before the response body was complete' });
-      });
-    });
-    req.end(request.body);
-  });
+/** The body as text, up to the limit; past it the status already decided the outcome, so reading stops. */
+async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  // Leaving the loop early destroys the stream, and with it the connection (it is not reused).
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    const room = RESPONSE_BODY_LIMIT_BYTES - kept;
+    chunks.push(room >= chunk.length ? chunk : chunk.subarray(0, room));
+    kept += Math.min(room, chunk.length);
+    if (kept >= RESPONSE_BODY_LIMIT_BYTES) break;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function errorResult(error: NodeJS.ErrnoException): SendResult {
   if (error instanceof PrivateTargetError) return { kind: 'error', retryable: false, message: error.message };
-  if (error.code === 'ECONNRESET' || error.message === 'socket hang up') {
+  // undici's SocketError ("other side closed") is a connection closed mid-exchange, as is a reset.
+  if (error.code === 'UND_ERR_SOCKET' || error.code === 'ECONNRESET') {
     return { kind: 'error', retryable: true, message: `The connection closed before a complete response (${error.message})` };
   }
   return { kind: 'error', retryable: true, message: `Connection failed: ${error.message}` };
 }
 
-function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
