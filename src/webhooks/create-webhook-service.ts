@@ -27,11 +27,9 @@ export async function createWebhookService(deps: ComponentDeps, options: Webhook
   cache.startRefreshing();
 
   const worker = new DeliveryWorker({ deliveries, subscriptions: cache, log }, { ...options.worker, ...config.webhooks });
-  records.onEventRows(deliveryQueueHook(cache, deliveries, registry));
+  records.onEventRows(deliveryQueueHook(cache, deliveries, registry, worker));
   // Deliveries queued by a local commit go out at once instead of at the next poll.
-  records.onCommitted((events) => {
-    if (events.some((event) => cache.matching(event.type).length > 0)) worker.wake();
-  });
+  records.onCommitted((events) => worker.holdCommitted(events.map((event) => event.id)));
 
   const admin = new WebhookAdmin({
     subscriptions,

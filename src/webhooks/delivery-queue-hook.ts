@@ -1,24 +1,31 @@
 // Queues deliveries inside the record write that produced the event, so a committed change always has
 // its deliveries and a rolled-back one never does: their rows are written with the event's (on
-// PostgreSQL in the same statement). The cache answers "who matches" without a query.
+// PostgreSQL in the same statement). The cache answers "who matches" without a query. Where the
+// worker has room, each is written already leased to it, and sent after the commit without a claim.
 import type { EventRowsHook } from '../records/record-service.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import { buildDeliveryPayload } from './delivery-payload.ts';
-import type { DeliveryRepository } from './delivery-repository.ts';
+import { targetHostOf, type DeliveryRepository, type QueuedAttempt } from './delivery-repository.ts';
+import type { DeliveryWorker } from './delivery-worker.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 
-export function deliveryQueueHook(subscriptions: SubscriptionCache, deliveries: DeliveryRepository, registry: ResourceRegistry): EventRowsHook {
+export function deliveryQueueHook(
+  subscriptions: SubscriptionCache,
+  deliveries: DeliveryRepository,
+  registry: ResourceRegistry,
+  worker: Pick<DeliveryWorker, 'leaseQueued'>,
+): EventRowsHook {
   return (event) => {
     const matching = subscriptions.matching(event.type);
     if (matching.length === 0) return undefined;
     const resource = registry.find(event.resource);
     const dueAt = new Date().toISOString();
     return deliveries.rowsOf(
-      matching.map((subscription) => {
+      matching.map((subscription): QueuedAttempt => {
         const id = uuidv7();
         const payload = buildDeliveryPayload(event, { id, attempt: 1 }, subscription.fieldIds, resource);
-        return {
+        const attempt = {
           id,
           webhookId: subscription.id,
           eventId: event.id,
@@ -26,8 +33,9 @@ export function deliveryQueueHook(subscriptions: SubscriptionCache, deliveries: 
           attemptNumber: 1,
           requestPayload: JSON.stringify(payload),
           targetUrl: subscription.url,
-          dueAt,
         };
+        const leased = worker.leaseQueued({ ...attempt, targetHost: targetHostOf(subscription.url) });
+        return { ...attempt, dueAt, ...(leased && { claim: { token: leased.claimToken, until: leased.claimedUntil } }) };
       }),
     );
   };

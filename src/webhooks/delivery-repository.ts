@@ -27,6 +27,8 @@ export interface QueuedAttempt {
   requestPayload: string;
   targetUrl: string;
   dueAt: string;
+  /** Written already claimed by this process's worker (DeliveryWorker.leaseQueued). */
+  claim?: { token: string; until: number };
 }
 
 /** An attempt a worker holds under a lease. */
@@ -88,6 +90,8 @@ export class DeliveryRepository {
       target_url: a.targetUrl,
       target_host: targetHostOf(a.targetUrl),
       due_at: encode('timestamp', a.dueAt),
+      claimed_until: a.claim ? encode('timestamp', new Date(a.claim.until).toISOString()) : null,
+      claim_token: a.claim?.token ?? null,
     }));
     return { table: DELIVERIES_TABLE, rows };
   }

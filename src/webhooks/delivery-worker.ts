@@ -3,10 +3,13 @@
 // (processes) may run on one database; a claim is atomic, so no attempt is sent by two of them, and an
 // attempt whose worker died is claimed again once its lease expires. While deliveries keep arriving,
 // claims and success writes are batched: one claim per `claimIntervalMs` at most, one success write
-// per `successLingerMs`, instead of one of each per delivery.
+// per `successLingerMs`, instead of one of each per delivery. Attempts queued by this process's own
+// writes are leased to it as they are written (`leaseQueued`) and held once their write commits
+// (`holdCommitted`), so most deliveries skip the claim statement altogether.
 import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent } from 'undici';
+import { uuidv7 } from '../store/uuid-v7.ts';
 import { decideOutcome } from './attempt-outcome.ts';
 import { CoalescingTrigger } from './coalescing-trigger.ts';
 import { buildDeliveryRequest } from './delivery-request.ts';
@@ -77,6 +80,12 @@ export class DeliveryWorker {
   /** Targets the last claim skipped, and whether it was limited by the global cap: completions re-wake the pump. */
   #skipped = new Set<string>();
   #capped = false;
+  /** Attempts leased by `leaseQueued` whose write has not committed yet, by event id, oldest first. */
+  readonly #leased = new Map<string, { at: number; attempts: ClaimedAttempt[] }>();
+  readonly #leasedPerTarget = new Map<string, number>();
+  #leasedCount = 0;
+  /** Some queued attempt was not leased since the last commit: it has to be claimed. */
+  #claimNeeded = false;
 
   constructor(deps: DeliveryWorkerDeps, options: DeliveryWorkerOptions) {
     this.#deps = deps;
@@ -121,6 +130,67 @@ export class DeliveryWorker {
   wake(): void {
     if (!this.#started || this.#closing) return;
     this.#claims.request();
+  }
+
+  /**
+   * Leases an attempt that a local write is queueing, when there is room to hold it: its row is then
+   * written already claimed (the returned token and lease), and `holdCommitted` holds it after the
+   * commit without a claim statement. Undefined when it must be claimed as usual. A lease whose write
+   * never commits is forgotten after its lease time; were its row committed after all, it would be
+   * claimed again once the lease expired, as after a crash.
+   */
+  leaseQueued(attempt: Omit<ClaimedAttempt, 'claimToken' | 'claimedUntil'>): ClaimedAttempt | undefined {
+    const now = Date.now();
+    this.#forgetStaleLeases(now);
+    const { maxHeld, perTargetHeld } = this.#options;
+    const leasedHere = this.#leasedPerTarget.get(attempt.targetHost) ?? 0;
+    if (
+      !this.#started ||
+      this.#closing ||
+      this.#held.size + this.#leasedCount >= maxHeld ||
+      (this.#heldPerTarget.get(attempt.targetHost) ?? 0) + leasedHere >= perTargetHeld
+    ) {
+      this.#claimNeeded = true;
+      return undefined;
+    }
+    const leased: ClaimedAttempt = { ...attempt, claimToken: uuidv7(), claimedUntil: now + this.#leaseMs };
+    const entry = this.#leased.get(attempt.eventId);
+    if (entry) entry.attempts.push(leased);
+    else this.#leased.set(attempt.eventId, { at: now, attempts: [leased] });
+    this.#leasedPerTarget.set(attempt.targetHost, leasedHere + 1);
+    this.#leasedCount++;
+    return leased;
+  }
+
+  /** The events' writes committed: their leased attempts are held (sent); unleased ones are claimed. */
+  holdCommitted(eventIds: readonly string[]): void {
+    for (const eventId of eventIds) {
+      const entry = this.#leased.get(eventId);
+      if (!entry) continue;
+      this.#forget(eventId, entry.attempts);
+      for (const attempt of entry.attempts) this.#hold(attempt);
+    }
+    if (this.#claimNeeded) {
+      this.#claimNeeded = false;
+      this.wake();
+    }
+  }
+
+  #forgetStaleLeases(now: number): void {
+    for (const [eventId, entry] of this.#leased) {
+      if (now - entry.at < this.#leaseMs) return;
+      this.#forget(eventId, entry.attempts);
+    }
+  }
+
+  #forget(eventId: string, attempts: readonly ClaimedAttempt[]): void {
+    this.#leased.delete(eventId);
+    this.#leasedCount -= attempts.length;
+    for (const { targetHost } of attempts) {
+      const left = (this.#leasedPerTarget.get(targetHost) ?? 1) - 1;
+      if (left > 0) this.#leasedPerTarget.set(targetHost, left);
+      else this.#leasedPerTarget.delete(targetHost);
+    }
   }
 
   async close(): Promise<void> {
