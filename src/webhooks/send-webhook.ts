@@ -1,8 +1,8 @@
 // One HTTP POST to a receiver: no redirects followed, one timeout over the whole exchange (lookup,
 // connect, request, response body), a bounded response body kept, private targets refused.
-// undici rather than node:http: half the CPU per delivery (25 against 45-50 µs to a local receiver,
-// 32 at a time), and deliveries share the service's one core with the API.
-import { Agent, type Dispatcher } from 'undici';
+// undici's dispatcher rather than node:http: half the CPU per delivery (22 against 45-50 µs to a local
+// receiver, 32 at a time), and deliveries share the service's one core with the API.
+import { Agent, util, type Dispatcher } from 'undici';
 import { guardedLookup, PrivateTargetError } from './guarded-lookup.ts';
 import { privateHostProblem } from './private-address.ts';
 
@@ -47,55 +47,74 @@ export function createDeliveryAgent(options: { connectionsPerTarget: number; all
   });
 }
 
-export async function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<SendResult> {
+export function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<SendResult> {
   const url = new URL(request.url);
   if (!options.allowPrivateTargets) {
     const problem = privateHostProblem(url.hostname);
-    if (problem) return { kind: 'error', retryable: false, message: `${problem}; private targets are not allowed` };
+    if (problem) return Promise.resolve({ kind: 'error', retryable: false, message: `${problem}; private targets are not allowed` });
   }
-  if (options.signal?.aborted) return { kind: 'aborted' };
+  if (options.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
 
-  const exchange = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    exchange.abort();
-  }, options.timeoutMs);
-  const onAbort = () => exchange.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const response = await options.agent.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: exchange.signal,
-    });
-    const body = await readLimited(response.body);
-    return { kind: 'response', status: response.statusCode, headers: flattenHeaders(response.headers), body };
-  } catch (error) {
-    if (timedOut) return { kind: 'error', retryable: true, message: `Timed out after ${options.timeoutMs} ms without a complete response` };
-    if (options.signal?.aborted) return { kind: 'aborted' };
-    return errorResult(error as NodeJS.ErrnoException);
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-  }
-}
+  // The handler interface rather than undici's request(): no response stream and no AbortSignal per
+  // delivery (22 against 37 µs of CPU per POST, measured alone).
+  return new Promise((resolve) => {
+    let settled = false;
+    /** undici's abort for this exchange, given once it has a connection. */
+    let abortExchange: ((error: Error) => void) | undefined;
+    let status = 0;
+    let rawHeaders: Buffer[] = [];
+    const chunks: Buffer[] = [];
+    let kept = 0;
 
-/** The body as text, up to the limit; past it the status already decided the outcome, so reading stops. */
-async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  // Leaving the loop early destroys the stream, and with it the connection (it is not reused).
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    const room = RESPONSE_BODY_LIMIT_BYTES - kept;
-    chunks.push(room >= chunk.length ? chunk : chunk.subarray(0, room));
-    kept += Math.min(room, chunk.length);
-    if (kept >= RESPONSE_BODY_LIMIT_BYTES) break;
-  }
-  return Buffer.concat(chunks).toString('utf8');
+    const finish = (result: SendResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const response = (): SendResult => ({ kind: 'response', status, headers: flattenHeaders(rawHeaders), body: Buffer.concat(chunks).toString('utf8') });
+    /** Settles now; the exchange is torn down now or, if it is still waiting for a connection, as it gets one. */
+    const stop = (result: SendResult) => {
+      finish(result);
+      abortExchange?.(new Error('The delivery was stopped'));
+    };
+
+    const timer = setTimeout(() => stop({ kind: 'error', retryable: true, message: `Timed out after ${options.timeoutMs} ms without a complete response` }), options.timeoutMs);
+    const onAbort = () => stop({ kind: 'aborted' });
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    options.agent.dispatch(
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: request.headers, body: request.body },
+      {
+        onConnect(abort) {
+          abortExchange = abort;
+          if (settled) abort(new Error('The delivery was stopped'));
+        },
+        onHeaders(statusCode, headers) {
+          // Called again after a 1xx answer: the last call is the final response.
+          status = statusCode;
+          rawHeaders = headers;
+          return true;
+        },
+        onData(chunk) {
+          const room = RESPONSE_BODY_LIMIT_BYTES - kept;
+          chunks.push(room >= chunk.length ? chunk : chunk.subarray(0, room));
+          kept += Math.min(room, chunk.length);
+          if (kept < RESPONSE_BODY_LIMIT_BYTES) return true;
+          // Enough is kept and the status already decided the outcome: stop reading (the connection is not reused).
+          stop(response());
+          return false;
+        },
+        onComplete() {
+          finish(response());
+        },
+        onError(error) {
+          finish(errorResult(error as NodeJS.ErrnoException));
+        },
+      },
+    );
+  });
 }
 
 function errorResult(error: NodeJS.ErrnoException): SendResult {
@@ -107,9 +126,9 @@ function errorResult(error: NodeJS.ErrnoException): SendResult {
   return { kind: 'error', retryable: true, message: `Connection failed: ${error.message}` };
 }
 
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+function flattenHeaders(raw: Buffer[]): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(util.parseHeaders(raw))) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
