@@ -51,10 +51,20 @@ export interface DeliveryFilter extends Page {
   eventId?: string;
 }
 
-/** host:port of a target url: the unit of per-target concurrency. */
+const targetHosts = new Map<string, string>();
+/** Distinct urls remembered; past it the memo starts over. */
+const MAX_TARGET_HOSTS = 1000;
+
+/** host:port of a target url: the unit of per-target concurrency. Remembered per url (every queued attempt asks). */
 export function targetHostOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+  let host = targetHosts.get(url);
+  if (host === undefined) {
+    const parsed = new URL(url);
+    host = `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+    if (targetHosts.size >= MAX_TARGET_HOSTS) targetHosts.clear();
+    targetHosts.set(url, host);
+  }
+  return host;
 }
 
 export class DeliveryRepository {
