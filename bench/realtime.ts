@@ -7,7 +7,7 @@ import type { LoadDriver } from './load-result.ts';
 import type { SeededData } from './seed.ts';
 import type { ServerProcess } from './server-process.ts';
 import type { SseResult, SseRun } from './sse-driver.ts';
-import { rssMb } from './rss-sampler.ts';
+import { RssSampler, rssMb } from './rss-sampler.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
 const run = promisify(execFile);
@@ -57,6 +57,8 @@ export interface WebhookThroughput {
   backlog: number;
   /** Backlog deliveries per second from the release to the last one: the worker alone. */
   backlogPerSecond: number;
+  /** svc's highest VmRSS during the phase (the backlog holds attempts in memory). */
+  rssMaxMb: number;
 }
 
 async function subscribe(svc: ServerProcess, adminToken: string, name: string, url: string): Promise<string> {
@@ -88,6 +90,7 @@ export async function measureWebhookThroughput(
   const fast = await startWebhookReceiver({ timeLag: true });
   const slow = await startWebhookReceiver({ delayMs: options.slowDelayMs });
   const ids = [await subscribe(svc, adminToken, 'bench-fast', fast.url), await subscribe(svc, adminToken, 'bench-slow', slow.url)];
+  const rss = new RssSampler(svc.pid);
   try {
     const load = await driver.run({
       baseUrl: svc.url, method: 'POST', paths: ['/v1/posts'], body: 'create-post', authorization: seeded.authorization,
@@ -133,8 +136,10 @@ export async function measureWebhookThroughput(
       backlogPerSecond: drained.filter((t) => t >= released).length / drainSeconds,
       slowDelivered: slow.count(),
       slowDelayMs: options.slowDelayMs,
+      rssMaxMb: rss.stop(),
     };
   } finally {
+    rss.stop();
     for (const id of ids) await unsubscribe(svc, adminToken, id).catch(() => {});
     await fast.close();
     await slow.close();

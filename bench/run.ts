@@ -18,6 +18,7 @@ import { wrkDriver } from './wrk-driver.ts';
 import { autocannonDriver } from './autocannon-driver.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { RssSampler, peakRssMb } from './rss-sampler.ts';
+import { svcStartFlags } from './start-flags.ts';
 import { processCpuNs } from './cpu-time.ts';
 import { resultTable, type ResultRow } from './result-table.ts';
 import { machineInfo } from './machine-info.ts';
@@ -127,7 +128,8 @@ class Bench {
     const port = String(await freePort());
     const cli = this.cliWorks();
     return startServerProcess({
-      nodeFlags: cli ? profileFlags : [...profileFlags, '--import', TSX],
+      // As `npm start` runs it (its V8 flags), plus the profiler's.
+      nodeFlags: [...svcStartFlags(ROOT), ...profileFlags, ...(cli ? [] : ['--import', TSX])],
       script: join(ROOT, cli ? 'bin/svc.js' : 'bench/start-svc.ts'),
       args: cli ? ['start', '--config', bench.file, '--port', port] : [bench.file, port],
       env: {
@@ -334,10 +336,10 @@ function realtimeTables(bench: Bench): string[] {
   if (bench.webhooks.length > 0) {
     out.push(
       '',
-      '| db | creates/s | fast receiver deliveries/s | fast: event → delivered p50 / p99 ms | fast: last delivery after load ended ms | slow receiver deliveries (answers in 1 s) | worker alone: backlog drained/s |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| db | creates/s | fast receiver deliveries/s | fast: event → delivered p50 / p99 ms | fast: last delivery after load ended ms | slow receiver deliveries (answers in 1 s) | worker alone: backlog drained/s | svc peak RSS MB |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
       ...bench.webhooks.map((r) =>
-        `| ${r.database} | ${f(r.createsPerSecond)} | ${f(r.fastPerSecond)} (${r.fastDelivered}/${r.creates}) | ${f(r.fastLagP50Ms)} / ${f(r.fastLagP99Ms)} | ${f(r.drainMs)} | ${r.slowDelivered} | ${f(r.backlogPerSecond)} (${r.backlog} queued) |`),
+        `| ${r.database} | ${f(r.createsPerSecond)} | ${f(r.fastPerSecond)} (${r.fastDelivered}/${r.creates}) | ${f(r.fastLagP50Ms)} / ${f(r.fastLagP99Ms)} | ${f(r.drainMs)} | ${r.slowDelivered} | ${f(r.backlogPerSecond)} (${r.backlog} queued) | ${f(r.rssMaxMb)} |`),
     );
   }
   return out.length > 0 ? [...out, ''] : out;
