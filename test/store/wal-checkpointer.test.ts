@@ -105,16 +105,19 @@ describe('the write-ahead log under steady writes', () => {
       let longest = 0;
       // Writes without a pause long enough for a checkpoint to finish between two of them: each group
       // writes the next before the worker's checkpoint can have copied everything.
-      const deadline = Date.now() + 20_000;
-      while (written < 6_000 && Date.now() < deadline) {
+      const deadline = Date.now() + 30_000;
+      while (written < 12_000 && Date.now() < deadline) {
         await Promise.all(Array.from({ length: 25 }, () => store.transact((trx) => sql`insert into t (v) values (${blob})`.execute(trx))));
         written += 25;
         if (written % 500 === 0) longest = Math.max(longest, framesInLog(path));
       }
-      assert.ok(written >= 6_000, `wrote ${written} rows of 4 KB`);
-      // 6,000 rows of 4 KB are over 6,000 pages of log; restarted, the log stays within a few
-      // thousand pages (the restart threshold plus what is written while the checkpoint runs).
-      assert.ok(longest < 3 * RESET_PAGES, `the log reached ${longest} pages`);
+      assert.ok(written >= 12_000, `wrote ${written} rows of 4 KB`);
+      // 12,000 rows of 4 KB are over 12,000 pages of log: never restarted, it would grow to the
+      // backstop's 10,000. Restarted, it stays within the restart threshold plus what is written
+      // between the worker's reports (100 ms apart, longer on a loaded machine: 3,100 pages seen
+      // with the whole suite running), well short of the backstop.
+      assert.ok(longest < 0.6 * BACKSTOP_AUTOCHECKPOINT_PAGES, `the log reached ${longest} pages`);
+      assert.ok(RESET_PAGES < 0.6 * BACKSTOP_AUTOCHECKPOINT_PAGES);
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
