@@ -2,6 +2,7 @@
 // long lock or blocks the event loop (SQLite runs on it) for long. Safe to run on several nodes at once.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { keyInLockedBatch } from './key-in-locked-batch.ts';
 import type { Db, DynamicSchema } from './store-dialect.ts';
 
 /** A condition on the table's rows. */
@@ -32,7 +33,9 @@ export async function deleteInBatches(db: Db, options: DeleteInBatchesOptions): 
   for (;;) {
     let batch = db.selectFrom(table).select(key).where(options.where).orderBy(key).limit(batchSize);
     if (options.skipLocked) batch = batch.forUpdate().skipLocked();
-    const result = await db.deleteFrom(table).where(key, 'in', batch).executeTakeFirst();
+    const remove = db.deleteFrom(table);
+    // A locked batch is taken once (key-in-locked-batch.ts): never more than batchSize rows.
+    const result = await (options.skipLocked ? remove.where(keyInLockedBatch(key, batch)) : remove.where(key, 'in', batch)).executeTakeFirst();
     const deleted = Number(result.numDeletedRows);
     total += deleted;
     if (deleted > 0) options.onDeleted?.(deleted);

@@ -3,6 +3,7 @@
 // IN (SELECT …) cost more than running it (~0.25 ms against ~0.1 ms on SQLite). The SQL text stays the
 // same, so SQLite's statement cache and PostgreSQL's named statements are reused too.
 import type { CompiledQuery, ExpressionBuilder } from 'kysely';
+import { keyInLockedBatch } from '../store/key-in-locked-batch.ts';
 import type { Db, DynamicSchema, StoreDialect } from '../store/store-dialect.ts';
 import { DELIVERIES_TABLE } from './webhook-tables.ts';
 
@@ -69,11 +70,13 @@ export class ClaimStatement {
     if (excludedCount > 0) candidates = candidates.where('target_host', 'not in', Array.from({ length: excludedCount }, (_, i) => excluded(i)));
     // The limit is a parameter too; Kysely types it as a number, the slot is swapped for one at bind time.
     candidates = candidates.orderBy('due_at').limit(SLOTS.limit as unknown as number);
-    if (this.#dialect.supportsSkipLocked) candidates = candidates.forUpdate().skipLocked();
-    return db
-      .updateTable(DELIVERIES_TABLE)
-      .set({ claimed_until: SLOTS.until, claim_token: SLOTS.token })
-      .where('id', 'in', candidates)
+    const claim = db.updateTable(DELIVERIES_TABLE).set({ claimed_until: SLOTS.until, claim_token: SLOTS.token });
+    return (
+      this.#dialect.supportsSkipLocked
+        ? // Locked candidates are taken once (key-in-locked-batch.ts): never more than the limit.
+          claim.where(keyInLockedBatch('id', candidates.forUpdate().skipLocked()))
+        : claim.where('id', 'in', candidates)
+    )
       // Repeated outside the subquery: a row another statement claimed after this one's snapshot is left alone.
       .where(unclaimed)
       .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempt_number', 'request_payload', 'target_url', 'target_host'])
