@@ -76,6 +76,14 @@ async function unsubscribe(svc: ServerProcess, adminToken: string, id: string): 
   await fetch(`${svc.url}/admin/webhooks/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${adminToken}` } });
 }
 
+/** How many posts the bench's user sees (every post it created among them): `meta.total` of a list. */
+async function postsTotal(svc: ServerProcess, seeded: SeededData): Promise<number> {
+  const response = await fetch(`${svc.url}/v1/posts?_limit=1&fields=title`, { headers: { authorization: seeded.authorization } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET /v1/posts answered ${response.status}: ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { meta: { total: number } }).meta.total;
+}
+
 /**
  * Creates posts as fast as `connections` clients can for `seconds`, each matching two subscriptions with
  * retries off: one to a receiver that answers at once, one to a receiver that takes `slowDelayMs`.
@@ -92,12 +100,16 @@ export async function measureWebhookThroughput(
   const ids = [await subscribe(svc, adminToken, 'bench-fast', fast.url), await subscribe(svc, adminToken, 'bench-slow', slow.url)];
   const rss = new RssSampler(svc.pid);
   try {
+    const postsBefore = await postsTotal(svc, seeded);
     const load = await driver.run({
       baseUrl: svc.url, method: 'POST', paths: ['/v1/posts'], body: 'create-post', authorization: seeded.authorization,
       connections: options.connections, seconds: options.seconds, counterStart: 900_000_000, cpu: options.cpu,
     });
     const loadEnded = Date.now();
-    const creates = load.requests - load.errors;
+    // The load generator counts the answers it read; creates still in flight when it stopped (up to one
+    // per connection) commit too, and are delivered. The posts' count is exact once they have.
+    await new Promise((r) => setTimeout(r, 200));
+    const creates = (await postsTotal(svc, seeded)) - postsBefore;
     // Every create is one delivery to the fast receiver; wait for them (bounded).
     const deadline = Date.now() + 60_000;
     while (fast.count() < creates && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -111,12 +123,13 @@ export async function measureWebhookThroughput(
     // rest waits in the queue), create for half the time; then release and time the drain.
     fast.hold();
     const before = fast.count();
-    const backlogLoad = await driver.run({
+    const postsBeforeBacklog = await postsTotal(svc, seeded);
+    await driver.run({
       baseUrl: svc.url, method: 'POST', paths: ['/v1/posts'], body: 'create-post', authorization: seeded.authorization,
       connections: options.connections, seconds: Math.max(2, Math.round(options.seconds / 2)), counterStart: 950_000_000, cpu: options.cpu,
     });
-    const backlog = backlogLoad.requests - backlogLoad.errors;
     await new Promise((r) => setTimeout(r, 500));
+    const backlog = (await postsTotal(svc, seeded)) - postsBeforeBacklog;
     const released = Date.now();
     fast.release();
     const drainDeadline = Date.now() + 120_000;
