@@ -2,6 +2,7 @@
 // so a committed change always has its event and a rolled-back one never does.
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 import type { RecordEvent } from './record-event.ts';
+import { eventJson } from './event-json.ts';
 import { sequenceColumn } from '../store/sequence-column.ts';
 import type { Store } from '../store/create-store.ts';
 import { insertStatement, insertTogetherStatement, type TableRows } from '../store/write-statements.ts';
@@ -41,7 +42,7 @@ export async function appendEvent(
     type: event.type,
     resource: event.resource,
     resource_id: event.resourceId,
-    payload: JSON.stringify(event),
+    payload: eventJson(event),
     created_at: event.createdAt,
   };
   const notify = notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text)` };

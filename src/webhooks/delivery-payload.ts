@@ -1,5 +1,6 @@
 // The JSON body of a delivery (spec 6.2): the event, the attempt, and the selected fields when the
 // subscription lists fieldIds.
+import { eventDataJson } from '../events/event-json.ts';
 import type { RecordEvent } from '../events/record-event.ts';
 import type { Resource } from '../resources/resource.ts';
 
@@ -45,6 +46,23 @@ export function buildDeliveryPayload(
   };
   if (fieldIds !== null) payload.fields = selectFields(event, fieldIds, resource);
   return payload;
+}
+
+const json = JSON.stringify;
+
+/** JSON.stringify(buildDeliveryPayload(…)), with the event's data text shared with its outbox row (event-json.ts). */
+export function deliveryPayloadJson(
+  event: RecordEvent,
+  delivery: { id: string; attempt: number },
+  fieldIds: readonly string[] | null,
+  resource: Resource | undefined,
+): string {
+  const fields = fieldIds === null ? '' : `,"fields":${json(selectFields(event, fieldIds, resource))}`;
+  return (
+    `{"id":${json(event.id)},"event":{"type":${json(event.type)},"resource":${json(event.resource)},"resourceId":${json(event.resourceId)},` +
+    `"createdAt":${json(event.createdAt)},"data":${eventDataJson(event.data)},"sessionVariables":${json(event.sessionVariables)},` +
+    `"traceContext":${json(event.traceContext)}},"delivery":{"id":${json(delivery.id)},"attempt":${json(delivery.attempt)}}${fields}}`
+  );
 }
 
 /** Field name → `{ id, type, value }` for the fields whose stable id is listed; values of the record after the change, else before. */
