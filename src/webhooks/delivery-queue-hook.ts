@@ -5,7 +5,7 @@
 import type { EventRowsHook } from '../records/record-service.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { buildDeliveryPayload } from './delivery-payload.ts';
+import { deliveryPayloadJson } from './delivery-payload.ts';
 import { targetHostOf, type DeliveryRepository, type QueuedAttempt } from './delivery-repository.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
@@ -24,18 +24,29 @@ export function deliveryQueueHook(
     return deliveries.rowsOf(
       matching.map((subscription): QueuedAttempt => {
         const id = uuidv7();
-        const payload = buildDeliveryPayload(event, { id, attempt: 1 }, subscription.fieldIds, resource);
-        const attempt = {
+        const requestPayload = deliveryPayloadJson(event, { id, attempt: 1 }, subscription.fieldIds, resource);
+        // Object literals of one shape rather than spreads: this runs for every delivery of every write.
+        const leased = worker.leaseQueued({
           id,
           webhookId: subscription.id,
           eventId: event.id,
           eventType: event.type,
           attemptNumber: 1,
-          requestPayload: JSON.stringify(payload),
+          requestPayload,
           targetUrl: subscription.url,
+          targetHost: targetHostOf(subscription.url),
+        });
+        return {
+          id,
+          webhookId: subscription.id,
+          eventId: event.id,
+          eventType: event.type,
+          attemptNumber: 1,
+          requestPayload,
+          targetUrl: subscription.url,
+          dueAt,
+          claim: leased && { token: leased.claimToken, until: leased.claimedUntil },
         };
-        const leased = worker.leaseQueued({ ...attempt, targetHost: targetHostOf(subscription.url) });
-        return { ...attempt, dueAt, ...(leased && { claim: { token: leased.claimToken, until: leased.claimedUntil } }) };
       }),
     );
   };

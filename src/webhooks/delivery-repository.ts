@@ -28,7 +28,7 @@ export interface QueuedAttempt {
   targetUrl: string;
   dueAt: string;
   /** Written already claimed by this process's worker (DeliveryWorker.leaseQueued). */
-  claim?: { token: string; until: number };
+  claim?: { token: string; until: number } | undefined;
 }
 
 /** An attempt a worker holds under a lease. */
@@ -87,22 +87,25 @@ export class DeliveryRepository {
   rowsOf(attempts: readonly QueuedAttempt[]): TableRows {
     const { encode } = this.#store.dialect;
     const createdAt = encode('timestamp', new Date().toISOString());
-    const rows = attempts.map((a) => ({
-      id: a.id,
-      webhook_id: a.webhookId,
-      event_id: a.eventId,
-      event_type: a.eventType,
-      status: 'pending',
-      request_payload: a.requestPayload,
-      attempt_number: a.attemptNumber,
-      next_retry_at: encode('timestamp', a.dueAt),
-      created_at: createdAt,
-      target_url: a.targetUrl,
-      target_host: targetHostOf(a.targetUrl),
-      due_at: encode('timestamp', a.dueAt),
-      claimed_until: a.claim ? encode('timestamp', new Date(a.claim.until).toISOString()) : null,
-      claim_token: a.claim?.token ?? null,
-    }));
+    const rows = attempts.map((a) => {
+      const dueAt = encode('timestamp', a.dueAt);
+      return {
+        id: a.id,
+        webhook_id: a.webhookId,
+        event_id: a.eventId,
+        event_type: a.eventType,
+        status: 'pending',
+        request_payload: a.requestPayload,
+        attempt_number: a.attemptNumber,
+        next_retry_at: dueAt,
+        created_at: createdAt,
+        target_url: a.targetUrl,
+        target_host: targetHostOf(a.targetUrl),
+        due_at: dueAt,
+        claimed_until: a.claim ? encode('timestamp', new Date(a.claim.until).toISOString()) : null,
+        claim_token: a.claim?.token ?? null,
+      };
+    });
     return { table: DELIVERIES_TABLE, rows };
   }
 

@@ -153,7 +153,18 @@ export class DeliveryWorker {
       this.#claimNeeded = true;
       return undefined;
     }
-    const leased: ClaimedAttempt = { ...attempt, claimToken: uuidv7(), claimedUntil: now + this.#leaseMs };
+    const leased: ClaimedAttempt = {
+      id: attempt.id,
+      webhookId: attempt.webhookId,
+      eventId: attempt.eventId,
+      eventType: attempt.eventType,
+      attemptNumber: attempt.attemptNumber,
+      requestPayload: attempt.requestPayload,
+      targetUrl: attempt.targetUrl,
+      targetHost: attempt.targetHost,
+      claimToken: uuidv7(),
+      claimedUntil: now + this.#leaseMs,
+    };
     const entry = this.#leased.get(attempt.eventId);
     if (entry) entry.attempts.push(leased);
     else this.#leased.set(attempt.eventId, { at: now, attempts: [leased] });

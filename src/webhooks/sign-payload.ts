@@ -10,9 +10,19 @@ export function generateWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
 }
 
-/** The HMAC key: the base64-decoded bytes after the `whsec_` prefix. */
+const keys = new Map<string, Buffer>();
+/** Distinct secrets whose keys are kept; past it the memo starts over. */
+const MAX_KEYS = 1000;
+
+/** The HMAC key: the base64-decoded bytes after the `whsec_` prefix, decoded once per secret (every delivery signs). */
 function secretKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  let key = keys.get(secret);
+  if (!key) {
+    key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+    if (keys.size >= MAX_KEYS) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 /** The `webhook-signature` header value for one message. */
