@@ -1,7 +1,7 @@
 // Reads and writes svc_webhook_deliveries: queueing attempts, claiming due ones under a lease, settling
 // them, and the admin listings. Every write that settles an attempt checks the claim token, so a worker
 // that lost its lease cannot overwrite the attempt's record.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
@@ -70,6 +70,8 @@ export function targetHostOf(url: string): string {
 export class DeliveryRepository {
   readonly #store: Store;
   readonly #claim: ClaimStatement;
+  /** The settle statement's SQL text per batch size (at most SuccessBatcher's largest batch). */
+  readonly #settleTexts = new Map<number, string>();
 
   constructor(store: Store) {
     this.#store = store;
@@ -230,21 +232,42 @@ export class DeliveryRepository {
       .execute();
   }
 
-  /**
-   * Records many successful attempts in one statement (UPDATE … FROM VALUES), so a busy worker pays one
-   * round trip and one commit per batch rather than per delivery. Returns the ids recorded; an attempt
-   * whose claim was lost is left out. VALUES columns arrive untyped, hence the casts to the column types.
-   */
+  /** Records successful attempts; returns the ids recorded (see #settleStatement). */
   async settleSuccesses(settled: readonly { attempt: ClaimedAttempt; outcome: SuccessOutcome }[]): Promise<Set<string>> {
     if (settled.length === 0) return new Set();
     const { db, dialect } = this.#store;
+    const parameters: unknown[] = [];
+    for (const { attempt, outcome } of settled) {
+      parameters.push(attempt.id, attempt.claimToken, outcome.httpStatus, outcome.responseBody, dialect.encode('json', outcome.responseHeaders), dialect.encode('timestamp', outcome.deliveredAt));
+    }
+    // Built and compiled by Kysely once per batch size (it bound the values one for one, in order), then
+    // reused: building it anew visited six value nodes per success, and its new text was hashed again.
+    let text = this.#settleTexts.get(settled.length);
+    if (text === undefined) {
+      const compiled = this.#settleStatement(parameters).compile(db);
+      if (compiled.parameters.length !== parameters.length || !compiled.parameters.every((value, i) => value === parameters[i])) {
+        return new Set((await db.executeQuery<{ id: string }>(compiled)).rows.map((row) => String(row.id)));
+      }
+      text = compiled.sql;
+      this.#settleTexts.set(settled.length, text);
+    }
+    const { rows: recorded } = await db.executeQuery<{ id: string }>(CompiledQuery.raw(text, parameters));
+    return new Set(recorded.map((row) => String(row.id)));
+  }
+
+  /**
+   * Many successful attempts recorded in one statement (UPDATE … FROM VALUES), so a busy worker pays one
+   * round trip and one commit per batch rather than per delivery; an attempt whose claim was lost is
+   * left out of what it returns. `parameters` holds six values per attempt, in the VALUES columns'
+   * order. VALUES columns arrive untyped, hence the casts to the column types.
+   */
+  #settleStatement(parameters: readonly unknown[]) {
+    const { dialect } = this.#store;
     const type = (kind: StorageKind) => sql.raw(dialect.columnType(kind));
-    const rows = settled.map(
-      ({ attempt, outcome }) =>
-        sql`(${attempt.id}, ${attempt.claimToken}, ${outcome.httpStatus}, ${outcome.responseBody}, ${dialect.encode('json', outcome.responseHeaders)}, ${dialect.encode('timestamp', outcome.deliveredAt)})`,
-    );
+    const rows = [];
+    for (let i = 0; i < parameters.length; i += 6) rows.push(sql`(${sql.join(parameters.slice(i, i + 6))})`);
     const table = sql.table(DELIVERIES_TABLE);
-    const { rows: recorded } = await sql<{ id: string }>`
+    return sql<{ id: string }>`
       update ${table} set
         status = 'success', error = null, next_retry_at = null, due_at = null, claimed_until = null, claim_token = null,
         http_status = cast(v.column3 as ${type('integer')}),
@@ -253,8 +276,7 @@ export class DeliveryRepository {
         delivered_at = cast(v.column6 as ${type('timestamp')})
       from (values ${sql.join(rows)}) as v
       where ${table}.id = v.column1 and ${table}.claim_token = v.column2
-      returning ${table}.id`.execute(db);
-    return new Set(recorded.map((row) => String(row.id)));
+      returning ${table}.id`;
   }
 
   async list(webhookId: string, filter: DeliveryFilter): Promise<{ items: WebhookDelivery[]; total: number }> {
