@@ -11,6 +11,7 @@ import type { AttemptOutcome, SuccessOutcome } from './attempt-outcome.ts';
 import { ClaimStatement } from './claim-statement.ts';
 import { payloadForAttempt } from './delivery-payload.ts';
 import type { Page } from './subscription-repository.ts';
+import { targetUrlOf } from './target-url.ts';
 import { DELIVERIES_TABLE } from './webhook-tables.ts';
 import type { DeliveryStatus, WebhookDelivery } from './webhook-delivery.ts';
 
@@ -51,20 +52,9 @@ export interface DeliveryFilter extends Page {
   eventId?: string;
 }
 
-const targetHosts = new Map<string, string>();
-/** Distinct urls remembered; past it the memo starts over. */
-const MAX_TARGET_HOSTS = 1000;
-
-/** host:port of a target url: the unit of per-target concurrency. Remembered per url (every queued attempt asks). */
+/** host:port of a target url: the unit of per-target concurrency. */
 export function targetHostOf(url: string): string {
-  let host = targetHosts.get(url);
-  if (host === undefined) {
-    const parsed = new URL(url);
-    host = `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
-    if (targetHosts.size >= MAX_TARGET_HOSTS) targetHosts.clear();
-    targetHosts.set(url, host);
-  }
-  return host;
+  return targetUrlOf(url).hostPort;
 }
 
 export class DeliveryRepository {

@@ -5,6 +5,7 @@
 import { Agent, util, type Dispatcher } from 'undici';
 import { guardedLookup, PrivateTargetError } from './guarded-lookup.ts';
 import { privateHostProblem } from './private-address.ts';
+import { targetUrlOf } from './target-url.ts';
 
 /** Response bodies are stored up to this many bytes (64 KiB); the rest is not read. */
 export const RESPONSE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -48,9 +49,9 @@ export function createDeliveryAgent(options: { connectionsPerTarget: number; all
 }
 
 export function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<SendResult> {
-  const url = new URL(request.url);
+  const target = targetUrlOf(request.url);
   if (!options.allowPrivateTargets) {
-    const problem = privateHostProblem(url.hostname);
+    const problem = privateHostProblem(target.hostname);
     if (problem) return Promise.resolve({ kind: 'error', retryable: false, message: `${problem}; private targets are not allowed` });
   }
   if (options.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
@@ -85,7 +86,7 @@ export function sendWebhook(request: WebhookRequest, options: SendOptions): Prom
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     options.agent.dispatch(
-      { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: request.headers, body: request.body },
+      { origin: target.origin, path: target.path, method: 'POST', headers: request.headers, body: request.body },
       {
         onConnect(abort) {
           abortExchange = abort;
