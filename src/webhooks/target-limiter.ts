@@ -14,14 +14,19 @@ export class TargetLimiter {
     this.#perTarget = perTarget;
   }
 
+  /** A release function when a slot for the target is free now, else undefined (then `acquire` waits for one). */
+  tryAcquire(target: string): (() => void) | undefined {
+    const running = this.#running.get(target) ?? 0;
+    if (running >= this.#perTarget) return undefined;
+    this.#running.set(target, running + 1);
+    return this.#releaser(target);
+  }
+
   /** Resolves with a release function once a slot for the target is free; rejects when `signal` aborts first. */
   acquire(target: string, signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(new Error('aborted'));
-    const running = this.#running.get(target) ?? 0;
-    if (running < this.#perTarget) {
-      this.#running.set(target, running + 1);
-      return Promise.resolve(this.#releaser(target));
-    }
+    const now = this.tryAcquire(target);
+    if (now) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       const queue = this.#waiting.get(target) ?? [];
       this.#waiting.set(target, queue);

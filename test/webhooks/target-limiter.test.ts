@@ -23,6 +23,26 @@ describe('TargetLimiter', () => {
     b();
   });
 
+  it('tryAcquire takes a free slot at once and answers undefined for a full target, sharing slots with acquire', async () => {
+    const limiter = new TargetLimiter(1);
+    const release = limiter.tryAcquire('a');
+    assert.ok(release);
+    assert.equal(limiter.tryAcquire('a'), undefined);
+    assert.ok(limiter.tryAcquire('b'), 'other targets are not held back');
+    let granted = false;
+    const waiting = limiter.acquire('a', new AbortController().signal).then((next) => {
+      granted = true;
+      return next;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(granted, false);
+    release();
+    // The slot passed straight to the waiter: still none free.
+    assert.equal(limiter.tryAcquire('a'), undefined);
+    (await waiting)();
+    assert.ok(limiter.tryAcquire('a'));
+  });
+
   it('rejects waiters when the signal aborts, and they take no slot', async () => {
     const limiter = new TargetLimiter(1);
     const controller = new AbortController();
