@@ -164,7 +164,12 @@ class Bench {
           const scenario = SCENARIOS[name];
           const profileDir = options.profile ? mkdtempSync(join(tmpdir(), 'svc-bench-prof-')) : undefined;
           if (!svc || profileDir) svc = await this.startSvc(bench, profileDir);
-          subscription ??= await this.subscribe(svc, bench, receiver, database);
+          if (scenario.withoutWebhook) {
+            if (subscription) await this.unsubscribe(svc, bench, subscription);
+            subscription = undefined;
+          } else {
+            subscription ??= await this.subscribe(svc, bench, receiver, database);
+          }
           const before = receiver.count();
           const { row, window } = await this.runScenario(database, scenario, svc, seeded);
           rows.push(row);

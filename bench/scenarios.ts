@@ -1,7 +1,7 @@
 // The measured requests (issue 5) and their targets as a ratio of the bare Fastify route's requests/s.
 import type { SeededData } from './seed.ts';
 
-export const SCENARIO_NAMES = ['get-one', 'list-50', 'filter-sort', 'create', 'patch'] as const;
+export const SCENARIO_NAMES = ['get-one', 'list-50', 'filter-sort', 'create', 'create-no-webhook', 'patch'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** How the load generator builds each request's body (a counter keeps every body different). */
@@ -21,6 +21,8 @@ export interface Scenario {
   label: string;
   /** Minimum ratio to the ceiling's requests/s, per database; absent: no target. */
   targets: { sqlite?: number; postgres?: number };
+  /** Run without the webhook subscription the other scenarios have (a comparison: what deliveries cost). */
+  withoutWebhook?: boolean;
   request(data: SeededData): ScenarioRequest;
 }
 
@@ -47,6 +49,15 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     name: 'create',
     label: 'create (+ outbox, webhook)',
     targets: { sqlite: 0.15, postgres: 0.1 },
+    request: () => ({ method: 'POST', paths: ['/v1/posts'], body: 'create-post', status: 201 }),
+  },
+  // Not in the issue's table: the same creates with no subscription, so every run shows what the
+  // webhook path (queueing, sending, recording each delivery) adds to a create on svc's one core.
+  'create-no-webhook': {
+    name: 'create-no-webhook',
+    label: 'create, no webhook subscription',
+    targets: {},
+    withoutWebhook: true,
     request: () => ({ method: 'POST', paths: ['/v1/posts'], body: 'create-post', status: 201 }),
   },
   patch: {
