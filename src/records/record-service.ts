@@ -52,6 +52,9 @@ export interface ReadResult {
 /** Receives events once their transaction has committed (fan-out to streams). */
 export type CommittedEventsListener = (events: RecordEvent[]) => void;
 
+/** Receives events written in a transaction that will not commit them (rolled back, or run again). */
+export type DiscardedEventsListener = (events: RecordEvent[]) => void;
+
 /** Runs inside the change's transaction right after its event is written. */
 export type EventWrittenHook = (trx: Db, event: RecordEvent) => Promise<void>;
 
@@ -91,6 +94,7 @@ export class RecordService {
   readonly #store: Store;
   readonly #registry: ResourceRegistry;
   readonly #listeners: CommittedEventsListener[] = [];
+  readonly #discardListeners: DiscardedEventsListener[] = [];
   readonly #hooks: EventWrittenHook[] = [];
   readonly #rowHooks: EventRowsHook[] = [];
   /** The PostgreSQL channel each event's row notifies when it commits (create-event-hub.ts), if any. */
@@ -122,6 +126,11 @@ export class RecordService {
 
   onCommitted(listener: CommittedEventsListener): void {
     this.#listeners.push(listener);
+  }
+
+  /** Events whose rows were written but rolled back: what a hook set aside for them (leases) can go. */
+  onDiscarded(listener: DiscardedEventsListener): void {
+    this.#discardListeners.push(listener);
   }
 
   onEventWritten(hook: EventWrittenHook): void {
@@ -438,11 +447,25 @@ export class RecordService {
 
   async #write<T>(code: ErrorCode, work: (trx: Db, events: RecordEvent[]) => Promise<T>): Promise<T> {
     const events: RecordEvent[] = [];
+    const discard = () => {
+      if (events.length === 0) return;
+      const gone = events.splice(0);
+      for (const listener of this.#discardListeners) listener(gone);
+    };
     // Before and after: a count taken while this transaction runs is never reused after it.
     noteResourceWrite(this.#store.db);
-    const result = await this.#guard(code, () => this.#store.transact((trx) => work(trx, events))).finally(() =>
-      noteResourceWrite(this.#store.db),
-    );
+    // The work may run again when its group is rolled back (Store.transact): a run starts with no events.
+    const result = await this.#guard(code, () =>
+      this.#store.transact((trx) => {
+        discard();
+        return work(trx, events);
+      }),
+    )
+      .catch((error: unknown) => {
+        discard();
+        throw error;
+      })
+      .finally(() => noteResourceWrite(this.#store.db));
     if (events.length > 0) for (const listener of this.#listeners) listener(events);
     return result;
   }

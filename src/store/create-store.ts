@@ -19,7 +19,9 @@ export interface Store {
   readonly readNow: (query: CompiledQuery) => Record<string, unknown>[] | undefined;
   /**
    * Runs a record write in a transaction and resolves once it has committed. On SQLite the writes that
-   * arrive together share one transaction and one commit (each in its own savepoint: group commit).
+   * arrive together share one transaction and one commit (group commit, write-groups.ts), and `work`
+   * may run a second time after its group was rolled back for another write's failure: it must leave
+   * nothing behind outside the transaction that a second run would duplicate.
    */
   readonly transact: <T>(work: (trx: Db) => Promise<T>) => Promise<T>;
   /** Rows of a compiled statement run on `db` (a transaction from `transact`, or the database). */

@@ -30,6 +30,8 @@ export async function createWebhookService(deps: ComponentDeps, options: Webhook
   records.onEventRows(deliveryQueueHook(cache, deliveries, registry, worker));
   // Deliveries queued by a local commit go out at once instead of at the next poll.
   records.onCommitted((events) => worker.holdCommitted(events.map((event) => event.id)));
+  // A write run again or rolled back leased attempts that were never stored: they hold no room.
+  records.onDiscarded((events) => worker.dropLeases(events.map((event) => event.id)));
 
   const admin = new WebhookAdmin({
     subscriptions,

@@ -187,6 +187,14 @@ export class DeliveryWorker {
     }
   }
 
+  /** The events' writes were rolled back: their leased attempts were never stored, so they hold no room. */
+  dropLeases(eventIds: readonly string[]): void {
+    for (const eventId of eventIds) {
+      const entry = this.#leased.get(eventId);
+      if (entry) this.#forget(eventId, entry.attempts);
+    }
+  }
+
   #forgetStaleLeases(now: number): void {
     for (const [eventId, entry] of this.#leased) {
       if (now - entry.at < this.#leaseMs) return;

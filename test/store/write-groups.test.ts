@@ -128,6 +128,35 @@ describe('Store.transact on SQLite (group commit)', () => {
     });
   });
 
+  it('runs a group without savepoints first, and again with them when one write fails: the others commit once', async () => {
+    await withFileStore(async (store) => {
+      const runs = new Map<number, number>();
+      const counted = (id: number, name: string) =>
+        store.transact(async (trx) => {
+          runs.set(id, (runs.get(id) ?? 0) + 1);
+          await sql`insert into t (id, name) values (${id}, ${name})`.execute(trx);
+          return id;
+        });
+      // A group that fails nothing runs once.
+      await Promise.all([counted(1, 'a'), counted(2, 'b'), counted(3, 'c')]);
+      assert.deepEqual([...runs.values()], [1, 1, 1]);
+      runs.clear();
+      const results = await Promise.allSettled([counted(4, 'd'), counted(5, 'a'), counted(6, 'f')]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE/);
+      // The first run stopped at the failure and was rolled back as a whole; then every write ran in
+      // its savepoint (the one after the failure for the first time).
+      assert.deepEqual([...runs.entries()], [[4, 2], [5, 2], [6, 1]]);
+      const rows = await sql<{ id: number }>`select id from t order by id`.execute(store.db);
+      assert.deepEqual(rows.rows.map((r) => r.id), [1, 2, 3, 4, 6]);
+      // The groups after a failure start with savepoints: a write runs once even when a neighbour fails.
+      runs.clear();
+      const next = await Promise.allSettled([counted(7, 'g'), counted(8, 'a')]);
+      assert.deepEqual(next.map((r) => r.status), ['fulfilled', 'rejected']);
+      assert.deepEqual([...runs.entries()], [[7, 1], [8, 1]]);
+    });
+  });
+
   it('runs a lone write without a savepoint and keeps later writes working after a failure', async () => {
     await withFileStore(async (store) => {
       await insert(store, 1, 'a');

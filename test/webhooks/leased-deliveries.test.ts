@@ -136,6 +136,31 @@ for (const dialect of testDialects()) {
       assert.deepEqual(receiver.requests.map((r) => r.body).sort(), ['{"n":1}', '{"n":2}', '{"n":3}']);
     });
 
+    it('gives the room of a rolled-back write’s leases back at once, and sends nothing for them', async (ctx) => {
+      const receiver = await startReceiver();
+      const { worker, webhookId, queue, cleanUp } = await setUp(receiver, { perTargetHeld: 1 });
+      ctx.after(async () => {
+        await cleanUp();
+        await receiver.close();
+      });
+      worker.start();
+      // Leased as the queue hook does, but its write is rolled back: no row is ever stored.
+      const eventId = uuidv7();
+      const rolledBack = worker.leaseQueued({ id: uuidv7(), webhookId, eventId, eventType: 'posts.created', attemptNumber: 1, requestPayload: '{"n":0}', targetUrl: receiver.url(), targetHost: targetHostOf(receiver.url()) });
+      assert.ok(rolledBack);
+      assert.equal((await queue(1)).leased, undefined, 'the target is full while that lease stands');
+      worker.dropLeases([eventId]);
+      const later = await queue(2);
+      assert.ok(later.leased, 'the dropped lease takes no room');
+      const refused = await queue(3);
+      assert.equal(refused.leased, undefined, 'the later lease holds the target now');
+      worker.holdCommitted([eventId, later.eventId]);
+      // The stored attempts go out (the unleased ones claimed); the dropped lease had no row and is not sent.
+      await receiver.waitForRequests(3);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(receiver.requests.map((r) => r.body).sort(), ['{"n":1}', '{"n":2}', '{"n":3}']);
+    });
+
     it('forgets a lease whose write never committed once its lease time has passed', async (ctx) => {
       const receiver = await startReceiver();
       // timeoutMs 100: a lease of 2 × 100 ms plus the 1 s margin.
