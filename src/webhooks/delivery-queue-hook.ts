@@ -25,18 +25,8 @@ export function deliveryQueueHook(
       matching.map((subscription): QueuedAttempt => {
         const id = uuidv7();
         const requestPayload = deliveryPayloadJson(event, { id, attempt: 1 }, subscription.fieldIds, resource);
-        // Object literals of one shape rather than spreads: this runs for every delivery of every write.
-        const leased = worker.leaseQueued({
-          id,
-          webhookId: subscription.id,
-          eventId: event.id,
-          eventType: event.type,
-          attemptNumber: 1,
-          requestPayload,
-          targetUrl: subscription.url,
-          targetHost: targetHostOf(subscription.url),
-        });
-        return {
+        // One object literal, its lease filled in after: no spreads, for every delivery of every write.
+        const attempt: QueuedAttempt = {
           id,
           webhookId: subscription.id,
           eventId: event.id,
@@ -45,8 +35,11 @@ export function deliveryQueueHook(
           requestPayload,
           targetUrl: subscription.url,
           dueAt,
-          claim: leased && { token: leased.claimToken, until: leased.claimedUntil },
+          claim: undefined,
         };
+        const leased = worker.leaseQueued(attempt, targetHostOf(subscription.url));
+        if (leased) attempt.claim = { token: leased.claimToken, until: leased.claimedUntil };
+        return attempt;
       }),
     );
   };

@@ -13,7 +13,7 @@ import { uuidv7 } from '../store/uuid-v7.ts';
 import { decideOutcome } from './attempt-outcome.ts';
 import { CoalescingTrigger } from './coalescing-trigger.ts';
 import { buildDeliveryRequest } from './delivery-request.ts';
-import type { ClaimedAttempt, DeliveryRepository } from './delivery-repository.ts';
+import type { ClaimedAttempt, DeliveryRepository, QueuedAttempt } from './delivery-repository.ts';
 import { effectiveRetryConfig } from './retry-config.ts';
 import { createDeliveryAgent, sendWebhook } from './send-webhook.ts';
 import { SuccessBatcher } from './success-batcher.ts';
@@ -139,16 +139,16 @@ export class DeliveryWorker {
    * never commits is forgotten after its lease time; were its row committed after all, it would be
    * claimed again once the lease expired, as after a crash.
    */
-  leaseQueued(attempt: Omit<ClaimedAttempt, 'claimToken' | 'claimedUntil'>): ClaimedAttempt | undefined {
+  leaseQueued(attempt: Omit<QueuedAttempt, 'dueAt' | 'claim'>, targetHost: string): ClaimedAttempt | undefined {
     const now = Date.now();
     this.#forgetStaleLeases(now);
     const { maxHeld, perTargetHeld } = this.#options;
-    const leasedHere = this.#leasedPerTarget.get(attempt.targetHost) ?? 0;
+    const leasedHere = this.#leasedPerTarget.get(targetHost) ?? 0;
     if (
       !this.#started ||
       this.#closing ||
       this.#held.size + this.#leasedCount >= maxHeld ||
-      (this.#heldPerTarget.get(attempt.targetHost) ?? 0) + leasedHere >= perTargetHeld
+      (this.#heldPerTarget.get(targetHost) ?? 0) + leasedHere >= perTargetHeld
     ) {
       this.#claimNeeded = true;
       return undefined;
@@ -161,14 +161,14 @@ export class DeliveryWorker {
       attemptNumber: attempt.attemptNumber,
       requestPayload: attempt.requestPayload,
       targetUrl: attempt.targetUrl,
-      targetHost: attempt.targetHost,
+      targetHost,
       claimToken: uuidv7(),
       claimedUntil: now + this.#leaseMs,
     };
     const entry = this.#leased.get(attempt.eventId);
     if (entry) entry.attempts.push(leased);
     else this.#leased.set(attempt.eventId, { at: now, attempts: [leased] });
-    this.#leasedPerTarget.set(attempt.targetHost, leasedHere + 1);
+    this.#leasedPerTarget.set(targetHost, leasedHere + 1);
     this.#leasedCount++;
     return leased;
   }

@@ -58,7 +58,7 @@ for (const dialect of testDialects()) {
       /** What the queue hook does: lease, then write the row (claimed when leased). */
       const queue = async (n: number) => {
         const queued = attempt(n);
-        const leased = worker.leaseQueued({ ...queued, targetHost: targetHostOf(queued.targetUrl) });
+        const leased = worker.leaseQueued(queued, targetHostOf(queued.targetUrl));
         const row: QueuedAttempt = { ...queued, dueAt: new Date().toISOString(), ...(leased && { claim: { token: leased.claimToken, until: leased.claimedUntil } }) };
         await deliveries.queue([row]);
         return { eventId: queued.eventId, leased };
@@ -146,7 +146,7 @@ for (const dialect of testDialects()) {
       worker.start();
       // Leased as the queue hook does, but its write is rolled back: no row is ever stored.
       const eventId = uuidv7();
-      const rolledBack = worker.leaseQueued({ id: uuidv7(), webhookId, eventId, eventType: 'posts.created', attemptNumber: 1, requestPayload: '{"n":0}', targetUrl: receiver.url(), targetHost: targetHostOf(receiver.url()) });
+      const rolledBack = worker.leaseQueued({ id: uuidv7(), webhookId, eventId, eventType: 'posts.created', attemptNumber: 1, requestPayload: '{"n":0}', targetUrl: receiver.url() }, targetHostOf(receiver.url()));
       assert.ok(rolledBack);
       assert.equal((await queue(1)).leased, undefined, 'the target is full while that lease stands');
       worker.dropLeases([eventId]);
