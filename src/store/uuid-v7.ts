@@ -41,3 +41,12 @@ export function uuidv7(now = Date.now()): string {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   return `${hex(0)}${hex(1)}${hex(2)}${hex(3)}-${hex(4)}${hex(5)}-${hex(6)}${hex(7)}-${hex(8)}${hex(9)}-${hex(10)}${hex(11)}${hex(12)}${hex(13)}${hex(14)}${hex(15)}`;
 }
+
+/**
+ * The text every UUIDv7 made at or after `ms` sorts above, and every one made before it below: its
+ * 48-bit timestamp as the id's first 13 characters. Lets a scan in id order stop at a point in time.
+ */
+export function uuidv7TimeFloor(ms: number): string {
+  const time = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}`;
+}

@@ -5,6 +5,8 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Store } from '../store/create-store.ts';
 import type { Db, DynamicSchema } from '../store/store-dialect.ts';
 import { deleteInBatches } from '../store/delete-in-batches.ts';
+import { nthNewestKey } from '../store/nth-newest-key.ts';
+import { uuidv7TimeFloor } from '../store/uuid-v7.ts';
 import { DELIVERIES_TABLE } from './webhook-tables.ts';
 
 export interface DeliveryPruneOptions {
@@ -42,8 +44,14 @@ function finished(eb: Deliveries) {
 /** Deletes what may go; returns the number of rows deleted. */
 export async function pruneDeliveries(store: Store, options: DeliveryPruneOptions): Promise<number> {
   const { db, dialect } = store;
-  const cutoff = dialect.encode('timestamp', new Date((options.now ?? Date.now()) - options.maxAgeMs).toISOString());
+  const cutoffMs = (options.now ?? Date.now()) - options.maxAgeMs;
+  const cutoff = dialect.encode('timestamp', new Date(cutoffMs).toISOString());
   const overCount = await countBoundary(db, options.maxCount);
+  // An attempt's id (UUIDv7) is made just before its created_at, on the same clock: a record older than
+  // the cutoff has an id below the cutoff's. Bounding the key so, each batch reads the old records only,
+  // not every record in the table, whatever its size.
+  const expiredBelow = uuidv7TimeFloor(cutoffMs);
+  const scanBelow = overCount === 'all' ? undefined : overCount === undefined ? expiredBelow : maxText(expiredBelow, String(overCount.below));
   return deleteInBatches(db, {
     table: DELIVERIES_TABLE,
     // UUIDv7: the key's order is the order the attempts were queued in, and its index serves the batches.
@@ -55,15 +63,20 @@ export async function pruneDeliveries(store: Store, options: DeliveryPruneOption
     where: (eb) => {
       const expired = eb('created_at', '<', cutoff);
       const old = overCount === 'all' ? undefined : overCount === undefined ? expired : eb.or([expired, eb('id', '<', overCount.below)]);
-      return old === undefined ? finished(eb) : eb.and([finished(eb), old]);
+      if (old === undefined) return finished(eb);
+      return eb.and([eb('id', '<', scanBelow), finished(eb), old]);
     },
   });
+}
+
+function maxText(a: string, b: string): string {
+  return a > b ? a : b;
 }
 
 /** Records with an id below `below` are beyond the newest `maxCount`; 'all' when every record is. */
 async function countBoundary(db: Db, maxCount: number | undefined): Promise<'all' | { below: unknown } | undefined> {
   if (maxCount === undefined) return undefined;
   if (maxCount <= 0) return 'all';
-  const row = await db.selectFrom(DELIVERIES_TABLE).select('id').orderBy('id', 'desc').limit(1).offset(maxCount - 1).executeTakeFirst();
-  return row === undefined ? undefined : { below: row.id };
+  const below = await nthNewestKey(db, { table: DELIVERIES_TABLE, key: 'id', n: maxCount });
+  return below === undefined ? undefined : { below };
 }

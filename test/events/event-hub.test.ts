@@ -247,11 +247,12 @@ for (const dialect of testDialects()) {
       const now = Date.parse('2030-01-01T00:00:00.000Z');
       const old = new Date(now - 2 * 3_600_000).toISOString();
       const recent = new Date(now - 60_000).toISOString();
-      // notes: 5 old then 3 recent; tasks: 2 old; gone (no longer configured): 2 old.
+      // notes: 5 old then 3 recent; tasks: 2 old; gone (no longer configured): 2 old. In the order they
+      // were made, as the outbox holds them.
       for (let i = 0; i < 5; i++) await appendEvent(store, store.db, fakeEvent('notes', old));
-      for (let i = 0; i < 3; i++) await appendEvent(store, store.db, fakeEvent('notes', recent));
       for (let i = 0; i < 2; i++) await appendEvent(store, store.db, fakeEvent('tasks', old));
       for (let i = 0; i < 2; i++) await appendEvent(store, store.db, fakeEvent('gone', old));
+      for (let i = 0; i < 3; i++) await appendEvent(store, store.db, fakeEvent('notes', recent));
       const deleted = await pruneOutbox(store.db, { resources: ['notes', 'tasks'], replayWindow: 2, maxAgeMs: 3_600_000, now });
       // notes: the window keeps the last 2 (recent); the third recent one is beyond it but young: kept.
       assert.equal(await countOutbox(store.db, 'notes'), 3);

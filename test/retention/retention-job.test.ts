@@ -13,6 +13,7 @@ import type { RecordEvent } from '../../src/events/record-event.ts';
 import type { Db } from '../../src/store/store-dialect.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
+import { uuidv7At } from '../helpers/uuidv7-at.ts';
 import { DeliveryRepository } from '../../src/webhooks/delivery-repository.ts';
 import { DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
@@ -83,7 +84,7 @@ for (const dialect of testDialects()) {
       for (let i = 0; i < 3; i++) {
         await db
           .insertInto(DELIVERIES_TABLE)
-          .values({ ...row(uuidv7()), status: 'success', http_status: 200, delivered_at: old, created_at: old })
+          .values({ ...row(uuidv7At(Date.now() - 2 * HOUR)), status: 'success', http_status: 200, delivered_at: old, created_at: old })
           .execute();
       }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
+import { uuidv7At } from '../helpers/uuidv7-at.ts';
 import { createWebhookTables, DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { pruneDeliveries, type DeliveryPruneOptions } from '../../src/webhooks/delivery-retention.ts';
 import type { DeliveryStatus } from '../../src/webhooks/webhook-delivery.ts';
@@ -25,6 +26,8 @@ interface Attempt {
   /** Same event and subscription: one chain of retries. */
   chain?: string;
   attempt?: number;
+  /** How long ago its id was made, when not as it was queued (svc never makes such a record). */
+  idAge?: number;
 }
 
 for (const dialect of testDialects()) {
@@ -37,8 +40,8 @@ for (const dialect of testDialects()) {
       const { encode } = store.dialect;
       const now = Date.now();
       const createdAt = now - attempt.age;
-      // Ids follow insertion (as the queue's do): each test inserts its records oldest first.
-      const id = uuidv7();
+      // Made when the record was, as the queue's are: retention bounds its scan by the id's time.
+      const id = uuidv7At(now - (attempt.idAge ?? attempt.age));
       const timestamp = (ms: number) => encode('timestamp', new Date(ms).toISOString());
       const retried = attempt.status === 'pending' && attempt.dueIn === undefined;
       await store.db
@@ -106,6 +109,15 @@ for (const dialect of testDialects()) {
       ];
       assert.equal(await prune({}), gone.length);
       assert.deepEqual(await remaining(), new Set(kept));
+    });
+
+    it('reads only the records whose ids were made before the cutoff', async () => {
+      const gone = await insert({ status: 'success', age: 2 * HOUR });
+      // Back-dated past its id: the scan, bounded by the ids' time, does not reach it.
+      const unread = await insert({ status: 'success', age: 2 * HOUR, idAge: 10 * MINUTE });
+      assert.equal(await prune({}), 1);
+      assert.deepEqual(await remaining(), new Set([unread]), `${gone} went`);
+      assert.equal(await prune({ now: Date.now() + HOUR }), 1, 'once its id is past the cutoff too, it goes');
     });
 
     it('deletes the oldest finished attempts beyond maxCount and never an unsent one', async () => {
