@@ -5,6 +5,17 @@ import type { Store } from '../store/create-store.ts';
 import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.ts';
 import { DELIVERY_STATUSES } from '../webhooks/webhook-delivery.ts';
 import type { MetricsRegistry } from './metrics-registry.ts';
+import { countByInSteps } from '../store/sqlite/count-in-steps.ts';
+
+/**
+ * Records by status, over the whole table. On SQLite, whose statements run on the event loop, in steps;
+ * PostgreSQL counts in its own process, so one statement.
+ */
+async function countByStatus(store: Store): Promise<Map<string, number>> {
+  if (store.dialect.name === 'sqlite') return countByInSteps(store.db, DELIVERIES_TABLE, 'status');
+  const rows = await store.db.selectFrom(DELIVERIES_TABLE).select(['status', sql<number>`count(*)`.as('total')]).groupBy('status').execute();
+  return new Map(rows.map((row) => [String(row.status), Number(row.total)]));
+}
 
 export function registerWebhookQueueMetrics(registry: MetricsRegistry, store: Store): void {
   const byStatus = registry.gauge({
@@ -26,8 +37,8 @@ export function registerWebhookQueueMetrics(registry: MetricsRegistry, store: St
     const { db, dialect } = store;
     const now = Date.now();
     const nowValue = dialect.encode('timestamp', new Date(now).toISOString());
-    const [statusRows, queue] = await Promise.all([
-      db.selectFrom(DELIVERIES_TABLE).select(['status', sql<number>`count(*)`.as('total')]).groupBy('status').execute(),
+    const [byStatusCounts, queue] = await Promise.all([
+      countByStatus(store),
       // Only rows with due_at set: the partial index the worker claims from covers them, so this stays
       // cheap however much settled history the table holds.
       db
@@ -42,7 +53,7 @@ export function registerWebhookQueueMetrics(registry: MetricsRegistry, store: St
     ]);
     // Every known status is reported, 0 when absent, so a status that empties does not vanish from graphs.
     for (const status of DELIVERY_STATUSES) byStatus.set({ status }, 0);
-    for (const row of statusRows) byStatus.set({ status: String(row.status) }, Number(row.total));
+    for (const [status, total] of byStatusCounts) byStatus.set({ status }, total);
     depth.set({}, Number(queue?.depth ?? 0));
     inFlight.set({}, Number(queue?.claimed ?? 0));
     const oldestDue = dialect.decode('timestamp', queue?.oldest_due) as string | null;
