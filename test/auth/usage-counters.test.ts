@@ -31,6 +31,47 @@ describe('usage recorder', () => {
     await recorder.close();
   });
 
+  it('lets a read of the stored counters wait for a batch being written, and read again when a flush overlaps it', async () => {
+    // The admin view once showed 0 of 7 requests in CI: the batch was written by the interval's flush
+    // while the view read the table, and was then in neither place.
+    let stored = 0;
+    let release = () => {};
+    const recorder = new UsageRecorder(
+      async (batch) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        stored += batch.reduce((sum, item) => sum + item.count, 0);
+      },
+      testLogger(),
+      60_000,
+    );
+    for (let i = 0; i < 3; i++) recorder.record('a', new Date(1000));
+    const flushed = recorder.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(recorder.pendingFor('a'), undefined, 'a batch being written is no longer pending');
+    const read = recorder.readSettled(async () => stored);
+    release();
+    assert.equal(await read, 3);
+    await flushed;
+
+    recorder.record('a', new Date(2000));
+    let reads = 0;
+    const overlapped = recorder.readSettled(async () => {
+      reads++;
+      const seen = stored;
+      if (reads === 1) {
+        const flush = recorder.flush();
+        await new Promise((resolve) => setImmediate(resolve));
+        release();
+        await flush;
+      }
+      return seen;
+    });
+    assert.equal(await overlapped, 4, 'the read a flush overlapped was run again');
+    assert.equal(reads, 2);
+    assert.equal(recorder.pendingFor('a'), undefined);
+    await recorder.close();
+  });
+
   it('keeps a batch whose write failed and adds it to the next one, counting nothing twice', async () => {
     let fail = true;
     const written: UsageIncrement[] = [];

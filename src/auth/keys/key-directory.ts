@@ -23,12 +23,12 @@ export class KeyDirectory {
   }
 
   async list(query: KeyListQuery): Promise<{ keys: ApiKeyRecord[]; total: number }> {
-    const { keys, total } = await this.#keys.list(query);
+    const { keys, total } = await this.#usage.readSettled(() => this.#keys.list(query));
     return { keys: keys.map((key) => this.#withPending(key)), total };
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {
-    const key = await this.#keys.findById(id);
+    const key = await this.#usage.readSettled(() => this.#keys.findById(id));
     return key ? this.#withPending(key) : undefined;
   }
 
@@ -45,7 +45,8 @@ export class KeyDirectory {
     }
     const updated = await this.#keys.update(id, changes, now);
     await this.#keyChanged(id);
-    return updated ? this.#withPending(updated) : undefined;
+    // Read again for its counters: a flush may have overlapped the update.
+    return updated ? ((await this.get(id)) ?? this.#withPending(updated)) : undefined;
   }
 
   async delete(id: string): Promise<boolean> {

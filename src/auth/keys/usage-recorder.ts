@@ -12,6 +12,10 @@ export class UsageRecorder {
   readonly #timer: NodeJS.Timeout;
   /** Flushes run one after another, so one batch is never written twice or overtaken by the next. */
   #flushing: Promise<void> = Promise.resolve();
+  /** A batch taken from `#pending` and not yet written (or put back): counted in neither place. */
+  #inFlight = false;
+  /** Batches taken so far: a read of the stored counters during which this moved may have missed one. */
+  #taken = 0;
 
   constructor(sink: UsageSink, log: FastifyBaseLogger, intervalMs: number) {
     this.#sink = sink;
@@ -35,6 +39,20 @@ export class UsageRecorder {
     return this.#pending.get(keyId);
   }
 
+  /**
+   * Runs `read` (of the stored counters) while no batch is between memory and the database, so that
+   * what it read plus `pendingFor` is exact. A read that a flush overlapped is run again, twice at most;
+   * the last one is taken as it is (only requests made during the read can be missing from it).
+   */
+  async readSettled<T>(read: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      while (this.#inFlight) await this.#flushing;
+      const taken = this.#taken;
+      const result = await read();
+      if (this.#taken === taken || attempt === 3) return result;
+    }
+  }
+
   flush(): Promise<void> {
     this.#flushing = this.#flushing.then(() => this.#flushOnce());
     return this.#flushing;
@@ -44,6 +62,8 @@ export class UsageRecorder {
     if (this.#pending.size === 0) return;
     const batch = this.#pending;
     this.#pending = new Map();
+    this.#inFlight = true;
+    this.#taken++;
     try {
       await this.#sink([...batch.values()]);
     } catch (error) {
@@ -58,6 +78,8 @@ export class UsageRecorder {
         }
       }
       this.#log.warn({ err: error, keys: batch.size }, 'could not write API key usage counters; will retry');
+    } finally {
+      this.#inFlight = false;
     }
   }
 
