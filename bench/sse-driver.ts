@@ -34,6 +34,12 @@ export interface SseResult {
   maxMs: number;
   /** The driver's own event-loop delay p99: high means the driver, not svc, was the bottleneck. */
   driverLagP99Ms: number;
+  /**
+   * Each timed POST from its send to the end of its answer: the write's own latency, which every
+   * client's write-to-receive latency includes (the event goes out at the commit, before the answer).
+   */
+  writeP50Ms: number;
+  writeP99Ms: number;
   /** By the second in which the POST was sent: whether the tail is spread out or a few bad seconds. */
   perSecond: SseSecond[];
 }
@@ -61,6 +67,8 @@ async function main(run: SseRun): Promise<SseResult> {
   const latencies = new Float64Array(run.clients * sentAt.length);
   /** The POST each latency belongs to, to group latencies by the second it was sent in. */
   const latencySeq = new Uint32Array(latencies.length);
+  /** Per timed POST: send to answer, NaN until answered. */
+  const answeredAfter = new Float64Array(sentAt.length).fill(NaN);
   let received = 0;
   let warmReceived = 0;
   const sockets: Socket[] = [];
@@ -128,7 +136,10 @@ async function main(run: SseRun): Promise<SseResult> {
         (response) => {
           if (response.statusCode !== 201) writeErrors++;
           response.resume();
-          response.on('end', resolve);
+          response.on('end', () => {
+            if (!warm) answeredAfter[seq] = performance.now() - sentAt[seq]!;
+            resolve();
+          });
         },
       );
       request.on('error', () => {
@@ -198,6 +209,7 @@ async function main(run: SseRun): Promise<SseResult> {
     const second = Math.floor((sentAt[latencySeq[i]!]! - started) / 1000);
     (bySecond[second] ??= []).push(latencies[i]!);
   }
+  const writeTimes = answeredAfter.filter((ms) => !Number.isNaN(ms)).sort();
   const perSecond = Array.from(bySecond, (values, second) => {
     const s = Float64Array.from(values ?? []).sort();
     return { p50Ms: percentile(s, 50), p99Ms: percentile(s, 99), maxMs: s.length ? s[s.length - 1]! : NaN, driverLagP99Ms: lagBySecond[second] ?? NaN };
@@ -215,6 +227,8 @@ async function main(run: SseRun): Promise<SseResult> {
     p99Ms: percentile(sorted, 99),
     maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
     driverLagP99Ms: lag.percentile(99) / 1e6,
+    writeP50Ms: percentile(writeTimes, 50),
+    writeP99Ms: percentile(writeTimes, 99),
     perSecond,
   };
 }
