@@ -37,15 +37,8 @@ export async function appendEvent(
   notifyChannel?: string,
   alongside: readonly TableRows[] = [],
 ): Promise<void> {
-  const row = {
-    id: event.id,
-    type: event.type,
-    resource: event.resource,
-    resource_id: event.resourceId,
-    payload: eventJson(event),
-    created_at: event.createdAt,
-  };
-  const notify = notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text)` };
+  const row = eventRowOf(event);
+  const notify = notifyReturning(notifyChannel);
   const others = alongside.filter((part) => part.rows.length > 0);
   if (others.length > 0 && store.dialect.name === 'postgres') {
     await store.executeIn(trx, insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify));
@@ -53,6 +46,23 @@ export async function appendEvent(
   }
   await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row], notify ?? []));
   for (const part of others) await store.executeIn(trx, insertStatement(store.db, part.table, part.rows));
+}
+
+/** The outbox row of an event. */
+export function eventRowOf(event: RecordEvent): Record<string, unknown> {
+  return {
+    id: event.id,
+    type: event.type,
+    resource: event.resource,
+    resource_id: event.resourceId,
+    payload: eventJson(event),
+    created_at: event.createdAt,
+  };
+}
+
+/** PostgreSQL: the RETURNING expression of an event's insert that sends NOTIFY with its seq at commit. */
+export function notifyReturning(notifyChannel: string | undefined): { sql: string } | undefined {
+  return notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text)` };
 }
 
 function quoteLiteral(text: string): string {

@@ -10,7 +10,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
+import { insertStatement, insertTogetherStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -20,7 +20,8 @@ import { MATCH_ALL, type FilterNode } from '../permissions/filter-node.ts';
 import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
-import { appendEvent } from '../events/outbox.ts';
+import { appendEvent, EVENTS_TABLE, eventRowOf, notifyReturning } from '../events/outbox.ts';
+import { rowAsStored } from './stored-row.ts';
 import { diffRecords } from '../events/diff-records.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
@@ -200,6 +201,7 @@ export class RecordService {
     const values = validateRecordBody(resource, grant, body, 'create');
     const id = uuidv7();
     const now = new Date().toISOString();
+    if (this.#createsInOneStatement(resource, grant, values)) return this.#createInOneStatement(resource, meta, id, { ...values, created_at: now, updated_at: now }, readable);
     return this.#write('RESOURCE_STORE_ERROR', async (trx, events) => {
       await this.#checkReferences(trx, resource, values);
       // RETURNING gives the row as stored without reading it back (one round trip fewer).
@@ -211,6 +213,38 @@ export class RecordService {
       events.push(await this.#event(trx, resource, meta, 'created', id, null, record));
       return { record, attributes: readable };
     });
+  }
+
+  /**
+   * PostgreSQL, when nothing has to be read before or after the row is written (no reference to check,
+   * no check rule, no hook that writes with the event): the row, its event, the event's deliveries and
+   * its NOTIFY in one statement that commits by itself. One round trip instead of four (BEGIN, the
+   * row, the event, COMMIT); each cost svc ~100 µs of CPU and waited for its answer.
+   */
+  #createsInOneStatement(resource: Resource, grant: AccessGrant, values: RecordValues): boolean {
+    if (this.#store.dialect.name !== 'postgres' || grant.check || this.#hooks.length > 0) return false;
+    for (const [name, value] of Object.entries(values)) {
+      if (value !== null && resource.fields.get(name)?.definition.type === 'relation') return false;
+    }
+    return true;
+  }
+
+  /** The event is built before the row is stored, from the row as PostgreSQL will give it back (stored-row.ts). */
+  #createInOneStatement(resource: Resource, meta: RequestMeta, id: string, values: RecordValues, readable: string[]): Promise<ReadResult> {
+    return this.#write(
+      'RESOURCE_STORE_ERROR',
+      async (db, events) => {
+        const { dialect } = this.#store;
+        const columns = columnsOf(resource);
+        const encoded = { id, ...encodeValues(resource, dialect, values) };
+        const event = this.#newEvent(resource, meta, 'created', id, null, decodeRow(resource, dialect, rowAsStored(resource, columns, encoded)));
+        events.push(event);
+        const parts = [{ table: EVENTS_TABLE, rows: [eventRowOf(event)] }, ...this.#rowsWith(event), { table: resource.table, rows: [encoded] }];
+        const rows = await this.#store.executeIn(db, insertTogetherStatement(db, parts, notifyReturning(this.#notifyChannel), columns));
+        return { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
+      },
+      true,
+    );
   }
 
   async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown): Promise<ReadResult> {
@@ -417,6 +451,13 @@ export class RecordService {
   }
 
   async #event(trx: Db, resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): Promise<RecordEvent> {
+    const event = this.#newEvent(resource, meta, kind, id, old, next);
+    await appendEvent(this.#store, trx, event, this.#notifyChannel, this.#rowsWith(event));
+    for (const hook of this.#hooks) await hook(trx, event);
+    return event;
+  }
+
+  #newEvent(resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): RecordEvent {
     const changes = diffRecords(old, next);
     for (const list of [changes.added, changes.updated, changes.removed]) {
       for (let i = list.length - 1; i >= 0; i--) if (CHANGE_EXCLUDED.has(list[i]!)) list.splice(i, 1);
@@ -424,7 +465,7 @@ export class RecordService {
     const traceContext: RecordEvent['traceContext'] = {};
     if (meta.traceId) traceContext.traceId = meta.traceId;
     if (meta.requestId) traceContext.requestId = meta.requestId;
-    const event: RecordEvent = {
+    return {
       id: uuidv7(),
       type: `${resource.name}.${kind}`,
       kind,
@@ -435,17 +476,23 @@ export class RecordService {
       sessionVariables: sessionVariablesOf(meta.principal),
       traceContext,
     };
+  }
+
+  /** The rows the row hooks write with `event` (its webhook deliveries). */
+  #rowsWith(event: RecordEvent): TableRows[] {
     const alongside: TableRows[] = [];
     for (const hook of this.#rowHooks) {
       const rows = hook(event);
-      if (rows) alongside.push(rows);
+      if (rows && rows.rows.length > 0) alongside.push(rows);
     }
-    await appendEvent(this.#store, trx, event, this.#notifyChannel, alongside);
-    for (const hook of this.#hooks) await hook(trx, event);
-    return event;
+    return alongside;
   }
 
-  async #write<T>(code: ErrorCode, work: (trx: Db, events: RecordEvent[]) => Promise<T>): Promise<T> {
+  /**
+   * Runs a record write and reports its events once committed. `alone`: `work` is one statement, run
+   * on the database without a transaction of its own (it commits by itself).
+   */
+  async #write<T>(code: ErrorCode, work: (trx: Db, events: RecordEvent[]) => Promise<T>, alone = false): Promise<T> {
     const events: RecordEvent[] = [];
     const discard = () => {
       if (events.length === 0) return;
@@ -455,12 +502,11 @@ export class RecordService {
     // Before and after: a count taken while this transaction runs is never reused after it.
     noteResourceWrite(this.#store.db);
     // The work may run again when its group is rolled back (Store.transact): a run starts with no events.
-    const result = await this.#guard(code, () =>
-      this.#store.transact((trx) => {
-        discard();
-        return work(trx, events);
-      }),
-    )
+    const run = (trx: Db) => {
+      discard();
+      return work(trx, events);
+    };
+    const result = await this.#guard(code, () => (alone ? run(this.#store.db) : this.#store.transact(run)))
       .catch((error: unknown) => {
         discard();
         throw error;

@@ -80,19 +80,27 @@ export interface TableRows {
 /**
  * One PostgreSQL statement that inserts into several tables: every part but the last as a
  * data-modifying WITH (PostgreSQL runs each exactly once, whether or not it is read), so the rows
- * cost one round trip. `returning` applies to the first part, as in insertStatement. Rows of one part
+ * cost one round trip. `returning` applies to the first part, as in insertStatement, and
+ * `returningLast` (column names) to the last, whose rows the statement answers. Rows of one part
  * must name the same columns.
  */
-export function insertTogetherStatement(db: Db, parts: readonly TableRows[], returning: { sql: string } | undefined): CompiledQuery<Row> {
+export function insertTogetherStatement(
+  db: Db,
+  parts: readonly TableRows[],
+  returning: { sql: string } | undefined,
+  returningLast: readonly string[] = [],
+): CompiledQuery<Row> {
+  const last = parts.length - 1;
   const build = () => {
     const insertOf = (creator: Creator, i: number) => {
       const insert = creator.insertInto(parts[i]!.table).values(parts[i]!.rows as Row[]);
-      return i === 0 && returning ? insert.returning(sql.raw(returning.sql).as('returned')) : insert;
+      if (i === 0 && returning) return insert.returning(sql.raw(returning.sql).as('returned'));
+      return i === last && returningLast.length > 0 ? insert.returning(returningLast) : insert;
     };
     // Nothing reads the WITH parts, so the schema types Kysely adds for them are dropped.
     let query: Creator = db;
-    for (let i = 0; i < parts.length - 1; i++) query = query.with(`svc_part_${i}`, (creator) => insertOf(creator, i)) as unknown as Creator;
-    return insertOf(query, parts.length - 1).compile() as CompiledQuery<Row>;
+    for (let i = 0; i < last; i++) query = query.with(`svc_part_${i}`, (creator) => insertOf(creator, i)) as unknown as Creator;
+    return insertOf(query, last).compile() as CompiledQuery<Row>;
   };
   const parameters: unknown[] = [];
   const keys: string[] = [];
@@ -102,7 +110,7 @@ export function insertTogetherStatement(db: Db, parts: readonly TableRows[], ret
     parameters.push(...bound.parameters);
     keys.push(`${table}\u0000${bound.shape}`);
   }
-  return reuse(db, `w\u0000${returning?.sql ?? ''}\u0001${keys.join('\u0001')}`, parameters, build);
+  return reuse(db, `w\u0000${returning?.sql ?? ''}\u0001${returningLast.join('\u0000')}\u0001${keys.join('\u0001')}`, parameters, build);
 }
 
 /** `update table set (columns of values) where id = ? [returning …]`. */

@@ -1,0 +1,117 @@
+// A create on PostgreSQL in one statement: the row, its event, the event's deliveries and its NOTIFY
+// commit together in one round trip, and the event, built before the row is stored, carries the record
+// exactly as PostgreSQL stores and returns it (jsonb reorders object keys).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { EVENTS_TABLE } from '../../src/events/outbox.ts';
+import { namingClient } from '../../src/store/postgres/naming-client.ts';
+import { inJsonbOrder } from '../../src/store/postgres/jsonb-order.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+const TAGS = { zeta: 1, b: { yy: [{ k2: 1, k: 2 }, 'x'], a: true }, é: 0, ab: 'x', '': null, aa: { '10': 1, '9': 2 } };
+
+describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+  let t: TestApp;
+  let editor: string;
+
+  before(async () => {
+    t = await startTestApp('postgres');
+    editor = await t.as('editor');
+  });
+
+  after(async () => {
+    await t?.close();
+  });
+
+  /** The statements pg's clients send while `work` runs. */
+  async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+    const prototype = namingClient().prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = prototype.query;
+    const sent: string[] = [];
+    prototype.query = function (this: unknown, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
+      if (text) sent.push(text);
+      return query.apply(this, args);
+    };
+    try {
+      await work();
+    } finally {
+      prototype.query = query;
+    }
+    return sent;
+  }
+
+  const create = (resource: string, attributes: Record<string, unknown>) =>
+    t.request({ method: 'POST', url: `/v1/${resource}`, auth: editor, payload: attributes });
+
+  it('answers, stores and reports the same record, every field kind included', async () => {
+    const attributes = {
+      title: 'One statement',
+      body: 'Ünïcode body',
+      status: 'published',
+      views: 9_007_199_254_740_991,
+      rating: 0.1 + 0.2,
+      published: true,
+      published_at: '2026-11-26T03:04:05.678+02:00',
+      publish_on: '2026-02-28',
+      external_id: '0195A3B2-C4D5-7E6F-8A9B-0C1D2E3F4A5B',
+      contact: 'a@example.com',
+      source: 'https://example.com/a?b=c',
+      tags: TAGS,
+      author_id: 'someone',
+    };
+    const created = await create('posts', attributes);
+    assert.equal(created.statusCode, 201, created.body);
+    const { id } = created.json().data;
+    const read = await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: editor });
+    assert.equal(read.statusCode, 200, read.body);
+    assert.equal(JSON.stringify(created.json().data.attributes), JSON.stringify(read.json().data.attributes), 'the answer is the row as stored');
+
+    const row = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select(['payload']).where('resource_id', '=', id).executeTakeFirstOrThrow();
+    const event = JSON.parse(String(row.payload)) as { data: { new: Record<string, unknown> } };
+    const stored = await t.ctx.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(JSON.stringify(event.data.new.tags), JSON.stringify(stored.tags), 'the event has jsonb’s key order');
+    const { attributes: shown } = read.json().data as { attributes: Record<string, unknown> };
+    for (const [name, value] of Object.entries(shown)) assert.deepEqual(event.data.new[name], value, name);
+    assert.equal(event.data.new.published_at, '2026-11-26T01:04:05.678Z');
+  });
+
+  it('sends one statement, with no transaction around it', async () => {
+    const sent = await statementsDuring(async () => {
+      const created = await create('categories', { name: 'one round trip' });
+      assert.equal(created.statusCode, 201, created.body);
+    });
+    const writes = sent.filter((text) => /^\s*(insert|with|begin|commit)/i.test(text));
+    assert.equal(writes.length, 1, writes.join('\n'));
+    assert.match(writes[0]!, /^\s*with /i);
+    assert.match(writes[0]!, /pg_notify/);
+  });
+
+  it('keeps the transaction where a reference must be read first', async () => {
+    const category = (await create('categories', { name: 'referenced' })).json().data.id as string;
+    const sent = await statementsDuring(async () => {
+      const created = await create('posts', { title: 'with a reference', category_id: category });
+      assert.equal(created.statusCode, 201, created.body);
+    });
+    assert.ok(sent.some((text) => /^\s*begin/i.test(text)), sent.join('\n'));
+  });
+
+  it('writes neither row nor event when the statement fails', async () => {
+    assert.equal((await create('categories', { name: 'taken' })).statusCode, 201);
+    const events = async () => (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', 'categories').execute()).length;
+    const before = await events();
+    const duplicate = await create('categories', { name: 'taken' });
+    assert.equal(duplicate.statusCode, 409, duplicate.body);
+    assert.equal(await events(), before);
+  });
+
+  it('orders object keys as jsonb does', async () => {
+    const values = [TAGS, { 'ü': 1, z: 2, 'zz': 3, '€': 4, 'yy': 5 }, [{ b: 1, a: [{ d: 1, c: 2 }] }], 'text', 3.5, null];
+    for (const value of values) {
+      const { rows } = await t.ctx.store.driver.kind === 'postgres'
+        ? await (t.ctx.store.driver.pool.query('select $1::jsonb as value', [JSON.stringify(value)]) as Promise<{ rows: { value: unknown }[] }>)
+        : { rows: [] };
+      assert.equal(JSON.stringify(inJsonbOrder(value)), JSON.stringify(rows[0]!.value), JSON.stringify(value));
+    }
+  });
+});
