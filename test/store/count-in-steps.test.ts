@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { countByInSteps } from '../../src/store/sqlite/count-in-steps.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases.ts';
+import { loopTurnsDuring } from '../helpers/loop-turns.ts';
 
 const TABLE = 'counted_rows';
 
@@ -44,16 +45,7 @@ describe('counting by a column in rowid steps (sqlite)', () => {
   });
 
   it('lets the event loop turn between steps', async () => {
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      if (!ticking) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    await countByInSteps(store.db, TABLE, 'status', 10);
-    ticking = false;
+    const { turns } = await loopTurnsDuring(() => countByInSteps(store.db, TABLE, 'status', 10));
     assert.ok(turns >= 9, `about 10 steps over rowids 6-103 leave at least 9 turns to others (${turns})`);
   });
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { nthNewestKey } from '../../src/store/nth-newest-key.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
+import { loopTurnsDuring } from '../helpers/loop-turns.ts';
 
 const TABLE = 'nth_newest_rows';
 
@@ -46,16 +47,7 @@ for (const dialect of testDialects()) {
     });
 
     it('lets the event loop turn between steps', async () => {
-      let turns = 0;
-      let ticking = true;
-      const tick = () => {
-        if (!ticking) return;
-        turns++;
-        setImmediate(tick);
-      };
-      setImmediate(tick);
-      const key = await nthNewestKey(store.db, { table: TABLE, key: 'k', n: 80, stepRows: 8 });
-      ticking = false;
+      const { result: key, turns } = await loopTurnsDuring(() => nthNewestKey(store.db, { table: TABLE, key: 'k', n: 80, stepRows: 8 }));
       assert.equal(key, await byOffset(80));
       assert.ok(turns >= 9, `10 steps leave at least 9 turns to others (${turns})`);
     });
