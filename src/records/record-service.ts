@@ -22,6 +22,7 @@ import type { ListQuery } from '../query/list-query.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import { appendEvent, EVENTS_TABLE, eventRowOf, notifyReturning } from '../events/outbox.ts';
 import { rowAsStored } from './stored-row.ts';
+import { countByPlan, countPlanOf, type CountPlan } from './stepped-count.ts';
 import { diffRecords } from '../events/diff-records.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
@@ -78,6 +79,8 @@ interface FindQueries {
 interface CompiledList {
   page: CompiledQuery<Row>;
   count: CompiledQuery<{ total: number }>;
+  /** SQLite: how the count is taken without holding the event loop for long (stepped-count.ts). */
+  countPlan: CountPlan | undefined;
   /** Their keys in the read caches, made once with them (undefined: not cacheable). */
   pageKey: string | undefined;
   countKey: string | undefined;
@@ -177,6 +180,7 @@ export class RecordService {
       // Under the page's own mark (read before the page): no second mark read, and a change that
       // lands meanwhile only makes both older.
       total = await this.#counts.get(db, dialect, compiled.countKey, async () => {
+        if (compiled.countPlan) return countByPlan((query) => this.#read(query), compiled.countPlan);
         const counted = await this.#read(compiled.count);
         return Number(counted[0]?.total ?? 0);
       }, mark);
@@ -339,7 +343,8 @@ export class RecordService {
       const page = select.compile() as CompiledQuery<Row>;
       const total = count.compile();
       const pageKey = queryKey(page);
-      compiled = { page, count: total, pageKey, countKey: queryKey(total) };
+      const countPlan = dialect.name === 'sqlite' ? countPlanOf(db, resource.table, requested ? [visible, requested] : [visible], total) : undefined;
+      compiled = { page, count: total, countPlan, pageKey, countKey: queryKey(total) };
       if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
       lists.set(key, compiled);
     }
