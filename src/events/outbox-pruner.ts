@@ -110,8 +110,8 @@ async function firstSeqNotBefore(db: Db, createdAt: string, range: SeqRange): Pr
   while (low < high) {
     const middle = low + Math.floor((high - low) / 2);
     const row = await db.selectFrom(EVENTS_TABLE).select(['seq', 'created_at']).where('seq', '>=', middle).orderBy('seq').limit(1).executeTakeFirst();
-    const seq = row === undefined ? high : Number(row.seq);
-    if (seq < high && String(row!.created_at) < createdAt) low = seq + 1;
+    // No row in [middle, high): the boundary is below middle, as when the row there is new enough.
+    if (row !== undefined && Number(row.seq) < high && String(row.created_at) < createdAt) low = Number(row.seq) + 1;
     else high = middle;
   }
   return low;
