@@ -5,10 +5,10 @@
 // reading the table in rowid order (`not indexed`): 147-167 ms in all for that count, at most 1.9 ms
 // per statement. Counts stay whole until one is slow: an index that selects a few rows counts them in
 // well under a millisecond, where a scan in steps would read the whole table.
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DynamicSchema } from '../store/store-dialect.ts';
 import { STEP_ROWS } from '../store/nth-newest-key.ts';
+import { inRowidSteps } from '../store/sqlite/rowid-steps.ts';
 
 /** A whole count that took this long is taken in steps from then on. */
 export const SLOW_COUNT_MS = 20;
@@ -53,17 +53,14 @@ export async function countByPlan(read: <R>(query: CompiledQuery<R>) => Promise<
     if (performance.now() - started >= (options.slowMs ?? SLOW_COUNT_MS)) plan.stepped = true;
     return Number(row?.total ?? 0);
   }
-  const stepRows = options.stepRows ?? STEP_ROWS;
   const [first] = await read(plan.first);
   const [last] = await read(plan.last);
   if (first === undefined || last === undefined) return 0;
   const fixed = plan.range.parameters.slice(0, -2);
   let total = 0;
-  const low = Number(first.at);
-  for (let from = low; from <= Number(last.at); from += stepRows) {
-    if (from !== low) await nextTurn();
-    const [row] = await read<{ total: number }>({ ...plan.range, parameters: [...fixed, from, from + stepRows] });
+  await inRowidSteps({ first: Number(first.at), last: Number(last.at) }, options.stepRows ?? STEP_ROWS, async (from, to) => {
+    const [row] = await read<{ total: number }>({ ...plan.range, parameters: [...fixed, from, to] });
     total += Number(row?.total ?? 0);
-  }
+  });
   return total;
 }
