@@ -10,7 +10,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, insertTogetherStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
+import { insertStatement, insertTogetherStatement, updateByIdStatement, versionedChangeStatement, type TableRows, type VersionedChange } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -86,6 +86,16 @@ interface CompiledList {
   countKey: string | undefined;
 }
 
+/** The row a write targets: decoded, as stored (its columns), and its version when read for a versioned change. */
+interface WriteTarget {
+  record: RecordValues;
+  row: Row;
+  version: string;
+}
+
+/** A versioned change found its row no longer the version read: nothing was written. */
+class StaleVersion extends Error {}
+
 interface PageRead {
   records: RecordValues[];
   total: number;
@@ -112,6 +122,7 @@ export class RecordService {
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
     this.#read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
   readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
+  readonly #versionedTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
   readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
   readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
@@ -261,6 +272,9 @@ export class RecordService {
 
   async remove(resource: Resource, meta: RequestMeta, id: string): Promise<void> {
     const grant = resolveAccess(resource, meta.principal, 'delete');
+    if (this.#changesByVersion(resource, grant) && !(resource.softDelete && this.#isReferenced(resource))) {
+      if (await this.#removeByVersion(resource, meta, id, grant)) return;
+    }
     await this.#write('RESOURCE_DELETE_ERROR', async (trx, events) => {
       const old = await this.#findForWrite(trx, resource, meta.principal, id, 'delete', grant);
       if (resource.softDelete) {
@@ -283,6 +297,10 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
+    if (this.#changesByVersion(resource, grant, values)) {
+      const updated = await this.#updateByVersion(resource, meta, id, values, grant, readable);
+      if (updated) return updated;
+    }
     return this.#write('RESOURCE_UPDATE_ERROR', async (trx, events) => {
       const old = await this.#findForWrite(trx, resource, meta.principal, id, 'update', grant);
       const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
@@ -298,6 +316,80 @@ export class RecordService {
       events.push(await this.#event(trx, resource, meta, 'updated', id, old, record));
       return { record, attributes: readable };
     });
+  }
+
+  /**
+   * PostgreSQL, when nothing has to be read or checked inside the write's transaction (no check rule, no
+   * hook that writes with the event, no reference to check): the row is read without a lock, then
+   * changed together with its event by one statement that applies only if the row is still the version
+   * read (versionedChangeStatement). Two round trips instead of five (BEGIN, the locking read, the
+   * change, the event, COMMIT), each of which cost svc ~65 µs of CPU and a wait. A row changed
+   * meanwhile is written the usual way, in a transaction that locks it.
+   */
+  #changesByVersion(resource: Resource, grant: AccessGrant, values: RecordValues = {}): boolean {
+    return this.#createsInOneStatement(resource, grant, values);
+  }
+
+  /** The update as one versioned statement; undefined when the row changed after it was read. */
+  async #updateByVersion(resource: Resource, meta: RequestMeta, id: string, values: RecordValues, grant: AccessGrant, readable: string[]): Promise<ReadResult | undefined> {
+    const target = await this.#guard('RESOURCE_UPDATE_ERROR', () => this.#targetOfWrite(this.#store.db, resource, meta.principal, id, 'update', grant, true));
+    const old = target.record;
+    const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
+    if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
+    const { dialect } = this.#store;
+    const encoded = encodeValues(resource, dialect, { ...changed, updated_at: new Date().toISOString() });
+    // The row as PostgreSQL will give it back: the version read, with the changed columns as stored.
+    const record = decodeRow(resource, dialect, { ...target.row, ...rowAsStored(resource, Object.keys(encoded), encoded) });
+    const change: VersionedChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded };
+    const rows = await this.#changeByVersion('RESOURCE_UPDATE_ERROR', change, this.#newEvent(resource, meta, 'updated', id, old, record), columnsOf(resource));
+    return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
+  }
+
+  /** The delete as one versioned statement; false when the row changed after it was read. */
+  async #removeByVersion(resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant): Promise<boolean> {
+    const target = await this.#guard('RESOURCE_DELETE_ERROR', () => this.#targetOfWrite(this.#store.db, resource, meta.principal, id, 'delete', grant, true));
+    const old = target.record;
+    let change: VersionedChange = { kind: 'delete', table: resource.table, id, version: target.version };
+    let event: RecordEvent;
+    if (resource.softDelete) {
+      const now = new Date().toISOString();
+      change = { ...change, kind: 'update', values: { deleted_at: this.#store.dialect.encode('timestamp', now) } };
+      event = this.#newEvent(resource, meta, 'deleted', id, old, { ...old, deleted_at: now });
+    } else {
+      event = this.#newEvent(resource, meta, 'deleted', id, old, null);
+    }
+    return (await this.#changeByVersion('RESOURCE_DELETE_ERROR', change, event, ['id'])) !== undefined;
+  }
+
+  /** Runs a versioned change with its event's rows: the changed row's columns, or undefined when it was not the version read. */
+  async #changeByVersion(code: ErrorCode, change: VersionedChange, event: RecordEvent, returning: readonly string[]): Promise<Row[] | undefined> {
+    try {
+      return await this.#write(
+        code,
+        async (db, events) => {
+          events.push(event);
+          const parts = [{ table: EVENTS_TABLE, rows: [eventRowOf(event)] }, ...this.#rowsWith(event)];
+          const rows = await this.#store.executeIn(db, versionedChangeStatement(this.#store.db, change, parts, notifyReturning(this.#notifyChannel), returning));
+          // Nothing was written: the event and what its hooks set aside go (#write discards them on a throw).
+          if (rows.length === 0) throw new StaleVersion();
+          return rows;
+        },
+        true,
+      );
+    } catch (error) {
+      if (error instanceof StaleVersion) return undefined;
+      throw error;
+    }
+  }
+
+  /** Some resource has a relation to `resource` (a soft delete applies their onDelete rules itself). */
+  #isReferenced(resource: Resource): boolean {
+    for (const child of this.#registry.all()) {
+      for (const field of child.fields.values()) {
+        if (field.definition.type === 'relation' && field.definition.resource === resource.name) return true;
+      }
+    }
+    return false;
   }
 
   /** The fields returned after a write: what the caller could read, or nothing beyond system fields. */
@@ -365,8 +457,16 @@ export class RecordService {
     });
   }
 
-  /** The row a write targets: 404 when the caller cannot read it, 403 when it is outside the action's filter. */
+  /** The row a write targets, locked where the database can: 404 when the caller cannot read it, 403 when it is outside the action's filter. */
   async #findForWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant): Promise<RecordValues> {
+    return (await this.#targetOfWrite(trx, resource, principal, id, action, grant, false)).record;
+  }
+
+  /**
+   * #findForWrite's read, as the record and the row as stored (its columns only); `versioned` reads it
+   * without a lock, with its version (PostgreSQL's xmin) for versionedChangeStatement.
+   */
+  async #targetOfWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant, versioned: boolean): Promise<WriteTarget> {
     if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
     let readFilter: FilterNode;
     try {
@@ -377,7 +477,7 @@ export class RecordService {
     }
     const dialect = this.#store.dialect;
     const template = cached(
-      cached(this.#writeTargetQueries, resource, () => new WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>()),
+      cached(versioned ? this.#versionedTargetQueries : this.#writeTargetQueries, resource, () => new WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>()),
       readFilter,
       () => new WeakMap<FilterNode, QueryTemplate<Row>>(),
     );
@@ -391,13 +491,16 @@ export class RecordService {
         ])
         .where('id', '=', TEMPLATE_SLOT);
       if (resource.softDelete) query = query.where('deleted_at', 'is', null);
-      if (dialect.supportsSkipLocked) query = query.forUpdate();
+      if (versioned) query = query.select(sql<string>`xmin::text`.as('__version'));
+      else if (dialect.supportsSkipLocked) query = query.forUpdate();
       return new QueryTemplate<Row>(query);
     });
     const row = (await this.#store.executeIn(trx, compiled.bind(id)))[0];
     if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
     if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
-    return decodeRow(resource, dialect, row);
+    const stored: Row = {};
+    for (const column of columnsOf(resource)) stored[column] = row[column];
+    return { record: decodeRow(resource, dialect, row), row: stored, version: String(row.__version) };
   }
 
   async #enforceCheck(trx: Db, resource: Resource, id: string, grant: AccessGrant): Promise<void> {
@@ -530,7 +633,7 @@ export class RecordService {
   }
 
   #translate(error: unknown, code: ErrorCode): unknown {
-    if (error instanceof ApiError) return error;
+    if (error instanceof ApiError || error instanceof StaleVersion) return error;
     const { dialect } = this.#store;
     if (dialect.isUniqueViolation(error)) {
       const message = `${(error as Error).message} ${(error as { constraint?: string }).constraint ?? ''}`;

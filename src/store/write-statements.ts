@@ -124,3 +124,56 @@ export function updateByIdStatement(db: Db, table: string, values: Row, id: stri
     return (returning.length > 0 ? update.returning(returning) : update).compile() as CompiledQuery<Row>;
   });
 }
+
+/** The change at the head of a versioned statement: an update of `values`, or a delete. */
+export type VersionedChange = { table: string; id: string; version: string } & ({ kind: 'update'; values: Row } | { kind: 'delete' });
+
+/**
+ * One PostgreSQL statement that changes a row only if it is still the version read (its `xmin`, which
+ * every update and re-insert of the row changes), and inserts `parts`' rows only if it did: each row
+ * is a data-modifying WITH selecting its values from the changed row, so none is written when the
+ * version moved on. PostgreSQL takes the parameters' types from the columns they go to. `returning`
+ * applies to the first part's rows (as in insertTogetherStatement); the statement answers the changed
+ * row's `returningColumns`, or no row when nothing was changed.
+ */
+export function versionedChangeStatement(
+  db: Db,
+  change: VersionedChange,
+  parts: readonly TableRows[],
+  returning: { sql: string } | undefined,
+  returningColumns: readonly string[],
+): CompiledQuery<Row> {
+  const target = 'svc_target';
+  const setColumns = change.kind === 'update' ? definedColumns(change.values) : [];
+  const parameters: unknown[] = change.kind === 'update' ? setColumns.map((column) => change.values[column]) : [];
+  parameters.push(change.id, change.version);
+  const keys = [`${change.kind}\u0000${change.table}\u0000${setColumns.join('\u0000')}`];
+  const rows: { table: string; row: Row; columns: string[] }[] = [];
+  for (const { table, rows: tableRows } of parts) {
+    for (const row of tableRows) {
+      const columns = definedColumns(row);
+      rows.push({ table, row, columns });
+      for (const column of columns) parameters.push(row[column]);
+      keys.push(`${table}\u0000${columns.join('\u0000')}`);
+    }
+  }
+  const build = () => {
+    // The WITH parts are not in the schema Kysely knows; the names are the service's own.
+    let query = db.with(target, (creator) => {
+      const byVersion = sql<boolean>`${sql.ref('id')} = ${change.id} and ${sql.ref('xmin')} = ${change.version}`;
+      if (change.kind === 'delete') return creator.deleteFrom(change.table).where(byVersion).returning(returningColumns);
+      return creator.updateTable(change.table).set(change.values).where(byVersion).returning(returningColumns);
+    }) as unknown as Creator;
+    rows.forEach(({ table, row, columns }, i) => {
+      query = query.with(`svc_part_${i}`, (creator) => {
+        const insert = creator
+          .insertInto(table)
+          .columns(columns)
+          .expression(creator.selectFrom(target).select(columns.map((column) => sql`${row[column]}`.as(column))));
+        return i === 0 && returning ? insert.returning(sql.raw(returning.sql).as('returned')) : insert;
+      }) as unknown as Creator;
+    });
+    return query.selectFrom(target).select(returningColumns).compile() as CompiledQuery<Row>;
+  };
+  return reuse(db, `v\u0000${returning?.sql ?? ''}\u0001${returningColumns.join('\u0000')}\u0001${keys.join('\u0001')}`, parameters, build);
+}

@@ -1,0 +1,255 @@
+// A patch or delete on PostgreSQL in two round trips: the row is read without a lock, then changed
+// together with its event, the event's deliveries and its NOTIFY by one statement that applies only
+// if the row is still the version read. A row changed in between is written the usual way, in a
+// transaction that locks it, and nothing of the stale statement is kept.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { EVENTS_TABLE } from '../../src/events/outbox.ts';
+import { namingClient } from '../../src/store/postgres/naming-client.ts';
+import { DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { ResourceDefinition } from '../../src/config/config-types.ts';
+import { BLOG_RESOURCES } from '../helpers/test-config.ts';
+import { startReceiver, type Receiver } from '../webhooks/fixtures/receiver.ts';
+
+const TAGS = { zeta: 1, b: { yy: [{ k2: 1, k: 2 }, 'x'], a: true }, é: 0, ab: 'x', aa: { '10': 1, '9': 2 } };
+
+interface Sent {
+  client: unknown;
+  text: string;
+}
+
+/** Resources besides the blog's: one soft-deleted that nothing references. */
+const NOTES: ResourceDefinition = {
+  enableSoftDelete: true,
+  fields: { text: { type: 'string', unique: true } },
+  permissions: { editor: { read: true, create: true, update: true, delete: true } },
+};
+
+describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+  let t: TestApp;
+  let editor: string;
+  let receiver: Receiver;
+  let other: pg.Client;
+
+  before(async () => {
+    t = await startTestApp('postgres', { resources: { ...BLOG_RESOURCES, notes: NOTES } });
+    editor = await t.as('editor');
+    receiver = await startReceiver();
+    const subscribed = await t.request({ method: 'POST', url: '/admin/webhooks', auth: t.admin, payload: { name: 'all', url: receiver.url(), eventPattern: '*' } });
+    assert.equal(subscribed.statusCode, 201, subscribed.body);
+    other = new pg.Client({ connectionString: t.database.url });
+    await other.connect();
+  });
+
+  after(async () => {
+    await other?.end();
+    await t?.close();
+    await receiver?.close();
+  });
+
+  /**
+   * The statements pg's clients send while `work` runs, each with its connection. `beforeSend` runs
+   * (and is awaited) before a statement matching `at` is sent: a change made meanwhile elsewhere.
+   */
+  async function statementsDuring(work: () => Promise<unknown>, at?: RegExp, beforeSend?: () => Promise<unknown>): Promise<Sent[]> {
+    const prototype = namingClient().prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = prototype.query;
+    const sent: Sent[] = [];
+    let pending = beforeSend;
+    prototype.query = function (this: unknown, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
+      if (!text) return query.apply(this, args);
+      if (pending && at?.test(text)) {
+        const run = pending;
+        pending = undefined;
+        return run().then(() => {
+          sent.push({ client: this, text });
+          return query.apply(this, args);
+        });
+      }
+      sent.push({ client: this, text });
+      return query.apply(this, args);
+    };
+    try {
+      await work();
+    } finally {
+      prototype.query = query;
+    }
+    return sent;
+  }
+
+  function firstWordsOn(sent: Sent[], client: unknown): string[] {
+    return sent.filter((statement) => statement.client === client).map(({ text }) => text.trim().split(/\s/)[0]!.toLowerCase());
+  }
+
+  const VERSIONED = /^\s*with "svc_target" as/;
+
+  const create = async (resource: string, attributes: Record<string, unknown>): Promise<string> => {
+    const created = await t.request({ method: 'POST', url: `/v1/${resource}`, auth: editor, payload: attributes });
+    assert.equal(created.statusCode, 201, created.body);
+    return created.json().data.id as string;
+  };
+  const patch = (resource: string, id: string, attributes: Record<string, unknown>) =>
+    t.request({ method: 'PATCH', url: `/v1/${resource}/${id}`, auth: editor, payload: attributes });
+  const remove = (resource: string, id: string) => t.request({ method: 'DELETE', url: `/v1/${resource}/${id}`, auth: editor });
+
+  async function eventsOf(id: string): Promise<{ id: string; type: string; data: { old: Record<string, unknown> | null; new: Record<string, unknown> | null } }[]> {
+    const rows = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select(['id', 'type', 'payload']).where('resource_id', '=', id).orderBy('seq').execute();
+    return rows.map((row) => ({ id: String(row.id), type: String(row.type), data: (JSON.parse(String(row.payload)) as { data: never }).data }));
+  }
+
+  async function deliveriesOf(eventIds: string[]): Promise<number> {
+    if (eventIds.length === 0) return 0;
+    return (await t.ctx.store.db.selectFrom(DELIVERIES_TABLE).select('id').where('event_id', 'in', eventIds).execute()).length;
+  }
+
+  it('patches in two statements, with no transaction around them', async () => {
+    const id = await create('categories', { name: 'two round trips' });
+    const sent = await statementsDuring(async () => {
+      const patched = await patch('categories', id, { description: 'changed' });
+      assert.equal(patched.statusCode, 200, patched.body);
+    });
+    const change = sent.find(({ text }) => VERSIONED.test(text));
+    assert.ok(change, sent.map(({ text }) => text).join('\n'));
+    assert.match(change.text, /update "categories"/);
+    assert.match(change.text, /insert into "svc_events"/);
+    assert.match(change.text, /pg_notify/);
+    const words = firstWordsOn(sent, change.client);
+    assert.ok(!words.includes('begin') && !words.includes('commit'), words.join(', '));
+    const reads = sent.filter(({ text }) => /^\s*select .* from "categories"/is.test(text) && /xmin/.test(text));
+    assert.equal(reads.length, 1, 'one read of the row, with its version');
+    assert.doesNotMatch(reads[0]!.text, /for update/i);
+  });
+
+  it('answers, stores and reports the same record, and queues its deliveries', async () => {
+    const id = await create('posts', { title: 'before', views: 1, tags: { a: 1 }, published_at: '2026-01-01T00:00:00Z' });
+    const patched = await patch('posts', id, { title: 'after', tags: TAGS, published_at: '2026-11-26T03:04:05.678+02:00', rating: 0.1 + 0.2 });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const read = await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: editor });
+    assert.equal(JSON.stringify(patched.json().data.attributes), JSON.stringify(read.json().data.attributes), 'the answer is the row as stored');
+    const events = await eventsOf(id);
+    assert.deepEqual(events.map(({ type }) => type), ['posts.created', 'posts.updated']);
+    const { old, new: next } = events[1]!.data;
+    assert.equal(old?.title, 'before');
+    assert.deepEqual(old?.tags, { a: 1 });
+    const stored = await t.ctx.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(JSON.stringify(next?.tags), JSON.stringify(stored.tags), 'the event has jsonb’s key order');
+    for (const [name, value] of Object.entries(read.json().data.attributes as Record<string, unknown>)) assert.deepEqual(next?.[name], value, name);
+    assert.equal(next?.published_at, '2026-11-26T01:04:05.678Z');
+    assert.equal(await deliveriesOf([events[1]!.id]), 1, 'the subscription’s delivery is queued with the event');
+  });
+
+  it('writes the usual way, with nothing of the stale statement, when the row changes after it was read', async () => {
+    const id = await create('posts', { title: 'raced', views: 1 });
+    const sent = await statementsDuring(
+      async () => {
+        const patched = await patch('posts', id, { title: 'patched' });
+        assert.equal(patched.statusCode, 200, patched.body);
+        assert.equal(patched.json().data.attributes.views, 7, 'the answer has the other change too');
+      },
+      VERSIONED,
+      () => other.query('update posts set views = 7 where id = $1', [id]),
+    );
+    const words = sent.map(({ text }) => text.trim().split(/\s/)[0]!.toLowerCase());
+    assert.ok(words.includes('begin'), `then in a transaction: ${words.join(', ')}`);
+    const events = await eventsOf(id);
+    assert.deepEqual(events.map(({ type }) => type), ['posts.created', 'posts.updated'], 'one event for the one change');
+    assert.equal(events[1]!.data.old?.views, 7, 'its old values are the row as it was when written');
+    assert.equal(events[1]!.data.new?.title, 'patched');
+    assert.equal(await deliveriesOf(events.map((event) => event.id)), 2, 'one delivery per event, none for the stale statement');
+  });
+
+  it('writes nothing when the row is deleted after it was read', async () => {
+    const id = await create('categories', { name: 'gone meanwhile' });
+    const patched = await statementsDuring(
+      () => patch('categories', id, { description: 'late' }).then((response) => assert.equal(response.statusCode, 404, response.body)),
+      VERSIONED,
+      () => other.query('delete from categories where id = $1', [id]),
+    );
+    assert.ok(patched.some(({ text }) => VERSIONED.test(text)));
+    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['categories.created']);
+  });
+
+  it('writes neither change nor event when the statement fails', async () => {
+    await create('notes', { text: 'taken' });
+    const id = await create('notes', { text: 'free' });
+    const refused = await patch('notes', id, { text: 'taken' });
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['notes.created']);
+  });
+
+  it('keeps the unchanged write without an event', async () => {
+    const id = await create('categories', { name: 'unchanged' });
+    const same = await patch('categories', id, { name: 'unchanged' });
+    assert.equal(same.statusCode, 200, same.body);
+    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['categories.created']);
+  });
+
+  it('deletes in two statements, with its event and deliveries', async () => {
+    const id = await create('categories', { name: 'deleted' });
+    const sent = await statementsDuring(async () => assert.equal((await remove('categories', id)).statusCode, 204));
+    const change = sent.find(({ text }) => VERSIONED.test(text));
+    assert.ok(change, sent.map(({ text }) => text).join('\n'));
+    assert.match(change.text, /delete from "categories"/);
+    assert.ok(!firstWordsOn(sent, change.client).includes('begin'));
+    const events = await eventsOf(id);
+    assert.deepEqual(events.map(({ type }) => type), ['categories.created', 'categories.deleted']);
+    assert.equal(events[1]!.data.old?.name, 'deleted');
+    assert.equal(events[1]!.data.new, null);
+    assert.equal(await deliveriesOf([events[1]!.id]), 1);
+    assert.equal((await t.request({ method: 'GET', url: `/v1/categories/${id}`, auth: editor })).statusCode, 404);
+  });
+
+  it('refuses to delete a row still referenced, with no event', async () => {
+    const category = await create('categories', { name: 'still used' });
+    await create('posts', { title: 'uses it', category_id: category });
+    const refused = await remove('categories', category);
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.deepEqual((await eventsOf(category)).map(({ type }) => type), ['categories.created']);
+  });
+
+  it('soft-deletes in two statements where nothing references the resource', async () => {
+    const id = await create('notes', { text: 'soft' });
+    const sent = await statementsDuring(async () => assert.equal((await remove('notes', id)).statusCode, 204));
+    const change = sent.find(({ text }) => VERSIONED.test(text));
+    assert.ok(change, sent.map(({ text }) => text).join('\n'));
+    assert.match(change.text, /update "notes" set "deleted_at"/);
+    const events = await eventsOf(id);
+    assert.deepEqual(events.map(({ type }) => type), ['notes.created', 'notes.deleted']);
+    assert.match(String(events[1]!.data.new?.deleted_at), /^\d{4}-\d\d-\d\dT/);
+    const row = await t.ctx.store.db.selectFrom('notes').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.notEqual(row.deleted_at, null, 'the row is kept, marked deleted');
+    assert.equal((await remove('notes', id)).statusCode, 404);
+  });
+
+  it('keeps the transaction for a soft delete whose onDelete rules apply to other resources', async () => {
+    const post = await create('posts', { title: 'has comments' });
+    await create('comments', { post_id: post, body: 'first' });
+    const sent = await statementsDuring(async () => assert.equal((await remove('posts', post)).statusCode, 204));
+    assert.ok(!sent.some(({ text }) => VERSIONED.test(text)), 'not versioned');
+    assert.ok(sent.some(({ text }) => /^\s*begin/i.test(text)));
+    assert.deepEqual((await eventsOf(post)).map(({ type }) => type), ['posts.created', 'posts.deleted']);
+  });
+
+  it('keeps the transaction where a changed reference must be read first', async () => {
+    const id = await create('posts', { title: 'moves' });
+    const category = await create('categories', { name: 'target' });
+    const sent = await statementsDuring(async () => assert.equal((await patch('posts', id, { category_id: category })).statusCode, 200));
+    assert.ok(!sent.some(({ text }) => VERSIONED.test(text)), 'not versioned');
+    const missing = await patch('posts', id, { category_id: '0195a3b2-c4d5-7e6f-8a9b-0c1d2e3f4a5b' });
+    assert.equal(missing.statusCode, 400, missing.body);
+    assert.equal(missing.json().errors[0].code, 'RELATION_REFERENCE_ERROR');
+  });
+
+  it('serializes concurrent patches of one row: every change kept, one event each, in order', async () => {
+    const id = await create('posts', { title: 'counter', views: 0 });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => patch('posts', id, { title: `t${i}`, body: `b${i}` })));
+    for (const answer of answers) assert.equal(answer.statusCode, 200, answer.body);
+    const events = (await eventsOf(id)).slice(1);
+    assert.equal(events.length, 12);
+    // Each event's old values are the previous event's new ones: no change was written over a stale read.
+    for (let i = 1; i < events.length; i++) assert.equal(events[i]!.data.old?.title, events[i - 1]!.data.new?.title, `event ${i}`);
+  });
+});
