@@ -10,7 +10,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, insertTogetherStatement, updateByIdStatement, versionedChangeStatement, type TableRows, type VersionedChange } from '../store/write-statements.ts';
+import { insertStatement, insertTogetherStatement, updateByIdStatement, conditionalChangeStatement, type ConditionalChange, type RequiredRow, type TableRows } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -93,8 +93,8 @@ interface WriteTarget {
   version: string;
 }
 
-/** A versioned change found its row no longer the version read: nothing was written. */
-class StaleVersion extends Error {}
+/** A one-statement write whose conditions failed (a reference missing, the row changed since read): nothing was written. */
+class NotApplied extends Error {}
 
 interface PageRead {
   records: RecordValues[];
@@ -216,7 +216,10 @@ export class RecordService {
     const values = validateRecordBody(resource, grant, body, 'create');
     const id = uuidv7();
     const now = new Date().toISOString();
-    if (this.#createsInOneStatement(resource, grant, values)) return this.#createInOneStatement(resource, meta, id, { ...values, created_at: now, updated_at: now }, readable);
+    if (this.#writesInOneStatement(grant)) {
+      const created = await this.#createInOneStatement(resource, meta, id, { ...values, created_at: now, updated_at: now }, readable);
+      if (created) return created;
+    }
     return this.#write('RESOURCE_STORE_ERROR', async (trx, events) => {
       await this.#checkReferences(trx, resource, values);
       // RETURNING gives the row as stored without reading it back (one round trip fewer).
@@ -231,35 +234,33 @@ export class RecordService {
   }
 
   /**
-   * PostgreSQL, when nothing has to be read before or after the row is written (no reference to check,
-   * no check rule, no hook that writes with the event): the row, its event, the event's deliveries and
-   * its NOTIFY in one statement that commits by itself. One round trip instead of four (BEGIN, the
-   * row, the event, COMMIT); each cost svc ~100 µs of CPU and waited for its answer.
+   * PostgreSQL, when nothing has to be read or checked inside the write's transaction besides the rows
+   * it refers to (no check rule, no hook that writes with the event): the write and its event, the
+   * event's deliveries and its NOTIFY go in one statement that commits by itself
+   * (conditionalChangeStatement). A create is then one round trip instead of four or more (BEGIN, each
+   * reference's read, the row, the event, COMMIT); a patch or delete two (the row's read, then the
+   * change at the version read) instead of five. Each round trip cost svc ~65-100 µs of CPU and a wait.
+   * When the statement's conditions fail (a reference missing, the row changed since it was read), it
+   * writes nothing, and the write runs the usual way, in a transaction that reports or locks.
    */
-  #createsInOneStatement(resource: Resource, grant: AccessGrant, values: RecordValues): boolean {
-    if (this.#store.dialect.name !== 'postgres' || grant.check || this.#hooks.length > 0) return false;
-    for (const [name, value] of Object.entries(values)) {
-      if (value !== null && resource.fields.get(name)?.definition.type === 'relation') return false;
-    }
-    return true;
+  #writesInOneStatement(grant: AccessGrant): boolean {
+    return this.#store.dialect.name === 'postgres' && !grant.check && this.#hooks.length === 0;
   }
 
   /** The event is built before the row is stored, from the row as PostgreSQL will give it back (stored-row.ts). */
-  #createInOneStatement(resource: Resource, meta: RequestMeta, id: string, values: RecordValues, readable: string[]): Promise<ReadResult> {
-    return this.#write(
-      'RESOURCE_STORE_ERROR',
-      async (db, events) => {
-        const { dialect } = this.#store;
-        const columns = columnsOf(resource);
-        const encoded = { id, ...encodeValues(resource, dialect, values) };
-        const event = this.#newEvent(resource, meta, 'created', id, null, decodeRow(resource, dialect, rowAsStored(resource, columns, encoded)));
-        events.push(event);
-        const parts = [{ table: EVENTS_TABLE, rows: [eventRowOf(event)] }, ...this.#rowsWith(event), { table: resource.table, rows: [encoded] }];
-        const rows = await this.#store.executeIn(db, insertTogetherStatement(db, parts, notifyReturning(this.#notifyChannel), columns));
-        return { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
-      },
-      true,
+  async #createInOneStatement(resource: Resource, meta: RequestMeta, id: string, values: RecordValues, readable: string[]): Promise<ReadResult | undefined> {
+    const { db, dialect } = this.#store;
+    const columns = columnsOf(resource);
+    const encoded = { id, ...encodeValues(resource, dialect, values) };
+    const event = this.#newEvent(resource, meta, 'created', id, null, decodeRow(resource, dialect, rowAsStored(resource, columns, encoded)));
+    const requires = this.#requiredRows(resource, values);
+    const notify = notifyReturning(this.#notifyChannel);
+    const rows = await this.#writeWithEvent('RESOURCE_STORE_ERROR', event, (parts) =>
+      requires.length === 0
+        ? insertTogetherStatement(db, [...parts, { table: resource.table, rows: [encoded] }], notify, columns)
+        : conditionalChangeStatement(db, { kind: 'insert', table: resource.table, row: encoded, requires }, parts, notify, columns),
     );
+    return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
   async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown): Promise<ReadResult> {
@@ -272,7 +273,7 @@ export class RecordService {
 
   async remove(resource: Resource, meta: RequestMeta, id: string): Promise<void> {
     const grant = resolveAccess(resource, meta.principal, 'delete');
-    if (this.#changesByVersion(resource, grant) && !(resource.softDelete && this.#isReferenced(resource))) {
+    if (this.#writesInOneStatement(grant) && !(resource.softDelete && this.#isReferenced(resource))) {
       if (await this.#removeByVersion(resource, meta, id, grant)) return;
     }
     await this.#write('RESOURCE_DELETE_ERROR', async (trx, events) => {
@@ -297,7 +298,7 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
-    if (this.#changesByVersion(resource, grant, values)) {
+    if (this.#writesInOneStatement(grant)) {
       const updated = await this.#updateByVersion(resource, meta, id, values, grant, readable);
       if (updated) return updated;
     }
@@ -318,68 +319,72 @@ export class RecordService {
     });
   }
 
-  /**
-   * PostgreSQL, when nothing has to be read or checked inside the write's transaction (no check rule, no
-   * hook that writes with the event, no reference to check): the row is read without a lock, then
-   * changed together with its event by one statement that applies only if the row is still the version
-   * read (versionedChangeStatement). Two round trips instead of five (BEGIN, the locking read, the
-   * change, the event, COMMIT), each of which cost svc ~65 µs of CPU and a wait. A row changed
-   * meanwhile is written the usual way, in a transaction that locks it.
-   */
-  #changesByVersion(resource: Resource, grant: AccessGrant, values: RecordValues = {}): boolean {
-    return this.#createsInOneStatement(resource, grant, values);
-  }
-
-  /** The update as one versioned statement; undefined when the row changed after it was read. */
+  /** The update in one statement at the version read; undefined when the row changed after it was read or a reference is missing. */
   async #updateByVersion(resource: Resource, meta: RequestMeta, id: string, values: RecordValues, grant: AccessGrant, readable: string[]): Promise<ReadResult | undefined> {
     const target = await this.#guard('RESOURCE_UPDATE_ERROR', () => this.#targetOfWrite(this.#store.db, resource, meta.principal, id, 'update', grant, true));
     const old = target.record;
     const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
     if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
-    const { dialect } = this.#store;
+    const { db, dialect } = this.#store;
     const encoded = encodeValues(resource, dialect, { ...changed, updated_at: new Date().toISOString() });
     // The row as PostgreSQL will give it back: the version read, with the changed columns as stored.
     const record = decodeRow(resource, dialect, { ...target.row, ...rowAsStored(resource, Object.keys(encoded), encoded) });
-    const change: VersionedChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded };
-    const rows = await this.#changeByVersion('RESOURCE_UPDATE_ERROR', change, this.#newEvent(resource, meta, 'updated', id, old, record), columnsOf(resource));
+    const change: ConditionalChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded, requires: this.#requiredRows(resource, changed) };
+    const event = this.#newEvent(resource, meta, 'updated', id, old, record);
+    const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => conditionalChangeStatement(db, change, parts, notifyReturning(this.#notifyChannel), columnsOf(resource)));
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
-  /** The delete as one versioned statement; false when the row changed after it was read. */
+  /** The delete in one statement at the version read; false when the row changed after it was read. */
   async #removeByVersion(resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant): Promise<boolean> {
     const target = await this.#guard('RESOURCE_DELETE_ERROR', () => this.#targetOfWrite(this.#store.db, resource, meta.principal, id, 'delete', grant, true));
     const old = target.record;
-    let change: VersionedChange = { kind: 'delete', table: resource.table, id, version: target.version };
+    let change: ConditionalChange = { kind: 'delete', table: resource.table, id, version: target.version };
     let event: RecordEvent;
     if (resource.softDelete) {
       const now = new Date().toISOString();
-      change = { ...change, kind: 'update', values: { deleted_at: this.#store.dialect.encode('timestamp', now) } };
+      change = { ...change, kind: 'update', values: { deleted_at: this.#store.dialect.encode('timestamp', now) }, requires: [] };
       event = this.#newEvent(resource, meta, 'deleted', id, old, { ...old, deleted_at: now });
     } else {
       event = this.#newEvent(resource, meta, 'deleted', id, old, null);
     }
-    return (await this.#changeByVersion('RESOURCE_DELETE_ERROR', change, event, ['id'])) !== undefined;
+    const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) => conditionalChangeStatement(this.#store.db, change, parts, notifyReturning(this.#notifyChannel), ['id']));
+    return written !== undefined;
   }
 
-  /** Runs a versioned change with its event's rows: the changed row's columns, or undefined when it was not the version read. */
-  async #changeByVersion(code: ErrorCode, change: VersionedChange, event: RecordEvent, returning: readonly string[]): Promise<Row[] | undefined> {
+  /**
+   * Runs one statement that writes a change with `event` and the rows its hooks add (`parts`: the
+   * event's row first): the rows it answers, or undefined when its conditions failed and it wrote nothing.
+   */
+  async #writeWithEvent(code: ErrorCode, event: RecordEvent, statementOf: (parts: TableRows[]) => CompiledQuery<Row>): Promise<Row[] | undefined> {
     try {
       return await this.#write(
         code,
         async (db, events) => {
           events.push(event);
-          const parts = [{ table: EVENTS_TABLE, rows: [eventRowOf(event)] }, ...this.#rowsWith(event)];
-          const rows = await this.#store.executeIn(db, versionedChangeStatement(this.#store.db, change, parts, notifyReturning(this.#notifyChannel), returning));
+          const rows = await this.#store.executeIn(db, statementOf([{ table: EVENTS_TABLE, rows: [eventRowOf(event)] }, ...this.#rowsWith(event)]));
           // Nothing was written: the event and what its hooks set aside go (#write discards them on a throw).
-          if (rows.length === 0) throw new StaleVersion();
+          if (rows.length === 0) throw new NotApplied();
           return rows;
         },
         true,
       );
     } catch (error) {
-      if (error instanceof StaleVersion) return undefined;
+      if (error instanceof NotApplied) return undefined;
       throw error;
     }
+  }
+
+  /** The rows `values` refer to, which must exist (and not be soft-deleted) for the write to apply. */
+  #requiredRows(resource: Resource, values: RecordValues): RequiredRow[] {
+    const required: RequiredRow[] = [];
+    for (const [name, value] of Object.entries(values)) {
+      const field = resource.fields.get(name);
+      if (field?.definition.type !== 'relation' || value === null || value === undefined) continue;
+      const target = this.#registry.find(field.definition.resource ?? '');
+      if (target) required.push({ table: target.table, id: value, live: target.softDelete });
+    }
+    return required;
   }
 
   /** Some resource has a relation to `resource` (a soft delete applies their onDelete rules itself). */
@@ -464,7 +469,7 @@ export class RecordService {
 
   /**
    * #findForWrite's read, as the record and the row as stored (its columns only); `versioned` reads it
-   * without a lock, with its version (PostgreSQL's xmin) for versionedChangeStatement.
+   * without a lock, with its version (PostgreSQL's xmin) for conditionalChangeStatement.
    */
   async #targetOfWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant, versioned: boolean): Promise<WriteTarget> {
     if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
@@ -633,7 +638,7 @@ export class RecordService {
   }
 
   #translate(error: unknown, code: ErrorCode): unknown {
-    if (error instanceof ApiError || error instanceof StaleVersion) return error;
+    if (error instanceof ApiError || error instanceof NotApplied) return error;
     const { dialect } = this.#store;
     if (dialect.isUniqueViolation(error)) {
       const message = `${(error as Error).message} ${(error as { constraint?: string }).constraint ?? ''}`;

@@ -1,7 +1,7 @@
 // Inserts and updates-by-id compiled by Kysely once per table and column list, then run with new values:
 // building and compiling them per request was about a tenth of a create (Kysely freezes and visits an
 // operation tree for every statement). The SQL text stays the same, so the prepared statement is reused.
-import { sql, type CompiledQuery, type QueryCreator } from 'kysely';
+import { sql, type CompiledQuery, type QueryCreator, type RawBuilder } from 'kysely';
 import type { Db, DynamicSchema } from './store-dialect.ts';
 
 type Creator = QueryCreator<DynamicSchema>;
@@ -125,29 +125,45 @@ export function updateByIdStatement(db: Db, table: string, values: Row, id: stri
   });
 }
 
-/** The change at the head of a versioned statement: an update of `values`, or a delete. */
-export type VersionedChange = { table: string; id: string; version: string } & ({ kind: 'update'; values: Row } | { kind: 'delete' });
+/** A row that must exist for a conditional change to apply: `id` in `table`, not soft-deleted when `live`. */
+export interface RequiredRow {
+  table: string;
+  id: unknown;
+  live: boolean;
+}
 
 /**
- * One PostgreSQL statement that changes a row only if it is still the version read (its `xmin`, which
- * every update and re-insert of the row changes), and inserts `parts`' rows only if it did: each row
- * is a data-modifying WITH selecting its values from the changed row, so none is written when the
- * version moved on. PostgreSQL takes the parameters' types from the columns they go to. `returning`
- * applies to the first part's rows (as in insertTogetherStatement); the statement answers the changed
- * row's `returningColumns`, or no row when nothing was changed.
+ * The change at the head of a conditional statement: an insert that applies only if its required rows
+ * exist, or an update or delete of the row still at the version read (its `xmin`, which every update
+ * and re-insert of a row changes) whose required rows exist.
  */
-export function versionedChangeStatement(
+export type ConditionalChange =
+  | { kind: 'insert'; table: string; row: Row; requires: readonly RequiredRow[] }
+  | { kind: 'update'; table: string; id: string; version: string; values: Row; requires: readonly RequiredRow[] }
+  | { kind: 'delete'; table: string; id: string; version: string };
+
+/**
+ * One PostgreSQL statement that makes `change` only if its conditions hold, and inserts `parts`' rows
+ * only if it did: each row is a data-modifying WITH selecting its values from the changed row, so none
+ * is written when the change was not. PostgreSQL takes the parameters' types from the columns they go
+ * to. `returning` applies to the first part's rows (as in insertTogetherStatement); the statement
+ * answers the changed row's `returningColumns`, or no row when nothing was changed.
+ */
+export function conditionalChangeStatement(
   db: Db,
-  change: VersionedChange,
+  change: ConditionalChange,
   parts: readonly TableRows[],
   returning: { sql: string } | undefined,
   returningColumns: readonly string[],
 ): CompiledQuery<Row> {
   const target = 'svc_target';
-  const setColumns = change.kind === 'update' ? definedColumns(change.values) : [];
-  const parameters: unknown[] = change.kind === 'update' ? setColumns.map((column) => change.values[column]) : [];
-  parameters.push(change.id, change.version);
-  const keys = [`${change.kind}\u0000${change.table}\u0000${setColumns.join('\u0000')}`];
+  const headColumns = change.kind === 'insert' ? definedColumns(change.row) : change.kind === 'update' ? definedColumns(change.values) : [];
+  const headValues = change.kind === 'insert' ? change.row : change.kind === 'update' ? change.values : {};
+  const requires = change.kind === 'delete' ? [] : change.requires;
+  const parameters: unknown[] = headColumns.map((column) => headValues[column]);
+  if (change.kind !== 'insert') parameters.push(change.id, change.version);
+  for (const required of requires) parameters.push(required.id);
+  const keys = [`${change.kind}\u0000${change.table}\u0000${headColumns.join('\u0000')}\u0000${requires.map(({ table, live }) => `${table}${live ? '+' : ''}`).join('\u0000')}`];
   const rows: { table: string; row: Row; columns: string[] }[] = [];
   for (const { table, rows: tableRows } of parts) {
     for (const row of tableRows) {
@@ -158,11 +174,19 @@ export function versionedChangeStatement(
     }
   }
   const build = () => {
+    const conditions: RawBuilder<unknown>[] = [];
+    if (change.kind !== 'insert') conditions.push(sql`${sql.ref('id')} = ${change.id} and ${sql.ref('xmin')} = ${change.version}`);
+    for (const { table, id, live } of requires) {
+      conditions.push(sql`exists (select 1 from ${sql.table(table)} where ${sql.ref('id')} = ${id}${live ? sql` and ${sql.ref('deleted_at')} is null` : sql``})`);
+    }
+    const condition = sql<boolean>`${sql.join(conditions, sql` and `)}`;
     // The WITH parts are not in the schema Kysely knows; the names are the service's own.
     let query = db.with(target, (creator) => {
-      const byVersion = sql<boolean>`${sql.ref('id')} = ${change.id} and ${sql.ref('xmin')} = ${change.version}`;
-      if (change.kind === 'delete') return creator.deleteFrom(change.table).where(byVersion).returning(returningColumns);
-      return creator.updateTable(change.table).set(change.values).where(byVersion).returning(returningColumns);
+      if (change.kind === 'delete') return creator.deleteFrom(change.table).where(condition).returning(returningColumns);
+      if (change.kind === 'update') return creator.updateTable(change.table).set(change.values).where(condition).returning(returningColumns);
+      let select = creator.selectNoFrom(headColumns.map((column) => sql`${change.row[column]}`.as(column)));
+      if (conditions.length > 0) select = select.where(condition);
+      return creator.insertInto(change.table).columns(headColumns).expression(select).returning(returningColumns);
     }) as unknown as Creator;
     rows.forEach(({ table, row, columns }, i) => {
       query = query.with(`svc_part_${i}`, (creator) => {
@@ -175,5 +199,5 @@ export function versionedChangeStatement(
     });
     return query.selectFrom(target).select(returningColumns).compile() as CompiledQuery<Row>;
   };
-  return reuse(db, `v\u0000${returning?.sql ?? ''}\u0001${returningColumns.join('\u0000')}\u0001${keys.join('\u0001')}`, parameters, build);
+  return reuse(db, `c\u0000${returning?.sql ?? ''}\u0001${returningColumns.join('\u0000')}\u0001${keys.join('\u0001')}`, parameters, build);
 }

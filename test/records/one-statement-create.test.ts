@@ -96,17 +96,36 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
     assert.ok(words[at - 1] !== 'begin' && words[at + 1] !== 'commit', `no BEGIN or COMMIT around it: ${words.join(', ')}`);
   });
 
-  it('keeps the transaction where a reference must be read first', async () => {
+  it('creates with a reference in one statement, the reference checked by the statement itself', async () => {
     const category = (await create('categories', { name: 'referenced' })).json().data.id as string;
     const sent = await statementsDuring(async () => {
       const created = await create('posts', { title: 'with a reference', category_id: category });
       assert.equal(created.statusCode, 201, created.body);
+      assert.equal(created.json().data.attributes.category_id, category);
     });
-    const insert = sent.find(({ text }) => /insert into "posts"/.test(text));
-    assert.ok(insert, sent.map(({ text }) => text).join('\n'));
-    const words = firstWordsOn(sent, insert.client);
-    const at = sent.filter(({ client }) => client === insert.client).indexOf(insert);
-    assert.ok(words.slice(0, at).includes('begin') && words.slice(at + 1).includes('commit'), words.join(', '));
+    const inserts = sent.filter(({ text }) => /insert into "posts"/.test(text));
+    assert.equal(inserts.length, 1, sent.map(({ text }) => text).join('\n'));
+    assert.match(inserts[0]!.text, /exists \(select 1 from "categories" where "id" = \$\d+\)/);
+    assert.ok(!firstWordsOn(sent, inserts[0]!.client).includes('begin'), 'no transaction');
+    assert.ok(!sent.some(({ text }) => /^\s*select "id" from "categories"/.test(text)), 'no read of the reference of its own');
+  });
+
+  it('writes nothing and reports the field when a reference is missing or soft-deleted', async () => {
+    const events = async (resource: string) => (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', resource).execute()).length;
+    const missing = await create('posts', { title: 'dangling', category_id: '0195a3b2-c4d5-7e6f-8a9b-0c1d2e3f4a5b' });
+    assert.equal(missing.statusCode, 400, missing.body);
+    assert.equal(missing.json().errors[0].code, 'RELATION_REFERENCE_ERROR');
+    assert.equal(missing.json().errors[0].source.pointer, '/data/attributes/category_id');
+
+    const post = (await create('posts', { title: 'soon deleted' })).json().data.id as string;
+    assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${post}`, auth: editor })).statusCode, 204);
+    const before = await events('comments');
+    const orphan = await create('comments', { post_id: post, body: 'too late' });
+    assert.equal(orphan.statusCode, 400, orphan.body);
+    assert.equal(orphan.json().errors[0].source.pointer, '/data/attributes/post_id');
+    assert.equal(await events('comments'), before, 'no event for the refused create');
+    const rows = await t.ctx.store.db.selectFrom('comments').select('id').where('post_id', '=', post).execute();
+    assert.equal(rows.length, 0);
   });
 
   it('writes neither row nor event when the statement fails', async () => {

@@ -233,14 +233,20 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     assert.deepEqual((await eventsOf(post)).map(({ type }) => type), ['posts.created', 'posts.deleted']);
   });
 
-  it('keeps the transaction where a changed reference must be read first', async () => {
+  it('patches a reference in two statements; a missing one writes nothing and is reported', async () => {
     const id = await create('posts', { title: 'moves' });
     const category = await create('categories', { name: 'target' });
     const sent = await statementsDuring(async () => assert.equal((await patch('posts', id, { category_id: category })).statusCode, 200));
-    assert.ok(!sent.some(({ text }) => VERSIONED.test(text)), 'not versioned');
+    const change = sent.find(({ text }) => VERSIONED.test(text));
+    assert.ok(change, sent.map(({ text }) => text).join('\n'));
+    assert.match(change.text, /exists \(select 1 from "categories" where "id" = \$\d+\)/);
     const missing = await patch('posts', id, { category_id: '0195a3b2-c4d5-7e6f-8a9b-0c1d2e3f4a5b' });
     assert.equal(missing.statusCode, 400, missing.body);
     assert.equal(missing.json().errors[0].code, 'RELATION_REFERENCE_ERROR');
+    assert.equal(missing.json().errors[0].source.pointer, '/data/attributes/category_id');
+    const events = await eventsOf(id);
+    assert.deepEqual(events.map(({ type }) => type), ['posts.created', 'posts.updated']);
+    assert.equal(events[1]!.data.new?.category_id, category);
   });
 
   it('serializes concurrent patches of one row: every change kept, one event each, in order', async () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createStore } from '../../src/store/create-store.ts';
-import { insertStatement, insertTogetherStatement, updateByIdStatement } from '../../src/store/write-statements.ts';
+import { conditionalChangeStatement, insertStatement, insertTogetherStatement, updateByIdStatement, type ConditionalChange } from '../../src/store/write-statements.ts';
 import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { createTestDatabase, testDialects } from '../helpers/test-databases.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';
@@ -95,6 +95,38 @@ describe('rows written with an event', () => {
       assert.deepEqual(first.parameters, ['a1', 1, 'b1', 'a1', 'c1', 'a1', 'd1']);
       assert.deepEqual(second.parameters, ['a2', 2, 'b2', 'a2', 'c2', 'a2', 'd2']);
       assert.notEqual(insertTogetherStatement(store.db, parts(3), undefined).sql, first.sql);
+    } finally {
+      void store.close();
+    }
+  });
+
+  it('compiles a conditional change once per shape, its parts reading the changed row, with each call\'s values in order', () => {
+    const store = createStore('sqlite::memory:');
+    try {
+      const parts = (n: number) => [{ table: 'e', rows: [{ id: `e${n}`, v: n }] }, { table: 'd', rows: [{ id: `d${n}` }, { id: `f${n}` }] }];
+      const kinds = (n: number): ConditionalChange[] => [
+        { kind: 'insert', table: 't', row: { id: `t${n}`, ref: `r${n}` }, requires: [{ table: 'r', id: `r${n}`, live: true }] },
+        { kind: 'update', table: 't', id: `t${n}`, version: `${n}`, values: { name: `n${n}` }, requires: [{ table: 'r', id: `r${n}`, live: false }] },
+        { kind: 'delete', table: 't', id: `t${n}`, version: `${n}` },
+      ];
+      const expected = [
+        (n: number) => [`t${n}`, `r${n}`, `r${n}`, `e${n}`, n, `d${n}`, `f${n}`],
+        (n: number) => [`n${n}`, `t${n}`, `${n}`, `r${n}`, `e${n}`, n, `d${n}`, `f${n}`],
+        (n: number) => [`t${n}`, `${n}`, `e${n}`, n, `d${n}`, `f${n}`],
+      ];
+      kinds(1).forEach((change, i) => {
+        const first = conditionalChangeStatement(store.db, change, parts(1), { sql: 'seq' }, ['id']);
+        const second = conditionalChangeStatement(store.db, kinds(2)[i]!, parts(2), { sql: 'seq' }, ['id']);
+        assert.equal(second.sql, first.sql, change.kind);
+        assert.deepEqual(first.parameters, expected[i]!(1), change.kind);
+        assert.deepEqual(second.parameters, expected[i]!(2), change.kind);
+        assert.match(first.sql, /^with "svc_target" as \((insert into|update|delete from) "t" /);
+        // Every part selects its values from the changed row: none is written when it was not changed.
+        assert.equal(first.sql.match(/select .*? from "svc_target"/g)?.length, 4, first.sql);
+        assert.match(first.sql, /\) select "id" from "svc_target"$/);
+      });
+      assert.match(conditionalChangeStatement(store.db, kinds(1)[0]!, parts(1), undefined, ['id']).sql, /where exists \(select 1 from "r" where "id" = \? and "deleted_at" is null\)/);
+      assert.match(conditionalChangeStatement(store.db, kinds(1)[1]!, parts(1), undefined, ['id']).sql, /where "id" = \? and "xmin" = \? and exists \(select 1 from "r" where "id" = \?\)/);
     } finally {
       void store.close();
     }
