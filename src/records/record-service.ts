@@ -86,6 +86,12 @@ interface CompiledList {
   countKey: string | undefined;
 }
 
+/** The read of a write's target row: locked in the write's transaction, or (PostgreSQL) unlocked with its version. */
+interface WriteTargetQueries {
+  locking: QueryTemplate<Row>;
+  versioned: FindQueries | undefined;
+}
+
 /** The row a write targets: decoded, as stored (its columns), and its version when read for a versioned change. */
 interface WriteTarget {
   record: RecordValues;
@@ -121,8 +127,7 @@ export class RecordService {
   readonly #findQueryCache = new WeakMap<Resource, WeakMap<FilterNode, FindQueries>>();
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
     this.#read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
-  readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
-  readonly #versionedTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>>();
+  readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>>();
   readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
   readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
@@ -481,26 +486,29 @@ export class RecordService {
       readFilter = grant.filter;
     }
     const dialect = this.#store.dialect;
-    const template = cached(
-      cached(versioned ? this.#versionedTargetQueries : this.#writeTargetQueries, resource, () => new WeakMap<FilterNode, WeakMap<FilterNode, QueryTemplate<Row>>>()),
-      readFilter,
-      () => new WeakMap<FilterNode, QueryTemplate<Row>>(),
-    );
-    const compiled = cached(template, grant.filter, () => {
-      let query = this.#store.db
-        .selectFrom(resource.table)
-        .select(columnsOf(resource))
-        .select([
-          sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
-          sql<number>`case when ${filterToSql(grant.filter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
-        ])
-        .where('id', '=', TEMPLATE_SLOT);
-      if (resource.softDelete) query = query.where('deleted_at', 'is', null);
-      if (versioned) query = query.select(sql<string>`xmin::text`.as('__version'));
-      else if (dialect.supportsSkipLocked) query = query.forUpdate();
-      return new QueryTemplate<Row>(query);
+    const byFilters = cached(this.#writeTargetQueries, resource, () => new WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>());
+    const queries = cached(cached(byFilters, readFilter, () => new WeakMap<FilterNode, WriteTargetQueries>()), grant.filter, () => {
+      const select = (byIds: boolean) => {
+        let query = this.#store.db
+          .selectFrom(resource.table)
+          .select(columnsOf(resource))
+          .select([
+            sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
+            sql<number>`case when ${filterToSql(grant.filter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
+          ])
+          .where('id', '=', byIds ? sql<string>`any(${TEMPLATE_SLOT})` : TEMPLATE_SLOT);
+        if (resource.softDelete) query = query.where('deleted_at', 'is', null);
+        return query;
+      };
+      const locking = dialect.supportsSkipLocked ? select(false).forUpdate() : select(false);
+      const versionOf = sql<string>`xmin::text`.as('__version');
+      return {
+        locking: new QueryTemplate<Row>(locking),
+        versioned: dialect.name === 'postgres' ? { one: new QueryTemplate<Row>(select(false).select(versionOf)), many: new QueryTemplate<Row>(select(true).select(versionOf)) } : undefined,
+      };
     });
-    const row = (await this.#store.executeIn(trx, compiled.bind(id)))[0];
+    // Unlocked reads of a pass share one round trip with each other and with the pass's reads by id.
+    const row = versioned && queries.versioned ? await this.#pointReads.read(queries.versioned, id) : (await this.#store.executeIn(trx, queries.locking.bind(id)))[0];
     if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
     if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
     const stored: Row = {};
