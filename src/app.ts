@@ -80,7 +80,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const auth = await createAuthComponent(config, store, app.log, { signals });
   await auth.migrate();
   await createOutboxTable(store.db, store.dialect);
-  const records = new RecordService(store, registry);
+  const records = new RecordService(store, registry, app.log);
   const events = await createEventHub({ config, store, registry, records, log: app.log });
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log: app.log });
   const ctx: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, log: app.log };

@@ -54,6 +54,11 @@ export interface ReadResult {
 /** Receives events once their transaction has committed (fan-out to streams). */
 export type CommittedEventsListener = (events: RecordEvent[]) => void;
 
+/** Where a listener's failure is reported (the app's logger). */
+export interface ListenerErrorLog {
+  error(details: object, message: string): void;
+}
+
 /** Receives events written in a transaction that will not commit them (rolled back, or run again). */
 export type DiscardedEventsListener = (events: RecordEvent[]) => void;
 
@@ -113,6 +118,7 @@ const MAX_COMPILED_LISTS = 256;
 export class RecordService {
   readonly #store: Store;
   readonly #registry: ResourceRegistry;
+  readonly #log: ListenerErrorLog | undefined;
   readonly #listeners: CommittedEventsListener[] = [];
   readonly #discardListeners: DiscardedEventsListener[] = [];
   readonly #hooks: EventWrittenHook[] = [];
@@ -139,9 +145,10 @@ export class RecordService {
    */
   readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
 
-  constructor(store: Store, registry: ResourceRegistry) {
+  constructor(store: Store, registry: ResourceRegistry, log?: ListenerErrorLog) {
     this.#store = store;
     this.#registry = registry;
+    this.#log = log;
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -618,7 +625,7 @@ export class RecordService {
     const discard = () => {
       if (events.length === 0) return;
       const gone = events.splice(0);
-      for (const listener of this.#discardListeners) listener(gone);
+      this.#tell(this.#discardListeners, gone, 'a listener for discarded events failed');
     };
     // Before and after: a count taken while this transaction runs is never reused after it.
     noteResourceWrite(this.#store.db);
@@ -633,8 +640,23 @@ export class RecordService {
         throw error;
       })
       .finally(() => noteResourceWrite(this.#store.db));
-    if (events.length > 0) for (const listener of this.#listeners) listener(events);
+    if (events.length > 0) this.#tell(this.#listeners, events, 'a listener for committed events failed');
     return result;
+  }
+
+  /**
+   * Every listener hears of the events, whatever another one does: the write is committed (or rolled
+   * back) already, so a listener's failure is logged, never the write's answer, and never keeps the
+   * listeners after it (the stream hub, the webhook worker) from their share.
+   */
+  #tell(listeners: readonly ((events: RecordEvent[]) => void)[], events: RecordEvent[], message: string): void {
+    for (const listener of listeners) {
+      try {
+        listener(events);
+      } catch (error) {
+        this.#log?.error({ err: error, eventIds: events.map((event) => event.id) }, message);
+      }
+    }
   }
 
   async #guard<T>(code: ErrorCode, work: () => Promise<T>): Promise<T> {
