@@ -24,7 +24,15 @@ interface Sent {
 const NOTES: ResourceDefinition = {
   enableSoftDelete: true,
   fields: { text: { type: 'string', unique: true } },
-  permissions: { editor: { read: true, create: true, update: true, delete: true } },
+  permissions: {
+    editor: { read: true, create: true, update: true, delete: true },
+    // A check rule: decided before the statement; a write it refuses is answered by the transaction.
+    checked: {
+      read: true,
+      create: { check: { text: { neq: 'blocked' } } },
+      update: { check: { text: { nin: ['blocked', 'also blocked'] } } },
+    },
+  },
 };
 
 describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
@@ -247,6 +255,30 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     const events = await eventsOf(id);
     assert.deepEqual(events.map(({ type }) => type), ['posts.created', 'posts.updated']);
     assert.equal(events[1]!.data.new?.category_id, category);
+  });
+
+  it('writes under a check rule in one statement when the rule holds, and refuses with nothing written when not', async () => {
+    const checked = await t.as('checked');
+    let id = '';
+    const sent = await statementsDuring(async () => {
+      const created = await t.request({ method: 'POST', url: '/v1/notes', auth: checked, payload: { text: 'fine' } });
+      assert.equal(created.statusCode, 201, created.body);
+      id = created.json().data.id as string;
+      const patched = await t.request({ method: 'PATCH', url: `/v1/notes/${id}`, auth: checked, payload: { text: 'still fine' } });
+      assert.equal(patched.statusCode, 200, patched.body);
+    });
+    assert.ok(!sent.some(({ text }) => /^\s*begin/i.test(text)), sent.map(({ text }) => text).join('\n'));
+    assert.equal(sent.filter(({ text }) => /^\s*with /.test(text)).length, 2);
+
+    const refusedCreate = await t.request({ method: 'POST', url: '/v1/notes', auth: checked, payload: { text: 'blocked' } });
+    assert.equal(refusedCreate.statusCode, 403, refusedCreate.body);
+    const refusedPatch = await t.request({ method: 'PATCH', url: `/v1/notes/${id}`, auth: checked, payload: { text: 'also blocked' } });
+    assert.equal(refusedPatch.statusCode, 403, refusedPatch.body);
+    const row = await t.ctx.store.db.selectFrom('notes').select('text').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.text, 'still fine');
+    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['notes.created', 'notes.updated']);
+    const blocked = await t.ctx.store.db.selectFrom('notes').select('id').where('text', '=', 'blocked').execute();
+    assert.equal(blocked.length, 0);
   });
 
   it('serializes concurrent patches of one row: every change kept, one event each, in order', async () => {
