@@ -128,6 +128,41 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
     assert.equal(rows.length, 0);
   });
 
+  it('writes creates of one pass in one statement, each answered with its own record and event', async () => {
+    const names = Array.from({ length: 8 }, (_, i) => `grouped ${i}`);
+    let answers: Awaited<ReturnType<typeof create>>[] = [];
+    const sent = await statementsDuring(async () => {
+      answers = await Promise.all(names.map((name) => create('categories', { name })));
+    });
+    for (const answer of answers) assert.equal(answer.statusCode, 201, answer.body);
+    assert.deepEqual(answers.map((answer) => answer.json().data.attributes.name), names, 'each answer is its own record');
+    const inserts = sent.filter(({ text }) => /insert into "categories"/.test(text));
+    assert.ok(inserts.length < names.length, `${inserts.length} statements for ${names.length} creates`);
+    for (const answer of answers) {
+      const { id } = answer.json().data;
+      const events = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select(['payload']).where('resource_id', '=', id).execute();
+      assert.equal(events.length, 1);
+      assert.equal((JSON.parse(String(events[0]!.payload)) as { data: { new: { name: string } } }).data.new.name, answer.json().data.attributes.name);
+    }
+  });
+
+  it('answers each create of a failed group on its own: the duplicate 409, the others written', async () => {
+    assert.equal((await create('categories', { name: 'already here' })).statusCode, 201);
+    const names = ['group a', 'already here', 'group b', 'group c'];
+    let answers: Awaited<ReturnType<typeof create>>[] = [];
+    const sent = await statementsDuring(async () => {
+      answers = await Promise.all(names.map((name) => create('categories', { name })));
+    });
+    assert.ok(sent.some(({ text }) => /insert into "categories" .* values \([^)]*\), \(/.test(text)), 'the creates were tried as a group first');
+    assert.deepEqual(answers.map((answer) => answer.statusCode), [201, 409, 201, 201], answers.map((answer) => answer.body).join('\n'));
+    const stored = await t.ctx.store.db.selectFrom('categories').select('name').where('name', 'in', names).execute();
+    assert.deepEqual(stored.map((row) => row.name).sort(), ['already here', 'group a', 'group b', 'group c']);
+    const events = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('resource_id').where('resource', '=', 'categories').execute();
+    for (const answer of answers.filter((a) => a.statusCode === 201)) {
+      assert.equal(events.filter((event) => event.resource_id === answer.json().data.id).length, 1);
+    }
+  });
+
   it('writes neither row nor event when the statement fails', async () => {
     assert.equal((await create('categories', { name: 'taken' })).statusCode, 201);
     const events = async () => (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', 'categories').execute()).length;

@@ -1,0 +1,69 @@
+// Writes that arrive in the same event-loop pass and can share a statement (creates of one resource on
+// PostgreSQL) go to the database together once the pass is over, as one statement. Why: each statement
+// is a round trip whose client side (pool hand-off, encoding, a socket write that wakes a server
+// process, parsing the answer) cost svc ~100-140 µs of CPU, against ~20-25 µs per row in groups of 8
+// (measured with pg alone). A lone write still runs by itself, one pass later. A group whose statement
+// fails (one row's unique value, say) fails as a whole, so each of its writes then runs alone and gets
+// its own answer.
+
+interface Waiting<E, R> {
+  entry: E;
+  resolve(result: R): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupedWritesOptions<E, R> {
+  /** Writes a group of two or more in one statement: one result per entry, in order. */
+  runGroup(entries: E[]): Promise<R[]>;
+  /** Writes one entry by itself (a lone write, or each write of a group that failed). */
+  runOne(entry: E): Promise<R>;
+  /** Entries per statement at most; more in one pass make several groups. */
+  maxGroup: number;
+}
+
+export class GroupedWrites<K extends object, E, R> {
+  readonly #options: GroupedWritesOptions<E, R>;
+  #pending = new Map<K, Waiting<E, R>[]>();
+
+  constructor(options: GroupedWritesOptions<E, R>) {
+    this.#options = options;
+  }
+
+  /** Writes `entry` with the other entries of `key` submitted in this pass. */
+  submit(key: K, entry: E): Promise<R> {
+    return new Promise((resolve, reject) => {
+      if (this.#pending.size === 0) setImmediate(() => this.#flush());
+      let waiting = this.#pending.get(key);
+      if (!waiting) {
+        waiting = [];
+        this.#pending.set(key, waiting);
+      }
+      waiting.push({ entry, resolve, reject });
+    });
+  }
+
+  #flush(): void {
+    const due = this.#pending;
+    this.#pending = new Map();
+    const { maxGroup } = this.#options;
+    for (const waiting of due.values()) {
+      for (let start = 0; start < waiting.length; start += maxGroup) void this.#write(waiting.slice(start, start + maxGroup));
+    }
+  }
+
+  async #write(group: Waiting<E, R>[]): Promise<void> {
+    if (group.length > 1) {
+      let results: R[] | undefined;
+      try {
+        results = await this.#options.runGroup(group.map((waiting) => waiting.entry));
+      } catch {
+        // Nothing of the group was written: each write runs alone below and answers for itself.
+      }
+      if (results) {
+        group.forEach((waiting, i) => waiting.resolve(results[i]!));
+        return;
+      }
+    }
+    await Promise.all(group.map((waiting) => this.#options.runOne(waiting.entry).then(waiting.resolve, waiting.reject)));
+  }
+}
