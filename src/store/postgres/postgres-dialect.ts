@@ -1,6 +1,7 @@
 // PostgreSQL storage: native boolean, timestamptz, date (read back as text), jsonb.
 import { sql } from 'kysely';
 import { re2ToPostgres } from './re2-to-postgres.ts';
+import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
 
@@ -50,7 +51,7 @@ export const postgresDialect: StoreDialect = {
     if (value === null || value === undefined) return null;
     switch (kind) {
       case 'timestamp':
-        return new Date(value as string).toISOString();
+        return canonicalTimestamp(value);
       case 'json':
         // pg would send JS arrays as PostgreSQL arrays; jsonb wants JSON text.
         return JSON.stringify(value);

@@ -1,5 +1,6 @@
 // SQLite storage: booleans as 0/1, timestamps as UTC ISO strings (so they sort as text), json as text.
 import { sql, type Expression, type SqlBool } from 'kysely';
+import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
 
@@ -17,13 +18,6 @@ function sqliteCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
-/**
- * A timestamp already in the stored form (what toISOString returns): kept as it is rather than parsed and
- * printed again, which every write pays several times (its own times, its event's, its deliveries').
- * Days past the 28th take the slow path, where Date rolls an impossible date (Feb 30) over as it always has.
- */
-const CANONICAL_TIMESTAMP = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-
 export const sqliteDialect: StoreDialect = {
   name: 'sqlite',
   supportsSkipLocked: false,
@@ -35,7 +29,7 @@ export const sqliteDialect: StoreDialect = {
       case 'boolean':
         return value ? 1 : 0;
       case 'timestamp':
-        return typeof value === 'string' && CANONICAL_TIMESTAMP.test(value) ? value : new Date(value as string).toISOString();
+        return canonicalTimestamp(value);
       case 'json':
         return JSON.stringify(value);
       default:
