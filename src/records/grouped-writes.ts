@@ -1,5 +1,5 @@
-// Writes that arrive in the same event-loop pass and can share a statement (creates of one resource on
-// PostgreSQL) go to the database together once the pass is over, as one statement. Why: each statement
+// Writes that arrive in the same event-loop pass and can share a statement (on PostgreSQL: creates of
+// one resource; conditional changes of one shape) go to the database together once the pass is over, as one statement. Why: each statement
 // is a round trip whose client side (pool hand-off, encoding, a socket write that wakes a server
 // process, parsing the answer) cost svc ~100-140 µs of CPU, against ~20-25 µs per row in groups of 8
 // (measured with pg alone). A lone write still runs by itself, one pass later. A group whose statement
@@ -21,7 +21,7 @@ export interface GroupedWritesOptions<E, R> {
   maxGroup: number;
 }
 
-export class GroupedWrites<K extends object, E, R> {
+export class GroupedWrites<K, E, R> {
   readonly #options: GroupedWritesOptions<E, R>;
   #pending = new Map<K, Waiting<E, R>[]>();
 

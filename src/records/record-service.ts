@@ -10,7 +10,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, insertTogetherStatement, updateByIdStatement, conditionalChangeStatement, type ConditionalChange, type RequiredRow, type TableRows } from '../store/write-statements.ts';
+import { insertStatement, insertTogetherStatement, updateByIdStatement, conditionalChangeStatement, conditionalChangesStatement, type ConditionalChange, type RequiredRow, type TableRows } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -121,8 +121,22 @@ interface GroupedCreate {
   parts: TableRows[];
 }
 
+/** A conditional change waiting to share its statement, with its event's rows and the columns it answers. */
+interface GroupedChange {
+  change: ConditionalChange;
+  parts: TableRows[];
+  returning: readonly string[];
+}
+
+/** The key of the statements `change` can share (the same kind of change to the same columns) and its entry. */
+function grouped(change: ConditionalChange, parts: TableRows[], returning: readonly string[]): [string, GroupedChange] {
+  const columns = change.kind === 'insert' ? Object.keys(change.row) : change.kind === 'update' ? Object.keys(change.values) : [];
+  const requires = change.kind === 'delete' ? [] : change.requires.map(({ table, live }) => `${table}${live ? '+' : ''}`);
+  return [`${change.kind}\u0000${change.table}\u0000${columns.join('\u0000')}\u0001${requires.join('\u0000')}\u0001${returning.join('\u0000')}`, { change, parts, returning }];
+}
+
 /**
- * Creates per shared statement at most. Each brings ~40 parameters with its event and one delivery,
+ * Creates (and conditional changes) per shared statement at most. Each brings ~40 parameters with its event and one delivery,
  * far below PostgreSQL's 65,535; past ~16 a larger group saved little more CPU (measured with pg alone).
  */
 const MAX_CREATE_GROUP = 32;
@@ -149,6 +163,12 @@ export class RecordService {
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
     this.#read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
   readonly #checkPredicates = new WeakMap<FilterNode, RecordPredicate>();
+  /** PostgreSQL conditional changes of one shape in the same pass share a statement (grouped-writes.ts). */
+  readonly #changeGroups = new GroupedWrites<string, GroupedChange, Row[]>({
+    runGroup: (changes) => this.#changeGroup(changes),
+    runOne: async (change) => this.#changeOne(change),
+    maxGroup: MAX_CREATE_GROUP,
+  });
   /** PostgreSQL creates of one resource in the same pass share a statement (grouped-writes.ts). */
   readonly #createGroups = new GroupedWrites<Resource, GroupedCreate, Row[]>({
     runGroup: (creates) => this.#createGroup(creates),
@@ -294,18 +314,17 @@ export class RecordService {
 
   /** The event is built before the row is stored, from the row as PostgreSQL will give it back (stored-row.ts). */
   async #createInOneStatement(resource: Resource, meta: RequestMeta, grant: AccessGrant, id: string, values: RecordValues, readable: string[]): Promise<ReadResult | undefined> {
-    const { db, dialect } = this.#store;
+    const { dialect } = this.#store;
     const columns = columnsOf(resource);
     const encoded = { id, ...encodeValues(resource, dialect, values) };
     const record = decodeRow(resource, dialect, rowAsStored(resource, columns, encoded));
     if (!this.#passesCheck(resource, grant, record)) return undefined;
     const event = this.#newEvent(resource, meta, 'created', id, null, record);
     const requires = this.#requiredRows(resource, values);
-    const notify = notifyReturning(this.#notifyChannel);
     const rows = await this.#writeWithEvent('RESOURCE_STORE_ERROR', event, (parts) =>
       requires.length === 0
         ? this.#createGroups.submit(resource, { resource, encoded, parts })
-        : this.#store.executeIn(db, conditionalChangeStatement(db, { kind: 'insert', table: resource.table, row: encoded, requires }, parts, notify, columns)),
+        : this.#changeGroups.submit(...grouped({ kind: 'insert', table: resource.table, row: encoded, requires }, parts, columns)),
     );
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
@@ -372,16 +391,14 @@ export class RecordService {
     const old = target.record;
     const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
     if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
-    const { db, dialect } = this.#store;
+    const { dialect } = this.#store;
     const encoded = encodeValues(resource, dialect, { ...changed, updated_at: new Date().toISOString() });
     // The row as PostgreSQL will give it back: the version read, with the changed columns as stored.
     const record = decodeRow(resource, dialect, { ...target.row, ...rowAsStored(resource, Object.keys(encoded), encoded) });
     if (!this.#passesCheck(resource, grant, record)) return undefined;
     const change: ConditionalChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded, requires: this.#requiredRows(resource, changed) };
     const event = this.#newEvent(resource, meta, 'updated', id, old, record);
-    const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) =>
-      this.#store.executeIn(db, conditionalChangeStatement(db, change, parts, notifyReturning(this.#notifyChannel), columnsOf(resource))),
-    );
+    const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => this.#changeGroups.submit(...grouped(change, parts, columnsOf(resource))));
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
@@ -398,10 +415,7 @@ export class RecordService {
     } else {
       event = this.#newEvent(resource, meta, 'deleted', id, old, null);
     }
-    const { db } = this.#store;
-    const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) =>
-      this.#store.executeIn(db, conditionalChangeStatement(db, change, parts, notifyReturning(this.#notifyChannel), ['id'])),
-    );
+    const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) => this.#changeGroups.submit(...grouped(change, parts, ['id'])));
     return written !== undefined;
   }
 
@@ -455,6 +469,30 @@ export class RecordService {
   #createOne({ resource, encoded, parts }: GroupedCreate): Row[] | Promise<Row[]> {
     const { db } = this.#store;
     return this.#store.executeIn(db, insertTogetherStatement(db, [...parts, { table: resource.table, rows: [encoded] }], notifyReturning(this.#notifyChannel), columnsOf(resource)));
+  }
+
+  /**
+   * Conditional changes of one shape in one statement, in the order of their rows' ids (so two groups
+   * lock rows in one order). A second change to a row already in the group is left out, as if its
+   * conditions had failed: it then runs the usual way, after this statement.
+   */
+  async #changeGroup(changes: GroupedChange[]): Promise<Row[][]> {
+    const idOf = ({ change }: GroupedChange) => String(change.kind === 'insert' ? change.row.id : change.id);
+    const first = new Map<string, GroupedChange>();
+    for (const entry of changes) if (!first.has(idOf(entry))) first.set(idOf(entry), entry);
+    const ordered = [...first.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
+    const { db } = this.#store;
+    const rows = await this.#store.executeIn(db, conditionalChangesStatement(db, ordered, notifyReturning(this.#notifyChannel), changes[0]!.returning));
+    const byId = new Map(rows.map((row) => [String(row.id), row]));
+    return changes.map((entry) => {
+      const row = first.get(idOf(entry)) === entry ? byId.get(idOf(entry)) : undefined;
+      return row ? [row] : [];
+    });
+  }
+
+  #changeOne({ change, parts, returning }: GroupedChange): Row[] | Promise<Row[]> {
+    const { db } = this.#store;
+    return this.#store.executeIn(db, conditionalChangeStatement(db, change, parts, notifyReturning(this.#notifyChannel), returning));
   }
 
   /** The rows `values` refer to, which must exist (and not be soft-deleted) for the write to apply. */

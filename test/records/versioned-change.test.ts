@@ -92,7 +92,7 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     return sent.filter((statement) => statement.client === client).map(({ text }) => text.trim().split(/\s/)[0]!.toLowerCase());
   }
 
-  const VERSIONED = /^\s*with "svc_target" as/;
+  const VERSIONED = /^\s*with "svc_target_0" as/;
 
   const create = async (resource: string, attributes: Record<string, unknown>): Promise<string> => {
     const created = await t.request({ method: 'POST', url: `/v1/${resource}`, auth: editor, payload: attributes });
@@ -279,6 +279,57 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['notes.created', 'notes.updated']);
     const blocked = await t.ctx.store.db.selectFrom('notes').select('id').where('text', '=', 'blocked').execute();
     assert.equal(blocked.length, 0);
+  });
+
+  it('writes the patches and deletes of one pass together, each answered for itself', async () => {
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => create('notes', { text: `grouped ${i}` })));
+    let patched: Awaited<ReturnType<typeof patch>>[] = [];
+    const sent = await statementsDuring(async () => {
+      patched = await Promise.all(ids.map((id, i) => patch('notes', id, { text: `grouped ${i} changed` })));
+    });
+    assert.deepEqual(patched.map((answer) => answer.statusCode), ids.map(() => 200));
+    assert.deepEqual(patched.map((answer) => answer.json().data.attributes.text), ids.map((_, i) => `grouped ${i} changed`));
+    assert.ok(sent.some(({ text }) => /"svc_target_1" as \(update "notes"/.test(text)), 'several patches in one statement');
+    for (const id of ids) {
+      const events = await eventsOf(id);
+      assert.deepEqual(events.map(({ type }) => type), ['notes.created', 'notes.updated']);
+      assert.equal(await deliveriesOf([events[1]!.id]), 1);
+    }
+    const removed = await Promise.all(ids.map((id) => remove('notes', id)));
+    assert.deepEqual(removed.map((answer) => answer.statusCode), ids.map(() => 204));
+    for (const id of ids) assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['notes.created', 'notes.updated', 'notes.deleted']);
+  });
+
+  it('answers each patch of a failed group on its own: the duplicate 409, the others written', async () => {
+    await create('notes', { text: 'kept by another' });
+    const ids = await Promise.all([1, 2, 3].map((i) => create('notes', { text: `to rename ${i}` })));
+    const targets = ['renamed 1', 'kept by another', 'renamed 3'];
+    let answers: Awaited<ReturnType<typeof patch>>[] = [];
+    const sent = await statementsDuring(async () => {
+      answers = await Promise.all(ids.map((id, i) => patch('notes', id, { text: targets[i] })));
+    });
+    assert.ok(sent.some(({ text }) => /"svc_target_2" as \(update "notes"/.test(text)), 'the patches were tried as a group first');
+    assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 409, 200], answers.map((answer) => answer.body).join('\n'));
+    assert.deepEqual((await eventsOf(ids[1]!)).map(({ type }) => type), ['notes.created']);
+    assert.deepEqual((await eventsOf(ids[2]!)).map(({ type }) => type), ['notes.created', 'notes.updated']);
+  });
+
+  it('creates with references together, and answers a missing one on its own', async () => {
+    const category = await create('categories', { name: 'shared target' });
+    const bodies = [
+      { title: 'ref 1', category_id: category },
+      { title: 'ref 2', category_id: '0195a3b2-c4d5-7e6f-8a9b-0c1d2e3f4a5b' },
+      { title: 'ref 3', category_id: category },
+    ];
+    let answers: Awaited<ReturnType<typeof t.request>>[] = [];
+    const sent = await statementsDuring(async () => {
+      answers = await Promise.all(bodies.map((body) => t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: body })));
+    });
+    assert.deepEqual(answers.map((answer) => answer.statusCode), [201, 400, 201], answers.map((answer) => answer.body).join('\n'));
+    assert.ok(sent.some(({ text }) => /"svc_target_1" as \(insert into "posts"/.test(text)), 'the creates shared a statement');
+    for (const answer of [answers[0]!, answers[2]!]) {
+      assert.deepEqual((await eventsOf(answer.json().data.id)).map(({ type }) => type), ['posts.created']);
+    }
   });
 
   it('serializes concurrent patches of one row: every change kept, one event each, in order', async () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createStore } from '../../src/store/create-store.ts';
-import { conditionalChangeStatement, insertStatement, insertTogetherStatement, updateByIdStatement, type ConditionalChange } from '../../src/store/write-statements.ts';
+import { conditionalChangeStatement, conditionalChangesStatement, insertStatement, insertTogetherStatement, updateByIdStatement, type ChangeWithRows, type ConditionalChange } from '../../src/store/write-statements.ts';
 import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { createTestDatabase, testDialects } from '../helpers/test-databases.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';
@@ -120,13 +120,31 @@ describe('rows written with an event', () => {
         assert.equal(second.sql, first.sql, change.kind);
         assert.deepEqual(first.parameters, expected[i]!(1), change.kind);
         assert.deepEqual(second.parameters, expected[i]!(2), change.kind);
-        assert.match(first.sql, /^with "svc_target" as \((insert into|update|delete from) "t" /);
+        assert.match(first.sql, /^with "svc_target_0" as \((insert into|update|delete from) "t" /);
         // Every part selects its values from the changed row: none is written when it was not changed.
-        assert.equal(first.sql.match(/select .*? from "svc_target"/g)?.length, 4, first.sql);
-        assert.match(first.sql, /\) select "id" from "svc_target"$/);
+        assert.equal(first.sql.match(/select .*? from "svc_target_0"/g)?.length, 4, first.sql);
+        assert.match(first.sql, /\) select "id" from "svc_target_0"$/);
       });
       assert.match(conditionalChangeStatement(store.db, kinds(1)[0]!, parts(1), undefined, ['id']).sql, /where exists \(select 1 from "r" where "id" = \? and "deleted_at" is null\)/);
       assert.match(conditionalChangeStatement(store.db, kinds(1)[1]!, parts(1), undefined, ['id']).sql, /where "id" = \? and "xmin" = \? and exists \(select 1 from "r" where "id" = \?\)/);
+    } finally {
+      void store.close();
+    }
+  });
+
+  it('compiles several conditional changes into one statement, each part reading its own change, answered in order', () => {
+    const store = createStore('sqlite::memory:');
+    try {
+      const change = (n: number): ChangeWithRows => ({
+        change: { kind: 'update', table: 't', id: `t${n}`, version: `${n}`, values: { name: `n${n}` }, requires: [] },
+        parts: [{ table: 'e', rows: [{ id: `e${n}` }] }],
+      });
+      const first = conditionalChangesStatement(store.db, [change(1), change(2)], { sql: 'seq' }, ['id']);
+      const second = conditionalChangesStatement(store.db, [change(3), change(4)], { sql: 'seq' }, ['id']);
+      assert.equal(second.sql, first.sql);
+      assert.deepEqual(second.parameters, ['n3', 't3', '3', 'e3', 'n4', 't4', '4', 'e4']);
+      assert.match(first.sql, /^with "svc_target_0" as \(update "t" .*\), "svc_part_0_0" as \(insert into "e" .* from "svc_target_0" returning seq as "returned"\), "svc_target_1" as \(update "t" .*\), "svc_part_1_0" as \(insert into "e" .* from "svc_target_1" returning seq as "returned"\) select "id" from "svc_target_0" union all select "id" from "svc_target_1"$/);
+      assert.equal(conditionalChangeStatement(store.db, change(5).change, change(5).parts, { sql: 'seq' }, ['id']).sql.includes('svc_target_1'), false);
     } finally {
       void store.close();
     }
