@@ -10,7 +10,7 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, insertTogetherStatement, updateByIdStatement, conditionalChangeStatement, conditionalChangesStatement, type ConditionalChange, type RequiredRow, type TableRows } from '../store/write-statements.ts';
+import { insertStatement, updateByIdStatement, type ConditionalChange, type RequiredRow, type TableRows } from '../store/write-statements.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -21,7 +21,7 @@ import { MATCH_ALL, type FilterNode } from '../permissions/filter-node.ts';
 import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
-import { appendEvent, EVENTS_TABLE, eventRowOf, notifyReturning } from '../events/outbox.ts';
+import { appendEvent, EVENTS_TABLE, eventRowOf } from '../events/outbox.ts';
 import { rowAsStored } from './stored-row.ts';
 import { countByPlan, countPlanOf, type CountPlan } from './stepped-count.ts';
 import { diffRecords } from '../events/diff-records.ts';
@@ -29,8 +29,8 @@ import type { EventKind, RecordEvent, RecordValues } from '../events/record-even
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { MarkedReadCache, queryKey } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
-import { GroupedWrites } from './grouped-writes.ts';
 import { PointReadBatcher } from './point-read-batcher.ts';
+import { StatementGroups } from './statement-groups.ts';
 import { noteResourceWrite } from './resource-writes.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 
@@ -114,33 +114,6 @@ interface PageRead {
   total: number;
 }
 
-/** A create waiting to share its statement: the row as sent, and its event's rows (the event's first). */
-interface GroupedCreate {
-  resource: Resource;
-  encoded: Row;
-  parts: TableRows[];
-}
-
-/** A conditional change waiting to share its statement, with its event's rows and the columns it answers. */
-interface GroupedChange {
-  change: ConditionalChange;
-  parts: TableRows[];
-  returning: readonly string[];
-}
-
-/** The key of the statements `change` can share (the same kind of change to the same columns) and its entry. */
-function grouped(change: ConditionalChange, parts: TableRows[], returning: readonly string[]): [string, GroupedChange] {
-  const columns = change.kind === 'insert' ? Object.keys(change.row) : change.kind === 'update' ? Object.keys(change.values) : [];
-  const requires = change.kind === 'delete' ? [] : change.requires.map(({ table, live }) => `${table}${live ? '+' : ''}`);
-  return [`${change.kind}\u0000${change.table}\u0000${columns.join('\u0000')}\u0001${requires.join('\u0000')}\u0001${returning.join('\u0000')}`, { change, parts, returning }];
-}
-
-/**
- * Creates (and conditional changes) per shared statement at most. Each brings ~40 parameters with its event and one delivery,
- * far below PostgreSQL's 65,535; past ~16 a larger group saved little more CPU (measured with pg alone).
- */
-const MAX_CREATE_GROUP = 32;
-
 /** Distinct list queries kept per grant; a flood of one-off queries only resets the map. */
 const MAX_COMPILED_LISTS = 256;
 
@@ -163,18 +136,8 @@ export class RecordService {
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
     this.#read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
   readonly #checkPredicates = new WeakMap<FilterNode, RecordPredicate>();
-  /** PostgreSQL conditional changes of one shape in the same pass share a statement (grouped-writes.ts). */
-  readonly #changeGroups = new GroupedWrites<string, GroupedChange, Row[]>({
-    runGroup: (changes) => this.#changeGroup(changes),
-    runOne: async (change) => this.#changeOne(change),
-    maxGroup: MAX_CREATE_GROUP,
-  });
-  /** PostgreSQL creates of one resource in the same pass share a statement (grouped-writes.ts). */
-  readonly #createGroups = new GroupedWrites<Resource, GroupedCreate, Row[]>({
-    runGroup: (creates) => this.#createGroup(creates),
-    runOne: async (create) => this.#createOne(create),
-    maxGroup: MAX_CREATE_GROUP,
-  });
+  /** PostgreSQL one-statement writes of one pass, sent together (statement-groups.ts). */
+  readonly #groups: StatementGroups;
   readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>>();
   readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
@@ -191,6 +154,7 @@ export class RecordService {
     this.#store = store;
     this.#registry = registry;
     this.#log = log;
+    this.#groups = new StatementGroups(store, () => this.#notifyChannel);
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -291,11 +255,12 @@ export class RecordService {
    * PostgreSQL, when nothing has to be read inside the write's transaction besides the rows it refers
    * to (no hook that writes with the event; a check rule is decided beforehand, #passesCheck): the
    * write and its event, the event's deliveries and its NOTIFY go in one statement that commits by
-   * itself (conditionalChangeStatement). A create is then one round trip instead of four or more (BEGIN, each
-   * reference's read, the row, the event, COMMIT); a patch or delete two (the row's read, then the
-   * change at the version read) instead of five. Each round trip cost svc ~65-100 µs of CPU and a wait.
-   * When the statement's conditions fail (a reference missing, the row changed since it was read), it
-   * writes nothing, and the write runs the usual way, in a transaction that reports or locks.
+   * itself, shared with the pass's other such writes (statement-groups.ts). A create is then one round
+   * trip instead of four or more (BEGIN, each reference's read, the row, the event, COMMIT); a patch
+   * or delete two (the row's read, then the change at the version read) instead of five. Each round
+   * trip cost svc ~65-100 µs of CPU and a wait. When the statement's conditions fail (a reference
+   * missing, the row changed since it was read), it writes nothing, and the write runs the usual way,
+   * in a transaction that reports or locks.
    */
   #writesInOneStatement(): boolean {
     return this.#store.dialect.name === 'postgres' && this.#hooks.length === 0;
@@ -323,8 +288,8 @@ export class RecordService {
     const requires = this.#requiredRows(resource, values);
     const rows = await this.#writeWithEvent('RESOURCE_STORE_ERROR', event, (parts) =>
       requires.length === 0
-        ? this.#createGroups.submit(resource, { resource, encoded, parts })
-        : this.#changeGroups.submit(...grouped({ kind: 'insert', table: resource.table, row: encoded, requires }, parts, columns)),
+        ? this.#groups.create(resource, encoded, parts, columns)
+        : this.#groups.change({ kind: 'insert', table: resource.table, row: encoded, requires }, parts, columns),
     );
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
@@ -398,7 +363,7 @@ export class RecordService {
     if (!this.#passesCheck(resource, grant, record)) return undefined;
     const change: ConditionalChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded, requires: this.#requiredRows(resource, changed) };
     const event = this.#newEvent(resource, meta, 'updated', id, old, record);
-    const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => this.#changeGroups.submit(...grouped(change, parts, columnsOf(resource))));
+    const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => this.#groups.change(change, parts, columnsOf(resource)));
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
@@ -415,7 +380,7 @@ export class RecordService {
     } else {
       event = this.#newEvent(resource, meta, 'deleted', id, old, null);
     }
-    const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) => this.#changeGroups.submit(...grouped(change, parts, ['id'])));
+    const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) => this.#groups.change(change, parts, ['id']));
     return written !== undefined;
   }
 
@@ -441,58 +406,6 @@ export class RecordService {
       if (error instanceof NotApplied) return undefined;
       throw error;
     }
-  }
-
-  /** Creates of one resource in one statement: their events first, then each table's rows, the records last. */
-  async #createGroup(creates: GroupedCreate[]): Promise<Row[][]> {
-    const { resource } = creates[0]!;
-    const byTable = new Map<string, Row[]>();
-    for (const { parts } of creates) {
-      for (const { table, rows } of parts) {
-        const kept = byTable.get(table);
-        if (kept) kept.push(...rows);
-        else byTable.set(table, [...rows]);
-      }
-    }
-    const parts: TableRows[] = [...byTable].map(([table, rows]) => ({ table, rows }));
-    parts.push({ table: resource.table, rows: creates.map(({ encoded }) => encoded) });
-    const { db } = this.#store;
-    const rows = await this.#store.executeIn(db, insertTogetherStatement(db, parts, notifyReturning(this.#notifyChannel), columnsOf(resource)));
-    const byId = new Map(rows.map((row) => [String(row.id), row]));
-    return creates.map(({ encoded }) => {
-      const row = byId.get(String(encoded.id));
-      if (!row) throw new Error(`A grouped create of ${resource.name} did not return its row`);
-      return [row];
-    });
-  }
-
-  #createOne({ resource, encoded, parts }: GroupedCreate): Row[] | Promise<Row[]> {
-    const { db } = this.#store;
-    return this.#store.executeIn(db, insertTogetherStatement(db, [...parts, { table: resource.table, rows: [encoded] }], notifyReturning(this.#notifyChannel), columnsOf(resource)));
-  }
-
-  /**
-   * Conditional changes of one shape in one statement, in the order of their rows' ids (so two groups
-   * lock rows in one order). A second change to a row already in the group is left out, as if its
-   * conditions had failed: it then runs the usual way, after this statement.
-   */
-  async #changeGroup(changes: GroupedChange[]): Promise<Row[][]> {
-    const idOf = ({ change }: GroupedChange) => String(change.kind === 'insert' ? change.row.id : change.id);
-    const first = new Map<string, GroupedChange>();
-    for (const entry of changes) if (!first.has(idOf(entry))) first.set(idOf(entry), entry);
-    const ordered = [...first.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
-    const { db } = this.#store;
-    const rows = await this.#store.executeIn(db, conditionalChangesStatement(db, ordered, notifyReturning(this.#notifyChannel), changes[0]!.returning));
-    const byId = new Map(rows.map((row) => [String(row.id), row]));
-    return changes.map((entry) => {
-      const row = first.get(idOf(entry)) === entry ? byId.get(idOf(entry)) : undefined;
-      return row ? [row] : [];
-    });
-  }
-
-  #changeOne({ change, parts, returning }: GroupedChange): Row[] | Promise<Row[]> {
-    const { db } = this.#store;
-    return this.#store.executeIn(db, conditionalChangeStatement(db, change, parts, notifyReturning(this.#notifyChannel), returning));
   }
 
   /** The rows `values` refer to, which must exist (and not be soft-deleted) for the write to apply. */
