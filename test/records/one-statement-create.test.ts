@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EVENTS_TABLE } from '../../src/events/outbox.ts';
-import { namingClient } from '../../src/store/postgres/naming-client.ts';
+import { firstWordsOn, statementsDuring } from '../helpers/sent-statements.ts';
 import { inJsonbOrder } from '../../src/store/postgres/jsonb-order.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -22,29 +22,6 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
   after(async () => {
     await t?.close();
   });
-
-  /** The statements pg's clients send while `work` runs, each with the client (connection) that sent it. */
-  async function statementsDuring(work: () => Promise<unknown>): Promise<{ client: unknown; text: string }[]> {
-    const prototype = namingClient().prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const query = prototype.query;
-    const sent: { client: unknown; text: string }[] = [];
-    prototype.query = function (this: unknown, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
-      if (text) sent.push({ client: this, text });
-      return query.apply(this, args);
-    };
-    try {
-      await work();
-    } finally {
-      prototype.query = query;
-    }
-    return sent;
-  }
-
-  /** The first word of each statement one connection sent (the pool reuses it for other work meanwhile). */
-  function firstWordsOn(sent: { client: unknown; text: string }[], client: unknown): string[] {
-    return sent.filter((statement) => statement.client === client).map(({ text }) => text.trim().split(/\s/)[0]!.toLowerCase());
-  }
 
   const create = (resource: string, attributes: Record<string, unknown>) =>
     t.request({ method: 'POST', url: `/v1/${resource}`, auth: editor, payload: attributes });

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { EVENTS_TABLE } from '../../src/events/outbox.ts';
-import { namingClient } from '../../src/store/postgres/naming-client.ts';
+import { firstWordsOn, statementsDuring } from '../helpers/sent-statements.ts';
 import { DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
@@ -14,11 +14,6 @@ import { BLOG_RESOURCES } from '../helpers/test-config.ts';
 import { startReceiver, type Receiver } from '../webhooks/fixtures/receiver.ts';
 
 const TAGS = { zeta: 1, b: { yy: [{ k2: 1, k: 2 }, 'x'], a: true }, é: 0, ab: 'x', aa: { '10': 1, '9': 2 } };
-
-interface Sent {
-  client: unknown;
-  text: string;
-}
 
 /** Resources besides the blog's: one soft-deleted that nothing references. */
 const NOTES: ResourceDefinition = {
@@ -56,41 +51,6 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     await t?.close();
     await receiver?.close();
   });
-
-  /**
-   * The statements pg's clients send while `work` runs, each with its connection. `beforeSend` runs
-   * (and is awaited) before a statement matching `at` is sent: a change made meanwhile elsewhere.
-   */
-  async function statementsDuring(work: () => Promise<unknown>, at?: RegExp, beforeSend?: () => Promise<unknown>): Promise<Sent[]> {
-    const prototype = namingClient().prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const query = prototype.query;
-    const sent: Sent[] = [];
-    let pending = beforeSend;
-    prototype.query = function (this: unknown, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
-      if (!text) return query.apply(this, args);
-      if (pending && at?.test(text)) {
-        const run = pending;
-        pending = undefined;
-        return run().then(() => {
-          sent.push({ client: this, text });
-          return query.apply(this, args);
-        });
-      }
-      sent.push({ client: this, text });
-      return query.apply(this, args);
-    };
-    try {
-      await work();
-    } finally {
-      prototype.query = query;
-    }
-    return sent;
-  }
-
-  function firstWordsOn(sent: Sent[], client: unknown): string[] {
-    return sent.filter((statement) => statement.client === client).map(({ text }) => text.trim().split(/\s/)[0]!.toLowerCase());
-  }
 
   const VERSIONED = /^\s*with "svc_target_0" as/;
 
