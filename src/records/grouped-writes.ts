@@ -17,7 +17,7 @@ export interface GroupedWritesOptions<E, R> {
   runGroup(entries: E[]): Promise<R[]>;
   /** Writes one entry by itself (a lone write, or each write of a group that failed). */
   runOne(entry: E): Promise<R>;
-  /** Entries per statement at most; more in one pass make several groups. */
+  /** Entries per statement at most, a power of two; more in one pass make several groups. */
   maxGroup: number;
 }
 
@@ -47,7 +47,14 @@ export class GroupedWrites<K, E, R> {
     this.#pending = new Map();
     const { maxGroup } = this.#options;
     for (const waiting of due.values()) {
-      for (let start = 0; start < waiting.length; start += maxGroup) void this.#write(waiting.slice(start, start + maxGroup));
+      // Groups of 1, 2, 4, … maxGroup: each size is a statement text of its own, prepared on every
+      // connection that runs it (and PostgreSQL statement names are capped per process), so the sizes
+      // are few: 13 writes go as 8, 4 and 1, side by side.
+      for (let start = 0; start < waiting.length; ) {
+        const size = Math.min(maxGroup, 2 ** Math.floor(Math.log2(waiting.length - start)));
+        void this.#write(waiting.slice(start, start + size));
+        start += size;
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 // Writes submitted in one pass share a statement; a lone write and every write of a failed group run
-// alone; groups are cut at their size limit; writes of different keys never share.
+// alone; groups are cut into sizes that are powers of two up to their limit; writes of different keys
+// never share.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GroupedWrites } from '../../src/records/grouped-writes.ts';
@@ -26,8 +27,8 @@ describe('grouped writes', () => {
   it('writes the entries of one pass together, each answered with its own result', async () => {
     const { writes, calls } = recorder();
     const key = {};
-    assert.deepEqual(await Promise.all([1, 2, 3].map((n) => writes.submit(key, n))), ['g1', 'g2', 'g3']);
-    assert.deepEqual(calls, ['group 1,2,3']);
+    assert.deepEqual(await Promise.all([1, 2, 3, 4].map((n) => writes.submit(key, n))), ['g1', 'g2', 'g3', 'g4']);
+    assert.deepEqual(calls, ['group 1,2,3,4']);
   });
 
   it('runs a lone write by itself, and the next pass in a group of its own', async () => {
@@ -41,10 +42,18 @@ describe('grouped writes', () => {
   it('runs each write of a failed group alone, so only the failing one fails', async () => {
     const { writes, calls } = recorder({ failGroups: true, failOne: (n) => n === 2 });
     const key = {};
-    const results = await Promise.allSettled([1, 2, 3].map((n) => writes.submit(key, n)));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
-    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), ['o1', 'write 2 failed', 'o3']);
-    assert.deepEqual(calls, ['group 1,2,3', 'one 1', 'one 2', 'one 3']);
+    const results = await Promise.allSettled([1, 2, 3, 4].map((n) => writes.submit(key, n)));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), ['o1', 'write 2 failed', 'o3', 'o4']);
+    assert.deepEqual(calls, ['group 1,2,3,4', 'one 1', 'one 2', 'one 3', 'one 4']);
+  });
+
+  it('cuts a pass into groups whose sizes are powers of two, so few statement texts are made', async () => {
+    const { writes, calls } = recorder();
+    const key = {};
+    const answers = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((n) => writes.submit(key, n)));
+    assert.deepEqual(answers, ['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'o7']);
+    assert.deepEqual(calls.sort(), ['group 1,2,3,4', 'group 5,6', 'one 7'].sort());
   });
 
   it('cuts a pass into groups of at most maxGroup, and keeps keys apart', async () => {
