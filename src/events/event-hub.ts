@@ -13,5 +13,11 @@ export interface EventHub {
    * older than the replay window (the client must reload).
    */
   replaySince(resource: string, eventId: string): Promise<RecordEvent[] | null>;
+  /**
+   * Of `events` (just replayed from the outbox), the ids this process has not published yet: committed
+   * but still on their way (a local write whose answer is being read, another process's write the tail
+   * has not reached). Each of them will still reach this resource's subscribers.
+   */
+  notYetPublished(resource: string, events: readonly RecordEvent[]): Set<string>;
   close(): Promise<void>;
 }

@@ -79,6 +79,17 @@ export class OutboxEventHub implements EventHub {
     return replayFromOutbox(this.#options.db, resource, eventId, this.#options.replayWindow);
   }
 
+  notYetPublished(resource: string, events: readonly RecordEvent[]): Set<string> {
+    const pending = new Set<string>();
+    const now = Date.now();
+    for (const event of events) {
+      // The bus remembers what it published for twice the gap grace; an event older than the grace
+      // was published long since (the tail gives up waiting for a seq after it), or never will be.
+      if (now - Date.parse(event.createdAt) < this.#options.gapGraceMs && this.#bus.wants(event.id, resource)) pending.add(event.id);
+    }
+    return pending;
+  }
+
   /** Live subscriptions in this process (all resources, or one). */
   subscriberCount(resource?: string): number {
     return this.#bus.subscriberCount(resource);

@@ -35,10 +35,17 @@ export async function runEventStream(options: EventStreamOptions): Promise<void>
   const group = ViewGroup.join(hub, options.view, options.retryMs);
   const held: HeldFrame[] = [];
   let live = false;
+  /** Replayed events not yet published here: they will still come through the subscription, and are skipped then. */
+  let replayedToCome = new Set<string>();
+  let goLive = () => {};
   // Every connection keeps its own subscription (the hub counts them as open streams); a live one only
   // tells its group, which frames and queues each event once for all of its live members.
   const unsubscribe = hub.subscribe(options.resource, (event) => {
     if (live) return group.queue(event);
+    if (replayedToCome.delete(event.id)) {
+      if (replayedToCome.size === 0) goLive();
+      return;
+    }
     const frame = group.frameFor(event);
     if (frame === null) return;
     if (held.length < options.maxHeld) held.push({ id: event.id, frame });
@@ -75,9 +82,29 @@ export async function runEventStream(options: EventStreamOptions): Promise<void>
   }
   for (const { id, frame } of held) if (!sent.has(id)) connection.sendFrames(frame);
   held.length = 0;
-  live = true;
-  group.goLive(connection);
+  // The replay read what was committed, which can be ahead of what this process has published: such
+  // an event would reach the group again once published. The connection goes live only after those
+  // have come (and been skipped), holding other events meanwhile; a bounded wait, so a lost publish
+  // could at worst repeat an event, never stall the stream.
+  if (missed) for (const id of options.hub.notYetPublished(options.resource, missed)) replayedToCome.add(id);
+  let timer: NodeJS.Timeout | undefined;
+  goLive = () => {
+    if (live) return;
+    clearTimeout(timer);
+    replayedToCome = new Set();
+    for (const { frame } of held) connection.sendFrames(frame);
+    held.length = 0;
+    live = true;
+    group.goLive(connection);
+  };
+  if (replayedToCome.size === 0 || connection.closed) return goLive();
+  timer = setTimeout(goLive, REPLAY_CATCH_UP_MS);
+  timer.unref();
+  connection.onClosed(() => clearTimeout(timer));
 }
+
+/** How long a resumed stream waits for the replayed events this process has yet to publish. */
+const REPLAY_CATCH_UP_MS = 5000;
 
 async function replay(options: EventStreamOptions): Promise<RecordEvent[] | null> {
   try {

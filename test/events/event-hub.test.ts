@@ -171,6 +171,27 @@ for (const dialect of testDialects()) {
       assert.equal(await a.hub.replaySince('notes', uuidv7()), null, 'an unknown id');
     });
 
+    it('tells which replayed events it has yet to publish: another process’s not yet tailed, none of its own or old ones', async () => {
+      const c = await startNode(dialect, database.url, { pollIntervalMs: 60_000 });
+      try {
+        const seenByC = collect(c.hub);
+        const own = await c.records.create(c.notes, META, { text: 'c wrote it' });
+        const other = await a.records.create(a.notes, META, { text: 'a wrote it' });
+        const events = (await c.hub.replaySince('notes', seenByC[0]!.id)) ?? [];
+        assert.deepEqual(events.map((e) => e.resourceId), [other.record.id]);
+        const replayed = [seenByC[0]!, ...events];
+        // c polls once a minute and has no NOTIFY in this test on SQLite: a's event has not reached it.
+        const pending = c.hub.notYetPublished('notes', replayed);
+        if (dialect === 'sqlite') assert.deepEqual([...pending], [events[0]!.id]);
+        assert.equal(pending.has(seenByC[0]!.id), false, 'its own event was published at its commit');
+        const old = { ...events[0]!, createdAt: new Date(Date.now() - 60_000).toISOString() };
+        assert.equal(c.hub.notYetPublished('notes', [old]).size, 0, 'an event older than the gap grace was published long since');
+        assert.equal(own.record.text, 'c wrote it');
+      } finally {
+        await c.close();
+      }
+    });
+
     it('ends subscribers that asked to be told, then delivers nothing, on close()', async () => {
       const node = await startNode(dialect, database.url);
       let told = 0;

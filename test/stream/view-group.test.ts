@@ -32,6 +32,11 @@ class TestHub implements EventHub {
     await this.replayGate;
     return this.replayed;
   }
+  /** Replayed events the test says this process has yet to publish (committed, answer still on its way). */
+  unpublished = new Set<string>();
+  notYetPublished(resource: string, events: readonly RecordEvent[]): Set<string> {
+    return new Set(events.filter((event) => this.unpublished.has(event.id) && this.bus.wants(event.id, resource)).map((event) => event.id));
+  }
   async close(): Promise<void> {
     announceHubClosing(this);
   }
@@ -154,6 +159,31 @@ describe('stream fan-out by view', () => {
 
     assert.deepEqual(live.response.data.map((d) => JSON.parse(d).new.title), ['during replay', 'after']);
     assert.deepEqual(resuming.response.data.map((d) => JSON.parse(d).new.title), ['before', 'during replay', 'after']);
+    live.connection.close();
+    resuming.connection.close();
+  });
+
+  it('skips a replayed event when this process publishes it only after the replay, holding the others until then', async () => {
+    const hub = new TestHub();
+    const view = countingView(null);
+    const live = await openStream(hub, view);
+    const racing = postEvent('committed, not yet published', 'u1');
+    hub.replayed = [racing];
+    hub.unpublished.add(racing.id);
+    const resuming = await openStream(hub, view, uuidv7());
+    await resuming.running;
+
+    const other = postEvent('other', 'u1');
+    hub.bus.publish(other);
+    await flushed();
+    assert.deepEqual(resuming.response.data.map((d) => JSON.parse(d).new.title), ['committed, not yet published'], 'held until the replayed event is published');
+    hub.bus.publish(racing);
+    const after = postEvent('after', 'u1');
+    hub.bus.publish(after);
+    await flushed();
+
+    assert.deepEqual(live.response.data.map((d) => JSON.parse(d).new.title), ['other', 'committed, not yet published', 'after']);
+    assert.deepEqual(resuming.response.data.map((d) => JSON.parse(d).new.title), ['committed, not yet published', 'other', 'after'], 'each event once');
     live.connection.close();
     resuming.connection.close();
   });
