@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../config/config-types.ts';
 import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
-import type { Resource } from '../resources/resource.ts';
+import type { Resource, ResourceField } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
@@ -410,24 +410,33 @@ export class RecordService {
 
   /** The rows `values` refer to, which must exist (and not be soft-deleted) for the write to apply. */
   #requiredRows(resource: Resource, values: RecordValues): RequiredRow[] {
-    const required: RequiredRow[] = [];
-    for (const [name, value] of Object.entries(values)) {
+    return this.#referencesIn(resource, values).map(({ target, id }) => ({ table: target.table, id, live: target.softDelete }));
+  }
+
+  /** The relation fields `values` set to a record id, with the resource each refers to. */
+  #referencesIn(resource: Resource, values: RecordValues): { name: string; target: Resource; id: unknown }[] {
+    const references: { name: string; target: Resource; id: unknown }[] = [];
+    for (const [name, id] of Object.entries(values)) {
       const field = resource.fields.get(name);
-      if (field?.definition.type !== 'relation' || value === null || value === undefined) continue;
+      if (field?.definition.type !== 'relation' || id === null || id === undefined) continue;
       const target = this.#registry.find(field.definition.resource ?? '');
-      if (target) required.push({ table: target.table, id: value, live: target.softDelete });
+      if (target) references.push({ name, target, id });
     }
-    return required;
+    return references;
   }
 
   /** Some resource has a relation to `resource` (a soft delete applies their onDelete rules itself). */
   #isReferenced(resource: Resource): boolean {
+    return this.#referrers(resource).next().done !== true;
+  }
+
+  /** The relation fields of every resource that refer to `resource`. */
+  *#referrers(resource: Resource): Generator<{ child: Resource; field: ResourceField }> {
     for (const child of this.#registry.all()) {
       for (const field of child.fields.values()) {
-        if (field.definition.type === 'relation' && field.definition.resource === resource.name) return true;
+        if (field.definition.type === 'relation' && field.definition.resource === resource.name) yield { child, field };
       }
     }
-    return false;
   }
 
   /** The fields returned after a write: what the caller could read, or nothing beyond system fields. */
@@ -557,15 +566,11 @@ export class RecordService {
 
   async #checkReferences(trx: Db, resource: Resource, values: RecordValues): Promise<void> {
     const issues: ErrorIssue[] = [];
-    for (const [name, value] of Object.entries(values)) {
-      const field = resource.fields.get(name);
-      if (field?.definition.type !== 'relation' || value === null) continue;
-      const target = this.#registry.find(field.definition.resource ?? '');
-      if (!target) continue;
-      let query = trx.selectFrom(target.table).select('id').where('id', '=', value as string);
+    for (const { name, target, id } of this.#referencesIn(resource, values)) {
+      let query = trx.selectFrom(target.table).select('id').where('id', '=', id as string);
       if (target.softDelete) query = query.where('deleted_at', 'is', null);
       if (!(await query.executeTakeFirst())) {
-        issues.push({ pointer: pointerTo(name), detail: `No ${target.name} record with id '${String(value)}'` });
+        issues.push({ pointer: pointerTo(name), detail: `No ${target.name} record with id '${String(id)}'` });
       }
     }
     if (issues.length > 0) throw new ApiError('RELATION_REFERENCE_ERROR', issues);
@@ -573,28 +578,25 @@ export class RecordService {
 
   /** Soft delete keeps the row, so the database's ON DELETE rules do not fire: apply them here. */
   async #applySoftDeleteReferences(trx: Db, resource: Resource, id: string): Promise<void> {
-    for (const child of this.#registry.all()) {
-      for (const field of child.fields.values()) {
-        if (field.definition.type !== 'relation' || field.definition.resource !== resource.name) continue;
-        const action = field.definition.onDelete ?? 'restrict';
-        let live = trx.selectFrom(child.table).select('id').where(field.name, '=', id);
-        if (child.softDelete) live = live.where('deleted_at', 'is', null);
-        if (action === 'restrict') {
-          if (await live.limit(1).executeTakeFirst()) {
-            throw new ApiError('CONFLICT', `${resource.name}/${id} is still referenced by ${child.name}.${field.name}`);
-          }
-        } else if (action === 'set_null') {
-          await trx.updateTable(child.table).set({ [field.name]: null }).where(field.name, '=', id).execute();
-        } else if (child.softDelete) {
-          await trx
-            .updateTable(child.table)
-            .set({ deleted_at: this.#store.dialect.encode('timestamp', new Date().toISOString()) })
-            .where(field.name, '=', id)
-            .where('deleted_at', 'is', null)
-            .execute();
-        } else {
-          await trx.deleteFrom(child.table).where(field.name, '=', id).execute();
+    for (const { child, field } of this.#referrers(resource)) {
+      const action = field.definition.onDelete ?? 'restrict';
+      let live = trx.selectFrom(child.table).select('id').where(field.name, '=', id);
+      if (child.softDelete) live = live.where('deleted_at', 'is', null);
+      if (action === 'restrict') {
+        if (await live.limit(1).executeTakeFirst()) {
+          throw new ApiError('CONFLICT', `${resource.name}/${id} is still referenced by ${child.name}.${field.name}`);
         }
+      } else if (action === 'set_null') {
+        await trx.updateTable(child.table).set({ [field.name]: null }).where(field.name, '=', id).execute();
+      } else if (child.softDelete) {
+        await trx
+          .updateTable(child.table)
+          .set({ deleted_at: this.#store.dialect.encode('timestamp', new Date().toISOString()) })
+          .where(field.name, '=', id)
+          .where('deleted_at', 'is', null)
+          .execute();
+      } else {
+        await trx.deleteFrom(child.table).where(field.name, '=', id).execute();
       }
     }
   }
