@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
+import { PassReadTransaction } from './pass-read-transaction.ts';
 import { sqliteExecuteIn, sqliteReadNow, withStatementCache } from './statement-cache.ts';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.ts';
 import { compileLikePattern, type LikePattern } from '../like-pattern.ts';
@@ -55,12 +56,13 @@ export function openSqlite(path: string): OpenedSqlite {
   raw.function('svc_ilike', { deterministic: true }, (value: unknown, pattern: unknown) =>
     value === null || pattern === null ? null : cached(ilikeCache, String(pattern), (p) => compileLikePattern(p, true)).test(String(value)) ? 1 : 0,
   );
-  const database = withStatementCache(raw);
+  const reads = new PassReadTransaction(raw);
+  const database = withStatementCache(raw, reads);
   const db = new Kysely<DynamicSchema>({ dialect: new SqliteDialect({ database }) });
   const close = async () => {
     await checkpointer?.stop();
     await db.destroy();
   };
   const walCatchUp = () => checkpointer?.catchUp();
-  return { db, raw, readNow: sqliteReadNow(raw, database), executeIn: sqliteExecuteIn(raw, database), walCatchUp, close };
+  return { db, raw, readNow: sqliteReadNow(database, reads), executeIn: sqliteExecuteIn(raw, database), walCatchUp, close };
 }

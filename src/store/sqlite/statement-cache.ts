@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { CompiledQuery, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { Db } from '../store-dialect.ts';
+import { PassReadTransaction } from './pass-read-transaction.ts';
 
 const MAX_CACHED_STATEMENTS = 500;
 /** Statements that change the schema: cached statements may then return other columns. */
@@ -30,27 +31,35 @@ function rowBuilder(names: readonly string[]): RowBuilder {
 class CachedStatement implements SqliteStatement {
   readonly reader: boolean;
   readonly #statement: Database.Statement;
+  /** Ends the pass's read transaction before this statement runs: set unless it only reads. */
+  readonly #endsReads: PassReadTransaction | undefined;
   #build: RowBuilder | undefined;
   #width = -1;
 
-  constructor(statement: Database.Statement) {
+  constructor(statement: Database.Statement, reads: PassReadTransaction) {
     this.#statement = statement;
+    // `readonly` alone is not enough: SQLite counts BEGIN, COMMIT and SAVEPOINT as read-only, and a
+    // write with RETURNING is a reader.
+    this.#endsReads = statement.reader && statement.readonly ? undefined : reads;
     // A column named __proto__ would set the prototype in an object literal: such a reader keeps objects.
     this.reader = statement.reader;
     if (this.reader && !statement.columns().some((column) => column.name === '__proto__')) statement.raw(true);
   }
 
   all(parameters: readonly unknown[]): unknown[] {
+    this.#endsReads?.end();
     const rows = this.#statement.all(parameters as unknown[]) as unknown[];
     if (!this.#statement.reader || rows.length === 0 || !Array.isArray(rows[0])) return rows;
     return (rows as unknown[][]).map(this.#builder((rows[0] as unknown[]).length));
   }
 
   run(parameters: readonly unknown[]) {
+    this.#endsReads?.end();
     return this.#statement.run(parameters as unknown[]);
   }
 
   *iterate(parameters: readonly unknown[]): IterableIterator<unknown> {
+    this.#endsReads?.end();
     for (const row of this.#statement.iterate(parameters as unknown[])) {
       yield Array.isArray(row) ? this.#builder(row.length)(row) : row;
     }
@@ -67,19 +76,24 @@ class CachedStatement implements SqliteStatement {
   }
 }
 
-/** The Kysely SQLite database: statements reused by SQL text. Kysely runs one query at a time here. */
-export function withStatementCache(raw: Database.Database): SqliteDatabase {
+/**
+ * The Kysely SQLite database: statements reused by SQL text. Kysely runs one query at a time here.
+ * Every statement but a read ends the pass's read transaction (`reads`) before it runs.
+ */
+export function withStatementCache(raw: Database.Database, reads = new PassReadTransaction(raw)): SqliteDatabase {
   const statements = new Map<string, CachedStatement>();
   return {
     close: () => raw.close(),
     prepare(sql) {
       if (SCHEMA_CHANGE.test(sql)) {
         statements.clear();
+        // Kysely runs what it prepares at once.
+        reads.end();
         return raw.prepare(sql);
       }
       let statement = statements.get(sql);
       if (!statement) {
-        statement = new CachedStatement(raw.prepare(sql));
+        statement = new CachedStatement(raw.prepare(sql), reads);
         if (statements.size >= MAX_CACHED_STATEMENTS) statements.delete(statements.keys().next().value!);
         statements.set(sql, statement);
       }
@@ -90,13 +104,13 @@ export function withStatementCache(raw: Database.Database): SqliteDatabase {
 
 /**
  * Runs a read at once on the cached statement, without Kysely's connection hand-off (a lock and
- * several promise hops per query: about half the cost of a point lookup). Only while no transaction
- * is open on the connection, since a read inside another request's transaction would see its
- * uncommitted rows; then it answers undefined and the caller goes through Kysely, which waits.
+ * several promise hops per query: about half the cost of a point lookup), in the pass's read
+ * transaction. Not while a write's transaction is open on the connection, since a read inside it would
+ * see its uncommitted rows; then it answers undefined and the caller goes through Kysely, which waits.
  */
-export function sqliteReadNow(raw: Database.Database, database: SqliteDatabase) {
+export function sqliteReadNow(database: SqliteDatabase, reads: PassReadTransaction) {
   return (query: CompiledQuery): Record<string, unknown>[] | undefined => {
-    if (raw.inTransaction) return undefined;
+    if (!reads.enter()) return undefined;
     return database.prepare(query.sql).all(query.parameters) as Record<string, unknown>[];
   };
 }
