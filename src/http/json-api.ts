@@ -3,6 +3,13 @@ import type { FastifyReply } from 'fastify';
 
 export const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
 
-export function sendJsonApi(reply: FastifyReply, status: number, document: unknown): FastifyReply {
-  return reply.code(status).type(JSON_API_MEDIA_TYPE).send(document);
+/**
+ * Sets a JSON:API answer's status and type and gives back its document, for the handler to return:
+ * Fastify then sends it at once. Returning the reply instead (`reply.send(…)`) makes Fastify's
+ * promise adopt it as a thenable, which waits for the response to finish with a stream listener per
+ * request (~2% of a get-one's CPU).
+ */
+export function jsonApiAnswer<T>(reply: FastifyReply, status: number, document: T): T {
+  reply.code(status).type(JSON_API_MEDIA_TYPE);
+  return document;
 }

@@ -9,7 +9,8 @@ export interface SentStatement {
 }
 
 /**
- * Records the statements sent while `work` runs. `beforeSend` runs (and is awaited) before the first
+ * Records the statements sent while `work` runs, but for the API keys' usage flush (a transaction of
+ * its own on its own timer, auth/keys/usage-recorder.ts, that may land in any window). `beforeSend` runs (and is awaited) before the first
  * statement matching `at` is sent: a change made meanwhile elsewhere.
  */
 export async function statementsDuring(work: () => Promise<unknown>, at?: RegExp, beforeSend?: () => Promise<unknown>): Promise<SentStatement[]> {
@@ -36,10 +37,30 @@ export async function statementsDuring(work: () => Promise<unknown>, at?: RegExp
   } finally {
     prototype.query = query;
   }
-  return sent;
+  return withoutUsageFlushes(sent);
+}
+
+const firstWord = (text: string) => text.trim().split(/\s/)[0]!.toLowerCase();
+
+function withoutUsageFlushes(sent: readonly SentStatement[]): SentStatement[] {
+  const others = sent.filter(({ text }) => !/^\s*update "svc_api_keys"/i.test(text));
+  const flushEnds = new Set<SentStatement>();
+  /** Per client, the statement it sent last (after the flush's own updates are left out). */
+  const last = new Map<unknown, SentStatement>();
+  for (const statement of others) {
+    const word = firstWord(statement.text);
+    const before = last.get(statement.client);
+    // A transaction with nothing left in it, or the end of one begun before the window: the flush's.
+    if ((word === 'commit' || word === 'rollback') && (before === undefined || firstWord(before.text) === 'begin')) {
+      flushEnds.add(statement);
+      if (before) flushEnds.add(before);
+    }
+    last.set(statement.client, statement);
+  }
+  return others.filter((statement) => !flushEnds.has(statement));
 }
 
 /** The first word of each statement one connection sent (the pool reuses it for other work meanwhile). */
 export function firstWordsOn(sent: readonly SentStatement[], client: unknown): string[] {
-  return sent.filter((statement) => statement.client === client).map(({ text }) => text.trim().split(/\s/)[0]!.toLowerCase());
+  return sent.filter((statement) => statement.client === client).map(({ text }) => firstWord(text));
 }

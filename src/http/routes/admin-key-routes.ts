@@ -6,7 +6,7 @@ import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admi
 import type { ApiKeyRecord } from '../../auth/keys/api-key-record.ts';
 import { parseKeyChanges } from '../../auth/keys/parse-key-changes.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { sendJsonApi } from '../json-api.ts';
+import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
 
 interface IdParams {
@@ -34,20 +34,20 @@ export async function registerAdminKeyRoutes(app: FastifyInstance, ctx: AppConte
       const page = parseAdminPage(query);
       const userId = optionalQueryString(query, 'userId');
       const { keys, total } = await ctx.auth.keys.list({ ...page, ...(userId !== undefined ? { userId } : {}) });
-      return sendJsonApi(reply, 200, { data: keys.map(keyResource), meta: { total }, links: { self: request.url } });
+      return jsonApiAnswer(reply, 200, { data: keys.map(keyResource), meta: { total }, links: { self: request.url } });
     });
 
     scope.get<{ Params: IdParams }>('/admin/keys/:id', async (request, reply) => {
       const key = await ctx.auth.keys.get(request.params.id);
       if (!key) throw notFound(request.params.id);
-      return sendJsonApi(reply, 200, { data: keyResource(key) });
+      return jsonApiAnswer(reply, 200, { data: keyResource(key) });
     });
 
     scope.patch<{ Params: IdParams }>('/admin/keys/:id', async (request, reply) => {
       const changes = parseKeyChanges(request.body, ctx.registry);
       const key = await ctx.auth.keys.update(request.params.id, changes);
       if (!key) throw notFound(request.params.id);
-      return sendJsonApi(reply, 200, { data: keyResource(key) });
+      return jsonApiAnswer(reply, 200, { data: keyResource(key) });
     });
 
     scope.delete<{ Params: IdParams }>('/admin/keys/:id', async (request, reply) => {

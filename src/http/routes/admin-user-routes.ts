@@ -6,7 +6,7 @@ import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admi
 import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
 import type { UserRecord } from '../../auth/identity/user-record.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { sendJsonApi } from '../json-api.ts';
+import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
 
 interface IdParams {
@@ -31,20 +31,20 @@ export async function registerAdminUserRoutes(app: FastifyInstance, ctx: AppCont
       const page = parseAdminPage(query);
       const email = optionalQueryString(query, 'email');
       const { users, total } = await ctx.auth.users.list({ ...page, ...(email !== undefined ? { email } : {}) });
-      return sendJsonApi(reply, 200, { data: users.map(userResource), meta: { total }, links: { self: request.url } });
+      return jsonApiAnswer(reply, 200, { data: users.map(userResource), meta: { total }, links: { self: request.url } });
     });
 
     scope.get<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {
       const user = await ctx.auth.users.get(request.params.id);
       if (!user) throw notFound(request.params.id);
-      return sendJsonApi(reply, 200, { data: userResource(user) });
+      return jsonApiAnswer(reply, 200, { data: userResource(user) });
     });
 
     scope.patch<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {
       const changes = parseUserChanges(request.body);
       const user = await ctx.auth.users.update(request.params.id, changes);
       if (!user) throw notFound(request.params.id);
-      return sendJsonApi(reply, 200, { data: userResource(user) });
+      return jsonApiAnswer(reply, 200, { data: userResource(user) });
     });
 
     scope.delete<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {

@@ -7,7 +7,7 @@ import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admi
 import { ApiError } from '../../errors/api-error.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/webhook-delivery.ts';
 import { deliveryObject, pageLinks, webhookObject, WEBHOOKS_PATH } from '../../webhooks/webhook-documents.ts';
-import { sendJsonApi } from '../json-api.ts';
+import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
 
 type WebhookParams = { id: string };
@@ -43,13 +43,13 @@ export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: AppC
       const { subscription, secret } = await admin.create(request.body);
       const data = webhookObject(subscription, secret);
       reply.header('Location', data.links.self);
-      return sendJsonApi(reply, 201, { data, links: { self: data.links.self } });
+      return jsonApiAnswer(reply, 201, { data, links: { self: data.links.self } });
     });
 
     scope.get(WEBHOOKS_PATH, async (request, reply) => {
       const page = parseAdminPage(queryOf(request, PAGE_PARAMETERS));
       const { items, total } = await admin.list(page);
-      return sendJsonApi(reply, 200, {
+      return jsonApiAnswer(reply, 200, {
         data: items.map((s) => webhookObject(s)),
         meta: { total },
         links: pageLinks(WEBHOOKS_PATH, [], page.offset, page.limit, total),
@@ -58,12 +58,12 @@ export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: AppC
 
     scope.get<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id`, async (request, reply) => {
       const data = webhookObject(await admin.get(request.params.id));
-      return sendJsonApi(reply, 200, { data, links: { self: data.links.self } });
+      return jsonApiAnswer(reply, 200, { data, links: { self: data.links.self } });
     });
 
     scope.patch<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id`, async (request, reply) => {
       const data = webhookObject(await admin.update(request.params.id, request.body));
-      return sendJsonApi(reply, 200, { data, links: { self: data.links.self } });
+      return jsonApiAnswer(reply, 200, { data, links: { self: data.links.self } });
     });
 
     scope.delete<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id`, async (request, reply) => {
@@ -84,7 +84,7 @@ export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: AppC
       const carried: [string, string][] = [];
       if (status) carried.push(['status', status]);
       if (eventId) carried.push(['eventId', eventId]);
-      return sendJsonApi(reply, 200, {
+      return jsonApiAnswer(reply, 200, {
         data: items.map(deliveryObject),
         meta: { total },
         links: pageLinks(`${WEBHOOKS_PATH}/${request.params.id}/deliveries`, carried, page.offset, page.limit, total),
@@ -93,18 +93,18 @@ export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: AppC
 
     scope.get<{ Params: DeliveryParams }>(`${WEBHOOKS_PATH}/:id/deliveries/:deliveryId`, async (request, reply) => {
       const data = deliveryObject(await admin.getDelivery(request.params.id, request.params.deliveryId));
-      return sendJsonApi(reply, 200, { data, links: { self: data.links.self } });
+      return jsonApiAnswer(reply, 200, { data, links: { self: data.links.self } });
     });
 
     // 202: the new attempt is queued; its record shows the outcome once the worker has sent it.
     scope.post<{ Params: DeliveryParams }>(`${WEBHOOKS_PATH}/:id/deliveries/:deliveryId/retry`, async (request, reply) => {
       const data = deliveryObject(await admin.redeliver(request.params.id, request.params.deliveryId));
-      return sendJsonApi(reply, 202, { data, links: { self: data.links.self } });
+      return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
     });
 
     scope.post<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id/test`, async (request, reply) => {
       const data = deliveryObject(await admin.sendTest(request.params.id, { requestId: request.id }));
-      return sendJsonApi(reply, 202, { data, links: { self: data.links.self } });
+      return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
     });
   });
 }

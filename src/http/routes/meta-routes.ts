@@ -5,7 +5,7 @@ import type { AppContext } from '../../app-context.ts';
 import { buildOpenApiDocument } from '../../resources/openapi-document.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { errorDocument } from '../../errors/error-document.ts';
-import { sendJsonApi } from '../json-api.ts';
+import { jsonApiAnswer } from '../json-api.ts';
 import { ReadinessProbe, serviceTables, type Readiness } from '../readiness-probe.ts';
 
 function unreadyDetail(readiness: Readiness): string {
@@ -40,6 +40,6 @@ export async function registerMetaRoutes(app: FastifyInstance, ctx: AppContext):
     if (cause !== undefined) request.log.warn({ err: cause, readiness }, 'not ready');
     // A JSON:API error like every other failure, with the individual checks in `meta` for operators.
     const document = errorDocument(new ApiError('SERVICE_UNAVAILABLE', unreadyDetail(readiness)));
-    return sendJsonApi(reply, 503, { ...document, meta: readiness });
+    return jsonApiAnswer(reply, 503, { ...document, meta: readiness });
   });
 }

@@ -7,7 +7,7 @@ import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
 import type { RawQuery } from '../../query/parse-list-query.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
 import { requestMeta } from '../request-meta.ts';
-import { sendJsonApi } from '../json-api.ts';
+import { jsonApiAnswer } from '../json-api.ts';
 import { listBody } from '../list-body.ts';
 import { recordDocument } from '../resource-document.ts';
 
@@ -36,14 +36,14 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AppConte
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.list(resource, requestMeta(request), request.query);
-        return sendJsonApi(reply, 200, listBody(resource, result));
+        return jsonApiAnswer(reply, 200, listBody(resource, result));
       });
 
       v1.post<{ Params: ResourceParams }>('/:resource', async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.create(resource, requestMeta(request), request.body);
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-        return sendJsonApi(reply, 201, recordDocument(resource, result.record, result.attributes));
+        return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
       });
 
       v1.get<{ Params: ResourceParams }>('/:resource/schema', async (request, reply) => {
@@ -59,19 +59,19 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AppConte
       v1.get<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.get(resource, requestMeta(request), request.params.id);
-        return sendJsonApi(reply, 200, recordDocument(resource, result.record, result.attributes));
+        return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
       v1.put<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.replace(resource, requestMeta(request), request.params.id, request.body);
-        return sendJsonApi(reply, 200, recordDocument(resource, result.record, result.attributes));
+        return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.patch(resource, requestMeta(request), request.params.id, request.body);
-        return sendJsonApi(reply, 200, recordDocument(resource, result.record, result.attributes));
+        return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
       v1.delete<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
