@@ -34,6 +34,8 @@ export class OutboxEventHub implements EventHub {
   readonly #bus: InProcessBus;
   readonly #tailer: OutboxTailer;
   readonly #timers: NodeJS.Timeout[] = [];
+  /** The outbox `seq` of each event this hub replayed: whether the tail has passed it (notYetPublished). */
+  readonly #replayedSeqs = new WeakMap<RecordEvent, number>();
   #started = false;
   #closed = false;
 
@@ -41,6 +43,7 @@ export class OutboxEventHub implements EventHub {
     this.#options = options;
     this.#bus = new InProcessBus({
       // An event can come back through the tail until its gap closes: remember ids a little longer.
+      // (Ids of this process's own events are forgotten sooner, as the tail reads them: wantsTailed.)
       dedupeRetainMs: options.gapGraceMs * 2,
       dedupeMaxSize: 200_000,
       onListenerError: (error, event) => options.log.error({ err: error, eventId: event.id }, 'event subscriber failed'),
@@ -50,7 +53,7 @@ export class OutboxEventHub implements EventHub {
       gapGraceMs: options.gapGraceMs,
       maxGaps: 10_000,
       startWindow: 1000,
-      wants: (id, resource) => this.#bus.wants(id, resource),
+      wants: (id, resource) => this.#bus.wantsTailed(id, resource),
     });
   }
 
@@ -75,17 +78,26 @@ export class OutboxEventHub implements EventHub {
     return this.#bus.subscribe(resource, listener);
   }
 
-  replaySince(resource: string, eventId: string): Promise<RecordEvent[] | null> {
-    return replayFromOutbox(this.#options.db, resource, eventId, this.#options.replayWindow);
+  async replaySince(resource: string, eventId: string): Promise<RecordEvent[] | null> {
+    const replayed = await replayFromOutbox(this.#options.db, resource, eventId, this.#options.replayWindow);
+    if (!replayed) return null;
+    return replayed.map(({ seq, event }) => {
+      this.#replayedSeqs.set(event, seq);
+      return event;
+    });
   }
 
   notYetPublished(resource: string, events: readonly RecordEvent[]): Set<string> {
     const pending = new Set<string>();
     const now = Date.now();
     for (const event of events) {
-      // The bus remembers what it published for twice the gap grace; an event older than the grace
-      // was published long since (the tail gives up waiting for a seq after it), or never will be.
-      if (now - Date.parse(event.createdAt) < this.#options.gapGraceMs && this.#bus.wants(event.id, resource)) pending.add(event.id);
+      // An event older than the grace was published long since (the tail gives up waiting for a seq
+      // after it), or never will be. One the tail has read was published then, or found already
+      // published (and forgotten by the bus); one the bus remembers was published here.
+      if (now - Date.parse(event.createdAt) >= this.#options.gapGraceMs) continue;
+      const seq = this.#replayedSeqs.get(event);
+      if (seq !== undefined && this.#tailer.hasRead(seq)) continue;
+      if (this.#bus.wants(event.id, resource)) pending.add(event.id);
     }
     return pending;
   }

@@ -4,7 +4,13 @@ import type { Db } from '../store/store-dialect.ts';
 import { EVENTS_TABLE } from './outbox.ts';
 import type { RecordEvent } from './record-event.ts';
 
-export async function replayFromOutbox(db: Db, resource: string, eventId: string, window: number): Promise<RecordEvent[] | null> {
+/** A replayed event with its place in the outbox. */
+export interface ReplayedEvent {
+  seq: number;
+  event: RecordEvent;
+}
+
+export async function replayFromOutbox(db: Db, resource: string, eventId: string, window: number): Promise<ReplayedEvent[] | null> {
   if (window <= 0) return null;
   const anchor = await db
     .selectFrom(EVENTS_TABLE)
@@ -15,7 +21,7 @@ export async function replayFromOutbox(db: Db, resource: string, eventId: string
   if (!anchor) return null;
   const newer = await db
     .selectFrom(EVENTS_TABLE)
-    .select('payload')
+    .select(['seq', 'payload'])
     .where('resource', '=', resource)
     .where('seq', '>', anchor.seq as number)
     .orderBy('seq')
@@ -23,5 +29,5 @@ export async function replayFromOutbox(db: Db, resource: string, eventId: string
     .execute();
   // The anchor is among the last `window` events only when fewer than `window` came after it.
   if (newer.length >= window) return null;
-  return newer.map((row) => JSON.parse(row.payload as string) as RecordEvent);
+  return newer.map((row) => ({ seq: Number(row.seq), event: JSON.parse(row.payload as string) as RecordEvent }));
 }

@@ -87,6 +87,11 @@ export class OutboxTailer {
     return this.#high;
   }
 
+  /** Whether the tail has read `seq` (or given up waiting for it): it will not bring that event again. */
+  hasRead(seq: number): boolean {
+    return seq <= this.#high && !this.#gaps.has(seq);
+  }
+
   get gapCount(): number {
     return this.#gaps.size;
   }

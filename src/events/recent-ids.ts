@@ -23,6 +23,11 @@ export class RecentIds {
     return true;
   }
 
+  /** Forgets `id`; false when it was not remembered. */
+  delete(id: string): boolean {
+    return this.#seen.delete(id);
+  }
+
   /** Whether `id` is remembered (without recording it). */
   has(id: string): boolean {
     return this.#seen.has(id);

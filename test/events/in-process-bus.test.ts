@@ -48,6 +48,23 @@ describe('InProcessBus', () => {
     assert.equal(bus.wants('b', 'notes'), false, 'no subscriber left');
   });
 
+  it('forgets a delivered id when the outbox tail reads it, and remembers one the tail brought first', () => {
+    const bus = new InProcessBus({ dedupeRetainMs: 60_000, dedupeMaxSize: 100, onListenerError: () => {} });
+    const seen: string[] = [];
+    bus.subscribe('notes', (e) => seen.push(e.id));
+    // Published at its local commit, then read back by the tail: skipped, and no longer remembered.
+    bus.publish(event('own'));
+    assert.equal(bus.wantsTailed('own', 'notes'), false, 'already delivered');
+    assert.equal(bus.wants('own', 'notes'), true, 'forgotten once the tail has read it');
+    // Brought by the tail first (another process's, or this one's before its commit listener ran):
+    // delivered, and remembered, so a local publish afterwards is still a duplicate.
+    assert.equal(bus.wantsTailed('first', 'notes'), true);
+    assert.equal(bus.publish(event('first')), true);
+    assert.equal(bus.publish(event('first')), false);
+    assert.equal(bus.wantsTailed('other', 'tasks'), false, 'no subscriber');
+    assert.deepEqual(seen, ['own', 'first']);
+  });
+
   it('keeps delivering to the others when a subscriber throws or unsubscribes during delivery', () => {
     const errors: unknown[] = [];
     const bus = new InProcessBus({ dedupeRetainMs: 60_000, dedupeMaxSize: 100, onListenerError: (error) => errors.push(error) });

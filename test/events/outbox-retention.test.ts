@@ -80,7 +80,7 @@ for (const dialect of testDialects()) {
       const kept = await remainingIds('notes');
       assert.equal(kept.length, 3);
       const replayed = await replayFromOutbox(store.db, 'notes', kept[0]!, 3);
-      assert.deepEqual(replayed?.map((event) => event.id), kept.slice(1), 'Last-Event-ID of the oldest kept event still resumes');
+      assert.deepEqual(replayed?.map(({ event }) => event.id), kept.slice(1), 'Last-Event-ID of the oldest kept event still resumes');
     });
 
     it('never deletes an event younger than a minute, even beyond the count', async () => {
