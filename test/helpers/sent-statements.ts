@@ -10,8 +10,9 @@ export interface SentStatement {
 
 /**
  * Records the statements sent while `work` runs, but for the API keys' usage flush (a transaction of
- * its own on its own timer, auth/keys/usage-recorder.ts, that may land in any window). `beforeSend` runs (and is awaited) before the first
- * statement matching `at` is sent: a change made meanwhile elsewhere.
+ * its own on its own timer, auth/keys/usage-recorder.ts, that may land in any window). `beforeSend`
+ * runs (and is awaited) before the first statement matching `at` is sent: a change made meanwhile
+ * elsewhere.
  */
 export async function statementsDuring(work: () => Promise<unknown>, at?: RegExp, beforeSend?: () => Promise<unknown>): Promise<SentStatement[]> {
   const prototype = namingClient().prototype as unknown as { query: (...args: unknown[]) => unknown };

@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { CompiledQuery, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { Db } from '../store-dialect.ts';
-import { PassReadTransaction } from './pass-read-transaction.ts';
+import type { PassReadTransaction } from './pass-read-transaction.ts';
 
 const MAX_CACHED_STATEMENTS = 500;
 /** Statements that change the schema: cached statements may then return other columns. */
@@ -80,7 +80,7 @@ class CachedStatement implements SqliteStatement {
  * The Kysely SQLite database: statements reused by SQL text. Kysely runs one query at a time here.
  * Every statement but a read ends the pass's read transaction (`reads`) before it runs.
  */
-export function withStatementCache(raw: Database.Database, reads = new PassReadTransaction(raw)): SqliteDatabase {
+export function withStatementCache(raw: Database.Database, reads: PassReadTransaction): SqliteDatabase {
   const statements = new Map<string, CachedStatement>();
   return {
     close: () => raw.close(),
