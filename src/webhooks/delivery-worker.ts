@@ -29,7 +29,7 @@ export interface DeliveryWorkerOptions {
   maxHeld?: number;
   /** Requests in flight to one host:port. */
   perTargetConcurrency?: number;
-  /** Attempts held for one target before claims skip it (in flight plus waiting). */
+  /** Attempts held for one target before claims skip it and new ones are not leased: in flight plus waiting for a slot. */
   perTargetHeld?: number;
   /** Attempts claimed per statement. */
   batchSize?: number;
@@ -262,25 +262,37 @@ export class DeliveryWorker {
     }
     this.#held.set(attempt.id, attempt);
     this.#heldPerTarget.set(attempt.targetHost, (this.#heldPerTarget.get(attempt.targetHost) ?? 0) + 1);
-    const done = () => {
-      this.#tasks.delete(task);
-      this.#held.delete(attempt.id);
+    let leftTarget = false;
+    // An attempt counts against its target while it waits for a slot or is being sent, not while its
+    // outcome waits for its batched write: counting that wait too refused leases to a target that kept
+    // up, and its attempts were then written unleased and claimed (a row rewrite and a scan each).
+    const leaveTarget = () => {
+      if (leftTarget) return;
+      leftTarget = true;
       const left = (this.#heldPerTarget.get(attempt.targetHost) ?? 1) - 1;
       if (left > 0) this.#heldPerTarget.set(attempt.targetHost, left);
       else this.#heldPerTarget.delete(attempt.targetHost);
-      // Claims were held back by this target or by the global cap: room again, claim more (with
-      // hysteresis, so a busy target is not re-claimed for on every single completion).
-      if (this.#capped || (this.#skipped.has(attempt.targetHost) && left < this.#options.perTargetHeld / 2)) this.wake();
+      // Claims were held back by this target: room again, claim more (with hysteresis, so a busy
+      // target is not re-claimed for on every single completion).
+      if (this.#skipped.has(attempt.targetHost) && left < this.#options.perTargetHeld / 2) this.wake();
+    };
+    const done = () => {
+      this.#tasks.delete(task);
+      this.#held.delete(attempt.id);
+      leaveTarget();
+      // Claims were held back by the global cap: room again.
+      if (this.#capped) this.wake();
     };
     // One reaction for both outcomes rather than catch() then finally(): two promises fewer per delivery.
-    const task: Promise<void> = this.#deliver(attempt).then(done, (error: unknown) => {
+    const task: Promise<void> = this.#deliver(attempt, leaveTarget).then(done, (error: unknown) => {
       this.#deps.log.error({ err: error, deliveryId: attempt.id }, 'webhook delivery could not be recorded');
       done();
     });
     this.#tasks.add(task);
   }
 
-  async #deliver(attempt: ClaimedAttempt): Promise<void> {
+  /** `sent` is called once the attempt no longer needs its target: its request is over. */
+  async #deliver(attempt: ClaimedAttempt, sent: () => void): Promise<void> {
     const { deliveries } = this.#deps;
     const subscription = this.#deps.subscriptions.get(attempt.webhookId) ?? (await this.#reloadedSubscription(attempt.webhookId));
     if (!subscription) return deliveries.discard(attempt);
@@ -310,6 +322,7 @@ export class DeliveryWorker {
       // The slot limits requests to the target; recording the outcome must not hold it (a batched
       // success write waits a little), or the target's throughput would pay for our database.
       release();
+      sent();
     }
     // Shutting down mid-send: the attempt is given back and sent again, as after a crash.
     if (result.kind === 'aborted') return deliveries.release([attempt]);

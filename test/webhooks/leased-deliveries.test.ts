@@ -136,6 +136,30 @@ for (const dialect of testDialects()) {
       assert.deepEqual(receiver.requests.map((r) => r.body).sort(), ['{"n":1}', '{"n":2}', '{"n":3}']);
     });
 
+    it('stops counting a sent attempt against its target while its success waits for the batched write', async (ctx) => {
+      const receiver = await startReceiver();
+      // The success write lingers for a second; the target may hold one attempt.
+      const { worker, webhookId, queue, cleanUp } = await setUp(receiver, { perTargetHeld: 1, successLingerMs: 1000 });
+      ctx.after(async () => {
+        await cleanUp();
+        await receiver.close();
+      });
+      worker.start();
+      const first = await queue(1);
+      assert.ok(first.leased);
+      assert.equal((await queue(2)).leased, undefined, 'the target is full while the first is being sent');
+      worker.holdCommitted([first.eventId]);
+      await receiver.waitForRequests(1);
+      // Answered, and its success not written yet: it no longer needs the target.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal((await deliveries.list(webhookId, { limit: 10, offset: 0 })).items.find((d) => d.requestPayload === '{"n":1}')?.status, 'pending');
+      const third = await queue(3);
+      assert.ok(third.leased, 'the target has room again once the first request is over');
+      worker.holdCommitted([third.eventId]);
+      await receiver.waitForRequests(3);
+      assert.deepEqual(receiver.requests.map((r) => r.body).sort(), ['{"n":1}', '{"n":2}', '{"n":3}']);
+    });
+
     it('gives the room of a rolled-back write’s leases back at once, and sends nothing for them', async (ctx) => {
       const receiver = await startReceiver();
       const { worker, webhookId, queue, cleanUp } = await setUp(receiver, { perTargetHeld: 1 });
