@@ -149,8 +149,9 @@ for (const dialect of testDialects()) {
       assert.ok(first.leased);
       assert.equal((await queue(2)).leased, undefined, 'the target is full while the first is being sent');
       worker.holdCommitted([first.eventId]);
-      await receiver.waitForRequests(1);
-      // Answered, and its success not written yet: it no longer needs the target.
+      // The second is claimed once the first's request is over, not once its success is written.
+      await receiver.waitForRequests(2, { timeoutMs: 900 });
+      // Both answered (the answers take a moment to come back), and the first's success not written yet.
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal((await deliveries.list(webhookId, { limit: 10, offset: 0 })).items.find((d) => d.requestPayload === '{"n":1}')?.status, 'pending');
       const third = await queue(3);
