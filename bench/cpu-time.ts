@@ -5,20 +5,27 @@
 // tells svc's own cost per request apart from the wait.
 import { readdirSync, readFileSync } from 'node:fs';
 
-export function processCpuNs(pid: number): number {
-  let total = 0;
+/** Nanoseconds on CPU of each thread of `pid` now, by thread id (the main thread's id is `pid`). */
+export function threadCpuNs(pid: number): Map<number, number> {
+  const byThread = new Map<number, number>();
   let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return 0;
+    return byThread;
   }
   for (const task of tasks) {
     try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      byThread.set(Number(task), Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]));
     } catch {
       // A thread that ended between the listing and the read: its time is gone with it.
     }
   }
+  return byThread;
+}
+
+export function processCpuNs(pid: number): number {
+  let total = 0;
+  for (const ns of threadCpuNs(pid).values()) total += ns;
   return total;
 }

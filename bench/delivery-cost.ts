@@ -10,13 +10,14 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.ts';
 import type { Principal } from '../src/auth/principal.ts';
 import { BENCH_ROLE, writeBenchConfig } from './bench-config.ts';
 import { createFreshDatabase } from './bench-database.ts';
+import { threadCpuNs } from './cpu-time.ts';
 import type { BenchDatabase } from './bench-options.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
@@ -41,20 +42,6 @@ const { values } = parseArgs({
     receiver: { type: 'boolean', default: false },
   },
 });
-
-/** Clock ticks (USER_HZ, 100/s on Linux) each thread of this process has run, by thread id. */
-function threadTicks(): Map<string, number> {
-  const ticks = new Map<string, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks.set(tid, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return ticks;
-}
 
 function ioCounters(): Record<string, number> {
   return Object.fromEntries(readFileSync('/proc/self/io', 'utf8').trim().split('\n').map((line) => {
@@ -118,22 +105,22 @@ async function measureOne(database: BenchDatabase, withWebhook: boolean, creates
       return received - start;
     };
     await run(WARMUP_CREATES);
-    const ticks = threadTicks();
+    const cpu = threadCpuNs(process.pid);
     const io = ioCounters();
     const delivered = await run(creates);
-    const ticksAfter = threadTicks();
+    const cpuAfter = threadCpuNs(process.pid);
     const ioAfter = ioCounters();
-    let main = 0;
-    let other = 0;
-    for (const [tid, after] of ticksAfter) {
-      const used = after - (ticks.get(tid) ?? 0);
-      if (tid === String(process.pid)) main += used;
-      else other += used;
+    let mainNs = 0;
+    let otherNs = 0;
+    for (const [tid, after] of cpuAfter) {
+      const used = after - (cpu.get(tid) ?? 0);
+      if (tid === process.pid) mainNs += used;
+      else otherNs += used;
     }
     const perCreate = (value: number) => value / creates;
     return {
-      mainUs: perCreate(main * 10_000),
-      otherUs: perCreate(other * 10_000),
+      mainUs: perCreate(mainNs / 1000),
+      otherUs: perCreate(otherNs / 1000),
       ioBytes: { read: perCreate(ioAfter.rchar! - io.rchar!), written: perCreate(ioAfter.wchar! - io.wchar!) },
       ioCalls: { read: perCreate(ioAfter.syscr! - io.syscr!), written: perCreate(ioAfter.syscw! - io.syscw!) },
       delivered,

@@ -205,11 +205,7 @@ export class DeliveryWorker {
   #forget(eventId: string, attempts: readonly ClaimedAttempt[]): void {
     this.#leased.delete(eventId);
     this.#leasedCount -= attempts.length;
-    for (const { targetHost } of attempts) {
-      const left = (this.#leasedPerTarget.get(targetHost) ?? 1) - 1;
-      if (left > 0) this.#leasedPerTarget.set(targetHost, left);
-      else this.#leasedPerTarget.delete(targetHost);
-    }
+    for (const { targetHost } of attempts) decrementCount(this.#leasedPerTarget, targetHost);
   }
 
   async close(): Promise<void> {
@@ -265,13 +261,11 @@ export class DeliveryWorker {
     let leftTarget = false;
     // An attempt counts against its target while it waits for a slot or is being sent, not while its
     // outcome waits for its batched write: counting that wait too refused leases to a target that kept
-    // up, and its attempts were then written unleased and claimed (a row rewrite and a scan each).
+    // up, and its attempts were then written unleased and claimed (a row rewrite and a payload read back each).
     const leaveTarget = () => {
       if (leftTarget) return;
       leftTarget = true;
-      const left = (this.#heldPerTarget.get(attempt.targetHost) ?? 1) - 1;
-      if (left > 0) this.#heldPerTarget.set(attempt.targetHost, left);
-      else this.#heldPerTarget.delete(attempt.targetHost);
+      const left = decrementCount(this.#heldPerTarget, attempt.targetHost);
       // Claims were held back by this target: room again, claim more (with hysteresis, so a busy
       // target is not re-claimed for on every single completion).
       if (this.#skipped.has(attempt.targetHost) && left < this.#options.perTargetHeld / 2) this.wake();
@@ -350,4 +344,12 @@ export class DeliveryWorker {
     }, Math.max(time - Date.now(), 0));
     this.#wakeTimer.unref();
   }
+}
+
+/** Takes one from `key`'s count, dropping the key at zero; returns what is left. */
+function decrementCount(counts: Map<string, number>, key: string): number {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
+  return left;
 }
