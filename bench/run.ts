@@ -23,6 +23,7 @@ import { processCpuNs } from './cpu-time.ts';
 import { resultTable, type ResultRow } from './result-table.ts';
 import { machineInfo } from './machine-info.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
+import { compareProfiles, formatComparison, readMeasuredProfile } from './compare-cpu-profiles.ts';
 import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize-cpu-profile.ts';
 import { measureCountCost, type CountCost } from './count-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
@@ -99,7 +100,7 @@ class Bench {
     const cpuBefore = processCpuNs(pid);
     const result = await this.driver.run({ ...base, ...withBody, seconds: this.options.duration, counterStart: (this.#counter += 10_000_000) });
     const cpuUsPerRequest = (processCpuNs(pid) - cpuBefore) / 1000 / Math.max(1, result.requests);
-    return { result, rssMb: sampler.stop(), cpuUsPerRequest, window: { startUs, endUs: monotonicUs() } };
+    return { result, rssMb: sampler.stop(), cpuUsPerRequest, window: { startUs, endUs: monotonicUs(), requests: result.requests } };
   }
 
   startCeiling(): Promise<ServerProcess> {
@@ -182,6 +183,7 @@ class Bench {
             this.addProfile(database, name, profileDir, window);
           }
         }
+        this.compareProfiledCreates(database);
         ceilingRows.push(await this.measureCeiling(ceilingServer, database, 'ceiling: bare Fastify route (after)'));
         if (options.sseClients > 0) {
           svc ??= await this.startSvc(bench);
@@ -281,6 +283,15 @@ class Bench {
     // Only the measured run: start-up (module loading) and warm-up would crowd the summary.
     const summary = formatSummary(summarizeProfile(JSON.parse(readFileSync(path, 'utf8')), 20, window));
     this.profiles.push({ database, scenario, file: path, summary });
+  }
+
+  /** With both creates profiled, what the webhook delivery adds to a create, per request (issue 5's largest miss). */
+  compareProfiledCreates(database: BenchDatabase): void {
+    const fileOf = (scenario: string) => this.profiles.find((p) => p.database === database && p.scenario === scenario)?.file;
+    const [withWebhook, without] = [fileOf('create'), fileOf('create-no-webhook')];
+    if (!withWebhook || !without) return;
+    const comparison = compareProfiles(readMeasuredProfile(withWebhook), readMeasuredProfile(without), 20);
+    this.profiles.push({ database, scenario: 'create against create-no-webhook', file: `${withWebhook} ${without}`, summary: formatComparison(comparison, ['create', 'no hook']) });
   }
 
   /** Grows posts to `growthRows`, re-runs the list scenarios, and times the count alone. */

@@ -11,7 +11,7 @@ interface ProfileNode {
   children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   samples: number[];
@@ -22,6 +22,8 @@ interface CpuProfile {
 export interface ProfileWindow {
   startUs: number;
   endUs: number;
+  /** Requests completed in the window, where the bench wrote it (bench/compare-cpu-profiles.ts needs it). */
+  requests?: number;
 }
 
 export interface ProfileSummary {
@@ -54,9 +56,8 @@ function functionKey(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${owner}:${lineNumber + 1}`;
 }
 
-/** Only samples inside `window` count when one is given (e.g. the measured run, not start-up). */
-export function summarizeProfile(profile: CpuProfile, top = 25, window?: ProfileWindow): ProfileSummary {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+/** Microseconds of samples per profile node; only samples inside `window` count when one is given. */
+function selfByNode(profile: CpuProfile, window?: ProfileWindow): Map<number, number> {
   const selfUs = new Map<number, number>();
   let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
@@ -66,18 +67,45 @@ export function summarizeProfile(profile: CpuProfile, top = 25, window?: Profile
     if (window && (at < window.startUs || at > window.endUs)) continue;
     selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
   }
-  const add = (map: Map<string, number>, key: string, us: number) => map.set(key, (map.get(key) ?? 0) + us);
-  const fnSelf = new Map<string, number>();
-  const fileSelf = new Map<string, number>();
+  return selfUs;
+}
+
+const add = (map: Map<string, number>, key: string, us: number) => map.set(key, (map.get(key) ?? 0) + us);
+
+/** Self time in µs by function and by file/package. */
+export interface SelfTimes {
+  totalUs: number;
+  idleUs: number;
+  busyUs: number;
+  byFunction: Map<string, number>;
+  byFile: Map<string, number>;
+}
+
+export function selfTimes(profile: CpuProfile, window?: ProfileWindow): SelfTimes {
+  return selfTimesOf(profile, selfByNode(profile, window));
+}
+
+function selfTimesOf(profile: CpuProfile, selfUs: Map<number, number>): SelfTimes {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
   let total = 0;
   let idle = 0;
   for (const [id, us] of selfUs) {
     const node = byId.get(id)!;
     total += us;
     if (node.callFrame.functionName === '(idle)') idle += us;
-    add(fnSelf, functionKey(node), us);
-    add(fileSelf, ownerOf(node.callFrame.url, node.callFrame.functionName), us);
+    add(byFunction, functionKey(node), us);
+    add(byFile, ownerOf(node.callFrame.url, node.callFrame.functionName), us);
   }
+  return { totalUs: total, idleUs: idle, busyUs: total - idle, byFunction, byFile };
+}
+
+/** Only samples inside `window` count when one is given (e.g. the measured run, not start-up). */
+export function summarizeProfile(profile: CpuProfile, top = 25, window?: ProfileWindow): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = selfByNode(profile, window);
+  const { totalUs, idleUs, byFunction, byFile } = selfTimesOf(profile, selfUs);
   // Inclusive time: a node's self time plus its subtree's, counted once per function on any one stack.
   const inclusive = new Map<string, number>();
   const parentOf = new Map<number, number>();
@@ -93,7 +121,7 @@ export function summarizeProfile(profile: CpuProfile, top = 25, window?: Profile
   }
   const sorted = (map: Map<string, number>) =>
     [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]): [string, number] => [k, us / 1000]);
-  return { totalMs: total / 1000, idleMs: idle / 1000, byFunction: sorted(fnSelf), byFile: sorted(fileSelf), inclusive: sorted(inclusive) };
+  return { totalMs: totalUs / 1000, idleMs: idleUs / 1000, byFunction: sorted(byFunction), byFile: sorted(byFile), inclusive: sorted(inclusive) };
 }
 
 export function formatSummary(summary: ProfileSummary): string {
