@@ -24,7 +24,8 @@ export interface ProfileComparison {
 export type ComparedRow = [key: string, scenarioUs: number, baselineUs: number, addedUs: number];
 
 export function compareProfiles(scenario: MeasuredProfile, baseline: MeasuredProfile, top = 20): ProfileComparison {
-  const [a, b] = [scenario, baseline].map((measured) => selfTimes(measured.profile, measured.window));
+  const a = selfTimes(scenario.profile, scenario.window);
+  const b = selfTimes(baseline.profile, baseline.window);
   const perRequest = (us: number, measured: MeasuredProfile) => us / Math.max(1, measured.window.requests);
   const compared = (left: Map<string, number>, right: Map<string, number>): ComparedRow[] =>
     [...new Set([...left.keys(), ...right.keys()])]
@@ -37,9 +38,9 @@ export function compareProfiles(scenario: MeasuredProfile, baseline: MeasuredPro
       .sort((p, q) => Math.abs(q[3]) - Math.abs(p[3]))
       .slice(0, top);
   return {
-    busyUs: [perRequest(a!.busyUs, scenario), perRequest(b!.busyUs, baseline)],
-    byFile: compared(a!.byFile, b!.byFile),
-    byFunction: compared(a!.byFunction, b!.byFunction),
+    busyUs: [perRequest(a.busyUs, scenario), perRequest(b.busyUs, baseline)],
+    byFile: compared(a.byFile, b.byFile),
+    byFunction: compared(a.byFunction, b.byFunction),
   };
 }
 
