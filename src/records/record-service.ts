@@ -246,7 +246,7 @@ export class RecordService {
       const row = (await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource))))[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#enforceCheck(trx, resource, id, grant);
-      events.push(await this.#event(trx, resource, meta, 'created', id, null, record));
+      await this.#event(trx, events, resource, meta, 'created', id, null, record);
       return { record, attributes: readable };
     });
   }
@@ -317,10 +317,10 @@ export class RecordService {
           .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
           .where('id', '=', id)
           .execute();
-        events.push(await this.#event(trx, resource, meta, 'deleted', id, old, { ...old, deleted_at: now }));
+        await this.#event(trx, events, resource, meta, 'deleted', id, old, { ...old, deleted_at: now });
       } else {
         await trx.deleteFrom(resource.table).where('id', '=', id).execute();
-        events.push(await this.#event(trx, resource, meta, 'deleted', id, old, null));
+        await this.#event(trx, events, resource, meta, 'deleted', id, old, null);
       }
     });
   }
@@ -345,7 +345,7 @@ export class RecordService {
       const row = (await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource))))[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#enforceCheck(trx, resource, id, grant);
-      events.push(await this.#event(trx, resource, meta, 'updated', id, old, record));
+      await this.#event(trx, events, resource, meta, 'updated', id, old, record);
       return { record, attributes: readable };
     });
   }
@@ -601,11 +601,15 @@ export class RecordService {
     }
   }
 
-  async #event(trx: Db, resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): Promise<RecordEvent> {
+  /**
+   * Writes the change's event with its hooks' rows, into `events` first: should the rows or a later
+   * hook fail, the write discards the event with what its row hooks set aside (the worker's leases).
+   */
+  async #event(trx: Db, events: RecordEvent[], resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): Promise<void> {
     const event = this.#newEvent(resource, meta, kind, id, old, next);
+    events.push(event);
     await appendEvent(this.#store, trx, event, this.#notifyChannel, this.#rowsWith(event));
     for (const hook of this.#hooks) await hook(trx, event);
-    return event;
   }
 
   #newEvent(resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): RecordEvent {

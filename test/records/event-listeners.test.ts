@@ -66,6 +66,39 @@ for (const dialect of testDialects()) {
       assert.equal(stored.length, 2);
     });
 
+    it('discards the event of a write that fails after its row hooks ran, so what they set aside goes', async () => {
+      // A second service, so that its written-event hook (which sends every write through the
+      // transaction path, on PostgreSQL too) does not change how the other tests write.
+      const service = new RecordService(store, registry, { error() {} });
+      const setAside: string[] = [];
+      const gone: string[] = [];
+      const committed: string[] = [];
+      // What the webhook queue hook does when it leases attempts: something held per event.
+      service.onEventRows((event) => {
+        setAside.push(event.id);
+        return undefined;
+      });
+      service.onEventWritten(async (_trx, event) => {
+        if (event.data.new?.text === 'explode') throw new Error('a later step of the write failed');
+      });
+      service.onDiscarded((events) => gone.push(...events.map((event) => event.id)));
+      service.onCommitted((events) => committed.push(...events.map((event) => event.id)));
+      const notes = registry.require('notes');
+
+      await assert.rejects(service.create(notes, META, { text: 'explode' }));
+      assert.equal(setAside.length, 1);
+      assert.deepEqual(gone, setAside, 'the failed write discards the event its row hooks saw');
+      assert.deepEqual(committed, []);
+
+      const kept = await service.create(notes, META, { text: 'kept by the second service' });
+      assert.equal(setAside.length, 2);
+      assert.deepEqual(committed, [setAside[1]], 'a committed write reports its event, and does not discard it');
+      assert.deepEqual(gone, [setAside[0]]);
+      const patched = service.patch(notes, META, String(kept.record.id), { text: 'explode' });
+      await assert.rejects(patched);
+      assert.deepEqual(gone, [setAside[0], setAside[2]], 'an update that fails after its row hooks ran is discarded too');
+    });
+
     it('answers a failed write with its own error when a discard listener throws', async () => {
       const notes = registry.require('notes');
       await records.create(notes, META, { text: 'taken' });
