@@ -9,6 +9,8 @@ import { registerProcessMetrics } from './process-metrics.ts';
 import { registerWebhookQueueMetrics } from './webhook-queue-metrics.ts';
 import { registerEventHubMetrics } from './event-hub-metrics.ts';
 import { registerRetentionMetrics } from './retention-metrics.ts';
+import { registerStreamFlushMetrics } from './stream-flush-metrics.ts';
+import { streamFlushes } from '../stream/flush-scheduler.ts';
 import { SERVICE_VERSION } from './service-version.ts';
 
 export interface ServiceMetricsDeps {
@@ -28,7 +30,7 @@ export interface ServiceMetrics {
   readonly rateLimitRejections: Counter<'code'>;
   /** Runs the collectors and renders everything; failed collectors are counted and returned. */
   scrape(): Promise<{ text: string; failures: CollectorFailure[] }>;
-  /** Stops the event-loop monitor. */
+  /** Stops the event-loop monitor and the stream flush listener. */
   close(): void;
 }
 
@@ -61,6 +63,7 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   registerWebhookQueueMetrics(registry, deps.store);
   registerRetentionMetrics(registry, deps.store);
   const stopProcessMetrics = registerProcessMetrics(registry);
+  const stopFlushMetrics = registerStreamFlushMetrics(registry, streamFlushes);
 
   return {
     registry,
@@ -72,6 +75,9 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
       for (const failure of failures) collectorFailures.inc({ collector: failure.collector });
       return { text: registry.render(), failures };
     },
-    close: stopProcessMetrics,
+    close() {
+      stopProcessMetrics();
+      stopFlushMetrics();
+    },
   };
 }

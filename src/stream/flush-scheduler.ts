@@ -7,7 +7,14 @@
 
 /** Anything with frames to write; flushes of all dirty flushables run together. */
 export interface Flushable {
-  flush(): void;
+  /** Writes what is queued; returns how many connections it wrote to. */
+  flush(): number;
+}
+
+/** One flush of every dirty flushable: how long it took and how many connection writes it made. */
+export interface FlushRecord {
+  durationMs: number;
+  writes: number;
 }
 
 /** Least time between two flushes. After a quiet spell a flush waits only for the current I/O callbacks. */
@@ -42,6 +49,13 @@ export class FlushScheduler {
   #lastStart = -Infinity;
   /** Costs of the last flushes, newest last; none yet counts as cheap, so a slow first flush is an outlier too. */
   readonly #costs: number[] = Array.from({ length: COST_SAMPLES }, () => 0);
+  readonly #listeners = new Set<(flush: FlushRecord) => void>();
+
+  /** Calls `listener` after every flush (metrics); returns the function that stops it. */
+  onFlush(listener: (flush: FlushRecord) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
 
   /** Flushes `target` with the others at the next flush. */
   schedule(target: Flushable): void {
@@ -78,10 +92,13 @@ export class FlushScheduler {
     // A flush may forget its own entry (Set iteration allows deletion); new entries wait for the next turn.
     const targets = [...this.#dirty];
     this.#dirty.clear();
-    for (const target of targets) target.flush();
+    let writes = 0;
+    for (const target of targets) writes += target.flush();
+    const durationMs = performance.now() - start;
     this.#lastStart = start;
-    this.#costs.push(performance.now() - start);
+    this.#costs.push(durationMs);
     if (this.#costs.length > COST_SAMPLES) this.#costs.shift();
+    for (const listener of this.#listeners) listener({ durationMs, writes });
   }
 }
 

@@ -88,15 +88,17 @@ export class ViewGroup implements Flushable {
     this.#live.add(connection);
   }
 
-  /** Writes the queued frames to every live connection. */
-  flush(): void {
+  /** Writes the queued frames to every live connection; returns how many it wrote to. */
+  flush(): number {
     const pending = this.#pending;
-    if (pending.length === 0) return;
+    if (pending.length === 0) return 0;
     this.#pending = [];
     streamFlushes.forget(this);
     const frames = new SseFrames(pending.length === 1 ? pending[0]! : Buffer.concat(pending), pending.length);
     // A connection dropped for overflow leaves the set during this loop; Set iteration allows that.
+    const writes = this.#live.size;
     for (const connection of this.#live) connection.sendFrames(frames);
+    return writes;
   }
 
   leave(connection: SseConnection): void {

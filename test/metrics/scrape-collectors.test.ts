@@ -124,6 +124,34 @@ for (const dialect of testDialects()) {
       await eventually(async () => (await connections()) === 0, 'no connection is left');
     });
 
+    it('times each stream flush and counts one socket write per connection it reached', async () => {
+      const admin = adminAuthorization(t.config);
+      const read = async () => {
+        const families = await scrape(t.app, admin);
+        return {
+          flushes: sampleValue(families, 'svc_stream_flush_seconds_count') ?? 0,
+          seconds: sampleValue(families, 'svc_stream_flush_seconds_sum') ?? 0,
+          writes: sampleValue(families, 'svc_stream_flush_writes_total') ?? 0,
+        };
+      };
+      const clients = await Promise.all(
+        Array.from({ length: 3 }, () => SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } })),
+      );
+      try {
+        await eventually(async () => sampleValue(await scrape(t.app, admin), 'svc_stream_connections', { resource: 'posts' }) === 3, 'three connections are live');
+        const before = await read();
+        await t.createPost({ title: 'fanned out' });
+        await Promise.all(clients.map((client) => client.waitForEvents(1)));
+        const after = await read();
+        // One event, three clients of one view: one flush, one write to each.
+        assert.equal(after.writes - before.writes, 3);
+        assert.ok(after.flushes - before.flushes >= 1, 'the flush was counted');
+        assert.ok(after.seconds > before.seconds, 'and its time');
+      } finally {
+        for (const client of clients) client.close();
+      }
+    });
+
     it('brings the outbox lag back to 0 after writes, once the reader has read them', async () => {
       const admin = adminAuthorization(t.config);
       for (let i = 0; i < 3; i++) await t.createPost({ title: `lag ${i}` });

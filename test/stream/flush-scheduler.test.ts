@@ -8,8 +8,8 @@ import {
   FLUSH_COST_MULTIPLE, FLUSH_LATENCY_BUDGET_MS, FlushScheduler, flushInterval, MAX_FLUSH_INTERVAL_MS, MIN_FLUSH_INTERVAL_MS, OVER_BUDGET_COST_MULTIPLE,
 } from '../../src/stream/flush-scheduler.ts';
 
-/** A flushable that records when it flushed and takes `costMs` of CPU doing it. */
-function target(costMs: number) {
+/** A flushable that records when it flushed and takes `costMs` of CPU doing it, "writing" to `writes` connections. */
+function target(costMs: number, writes = 1) {
   const flushes: number[] = [];
   return {
     flushes,
@@ -19,6 +19,7 @@ function target(costMs: number) {
       while (performance.now() < until) {
         // Busy: stands for writing to many sockets.
       }
+      return writes;
     },
   };
 }
@@ -77,6 +78,7 @@ describe('FlushScheduler', () => {
         while (performance.now() < until) {
           // Busy.
         }
+        return 1;
       },
     };
     for (let i = 0; i < costs.length; i++) {
@@ -85,6 +87,24 @@ describe('FlushScheduler', () => {
     }
     const gap = flushes[3]! - flushes[2]!;
     assert.ok(gap < 60 * FLUSH_COST_MULTIPLE / 2, `after a 60 ms flush among cheap ones the next came ${gap} ms later`);
+  });
+
+  it('tells its listeners what each flush cost and how many connections it wrote to, until they stop listening', async () => {
+    const scheduler = new FlushScheduler();
+    const seen: { durationMs: number; writes: number }[] = [];
+    const stop = scheduler.onFlush((flush) => seen.push(flush));
+    const a = target(4, 300);
+    const b = target(0, 2);
+    scheduler.schedule(a);
+    scheduler.schedule(b);
+    await until(() => a.flushes.length === 1 && b.flushes.length === 1);
+    assert.equal(seen.length, 1, 'one record for the flush of both');
+    assert.equal(seen[0]!.writes, 302);
+    assert.ok(seen[0]!.durationMs >= 4, `took ${seen[0]!.durationMs} ms`);
+    stop();
+    scheduler.schedule(b);
+    await until(() => b.flushes.length === 2);
+    assert.equal(seen.length, 1, 'a stopped listener hears nothing more');
   });
 
   it('bounds the interval by the latency budget unless flushes cost more than the budget allows', () => {
