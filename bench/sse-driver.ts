@@ -5,6 +5,7 @@
 import { connect, type Socket } from 'node:net';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fanoutStats, readFanoutCounters, type FanoutStats } from './fanout-metrics.ts';
 
 export interface SseRun {
   baseUrl: string;
@@ -17,6 +18,8 @@ export interface SseRun {
    * HTTP scenarios' warm-up, for the write path, the fan-out and the driver's own code).
    */
   warmupSeconds?: number;
+  /** The admin token's Authorization header, to read svc's flush metrics around the measured run. */
+  metricsAuthorization?: string;
 }
 
 export interface SseResult {
@@ -42,6 +45,8 @@ export interface SseResult {
   writeP99Ms: number;
   /** By the second in which the POST was sent: whether the tail is spread out or a few bad seconds. */
   perSecond: SseSecond[];
+  /** svc's flushes and create times during the measured run (its /metrics), when it could be read. */
+  svc?: FanoutStats;
 }
 
 export interface SseSecond {
@@ -183,6 +188,8 @@ async function main(run: SseRun): Promise<SseResult> {
     writeErrors = errorsBefore;
   }
 
+  const readSvcCounters = () => (run.metricsAuthorization ? readFanoutCounters(run.baseUrl, run.metricsAuthorization) : Promise.resolve(undefined));
+  const svcBefore = await readSvcCounters();
   lag.enable();
   const started = performance.now();
   const secondLag = monitorEventLoopDelay({ resolution: 10 });
@@ -198,6 +205,7 @@ async function main(run: SseRun): Promise<SseResult> {
   const deadline = performance.now() + 5000;
   while (received < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   clearInterval(lagTimer);
+  const svcAfter = await readSvcCounters();
   secondLag.disable();
   lag.disable();
   for (const socket of sockets) socket.destroy();
@@ -230,6 +238,7 @@ async function main(run: SseRun): Promise<SseResult> {
     writeP50Ms: percentile(writeTimes, 50),
     writeP99Ms: percentile(writeTimes, 99),
     perSecond,
+    ...(svcBefore && svcAfter ? { svc: fanoutStats(svcBefore, svcAfter) } : {}),
   };
 }
 
