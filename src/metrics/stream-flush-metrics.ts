@@ -1,6 +1,8 @@
 // What fanning stream events out costs this process: each flush writes the queued frames to every live
 // connection, one socket write each, and its duration is a stream client's delay beyond the flush
-// interval. With 1,000 clients the writes, not the events, are the work, so both are counted.
+// interval. With 1,000 clients the writes, not the events, are the work, so both are counted. The
+// flush before a client goes live and the last one at shutdown bypass the scheduler and are not counted:
+// one per join or per stream, never the steady fan-out.
 import type { FlushScheduler } from '../stream/flush-scheduler.ts';
 import type { MetricsRegistry } from './metrics-registry.ts';
 
@@ -11,12 +13,12 @@ export const FLUSH_SECONDS_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0
 export function registerStreamFlushMetrics(registry: MetricsRegistry, scheduler: FlushScheduler): () => void {
   const duration = registry.histogram({
     name: 'svc_stream_flush_seconds',
-    help: "Time each flush of queued stream (SSE) frames took to write them to every live connection in this process. A frame waits for the flush interval plus up to this.",
+    help: 'Time each scheduled flush of queued stream (SSE) frames took to write them to every live connection in this process. A frame waits for the flush interval plus up to this.',
     buckets: FLUSH_SECONDS_BUCKETS,
   });
   const writes = registry.counter({
     name: 'svc_stream_flush_writes_total',
-    help: 'Socket writes made by stream flushes in this process: one per live connection per flush, however many events it carried.',
+    help: 'Socket writes made by scheduled stream flushes in this process: one per live connection per flush, however many events it carried.',
   });
   const series = duration.series({});
   return scheduler.onFlush((flush) => {
