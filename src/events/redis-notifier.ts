@@ -21,7 +21,10 @@ export class RedisNotifier implements ChangeNotifier {
     // The subscription waits for a connection however long it takes; a publish is best effort and
     // fails at once while Redis is away (the other processes' fallback poll finds the rows).
     const { Redis: RedisClient } = loadIoredis();
-    this.#subscriber = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: null });
+    // autoResubscribe off: ioredis' own resubscription after a reconnection leaves its promise unhandled,
+    // and a close while it was in flight (shutdown right after an outage) was an unhandled rejection.
+    // start() renews the subscription itself, handled.
+    this.#subscriber = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: null, autoResubscribe: false });
     this.#publisher = new RedisClient(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.#log = log;
     // ioredis reconnects by itself; without listeners its errors would be unhandled.
@@ -36,18 +39,17 @@ export class RedisNotifier implements ChangeNotifier {
     this.#subscriber.on('message', (channel: string) => {
       if (channel === REDIS_CHANNEL) wake();
     });
-    // After a reconnection ioredis resubscribes; events committed meanwhile are in the outbox.
-    this.#subscriber.on('ready', () => wake());
+    let connectedBefore = false;
+    this.#subscriber.on('ready', () => {
+      // After a reconnection: subscribe again; events committed meanwhile are in the outbox.
+      if (connectedBefore) void this.#subscribe();
+      connectedBefore = true;
+      wake();
+    });
     this.#started = true;
     this.#publisher.connect().catch((error: unknown) => this.#log.warn({ err: error }, 'redis publisher could not connect; retrying'));
     // Redis being away does not stop the service from starting: wait a little, then go on without it.
-    const subscribed = this.#subscriber.subscribe(REDIS_CHANNEL).then(
-      () => true,
-      (error: unknown) => {
-        if (!this.#closed) this.#log.warn({ err: error }, 'redis subscription failed');
-        return false;
-      },
-    );
+    const subscribed = this.#subscribe();
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), START_WAIT_MS);
@@ -55,6 +57,17 @@ export class RedisNotifier implements ChangeNotifier {
     const ok = await Promise.race([subscribed, waited]);
     clearTimeout(timer);
     if (!ok) this.#log.warn('redis is not reachable yet; events from other processes arrive by polling until it is');
+  }
+
+  /** Subscribes to the channel; false when that failed (logged unless closing). */
+  #subscribe(): Promise<boolean> {
+    return this.#subscriber.subscribe(REDIS_CHANNEL).then(
+      () => true,
+      (error: unknown) => {
+        if (!this.#closed) this.#log.warn({ err: error }, 'redis subscription failed');
+        return false;
+      },
+    );
   }
 
   /** Tells every process (this one included) that the outbox has new rows. */
