@@ -29,3 +29,42 @@ export function processCpuNs(pid: number): number {
   for (const ns of threadCpuNs(pid).values()) total += ns;
   return total;
 }
+
+/** User and kernel CPU time of a process (all its threads), in clock ticks, from /proc/<pid>/stat. */
+export interface CpuTicks {
+  user: number;
+  kernel: number;
+}
+
+/**
+ * utime and stime from the text of /proc/<pid>/stat. The command name (field 2) is in parentheses and
+ * may hold spaces and parentheses itself, so fields are counted from the last ')'.
+ */
+export function parseStatTicks(stat: string): CpuTicks {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime (field 14) and stime (field 15) follow.
+  const user = Number(fields[11]);
+  const kernel = Number(fields[12]);
+  if (!Number.isFinite(user) || !Number.isFinite(kernel)) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
+  return { user, kernel };
+}
+
+export function processCpuTicks(pid: number): CpuTicks | null {
+  try {
+    return parseStatTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The kernel's share of the CPU time spent between two readings (system calls: the sockets' TCP
+ * path, SQLite's file I/O), or null when either is missing or no time passed. Ticks are 10 ms, so over
+ * a measured run of several seconds the share is good to a per cent or two.
+ */
+export function kernelShare(before: CpuTicks | null, after: CpuTicks | null): number | null {
+  if (!before || !after) return null;
+  const user = after.user - before.user;
+  const kernel = after.kernel - before.kernel;
+  return user + kernel > 0 ? kernel / (user + kernel) : null;
+}

@@ -12,6 +12,8 @@ export interface ResultRow {
   peakRssMb: number;
   /** svc's CPU time (all its threads) per completed request, µs (bench/cpu-time.ts). */
   cpuUsPerRequest: number;
+  /** The kernel's share of that CPU time (system calls), 0-1; null where /proc could not tell. */
+  kernelShare: number | null;
   /** requests/s ÷ the ceiling's requests/s in the same run. */
   ratio: number | null;
   /** The ceiling's CPU per request ÷ this row's: the ratio on CPU cost alone, without waits. */
@@ -31,8 +33,8 @@ export function verdict(row: ResultRow): string {
 }
 
 export function resultTable(rows: ResultRow[]): string {
-  const header = ['db', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'ratio', 'target', '', 'CPU µs/req', 'CPU ratio', 'errors'];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => ((i >= 2 && i <= 7) || i === 9 || i === 10 ? '---:' : '---')).join('|')}|`];
+  const header = ['db', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'ratio', 'target', '', 'CPU µs/req', 'CPU ratio', 'kernel %', 'errors'];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => ((i >= 2 && i <= 7) || (i >= 9 && i <= 11) ? '---:' : '---')).join('|')}|`];
   for (const row of rows) {
     lines.push(
       `| ${[
@@ -47,6 +49,7 @@ export function resultTable(rows: ResultRow[]): string {
         verdict(row),
         fixed(row.cpuUsPerRequest, 0),
         row.cpuRatio === null ? '' : fixed(row.cpuRatio, 2),
+        row.kernelShare === null ? '' : fixed(row.kernelShare * 100, 0),
         `${row.errors}/${row.requests}`,
       ].join(' | ')} |`,
     );

@@ -19,7 +19,7 @@ import { autocannonDriver } from './autocannon-driver.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { RssSampler, peakRssMb } from './rss-sampler.ts';
 import { svcStartFlags } from './start-flags.ts';
-import { processCpuNs } from './cpu-time.ts';
+import { kernelShare, processCpuNs, processCpuTicks } from './cpu-time.ts';
 import { resultTable, type ResultRow } from './result-table.ts';
 import { machineInfo } from './machine-info.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
@@ -61,6 +61,8 @@ interface Measured {
   rssMb: number;
   /** svc's CPU time per completed request during the measured run, in µs. */
   cpuUsPerRequest: number;
+  /** The kernel's share of that CPU time (bench/cpu-time.ts). */
+  kernelShare: number | null;
   /** When the measured run (not the warm-up) happened, in the CPU profile's clock. */
   window: ProfileWindow;
 }
@@ -98,9 +100,13 @@ class Bench {
     const sampler = new RssSampler(pid);
     const startUs = monotonicUs();
     const cpuBefore = processCpuNs(pid);
+    const ticksBefore = processCpuTicks(pid);
     const result = await this.driver.run({ ...base, ...withBody, seconds: this.options.duration, counterStart: (this.#counter += 10_000_000) });
     const cpuUsPerRequest = (processCpuNs(pid) - cpuBefore) / 1000 / Math.max(1, result.requests);
-    return { result, rssMb: sampler.stop(), cpuUsPerRequest, window: { startUs, endUs: monotonicUs(), requests: result.requests } };
+    return {
+      result, rssMb: sampler.stop(), cpuUsPerRequest, kernelShare: kernelShare(ticksBefore, processCpuTicks(pid)),
+      window: { startUs, endUs: monotonicUs(), requests: result.requests },
+    };
   }
 
   startCeiling(): Promise<ServerProcess> {
@@ -118,9 +124,9 @@ class Bench {
 
   /** The bare route, measured like a scenario; its row is added by the caller. */
   async measureCeiling(server: ServerProcess, database: BenchDatabase, label: string): Promise<ResultRow> {
-    const { result, rssMb, cpuUsPerRequest } = await this.measure(server.url, { method: 'GET', paths: ['/ceiling'], status: 200 }, server.pid);
+    const { result, rssMb, cpuUsPerRequest, kernelShare } = await this.measure(server.url, { method: 'GET', paths: ['/ceiling'], status: 200 }, server.pid);
     log(`  ${label}: ${result.requestsPerSecond.toFixed(0)} req/s, ${cpuUsPerRequest.toFixed(0)} µs CPU per request`);
-    return { database, scenario: 'ceiling', label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, ratio: null, cpuRatio: null, target: null };
+    return { database, scenario: 'ceiling', label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, kernelShare, ratio: null, cpuRatio: null, target: null };
   }
 
   async startSvc(bench: BenchConfig, profileDir?: string): Promise<ServerProcess> {
@@ -221,10 +227,10 @@ class Bench {
     } catch (error) {
       throw new Error(`${database} ${scenario.name} failed: ${(error as Error).message}\nsvc stderr (tail):\n${svc.stderr().slice(-4000)}`);
     }
-    const { result, rssMb, cpuUsPerRequest, window } = measured;
+    const { result, rssMb, cpuUsPerRequest, kernelShare, window } = measured;
     const target = scenario.targets[database] ?? null;
     const row: ResultRow = {
-      database, scenario: scenario.name, label: label ?? scenario.label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, ratio: null, cpuRatio: null, target,
+      database, scenario: scenario.name, label: label ?? scenario.label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, kernelShare, ratio: null, cpuRatio: null, target,
     };
     log(`  ${row.label}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms, ${cpuUsPerRequest.toFixed(0)} µs CPU per request${result.errors ? `, ${result.errors} errors` : ''}`);
     return { row, window };
