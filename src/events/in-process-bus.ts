@@ -57,6 +57,14 @@ export class InProcessBus {
     return this.#listeners.has(resource);
   }
 
+  /**
+   * Forgets a delivered id, as wantsTailed does, for an event the tail passes without reading it;
+   * false when the id was not delivered here (not yet, or it is another process's).
+   */
+  forgetDelivered(id: string): boolean {
+    return this.#delivered.delete(id);
+  }
+
   /** Delivers `event` unless it was delivered before; returns whether it was new. */
   publish(event: RecordEvent): boolean {
     if (!this.#delivered.add(event.id)) return false;

@@ -76,6 +76,24 @@ export class OutboxTailer {
     return this.#reading;
   }
 
+  /**
+   * Takes `seq` as read without reading it, when a read could bring nothing new for it: it was read
+   * already, or it is next in line (or an open gap) and `publishedHere()` confirms this process has
+   * published its event itself (and forgets it, as a read would). False when it must be read. Never
+   * while a read is in flight: that read may return the row, which would then be published twice.
+   */
+  pass(seq: number, publishedHere: () => boolean): boolean {
+    if (this.#stopped) return true;
+    if (seq <= this.#high && !this.#gaps.has(seq)) return true;
+    if (this.#reading) return false;
+    const nextInLine = seq === this.#high + 1;
+    if (!nextInLine && !this.#gaps.has(seq)) return false;
+    if (!publishedHere()) return false;
+    if (nextInLine) this.#high = seq;
+    else this.#gaps.delete(seq);
+    return true;
+  }
+
   /** Stops reading; resolves when a read in progress has finished. */
   async stop(): Promise<void> {
     this.#stopped = true;

@@ -60,9 +60,22 @@ export function eventRowOf(event: RecordEvent): Record<string, unknown> {
   };
 }
 
-/** PostgreSQL: the RETURNING expression of an event's insert that sends NOTIFY with its seq at commit. */
+/**
+ * PostgreSQL: the RETURNING expression of an event's insert that sends NOTIFY at commit, with the
+ * row's seq and the event's id (`<seq> <id>`): the writing process knows the id as its own, and need
+ * not read the row back (OutboxEventHub).
+ */
 export function notifyReturning(notifyChannel: string | undefined): { sql: string } | undefined {
-  return notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text)` };
+  return notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text || ' ' || id)` };
+}
+
+/** The seq and event id of a notification sent by notifyReturning's expression, or null for another payload. */
+export function parseNotifyPayload(payload: string): { seq: number; id: string } | null {
+  const space = payload.indexOf(' ');
+  if (space <= 0) return null;
+  const seq = Number(payload.slice(0, space));
+  const id = payload.slice(space + 1);
+  return Number.isSafeInteger(seq) && seq > 0 && id.length > 0 ? { seq, id } : null;
 }
 
 function quoteLiteral(text: string): string {

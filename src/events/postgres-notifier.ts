@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { loadPg } from '../optional-packages.ts';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ChangeNotifier } from './change-notifier.ts';
+import type { ChangeNotifier, Wake } from './change-notifier.ts';
 
 export const NOTIFY_CHANNEL = 'svc_events';
 
@@ -14,7 +14,7 @@ export class PostgresNotifier implements ChangeNotifier {
   readonly #url: string;
   readonly #log: FastifyBaseLogger;
   #client: pg.Client | null = null;
-  #wake: () => void = () => {};
+  #wake: Wake = () => {};
   #retryTimer: NodeJS.Timeout | null = null;
   #retryDelay = RECONNECT_MIN_MS;
   #closed = false;
@@ -24,7 +24,7 @@ export class PostgresNotifier implements ChangeNotifier {
     this.#log = log;
   }
 
-  async start(wake: () => void): Promise<void> {
+  async start(wake: Wake): Promise<void> {
     this.#wake = wake;
     try {
       await this.#connect();
@@ -50,7 +50,7 @@ export class PostgresNotifier implements ChangeNotifier {
     client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client));
     client.on('notification', (message) => {
-      if (message.channel === NOTIFY_CHANNEL) this.#wake();
+      if (message.channel === NOTIFY_CHANNEL) this.#wake(message.payload);
     });
     await client.connect();
     await client.query(`LISTEN ${NOTIFY_CHANNEL}`);

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import type { Resource } from '../../src/resources/resource.ts';
@@ -41,7 +41,22 @@ interface Node {
   close(): Promise<void>;
 }
 
-async function startNode(dialect: TestDialect, url: string, options: { replayWindow?: number; pollIntervalMs?: number } = {}): Promise<Node> {
+/** Counts the queries a hub sends (its tail's reads of the outbox). */
+function countingQueries(counter: { selects: number }): KyselyPlugin {
+  return {
+    transformQuery({ node }) {
+      if (node.kind === 'SelectQueryNode') counter.selects++;
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  };
+}
+
+async function startNode(
+  dialect: TestDialect,
+  url: string,
+  options: { replayWindow?: number; pollIntervalMs?: number; hubQueries?: { selects: number } } = {},
+): Promise<Node> {
   const store = createStore(url);
   await applyResourceSchema(store, registry, { allowDestructive: false });
   await createOutboxTable(store.db, store.dialect);
@@ -49,7 +64,7 @@ async function startNode(dialect: TestDialect, url: string, options: { replayWin
   const notifier = dialect === 'postgres' ? new PostgresNotifier(url, silent) : null;
   if (dialect === 'postgres') records.notifyOnCommit(NOTIFY_CHANNEL);
   const hub = new OutboxEventHub({
-    db: store.db,
+    db: options.hubQueries ? store.db.withPlugin(countingQueries(options.hubQueries)) : store.db,
     log: silent,
     replayWindow: options.replayWindow ?? 1000,
     resources: () => registry.all().map((r) => r.name),
@@ -248,6 +263,35 @@ for (const dialect of testDialects()) {
         await eventually(() => seen.some((e) => e.id === early.id), 'the lower seq arrives after its late commit');
         await sleep(150);
         assert.deepEqual(seen.map((e) => e.id).sort(), [early.id, late.id].sort());
+      });
+
+      it("does not read back its own commits when their notifications arrive, yet still reads the others'", async () => {
+        // No fallback poll within the test: only notifications wake the tails.
+        const hubQueries = { selects: 0 };
+        const c = await startNode(dialect, database.url, { pollIntervalMs: 60_000, hubQueries });
+        const d = await startNode(dialect, database.url, { pollIntervalMs: 60_000 });
+        try {
+          const seenByC = collect(c.hub);
+          const seenByD = collect(d.hub);
+          await sleep(100); // notifications of earlier tests' commits
+          hubQueries.selects = 0;
+          const ids: string[] = [];
+          for (let i = 0; i < 20; i++) ids.push(String((await c.records.create(c.notes, META, { text: `own ${i}` })).record.id));
+          await eventually(() => seenByD.length === 20, "the other process reads c's events");
+          await sleep(100); // the last notifications
+          assert.deepEqual(seenByC.map((e) => e.resourceId), ids, 'each once, in order');
+          // Without passing its own rows c reads once per notification (20). With it, 0-4 in runs here: a
+          // notification may still arrive before the commit's answer is read, and that row is read.
+          assert.ok(hubQueries.selects <= 10, `c read the outbox ${hubQueries.selects} times for its own 20 commits`);
+          assert.equal(c.hub.tailPosition(), d.hub.tailPosition(), 'both tails are past every row');
+
+          const other = await d.records.create(d.notes, META, { text: 'from d' });
+          await eventually(() => seenByC.some((e) => e.resourceId === other.record.id), "c reads d's event");
+          assert.equal(seenByC.length, 21);
+        } finally {
+          await c.close();
+          await d.close();
+        }
       });
 
       it('catches up after the listening connection is lost', async () => {
