@@ -53,6 +53,7 @@ describe('OutboxTailer', () => {
   });
 
   describe('pass: a row taken as read without reading it', () => {
+    /** `insert` adds rows by event id; an id written `seq:id` takes that seq (a gap left below it). */
     async function withTailer(test: (tailer: OutboxTailer, insert: (...ids: string[]) => Promise<void>, delivered: string[]) => Promise<void>) {
       const store = createStore('sqlite::memory:');
       try {
@@ -60,7 +61,11 @@ describe('OutboxTailer', () => {
         const delivered: string[] = [];
         const tailer = new OutboxTailer(store.db, (event) => delivered.push(event.id), { ...OPTIONS, batchSize: 100 });
         await tailer.start();
-        await test(tailer, async (...ids) => void (await store.db.insertInto(EVENTS_TABLE).values(ids.map((id) => eventRow(id))).execute()), delivered);
+        const rowOf = (text: string) => {
+          const [seq, id] = text.includes(':') ? text.split(':') : [undefined, text];
+          return seq === undefined ? eventRow(id!) : { seq: Number(seq), ...eventRow(id!) };
+        };
+        await test(tailer, async (...ids) => void (await store.db.insertInto(EVENTS_TABLE).values(ids.map(rowOf)).execute()), delivered);
         await tailer.stop();
       } finally {
         await store.close();
@@ -90,25 +95,17 @@ describe('OutboxTailer', () => {
     });
 
     it('closes an open gap with an event published here', async () => {
-      const store = createStore('sqlite::memory:');
-      try {
-        await createOutboxTable(store.db, store.dialect);
-        const delivered: string[] = [];
-        const tailer = new OutboxTailer(store.db, (event) => delivered.push(event.id), { ...OPTIONS, batchSize: 100 });
-        await tailer.start();
-        await store.db.insertInto(EVENTS_TABLE).values([{ seq: 1, ...eventRow('e1') }, { seq: 3, ...eventRow('e3') }]).execute();
+      await withTailer(async (tailer, insert, delivered) => {
+        await insert('1:e1', '3:e3');
         await tailer.poll();
         assert.equal(tailer.gapCount, 1, 'seq 2 is missing');
         assert.equal(tailer.pass(2, () => true), true);
         assert.equal(tailer.gapCount, 0);
         assert.equal(tailer.hasRead(2), true);
-        await store.db.insertInto(EVENTS_TABLE).values({ seq: 2, ...eventRow('e2') }).execute();
+        await insert('2:e2');
         await tailer.poll();
         assert.deepEqual(delivered, ['e1', 'e3'], 'the passed gap is not read when its row appears');
-        await tailer.stop();
-      } finally {
-        await store.close();
-      }
+      });
     });
 
     it('does not pass while a read is in flight: that read may return the row, which would be delivered twice', async () => {
