@@ -43,7 +43,7 @@ describe('processCpuTicks', () => {
     assert.ok(before);
     const dir = mkdtempSync(join(tmpdir(), 'svc-cpu-time-'));
     try {
-      // At least three clock ticks (10 ms each) of both kinds: hashing, and writes the kernel carries out.
+      // Several clock ticks (10 ms each): hashing in user space, then writes the kernel carries out.
       const started = Date.now();
       let digest = Buffer.alloc(32);
       while (Date.now() - started < 60) digest = createHash('sha256').update(digest).digest();

@@ -32,14 +32,7 @@ describe('OutboxTailer', () => {
       });
       const delivered: string[] = [];
       await tailer.start();
-      const rows = [['e1', 'notes'], ['e2', 'notes'], ['e3', 'tasks'], ['e4', 'notes']].map(([id, resource]) => ({
-        id: id!,
-        type: `${resource}.created`,
-        resource: resource!,
-        resource_id: `r-${id}`,
-        payload: JSON.stringify({ id, resource } satisfies Partial<RecordEvent>),
-        created_at: new Date().toISOString(),
-      }));
+      const rows = [eventRow('e1'), eventRow('e2'), eventRow('e3', 'tasks'), eventRow('e4')];
       await store.db.insertInto(EVENTS_TABLE).values(rows).execute();
 
       const parsed = await recordJsonParses(() => tailer.poll());
