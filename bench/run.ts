@@ -260,7 +260,7 @@ class Bench {
       log(`  SSE fan-out: ${options.sseClients} clients, ${options.sseWritesPerSecond} writes/s for ${options.realtimeSeconds} s`);
       const sse = await measureSseFanout(svc, seeded, { clients: options.sseClients, writesPerSecond: options.sseWritesPerSecond, seconds: options.realtimeSeconds, warmupSeconds: options.warmup, cpu: LOAD_CPU, adminToken: bench.adminToken });
       this.sse.push({ database, ...sse });
-      log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms`);
+      log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms; the driver used ${(sse.driverCpuShare * 100).toFixed(0)}% of its core`);
       if (sse.svc) {
         const s = sse.svc;
         log(`    svc's own view: ${s.flushes} flushes, mean ${s.meanFlushMs.toFixed(1)} ms (over 25 ms: ${s.flushesOver25ms}, over 50 ms: ${s.flushesOver50ms}), ${s.writesPerFlush.toFixed(0)} clients each, ${s.usPerWrite.toFixed(1)} µs per client write; ${s.creates} creates answered, 99% within ${s.createP99UpToMs} ms`);
@@ -353,10 +353,10 @@ function realtimeTables(bench: Bench): string[] {
   if (bench.sse.length > 0) {
     out.push(
       '',
-      '| db | SSE clients | writes/s | events received / expected | p50 ms | p99 ms | max ms | write answered p50 / p99 ms | driver loop lag p99 ms | svc flushes: mean ms (over 50 ms) | µs per client write | svc answered 99% of writes within ms | svc RSS start → end (max) MB |',
+      '| db | SSE clients | writes/s | events received / expected | p50 ms | p99 ms | max ms | write answered p50 / p99 ms | driver: loop lag p99 ms, CPU % | svc flushes: mean ms (over 50 ms) | µs per client write | svc answered 99% of writes within ms | svc RSS start → end (max) MB |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
       ...bench.sse.map((r) =>
-        `| ${r.database} | ${r.connected}/${r.clients} | ${r.writesPerSecond} | ${r.received} / ${r.expected} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.maxMs, 1)} | ${f(r.writeP50Ms, 1)} / ${f(r.writeP99Ms, 1)} | ${f(r.driverLagP99Ms, 1)} | ${r.svc ? `${f(r.svc.meanFlushMs, 1)} (${r.svc.flushesOver50ms} of ${r.svc.flushes})` : '-'} | ${f(r.svc?.usPerWrite ?? NaN, 1)} | ${f(r.svc?.createP99UpToMs ?? NaN)} | ${f(r.rssStartMb)} → ${f(r.rssEndMb)} (${f(r.rssMaxMb)}) |`),
+        `| ${r.database} | ${r.connected}/${r.clients} | ${r.writesPerSecond} | ${r.received} / ${r.expected} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.maxMs, 1)} | ${f(r.writeP50Ms, 1)} / ${f(r.writeP99Ms, 1)} | ${f(r.driverLagP99Ms, 1)}, ${f(r.driverCpuShare * 100)} | ${r.svc ? `${f(r.svc.meanFlushMs, 1)} (${r.svc.flushesOver50ms} of ${r.svc.flushes})` : '-'} | ${f(r.svc?.usPerWrite ?? NaN, 1)} | ${f(r.svc?.createP99UpToMs ?? NaN)} | ${f(r.rssStartMb)} → ${f(r.rssEndMb)} (${f(r.rssMaxMb)}) |`),
     );
   }
   if (bench.webhooks.length > 0) {

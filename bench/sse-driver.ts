@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fanoutStats, readFanoutCounters, type FanoutStats } from './fanout-metrics.ts';
+import { scanMarks, type SseMarks } from './sse-marks.ts';
 
 export interface SseRun {
   baseUrl: string;
@@ -37,6 +38,8 @@ export interface SseResult {
   maxMs: number;
   /** The driver's own event-loop delay p99: high means the driver, not svc, was the bottleneck. */
   driverLagP99Ms: number;
+  /** The driver's CPU time over the measured run's wall time: near 1, its core was the bottleneck. */
+  driverCpuShare: number;
   /**
    * Each timed POST from its send to the end of its answer: the write's own latency, which every
    * client's write-to-receive latency includes (the event goes out at the commit, before the answer).
@@ -56,9 +59,6 @@ export interface SseSecond {
   /** The driver's loop delay p99 during that second of the run. */
   driverLagP99Ms: number;
 }
-
-const MARK = /"title":"sse-(\d+)"/g;
-const WARM_MARK = /"title":"sse-warm-\d+"/g;
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
@@ -80,6 +80,21 @@ async function main(run: SseRun): Promise<SseResult> {
   let connected = 0;
   const lag = monitorEventLoopDelay({ resolution: 10 });
 
+  /** When the read being handled was taken up: the first thing each read does. */
+  let readAt = 0;
+  const marks: SseMarks = {
+    timed(seq: number) {
+      const sent = sentAt[seq];
+      if (sent) {
+        latencySeq[received] = seq;
+        latencies[received++] = readAt - sent;
+      }
+    },
+    warm() {
+      warmReceived++;
+    },
+  };
+
   const open = () =>
     new Promise<void>((resolve, reject) => {
       const socket = connect(port, url.hostname);
@@ -92,7 +107,7 @@ async function main(run: SseRun): Promise<SseResult> {
         socket.write(`GET /v1/posts/stream?events=created HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${run.authorization}\r\nAccept: text/event-stream\r\n\r\n`);
       });
       socket.on('data', (chunk: string) => {
-        const now = performance.now();
+        readAt = performance.now();
         let text = pending + chunk;
         if (head) {
           if (!text.includes(': connected')) {
@@ -104,7 +119,6 @@ async function main(run: SseRun): Promise<SseResult> {
           connected++;
           resolve();
         }
-        // Only complete messages are scanned; the rest waits for the next chunk.
         const end = text.lastIndexOf('\n\n');
         if (end < 0) {
           pending = text;
@@ -112,14 +126,7 @@ async function main(run: SseRun): Promise<SseResult> {
         }
         pending = text.slice(end + 2);
         text = text.slice(0, end);
-        for (const _warm of text.matchAll(WARM_MARK)) warmReceived++;
-        for (const match of text.matchAll(MARK)) {
-          const sent = sentAt[Number(match[1])];
-          if (sent) {
-            latencySeq[received] = Number(match[1]);
-            latencies[received++] = now - sent;
-          }
-        }
+        scanMarks(text, marks);
       });
       sockets.push(socket);
     });
@@ -128,7 +135,9 @@ async function main(run: SseRun): Promise<SseResult> {
     await Promise.all(Array.from({ length: Math.min(50, run.clients - i) }, open));
   }
 
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  // Enough connections that no write waits in the driver for one: with 16, up to 47 POSTs queued here
+  // whenever answers slowed, and that wait counted as svc's write-to-receive latency.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   let writes = 0;
   let writeErrors = 0;
   /** Creates post `seq` (timed), or warm-up post `seq` when `warm`. */
@@ -192,6 +201,7 @@ async function main(run: SseRun): Promise<SseResult> {
   const svcBefore = await readSvcCounters();
   lag.enable();
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const secondLag = monitorEventLoopDelay({ resolution: 10 });
   secondLag.enable();
   const lagBySecond: number[] = [];
@@ -205,6 +215,8 @@ async function main(run: SseRun): Promise<SseResult> {
   const deadline = performance.now() + 5000;
   while (received < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   clearInterval(lagTimer);
+  const cpu = process.cpuUsage(cpuBefore);
+  const driverCpuShare = (cpu.user + cpu.system) / 1000 / (performance.now() - started);
   const svcAfter = await readSvcCounters();
   secondLag.disable();
   lag.disable();
@@ -235,6 +247,7 @@ async function main(run: SseRun): Promise<SseResult> {
     p99Ms: percentile(sorted, 99),
     maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
     driverLagP99Ms: lag.percentile(99) / 1e6,
+    driverCpuShare,
     writeP50Ms: percentile(writeTimes, 50),
     writeP99Ms: percentile(writeTimes, 99),
     perSecond,
