@@ -38,7 +38,10 @@ export interface SseResult {
   maxMs: number;
   /** The driver's own event-loop delay p99: high means the driver, not svc, was the bottleneck. */
   driverLagP99Ms: number;
-  /** The driver's CPU time over the measured run's wall time: near 1, its core was the bottleneck. */
+  /**
+   * The driver's CPU time over the wall time of the measured run (with its wait for late events):
+   * near 1, the driver's core, not svc, was the bottleneck.
+   */
   driverCpuShare: number;
   /**
    * Each timed POST from its send to the end of its answer: the write's own latency, which every
@@ -119,6 +122,7 @@ async function main(run: SseRun): Promise<SseResult> {
           connected++;
           resolve();
         }
+        // Only complete messages are scanned; the rest waits for the next chunk.
         const end = text.lastIndexOf('\n\n');
         if (end < 0) {
           pending = text;
