@@ -22,6 +22,8 @@ export interface BenchOptions {
   /** SSE fan-out and webhook throughput after the request scenarios (0 clients: skip). */
   sseClients: number;
   sseWritesPerSecond: number;
+  /** Who reads the SSE clients' streams: bench/sse-reader.c (built when a C compiler can) or Node. */
+  sseReader: 'native' | 'node';
   realtimeSeconds: number;
   /** PostgreSQL server to create a fresh database on. */
   postgresUrl: string | undefined;
@@ -39,6 +41,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --growth N                   afterwards grow posts to N rows and re-run the list scenarios (default off)
   --sse-clients N              SSE clients in the fan-out measurement (default 1000; 0 skips SSE and webhooks)
   --sse-rate N                 writes per second during the fan-out (default 200)
+  --sse-reader native|node     who reads the SSE clients: bench/sse-reader.c, built with $CC or cc
+                               (default; Node when it cannot be built), or Node in the driver's process
   --realtime-seconds S         seconds of SSE fan-out and of webhook load (default 8)
   --profile                    run svc under node --cpu-prof and print a self-time summary per scenario
   --driver wrk|autocannon      load generator (default: wrk when installed)
@@ -67,6 +71,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       profile: { type: 'boolean' },
       'sse-clients': { type: 'string' },
       'sse-rate': { type: 'string' },
+      'sse-reader': { type: 'string' },
       'realtime-seconds': { type: 'string' },
       driver: { type: 'string' },
       json: { type: 'string' },
@@ -86,6 +91,8 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
   if (values.driver !== undefined && values.driver !== 'wrk' && values.driver !== 'autocannon') {
     throw new Error(`--driver must be wrk or autocannon, got ${values.driver}`);
   }
+  const sseReader = values['sse-reader'] ?? 'native';
+  if (sseReader !== 'native' && sseReader !== 'node') throw new Error(`--sse-reader must be native or node, got ${sseReader}`);
   return {
     databases,
     scenarios: scenarios as ScenarioName[],
@@ -97,6 +104,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     profile: values.profile === true,
     sseClients: positiveInt('sse-clients', values['sse-clients'], 1000, 0),
     sseWritesPerSecond: positiveInt('sse-rate', values['sse-rate'], 200),
+    sseReader,
     realtimeSeconds: positiveInt('realtime-seconds', values['realtime-seconds'], 8),
     driver: values.driver as BenchOptions['driver'],
     postgresUrl,

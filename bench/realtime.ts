@@ -24,13 +24,13 @@ export interface SseFanout extends SseResult {
 export async function measureSseFanout(
   svc: ServerProcess,
   seeded: SeededData,
-  options: { clients: number; writesPerSecond: number; seconds: number; warmupSeconds: number; cpu: number; adminToken: string },
+  options: { clients: number; writesPerSecond: number; seconds: number; warmupSeconds: number; cpu: number; adminToken: string; nativeReader?: string },
 ): Promise<SseFanout> {
   const samples: number[] = [];
   const timer = setInterval(() => samples.push(rssMb(svc.pid)), 1000);
   samples.push(rssMb(svc.pid));
   try {
-    const args: SseRun = { baseUrl: svc.url, authorization: seeded.authorization, clients: options.clients, writesPerSecond: options.writesPerSecond, seconds: options.seconds, warmupSeconds: options.warmupSeconds, metricsAuthorization: `Bearer ${options.adminToken}` };
+    const args: SseRun = { baseUrl: svc.url, authorization: seeded.authorization, clients: options.clients, writesPerSecond: options.writesPerSecond, seconds: options.seconds, warmupSeconds: options.warmupSeconds, metricsAuthorization: `Bearer ${options.adminToken}`, ...(options.nativeReader ? { nativeReader: options.nativeReader } : {}) };
     const { stdout } = await run('taskset', ['-c', String(options.cpu), process.execPath, '--import', import.meta.resolve('tsx'), SSE_DRIVER, JSON.stringify(args)], {
       maxBuffer: 16 * 1024 * 1024,
       timeout: (options.warmupSeconds + options.seconds + 120) * 1000,

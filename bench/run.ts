@@ -27,6 +27,7 @@ import { compareProfiles, formatComparison, readMeasuredProfile } from './compar
 import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize-cpu-profile.ts';
 import { measureCountCost, type CountCost } from './count-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
+import { buildSseReader } from './sse-reader-build.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** tsx by absolute URL: children run with their own working directory. */
@@ -79,6 +80,7 @@ class Bench {
   #counter = 1_000_000;
 
   #cli: boolean | undefined;
+  #sseReader: Promise<string | undefined> | undefined;
 
   constructor(readonly options: BenchOptions, readonly driver: LoadDriver) {}
 
@@ -89,6 +91,18 @@ class Bench {
       if (!this.#cli) this.notes.push('`node bin/svc.js --help` failed (CLI mid-change), so svc was started through bench/start-svc.ts: the same loadConfig + startServer as `svc start`');
     }
     return this.#cli;
+  }
+
+  /** The native SSE reader, built once; undefined (and noted) when Node reads the streams. */
+  sseReader(): Promise<string | undefined> {
+    this.#sseReader ??= (async () => {
+      if (this.options.sseReader === 'node') return undefined;
+      const built = await buildSseReader();
+      if ('path' in built) return built.path;
+      this.notes.push(`SSE clients read by Node, not bench/sse-reader.c: ${built.error}`);
+      return undefined;
+    })();
+    return this.#sseReader;
   }
 
   async measure(baseUrl: string, request: ScenarioRequest, pid: number, authorization?: string): Promise<Measured> {
@@ -258,9 +272,13 @@ class Bench {
     const { options } = this;
     try {
       log(`  SSE fan-out: ${options.sseClients} clients, ${options.sseWritesPerSecond} writes/s for ${options.realtimeSeconds} s`);
-      const sse = await measureSseFanout(svc, seeded, { clients: options.sseClients, writesPerSecond: options.sseWritesPerSecond, seconds: options.realtimeSeconds, warmupSeconds: options.warmup, cpu: LOAD_CPU, adminToken: bench.adminToken });
+      const nativeReader = await this.sseReader();
+      const sse = await measureSseFanout(svc, seeded, {
+        clients: options.sseClients, writesPerSecond: options.sseWritesPerSecond, seconds: options.realtimeSeconds, warmupSeconds: options.warmup, cpu: LOAD_CPU, adminToken: bench.adminToken,
+        ...(nativeReader ? { nativeReader } : {}),
+      });
       this.sse.push({ database, ...sse });
-      log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms; the driver used ${(sse.driverCpuShare * 100).toFixed(0)}% of its core`);
+      log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms; the driver used ${(sse.driverCpuShare * 100).toFixed(0)}% of its core (${sse.reader} readers: ${(sse.readerCpuShare * 100).toFixed(0)}%)${sse.streamsClosed ? `; ${sse.streamsClosed} streams ended` : ''}`);
       if (sse.svc) {
         const s = sse.svc;
         log(`    svc's own view: ${s.flushes} flushes, mean ${s.meanFlushMs.toFixed(1)} ms (over 25 ms: ${s.flushesOver25ms}, over 50 ms: ${s.flushesOver50ms}), ${s.writesPerFlush.toFixed(0)} clients each, ${s.usPerWrite.toFixed(1)} µs per client write; ${s.creates} creates answered, 99% within ${s.createP99UpToMs} ms`);
@@ -353,10 +371,10 @@ function realtimeTables(bench: Bench): string[] {
   if (bench.sse.length > 0) {
     out.push(
       '',
-      '| db | SSE clients | writes/s | events received / expected | p50 ms | p99 ms | max ms | write answered p50 / p99 ms | driver: loop lag p99 ms, CPU % | svc flushes: mean ms (over 50 ms) | µs per client write | svc answered 99% of writes within ms | svc RSS start → end (max) MB |',
+      '| db | SSE clients (reader) | writes/s | events received / expected | p50 ms | p99 ms | max ms | write answered p50 / p99 ms | driver: loop lag p99 ms, CPU % | svc flushes: mean ms (over 50 ms) | µs per client write | svc answered 99% of writes within ms | svc RSS start → end (max) MB |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
       ...bench.sse.map((r) =>
-        `| ${r.database} | ${r.connected}/${r.clients} | ${r.writesPerSecond} | ${r.received} / ${r.expected} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.maxMs, 1)} | ${f(r.writeP50Ms, 1)} / ${f(r.writeP99Ms, 1)} | ${f(r.driverLagP99Ms, 1)}, ${f(r.driverCpuShare * 100)} | ${r.svc ? `${f(r.svc.meanFlushMs, 1)} (${r.svc.flushesOver50ms} of ${r.svc.flushes})` : '-'} | ${f(r.svc?.usPerWrite ?? NaN, 1)} | ${f(r.svc?.createP99UpToMs ?? NaN)} | ${f(r.rssStartMb)} → ${f(r.rssEndMb)} (${f(r.rssMaxMb)}) |`),
+        `| ${r.database} | ${r.connected}/${r.clients} (${r.reader}) | ${r.writesPerSecond} | ${r.received} / ${r.expected} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.maxMs, 1)} | ${f(r.writeP50Ms, 1)} / ${f(r.writeP99Ms, 1)} | ${f(r.driverLagP99Ms, 1)}, ${f(r.driverCpuShare * 100)} | ${r.svc ? `${f(r.svc.meanFlushMs, 1)} (${r.svc.flushesOver50ms} of ${r.svc.flushes})` : '-'} | ${f(r.svc?.usPerWrite ?? NaN, 1)} | ${f(r.svc?.createP99UpToMs ?? NaN)} | ${f(r.rssStartMb)} → ${f(r.rssEndMb)} (${f(r.rssMaxMb)}) |`),
     );
   }
   if (bench.webhooks.length > 0) {

@@ -1,12 +1,13 @@
 // The SSE fan-out measurement, run as its own process pinned to the load core: opens N stream clients
-// on raw sockets (cheaper than node:http, so the driver keeps up), then creates posts at a fixed rate
-// and times each event from the moment its POST was sent to the moment each client reads it.
-// Prints one JSON line. Invoked by run.ts with a JSON argument (see SseRun).
-import { connect, type Socket } from 'node:net';
+// (read natively by bench/sse-reader.c where it was built, else by Node on raw sockets in this
+// process), then creates posts at a fixed rate and times each event from the moment its POST was sent
+// to the moment each client reads it. Prints one JSON line. Invoked by run.ts with a JSON argument (see SseRun).
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fanoutStats, readFanoutCounters, type FanoutStats } from './fanout-metrics.ts';
-import { scanMarks, type SseMarks } from './sse-marks.ts';
+import { openNativeReaders } from './native-stream-readers.ts';
+import { openNodeReaders } from './node-stream-readers.ts';
+import { monotonicMs, type StreamReaders } from './stream-readers.ts';
 
 export interface SseRun {
   baseUrl: string;
@@ -21,9 +22,13 @@ export interface SseRun {
   warmupSeconds?: number;
   /** The admin token's Authorization header, to read svc's flush metrics around the measured run. */
   metricsAuthorization?: string;
+  /** The built bench/sse-reader.c; without it the clients are read by Node in the driver's process. */
+  nativeReader?: string;
 }
 
 export interface SseResult {
+  /** Who read the streams: bench/sse-reader.c in its own process, or Node in the driver's. */
+  reader: 'native' | 'node';
   clients: number;
   connected: number;
   writes: number;
@@ -39,10 +44,14 @@ export interface SseResult {
   /** The driver's own event-loop delay p99: high means the driver, not svc, was the bottleneck. */
   driverLagP99Ms: number;
   /**
-   * The driver's CPU time over the wall time of the measured run (with its wait for late events):
-   * near 1, the driver's core, not svc, was the bottleneck.
+   * The driver's CPU time (its readers' included) over the wall time of the measured run (with its
+   * wait for late events): near 1, the driver's core, not svc, was the bottleneck.
    */
   driverCpuShare: number;
+  /** The native readers' share of that, in their own process; 0 when Node read the streams. */
+  readerCpuShare: number;
+  /** Streams that ended during the run (svc drops a client that does not keep up). */
+  streamsClosed: number;
   /**
    * Each timed POST from its send to the end of its answer: the write's own latency, which every
    * client's write-to-receive latency includes (the event goes out at the commit, before the answer).
@@ -71,73 +80,15 @@ function percentile(sorted: Float64Array, p: number): number {
 async function main(run: SseRun): Promise<SseResult> {
   const url = new URL(run.baseUrl);
   const port = Number(url.port);
+  /** Per timed POST: when it was sent (monotonicMs), 0 until then. */
   const sentAt = new Float64Array(run.writesPerSecond * run.seconds + 16);
-  const latencies = new Float64Array(run.clients * sentAt.length);
-  /** The POST each latency belongs to, to group latencies by the second it was sent in. */
-  const latencySeq = new Uint32Array(latencies.length);
   /** Per timed POST: send to answer, NaN until answered. */
   const answeredAfter = new Float64Array(sentAt.length).fill(NaN);
-  let received = 0;
-  let warmReceived = 0;
-  const sockets: Socket[] = [];
-  let connected = 0;
   const lag = monitorEventLoopDelay({ resolution: 10 });
-
-  /** When the read being handled was taken up: the first thing each read does. */
-  let readAt = 0;
-  const marks: SseMarks = {
-    timed(seq: number) {
-      const sent = sentAt[seq];
-      if (sent) {
-        latencySeq[received] = seq;
-        latencies[received++] = readAt - sent;
-      }
-    },
-    warm() {
-      warmReceived++;
-    },
-  };
-
-  const open = () =>
-    new Promise<void>((resolve, reject) => {
-      const socket = connect(port, url.hostname);
-      let head = true;
-      let pending = '';
-      socket.setEncoding('latin1');
-      socket.once('error', reject);
-      socket.on('connect', () => {
-        socket.on('error', () => {}); // after the head, a reset just ends this client
-        socket.write(`GET /v1/posts/stream?events=created HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${run.authorization}\r\nAccept: text/event-stream\r\n\r\n`);
-      });
-      socket.on('data', (chunk: string) => {
-        readAt = performance.now();
-        let text = pending + chunk;
-        if (head) {
-          if (!text.includes(': connected')) {
-            pending = text;
-            if (/^HTTP\/1\.1 [^2]/.test(text)) reject(new Error(`stream answered ${text.slice(0, 200)}`));
-            return;
-          }
-          head = false;
-          connected++;
-          resolve();
-        }
-        // Only complete messages are scanned; the rest waits for the next chunk.
-        const end = text.lastIndexOf('\n\n');
-        if (end < 0) {
-          pending = text;
-          return;
-        }
-        pending = text.slice(end + 2);
-        text = text.slice(0, end);
-        scanMarks(text, marks);
-      });
-      sockets.push(socket);
-    });
-
-  for (let i = 0; i < run.clients; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, run.clients - i) }, open));
-  }
+  const readers: StreamReaders = run.nativeReader
+    ? await openNativeReaders(run.nativeReader, url, run.authorization, run.clients)
+    : await openNodeReaders(url, run.authorization, run.clients);
+  const { connected } = readers;
 
   // Enough connections that no write waits in the driver for one: with 16, up to 47 POSTs queued here
   // whenever answers slowed, and that wait counted as svc's write-to-receive latency.
@@ -148,14 +99,14 @@ async function main(run: SseRun): Promise<SseResult> {
   const post = (seq: number, warm = false) =>
     new Promise<void>((resolve) => {
       const body = `{"title":"sse-${warm ? 'warm-' : ''}${seq}","status":"published","published":true}`;
-      if (!warm) sentAt[seq] = performance.now();
+      if (!warm) sentAt[seq] = monotonicMs();
       const request = http.request(
         { host: url.hostname, port, path: '/v1/posts', method: 'POST', agent, headers: { authorization: run.authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
         (response) => {
           if (response.statusCode !== 201) writeErrors++;
           response.resume();
           response.on('end', () => {
-            if (!warm) answeredAfter[seq] = performance.now() - sentAt[seq]!;
+            if (!warm) answeredAfter[seq] = monotonicMs() - sentAt[seq]!;
             resolve();
           });
         },
@@ -196,15 +147,17 @@ async function main(run: SseRun): Promise<SseResult> {
     const sent = await paced(warmWrites, (seq) => post(seq, true));
     const warmExpected = connected * (sent - (writeErrors - errorsBefore));
     const warmDeadline = performance.now() + 5000;
-    while (warmReceived < warmExpected && performance.now() < warmDeadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await readers.counts()).warm < warmExpected && performance.now() < warmDeadline) await new Promise((r) => setTimeout(r, 20));
     warmupWriteErrors = writeErrors - errorsBefore;
     writeErrors = errorsBefore;
   }
 
   const readSvcCounters = () => (run.metricsAuthorization ? readFanoutCounters(run.baseUrl, run.metricsAuthorization) : Promise.resolve(undefined));
   const svcBefore = await readSvcCounters();
+  const countsBefore = await readers.counts();
   lag.enable();
   const started = performance.now();
+  const startedAt = monotonicMs();
   const cpuBefore = process.cpuUsage();
   const secondLag = monitorEventLoopDelay({ resolution: 10 });
   secondLag.enable();
@@ -217,28 +170,40 @@ async function main(run: SseRun): Promise<SseResult> {
   // Stragglers: stop when every event has arrived or after 5 s.
   const expected = connected * (writes - writeErrors);
   const deadline = performance.now() + 5000;
-  while (received < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  let counts = await readers.counts();
+  while (counts.timed < expected && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    counts = await readers.counts();
+  }
   clearInterval(lagTimer);
+  const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
-  const driverCpuShare = (cpu.user + cpu.system) / 1000 / (performance.now() - started);
+  const readerCpuMs = counts.cpuMs - countsBefore.cpuMs;
   const svcAfter = await readSvcCounters();
   secondLag.disable();
   lag.disable();
-  for (const socket of sockets) socket.destroy();
+  const events = await readers.timedEvents();
+  readers.close();
   agent.destroy();
 
-  const sorted = latencies.slice(0, received).sort();
+  const latencies = new Float64Array(events.length / 2);
+  let received = 0;
   const bySecond: number[][] = [];
-  for (let i = 0; i < received; i++) {
-    const second = Math.floor((sentAt[latencySeq[i]!]! - started) / 1000);
-    (bySecond[second] ??= []).push(latencies[i]!);
+  for (let i = 0; i < events.length; i += 2) {
+    const sent = sentAt[events[i]!];
+    if (!sent) continue;
+    const latency = events[i + 1]! - sent;
+    latencies[received++] = latency;
+    (bySecond[Math.floor((sent - startedAt) / 1000)] ??= []).push(latency);
   }
+  const sorted = latencies.slice(0, received).sort();
   const writeTimes = answeredAfter.filter((ms) => !Number.isNaN(ms)).sort();
   const perSecond = Array.from(bySecond, (values, second) => {
     const s = Float64Array.from(values ?? []).sort();
     return { p50Ms: percentile(s, 50), p99Ms: percentile(s, 99), maxMs: s.length ? s[s.length - 1]! : NaN, driverLagP99Ms: lagBySecond[second] ?? NaN };
   });
   return {
+    reader: readers.kind,
     clients: run.clients,
     connected,
     writes,
@@ -251,7 +216,9 @@ async function main(run: SseRun): Promise<SseResult> {
     p99Ms: percentile(sorted, 99),
     maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
     driverLagP99Ms: lag.percentile(99) / 1e6,
-    driverCpuShare,
+    driverCpuShare: ((cpu.user + cpu.system) / 1000 + readerCpuMs) / wallMs,
+    readerCpuShare: readerCpuMs / wallMs,
+    streamsClosed: counts.closed,
     writeP50Ms: percentile(writeTimes, 50),
     writeP99Ms: percentile(writeTimes, 99),
     perSecond,
