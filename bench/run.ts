@@ -283,7 +283,7 @@ class Bench {
         const s = sse.svc;
         log(`    svc's own view: ${s.flushes} flushes, mean ${s.meanFlushMs.toFixed(1)} ms (over 25 ms: ${s.flushesOver25ms}, over 50 ms: ${s.flushesOver50ms}), ${s.writesPerFlush.toFixed(0)} clients each, ${s.usPerWrite.toFixed(1)} µs per client write; ${s.creates} creates answered, 99% within ${s.createP99UpToMs} ms`);
       }
-      log(`    per second sent, p50/p99/max ms (driver lag p99): ${sse.perSecond.map((s) => `${[s.p50Ms, s.p99Ms, s.maxMs].map((n) => Number(n ?? NaN).toFixed(0)).join('/')} (${Number(s.driverLagP99Ms ?? NaN).toFixed(0)})`).join(', ')}`);
+      log(`    per second sent, p50/p99/max ms (driver lag p99; ms stolen from cores ${SERVER_CPU}/${LOAD_CPU}): ${sse.perSecond.map((s) => `${[s.p50Ms, s.p99Ms, s.maxMs].map((n) => Number(n ?? NaN).toFixed(0)).join('/')} (${Number(s.driverLagP99Ms ?? NaN).toFixed(0)}; ${s.stolenMs[SERVER_CPU] ?? '-'}/${s.stolenMs[LOAD_CPU] ?? '-'})`).join(', ')}`);
     } catch (error) {
       this.notes.push(`${database}: SSE fan-out not measured: ${(error as Error).message.split('\n')[0]}`);
     }

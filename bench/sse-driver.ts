@@ -7,6 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fanoutStats, readFanoutCounters, type FanoutStats } from './fanout-metrics.ts';
 import { openNativeReaders } from './native-stream-readers.ts';
 import { openNodeReaders } from './node-stream-readers.ts';
+import { stealMeter } from './steal-time.ts';
 import { monotonicMs, type StreamReaders } from './stream-readers.ts';
 
 export interface SseRun {
@@ -70,6 +71,8 @@ export interface SseSecond {
   maxMs: number;
   /** The driver's loop delay p99 during that second of the run. */
   driverLagP99Ms: number;
+  /** Milliseconds the hypervisor took from each core during that second (/proc/stat), by core. */
+  stolenMs: number[];
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -162,9 +165,12 @@ async function main(run: SseRun): Promise<SseResult> {
   const secondLag = monitorEventLoopDelay({ resolution: 10 });
   secondLag.enable();
   const lagBySecond: number[] = [];
+  const stolenBySecond: number[][] = [];
+  const stolen = stealMeter();
   const lagTimer = setInterval(() => {
     lagBySecond.push(secondLag.percentile(99) / 1e6);
     secondLag.reset();
+    stolenBySecond.push(stolen());
   }, 1000);
   writes = await paced(run.writesPerSecond * run.seconds, (seq) => post(seq));
   // Stragglers: stop when every event has arrived or after 5 s.
@@ -200,7 +206,7 @@ async function main(run: SseRun): Promise<SseResult> {
   const writeTimes = answeredAfter.filter((ms) => !Number.isNaN(ms)).sort();
   const perSecond = Array.from(bySecond, (values, second) => {
     const s = Float64Array.from(values ?? []).sort();
-    return { p50Ms: percentile(s, 50), p99Ms: percentile(s, 99), maxMs: s.length ? s[s.length - 1]! : NaN, driverLagP99Ms: lagBySecond[second] ?? NaN };
+    return { p50Ms: percentile(s, 50), p99Ms: percentile(s, 99), maxMs: s.length ? s[s.length - 1]! : NaN, driverLagP99Ms: lagBySecond[second] ?? NaN, stolenMs: stolenBySecond[second] ?? [] };
   });
   return {
     reader: readers.kind,
