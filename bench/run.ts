@@ -278,7 +278,7 @@ class Bench {
         ...(nativeReader ? { nativeReader } : {}),
       });
       this.sse.push({ database, ...sse });
-      log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms; the driver used ${(sse.driverCpuShare * 100).toFixed(0)}% of its core (${sse.reader} readers: ${(sse.readerCpuShare * 100).toFixed(0)}%)${sse.streamsClosed ? `; ${sse.streamsClosed} streams ended` : ''}`);
+      log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms; the driver used ${(sse.driverCpuShare * 100).toFixed(0)}% of its core (${sse.reader === 'native' ? `native readers: ${(sse.readerCpuShare * 100).toFixed(0)}%` : 'the streams read by Node in it'})${sse.streamsClosed ? `; ${sse.streamsClosed} streams ended` : ''}`);
       if (sse.svc) {
         const s = sse.svc;
         log(`    svc's own view: ${s.flushes} flushes, mean ${s.meanFlushMs.toFixed(1)} ms (over 25 ms: ${s.flushesOver25ms}, over 50 ms: ${s.flushesOver50ms}), ${s.writesPerFlush.toFixed(0)} clients each, ${s.usPerWrite.toFixed(1)} µs per client write; ${s.creates} creates answered, 99% within ${s.createP99UpToMs} ms`);
