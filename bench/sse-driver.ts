@@ -51,7 +51,7 @@ export interface SseResult {
   driverCpuShare: number;
   /** The native readers' share of that, in their own process; 0 when Node read the streams. */
   readerCpuShare: number;
-  /** Streams that ended during the run (svc drops a client that does not keep up). */
+  /** Streams whose connection closed after their preamble, warm-up included (svc drops a client that does not keep up). */
   streamsClosed: number;
   /**
    * Each timed POST from its send to the end of its answer: the write's own latency, which every
