@@ -18,7 +18,8 @@ let warned = false;
 
 export function testDialects(): TestDialect[] {
   if (process.env.TEST_DATABASE_URL) return ['sqlite', 'postgres'];
-  if (!warned) {
+  // `npm test` says it once for the whole run; a file run alone says it itself.
+  if (!warned && process.env.SVC_TEST_RUNNER !== '1') {
     warned = true;
     process.stdout.write('# SKIP PostgreSQL suites: TEST_DATABASE_URL is not set\n');
   }
