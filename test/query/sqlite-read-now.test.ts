@@ -5,15 +5,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.ts';
 import { CompiledQuery, sql } from 'kysely';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 
 const nextPass = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function rawOf(store: Store): Database.Database {
+function rawOf(store: Store): SqliteDatabase {
   assert.equal(store.driver.kind, 'sqlite');
-  return (store.driver as { database: Database.Database }).database;
+  return (store.driver as { database: SqliteDatabase }).database;
 }
 
 describe('Store.readNow on SQLite', () => {

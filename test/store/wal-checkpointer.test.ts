@@ -8,7 +8,7 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/sqlite-driver.ts';
 import { sql } from 'kysely';
 import { createStore } from '../../src/store/create-store.ts';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, RESET_PAGES } from '../../src/store/sqlite/wal-checkpointer.ts';

@@ -1,7 +1,7 @@
 // Opens an embedded SQLite database tuned for a server: WAL, foreign keys, busy timeout, regexp().
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDatabase } from './sqlite-driver.ts';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DynamicSchema } from '../store-dialect.ts';
 import { PassReadTransaction } from './pass-read-transaction.ts';
@@ -24,7 +24,7 @@ function cached<T>(cache: Map<string, T>, pattern: string, compile: (pattern: st
 
 export interface OpenedSqlite {
   db: Kysely<DynamicSchema>;
-  raw: Database.Database;
+  raw: SqliteDatabase;
   readNow: ReturnType<typeof sqliteReadNow>;
   executeIn: ReturnType<typeof sqliteExecuteIn>;
   /** A promise for the writer to wait on before its next write when the log should restart (wal-checkpointer.ts). */

@@ -11,8 +11,8 @@
 // every read searched a long log. So once the log passes RESET_PAGES, the worker says so, and the
 // writer (write-groups.ts) holds its next write until one more checkpoint has copied everything:
 // that write then restarts the log.
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { sqliteDriverPath } from './sqlite-driver.ts';
 
 /** Pages in the log before a commit checkpoints on its own (the backstop): 40 MB at 4 KB pages. */
 export const BACKSTOP_AUTOCHECKPOINT_PAGES = 10_000;
@@ -77,7 +77,7 @@ export function startWalCheckpointer(
   path: string,
   options: { intervalMs?: number; resetPages?: number; onError?: (message: string) => void } = {},
 ): WalCheckpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath;
   const resetPages = options.resetPages ?? RESET_PAGES;
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, resetPages, intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS } });
   let long = false;
