@@ -74,7 +74,7 @@ export async function seed(config: SvcConfig, rows: number): Promise<SeededData>
     const issued = await ctx.auth.issueKey({
       email, password, permissions: KEY_SCOPES, name: 'bench', metadata: null, expiresIn: null,
       rateLimitMax: null, rateLimitTimeWindow: null, refillInterval: null, refillAmount: null, remaining: null,
-    });
+    }, '127.0.0.1');
     const seeded: SeededData = { userId: user.id, authorization: `Bearer ${issued.key}`, readableIds: [], ownIds: [] };
     await insertPosts(ctx.store, ctx.registry.require('posts'), 0, rows, user.id, seeded);
     await analyzeIfPostgres(ctx.store);

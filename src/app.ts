@@ -45,6 +45,8 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Start the event dispatcher and webhook worker (default true). */
   startWorkers?: boolean;
+  /** Namespace of the rate-limit and login-throttle counters in Redis (default `svc:`): tests sharing one Redis. */
+  redisKeyPrefix?: string;
 }
 
 export interface BuiltApp {
@@ -77,7 +79,10 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await signals.migrate();
   const definitions = new DefinitionSync({ config, store, registry, signals, log: app.log });
   await definitions.recordStartup();
-  const auth = await createAuthComponent(config, store, app.log, { signals });
+  const auth = await createAuthComponent(config, store, app.log, {
+    signals,
+    ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
+  });
   await auth.migrate();
   await createOutboxTable(store.db, store.dialect);
   const records = new RecordService(store, registry, app.log);

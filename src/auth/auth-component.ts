@@ -42,10 +42,16 @@ export interface AuthComponent {
    * 403 FORBIDDEN for a valid API key. Does not count against any key's limits.
    */
   authenticateAdmin(input: AuthenticateInput): Promise<AdminPrincipal>;
-  /** The identity component's (better-auth) handler for requests under `auth.basePath`. */
+  /**
+   * The identity component's (better-auth) handler for requests under `auth.basePath`; email sign-in
+   * goes through the login throttle (throws 429 RATE_LIMITED).
+   */
   handleIdentityRequest(request: Request): Promise<Response>;
-  /** POST /token: checks the credentials and issues a key; the secret is in the result only. */
-  issueKey(request: TokenRequest): Promise<IssuedApiKey>;
+  /**
+   * POST /token: checks the credentials under the login throttle and issues a key; the secret is in
+   * the result only. `clientAddress` is the caller's address, as the HTTP layer sees it.
+   */
+  issueKey(request: TokenRequest, clientAddress: string): Promise<IssuedApiKey>;
   /** Users for the admin API and the CLI. */
   readonly users: UserDirectory;
   /** API keys for the admin API. */

@@ -13,7 +13,7 @@ import { migrateIdentity } from './identity/migrate-identity.ts';
 import { resolveIdentitySecret } from './identity/resolve-identity-secret.ts';
 import { UserDirectory } from './identity/user-directory.ts';
 import { createVerificationMailer } from './identity/verification-mailer.ts';
-import { ApiKeyIssuer } from './keys/api-key-issuer.ts';
+import { ApiKeyIssuer, issueOutcome } from './keys/api-key-issuer.ts';
 import type { ApiKeyRecord } from './keys/api-key-record.ts';
 import { ApiKeyRepository } from './keys/api-key-repository.ts';
 import { createApiKeyTable } from './keys/api-key-table.ts';
@@ -24,6 +24,9 @@ import { UsageQuota } from './keys/usage-quota.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { KeyAuthenticator } from './key-authenticator.ts';
 import { createRateLimiter } from './rate-limit/create-rate-limiter.ts';
+import { LoginThrottle } from './rate-limit/login-throttle.ts';
+import { throttleSignIn } from './identity/throttled-sign-in.ts';
+import { LOGIN_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
 
 export interface AuthComponentOptions {
   /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */
@@ -63,6 +66,7 @@ export async function createAuthComponent(
   // With Redis, serve shared limits from the first request rather than per-process ones while connecting.
   await limiter.ready();
   const adminTokens = new AdminTokenVerifier(config, store, cacheTtlMs);
+  const throttle = new LoginThrottle(limiter, config.auth.loginThrottle ?? LOGIN_THROTTLE_DEFAULTS);
 
   // Declared before the cache's loader runs (first request, after construction).
   const signals = options.signals;
@@ -108,8 +112,8 @@ export async function createAuthComponent(
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
-    handleIdentityRequest: (request) => identity.handler(request),
-    issueKey: (request) => issuer.issue(request),
+    handleIdentityRequest: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
+    issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
     users,
     keys,
     flushUsage: () => usage.flush(),

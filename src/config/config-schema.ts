@@ -1,7 +1,7 @@
 // The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (CONTRACT.md 2-3).
 // Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
-import type { FieldType, FilterOperator, OnDeleteAction, RetentionConfig } from './config-types.ts';
+import type { FieldType, FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';
 import { deepFreeze } from './deep-freeze.ts';
 
 export const FIELD_TYPE_NAMES = [
@@ -48,6 +48,17 @@ export const RETENTION_DEFAULTS: Readonly<RetentionConfig> = deepFreeze({
   batchSize: 1000,
   events: { maxAgeMs: 24 * 60 * 60 * 1000, maxCount: 1_000_000 },
   deliveries: { maxAgeMs: 7 * 24 * 60 * 60 * 1000, maxCount: 1_000_000 },
+});
+
+/**
+ * What `auth.loginThrottle` is when the config leaves it out: 10 wrong passwords per account and 50 per
+ * client address (many users behind one NAT) in 15 minutes.
+ */
+export const LOGIN_THROTTLE_DEFAULTS: Readonly<LoginThrottleConfig> = deepFreeze({
+  enabled: true,
+  maxFailuresPerAccount: 10,
+  maxFailuresPerAddress: 50,
+  windowMs: 15 * 60 * 1000,
 });
 
 /**
@@ -190,6 +201,32 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           properties: {
             smtpUrl: { description: 'Empty: links are logged instead of sent.', type: 'string' },
             from: { type: 'string', minLength: 1, default: 'svc <no-reply@localhost>' },
+          },
+        },
+        trustedOrigins: {
+          description:
+            "Origins (besides the service's own) from which the identity endpoints accept browser requests: any request with cookies, and sign-up and sign-in that name an Origin.",
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          uniqueItems: true,
+          default: [],
+        },
+        loginThrottle: {
+          description: 'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: { type: 'boolean', default: LOGIN_THROTTLE_DEFAULTS.enabled },
+            maxFailuresPerAccount: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAccount },
+            maxFailuresPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAddress },
+            windowMs: {
+              description: 'Milliseconds; the window starts at the first failure.',
+              type: 'integer',
+              minimum: 1000,
+              maximum: 86_400_000,
+              default: LOGIN_THROTTLE_DEFAULTS.windowMs,
+            },
           },
         },
       },

@@ -106,6 +106,14 @@ export interface RetentionConfig {
   deliveries: RetentionLimits;
 }
 
+/** Limits on failed credential checks (POST /token, sign-in): per account (email) and per client address. */
+export interface LoginThrottleConfig {
+  enabled: boolean;
+  maxFailuresPerAccount: number;
+  maxFailuresPerAddress: number;
+  windowMs: number;
+}
+
 export interface SvcConfig {
   database: { url: string };
   server: {
@@ -123,6 +131,10 @@ export interface SvcConfig {
     baseUrl?: string;
     social: { github?: SocialProviderConfig; google?: SocialProviderConfig };
     email: { smtpUrl?: string; from: string };
+    /** Present once validated (default []); optional so hand-written configs may leave it out. */
+    trustedOrigins?: string[];
+    /** Present once validated; absent means LOGIN_THROTTLE_DEFAULTS. */
+    loginThrottle?: LoginThrottleConfig;
   };
   apiKeys: {
     rateLimit: { enabled: boolean; max: number; timeWindow: number };

@@ -31,6 +31,18 @@ describe('memory rate limiter', () => {
     assert.equal(limiter.consumeNow('b', 1, 1000, 0).allowed, true);
     assert.equal(limiter.consumeNow('a', 1, 1000, 0).allowed, false);
   });
+
+  it('gives back one request on release (never below zero) and starts afresh on reset', () => {
+    const limiter = new MemoryRateLimiter();
+    assert.equal(limiter.consumeNow('k', 2, 1000, 0).remaining, 1);
+    limiter.release('k', 1000, 0);
+    limiter.release('k', 1000, 0);
+    assert.equal(limiter.consumeNow('k', 2, 1000, 0).remaining, 1);
+    assert.equal(limiter.consumeNow('k', 2, 1000, 0).allowed, true);
+    assert.equal(limiter.consumeNow('k', 2, 1000, 0).allowed, false);
+    limiter.reset('k', 1000);
+    assert.equal(limiter.consumeNow('k', 2, 1000, 0).remaining, 1);
+  });
 });
 
 describe('quota refill arithmetic', () => {
@@ -164,6 +176,28 @@ describe('Redis rate limiter', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is no
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('gives back one request on release, never below zero nor creating a window, and forgets it on reset', async () => {
+    const keyPrefix = `svc-test-${randomBytes(6).toString('hex')}:`;
+    const limiter = new RedisRateLimiter({ url: REDIS_URL!, keyPrefix, log });
+    try {
+      await limiter.ready();
+      await limiter.release('absent', 60_000);
+      assert.equal((await limiter.consume('absent', 1, 60_000)).allowed, true, 'release made a window of its own');
+      assert.equal((await limiter.consume('k', 2, 60_000)).remaining, 1);
+      await limiter.release('k', 60_000);
+      await limiter.release('k', 60_000);
+      assert.equal((await limiter.consume('k', 2, 60_000)).remaining, 1);
+      assert.equal((await limiter.consume('k', 2, 60_000)).allowed, true);
+      assert.equal((await limiter.consume('k', 2, 60_000)).allowed, false);
+      await limiter.reset('k', 60_000);
+      const fresh = await limiter.consume('k', 2, 60_000);
+      assert.equal(fresh.remaining, 1);
+      assert.ok(fresh.resetMs > 59_000, 'a reset window starts a new expiry');
+    } finally {
+      await limiter.close();
     }
   });
 

@@ -20,6 +20,8 @@ export function testConfig(databaseUrl: string, overrides: ConfigOverrides = {})
       defaultRole: 'user',
       social: {},
       email: { from: 'svc <no-reply@localhost>' },
+      // The browser app allowed by CORS above also signs in with cookies.
+      trustedOrigins: ['http://localhost:5173'],
     },
     // Suites send many requests with one key; the rate-limit suite sets its own limits.
     apiKeys: { rateLimit: { enabled: true, max: 1000000, timeWindow: 60000 } },

@@ -255,7 +255,8 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '413', '415', '429', '500']);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
     assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '429', '500']);
-    assert.deepEqual(statuses('/token', 'post'), ['400', '401', '413', '415', '500']);
+    // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
+    assert.deepEqual(statuses('/token', 'post'), ['400', '401', '413', '415', '429', '500']);
     for (const { op } of operations()) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (status < '400') continue;

@@ -39,7 +39,9 @@ export function buildIdentityOptions({ config, store, secret, mailer, log }: Ide
     basePath: config.auth.basePath,
     secret,
     database: { db: store.db, type: store.dialect.name },
-    trustedOrigins: [...config.server.cors.origins],
+    // better-auth always adds baseURL's origin, the service's own; CORS origins are not trusted for this
+    // unless listed here too, since a cookie sent from a trusted origin acts as the signed-in user.
+    trustedOrigins: [...(config.auth.trustedOrigins ?? [])],
     telemetry: { enabled: false },
     emailAndPassword: { enabled: true, requireEmailVerification: requireVerification },
     emailVerification: {
@@ -73,6 +75,9 @@ export function buildIdentityOptions({ config, store, secret, mailer, log }: Ide
     verification: { modelName: IDENTITY_TABLES.verification },
     advanced: {
       cookiePrefix: 'svc',
+      // Explicit, because better-auth turns both checks off when NODE_ENV is `test`.
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
     },
     logger: {

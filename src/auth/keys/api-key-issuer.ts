@@ -6,6 +6,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { Identity } from '../identity/identity.ts';
 import { verifyCredentials } from '../identity/verify-credentials.ts';
 import type { KeyPermissions } from '../principal.ts';
+import type { LoginOutcome } from '../rate-limit/login-throttle.ts';
 import { hashToken } from '../token-hash.ts';
 import { generateApiKey } from './api-key-format.ts';
 import type { ApiKeyRepository } from './api-key-repository.ts';
@@ -20,6 +21,14 @@ export interface IssuedApiKey {
   prefix: string;
   expiresAt: string | null;
   permissions: KeyPermissions | null;
+}
+
+/** How a failed issue() counts for the login throttle: only a wrong email or password is a failure. */
+export function issueOutcome(error: unknown): LoginOutcome {
+  if (!(error instanceof ApiError)) return 'unchecked';
+  if (error.code === 'INVALID_CREDENTIALS') return 'failed';
+  // Thrown only once the password matched.
+  return error.code === 'EMAIL_NOT_VERIFIED' ? 'verified' : 'unchecked';
 }
 
 export class ApiKeyIssuer {

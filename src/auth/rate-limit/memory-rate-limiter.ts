@@ -31,6 +31,15 @@ export class MemoryRateLimiter implements RateLimiter {
     return decide(window.count, max, window.endsAt - now);
   }
 
+  release(bucket: string, windowMs: number, now = Date.now()): void {
+    const window = this.#windows.get(bucket);
+    if (window && window.endsAt > now && window.windowMs === windowMs && window.count > 0) window.count--;
+  }
+
+  reset(bucket: string, windowMs: number): void {
+    if (this.#windows.get(bucket)?.windowMs === windowMs) this.#windows.delete(bucket);
+  }
+
   #sweep(now: number): void {
     this.#createdSinceSweep = 0;
     for (const [bucket, window] of this.#windows) if (window.endsAt <= now) this.#windows.delete(bucket);

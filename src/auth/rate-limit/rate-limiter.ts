@@ -16,6 +16,10 @@ export interface RateLimiter {
    * once: a promise here would cost every keyed request a microtask for nothing.
    */
   consume(bucket: string, max: number, windowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
+  /** Takes back one counted request of the current window (one that turned out not to count); never below zero. */
+  release(bucket: string, windowMs: number): void | Promise<void>;
+  /** Forgets the current window: the next request starts a new one. */
+  reset(bucket: string, windowMs: number): void | Promise<void>;
   /** Settles once the limiter can serve shared counts, or has given up and fallen back; never rejects. */
   ready(): Promise<void>;
   close(): Promise<void>;

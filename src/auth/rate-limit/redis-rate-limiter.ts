@@ -17,6 +17,15 @@ end
 return {count, ttl}
 `;
 
+/** DECR only a window that still exists: a bare DECR would create a key without expiry. */
+const RELEASE_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0
+`;
+
 export interface RedisRateLimiterOptions {
   url: string;
   /** Namespaces the counters (several deployments, or tests, on one Redis). */
@@ -28,6 +37,8 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** CONSUME_SCRIPT, registered with defineCommand (EVALSHA, falling back to EVAL). */
     svcRateLimit(key: string, windowMs: number): Result<[number, number], Context>;
+    /** RELEASE_SCRIPT. */
+    svcRateLimitRelease(key: string): Result<number, Context>;
   }
 }
 
@@ -50,6 +61,7 @@ export class RedisRateLimiter implements RateLimiter {
       lazyConnect: false,
     });
     this.#redis.defineCommand('svcRateLimit', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+    this.#redis.defineCommand('svcRateLimitRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     this.#redis.on('error', (error: Error) => this.#degrade(error));
     this.#redis.on('ready', () => {
       if (this.#degraded) this.#log.warn('Redis is reachable again: rate limits are shared between processes again');
@@ -76,13 +88,36 @@ export class RedisRateLimiter implements RateLimiter {
     // warning through the 'error' event; a first connection still in progress is no cause for one.
     if (this.#redis.status !== 'ready') return this.#fallback.consume(bucket, max, windowMs);
     try {
-      const key = `${this.#prefix}rl:${bucket}:${windowMs}`;
-      const [count, ttl] = await this.#redis.svcRateLimit(key, windowMs);
+      const [count, ttl] = await this.#redis.svcRateLimit(this.#key(bucket, windowMs), windowMs);
       return decide(Number(count), max, Number(ttl));
     } catch (error) {
       this.#degrade(error as Error);
       return this.#fallback.consume(bucket, max, windowMs);
     }
+  }
+
+  async release(bucket: string, windowMs: number): Promise<void> {
+    if (this.#redis.status !== 'ready') return this.#fallback.release(bucket, windowMs);
+    try {
+      await this.#redis.svcRateLimitRelease(this.#key(bucket, windowMs));
+    } catch (error) {
+      this.#degrade(error as Error);
+      this.#fallback.release(bucket, windowMs);
+    }
+  }
+
+  async reset(bucket: string, windowMs: number): Promise<void> {
+    if (this.#redis.status !== 'ready') return this.#fallback.reset(bucket, windowMs);
+    try {
+      await this.#redis.del(this.#key(bucket, windowMs));
+    } catch (error) {
+      this.#degrade(error as Error);
+      this.#fallback.reset(bucket, windowMs);
+    }
+  }
+
+  #key(bucket: string, windowMs: number): string {
+    return `${this.#prefix}rl:${bucket}:${windowMs}`;
   }
 
   #degrade(error: Error): void {

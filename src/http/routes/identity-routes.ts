@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { CLIENT_IP_HEADER, identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { isFetchMetadataHeader, isNonBrowserRequest } from '../non-browser-request.ts';
 
 /** Headers that describe one hop or the original body, which is re-serialized here. */
 const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', CLIENT_IP_HEADER]);
@@ -11,8 +12,12 @@ const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'content-length', 'trans
 
 function toWebRequest(request: FastifyRequest, origin: string): Request {
   const headers = new Headers();
+  // better-auth demands an Origin from any sign-up or sign-in with Fetch Metadata, which would shut out
+  // scripts; a browser's request keeps them, and with them the check.
+  const dropFetchMetadata = isNonBrowserRequest(request.method, request.headers);
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || DROPPED_REQUEST_HEADERS.has(name)) continue;
+    if (dropFetchMetadata && isFetchMetadataHeader(name)) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   // better-auth rate-limits and records sessions by client address; give it Fastify's view of it.

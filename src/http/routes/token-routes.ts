@@ -6,7 +6,7 @@ import { parseTokenRequest } from '../../auth/keys/token-request.ts';
 export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.post('/token', async (request, reply) => {
     const tokenRequest = parseTokenRequest(request.body, ctx.config, ctx.registry);
-    const issued = await ctx.auth.issueKey(tokenRequest);
+    const issued = await ctx.auth.issueKey(tokenRequest, request.ip);
     // The body holds a secret: no cache anywhere may keep it.
     reply.header('Cache-Control', 'no-store');
     return reply.code(201).type('application/json; charset=utf-8').send(issued);

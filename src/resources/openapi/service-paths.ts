@@ -1,4 +1,5 @@
 // The public, key-less paths: `/token` (CONTRACT 5), the OpenAPI description itself and the health probes.
+import { LOGIN_THROTTLE_DEFAULTS } from '../../config/config-schema.ts';
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import type { JsonSchema } from '../field-types/index.ts';
@@ -75,6 +76,8 @@ function plainResponse(description: string, mediaType: string, schema: JsonSchem
 export function servicePaths(config: SvcConfig): Record<string, OpenApiObject> {
   const tokenErrors: ErrorCode[] = [...BODY_CODES, 'INVALID_RESOURCE_DATA', 'INVALID_PERMISSIONS', 'INVALID_CREDENTIALS', 'INTERNAL_ERROR'];
   if (config.auth.requireEmailVerification) tokenErrors.push('EMAIL_NOT_VERIFIED');
+  // Too many failed attempts for the email or from the caller's address.
+  if ((config.auth.loginThrottle ?? LOGIN_THROTTLE_DEFAULTS).enabled) tokenErrors.push('RATE_LIMITED');
   const meta = (operationId: string, summary: string, responses: OpenApiObject): OpenApiObject => ({
     get: { tags: [META_TAG], operationId, summary, security: [], responses },
   });
