@@ -10,14 +10,14 @@ export interface LikePatternLimits {
   maxWildcards: number;
 }
 
-export function likePatternLimits(server: SvcConfig['server']): LikePatternLimits {
+export function likePatternLimits(server: Pick<SvcConfig['server'], 'likePatternMaxLength' | 'likePatternMaxWildcards'>): LikePatternLimits {
   return {
     maxLength: server.likePatternMaxLength ?? SERVER_LIMIT_DEFAULTS.likePatternMaxLength,
     maxWildcards: server.likePatternMaxWildcards ?? SERVER_LIMIT_DEFAULTS.likePatternMaxWildcards,
   };
 }
 
-export const DEFAULT_LIKE_PATTERN_LIMITS: LikePatternLimits = likePatternLimits({} as SvcConfig['server']);
+export const DEFAULT_LIKE_PATTERN_LIMITS: LikePatternLimits = likePatternLimits({});
 
 /** Why the pattern is refused, or null. Stops counting past the bound, so a huge value costs no more. */
 export function likePatternProblem(pattern: string, limits: LikePatternLimits): string | null {
