@@ -18,6 +18,8 @@ import { installRequestLogging } from './http/request-logging.ts';
 import { lazyChildLogger } from './http/lazy-request-logger.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { installCors } from './http/cors.ts';
+import { installConnectionLimit, requestTimeoutOptions } from './http/connection-limits.ts';
+import { likePatternLimits } from './query/like-pattern-limits.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
 import { registerMetaRoutes } from './http/routes/meta-routes.ts';
 import { registerMetricsRoutes } from './http/routes/metrics-routes.ts';
@@ -68,9 +70,11 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: handleFrameworkError,
     ...clientErrorOptions(),
+    ...requestTimeoutOptions(config.server),
     // Fastify's own request lines carry the full URL (and so `?token=`); ours log the route instead.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  installConnectionLimit(app, config.server);
   const ownsStore = options.store === undefined;
   const store = options.store ?? createStore(config.database.url);
   const registry = new ResourceRegistry(config);
@@ -85,7 +89,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   });
   await auth.migrate();
   await createOutboxTable(store.db, store.dialect);
-  const records = new RecordService(store, registry, app.log);
+  const records = new RecordService(store, registry, app.log, likePatternLimits(config.server));
   const events = await createEventHub({ config, store, registry, records, log: app.log });
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log: app.log });
   const ctx: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, log: app.log };

@@ -67,6 +67,14 @@ export const LOGIN_THROTTLE_DEFAULTS: Readonly<LoginThrottleConfig> = deepFreeze
  */
 export const MIN_EVENT_AGE_MS = 60_000;
 
+/** What the server's limits are when the config leaves them out (docs/limits.md). */
+export const SERVER_LIMIT_DEFAULTS = deepFreeze({
+  requestTimeoutMs: 30_000,
+  maxConnections: 10_000,
+  likePatternMaxLength: 100,
+  likePatternMaxWildcards: 16,
+});
+
 /** setInterval runs a longer delay at once (it overflows to 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -173,6 +181,33 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         },
         bodyLimitBytes: { type: 'integer', minimum: 1, default: 1048576 },
         publicMetrics: { description: 'Serve /metrics without the admin token.', type: 'boolean', default: false },
+        requestTimeoutMs: {
+          description: 'Time a client has to send a whole request, headers and body (milliseconds; 0: no limit). Responses, such as event streams, are not limited.',
+          type: 'integer',
+          minimum: 0,
+          maximum: MAX_TIMER_MS,
+          default: SERVER_LIMIT_DEFAULTS.requestTimeoutMs,
+        },
+        maxConnections: {
+          description: 'Open connections the server accepts at once; further ones are closed as they arrive.',
+          type: 'integer',
+          minimum: 1,
+          default: SERVER_LIMIT_DEFAULTS.maxConnections,
+        },
+        likePatternMaxLength: {
+          description: 'Longest `like`/`ilike` list filter value, in characters.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.likePatternMaxLength,
+        },
+        likePatternMaxWildcards: {
+          description: 'Most `%` and `_` wildcards in one `like`/`ilike` list filter value.',
+          type: 'integer',
+          minimum: 0,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.likePatternMaxWildcards,
+        },
       },
     },
     adminToken: {

@@ -122,6 +122,12 @@ export interface SvcConfig {
     cors: { origins: string[] };
     bodyLimitBytes: number;
     publicMetrics?: boolean;
+    // Optional so that a config written out by hand, as tests do, may leave them out; validation fills
+    // them in, and SERVER_LIMIT_DEFAULTS says what they are otherwise.
+    requestTimeoutMs?: number;
+    maxConnections?: number;
+    likePatternMaxLength?: number;
+    likePatternMaxWildcards?: number;
   };
   adminToken?: string;
   auth: {

@@ -7,6 +7,7 @@ import type { FieldType } from '../resources/field-types/index.ts';
 import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
 import { allOf, type FilterNode } from '../permissions/filter-node.ts';
+import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set([
@@ -21,7 +22,12 @@ const SYSTEM_TYPES: ReadonlyMap<string, FieldType> = new Map([['id', uuidField],
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
-export function parseListQuery(raw: RawQuery, resource: Resource, readable: ReadonlySet<string>): ListQuery {
+export function parseListQuery(
+  raw: RawQuery,
+  resource: Resource,
+  readable: ReadonlySet<string>,
+  likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
+): ListQuery {
   const issues: ErrorIssue[] = [];
   const fail = (parameter: string, detail: string, code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS') =>
     issues.push({ parameter, detail, code });
@@ -129,7 +135,11 @@ export function parseListQuery(raw: RawQuery, resource: Resource, readable: Read
         if (parts.length > MAX_IN_VALUES) throw new Error(`at most ${MAX_IN_VALUES} values`);
         listValues += parts.length;
         parsed = parts.map((p) => type.parse(p, definition));
-      } else if (op === 'like' || op === 'ilike') parsed = text;
+      } else if (op === 'like' || op === 'ilike') {
+        const problem = likePatternProblem(text, likeLimits);
+        if (problem !== null) throw new Error(problem);
+        parsed = text;
+      }
       else if (!ignoresValue) parsed = type.parse(text, definition);
       conditions.push({ kind: 'condition', field, op, value: parsed });
     } catch (error) {

@@ -19,6 +19,7 @@ import { filterToSql } from '../permissions/filter-to-sql.ts';
 import { filterToPredicate, type RecordPredicate } from '../permissions/filter-to-predicate.ts';
 import { MATCH_ALL, type FilterNode } from '../permissions/filter-node.ts';
 import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
+import { DEFAULT_LIKE_PATTERN_LIMITS, type LikePatternLimits } from '../query/like-pattern-limits.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import { appendEvent, EVENTS_TABLE, eventRowOf } from '../events/outbox.ts';
@@ -121,6 +122,7 @@ export class RecordService {
   readonly #store: Store;
   readonly #registry: ResourceRegistry;
   readonly #log: ListenerErrorLog | undefined;
+  readonly #likeLimits: LikePatternLimits;
   readonly #listeners: CommittedEventsListener[] = [];
   readonly #discardListeners: DiscardedEventsListener[] = [];
   readonly #hooks: EventWrittenHook[] = [];
@@ -150,7 +152,8 @@ export class RecordService {
    */
   readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
 
-  constructor(store: Store, registry: ResourceRegistry, log?: ListenerErrorLog) {
+  constructor(store: Store, registry: ResourceRegistry, log?: ListenerErrorLog, likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS) {
+    this.#likeLimits = likeLimits;
     this.#store = store;
     this.#registry = registry;
     this.#log = log;
@@ -186,7 +189,7 @@ export class RecordService {
 
   async list(resource: Resource, meta: RequestMeta, raw: RawQuery): Promise<ListResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
-    const query = parseListQuery(raw, resource, grant.fields);
+    const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
     const attributes = query.fields ?? [...grant.fields];
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;

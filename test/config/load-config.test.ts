@@ -185,7 +185,17 @@ describe('loadConfigFromObject', () => {
       { ...config },
       {
         database: { url: 'sqlite:/srv/app/.svc/data.db' },
-        server: { port: 3000, host: '0.0.0.0', cors: { origins: [] }, bodyLimitBytes: 1048576, publicMetrics: false },
+        server: {
+          port: 3000,
+          host: '0.0.0.0',
+          cors: { origins: [] },
+          bodyLimitBytes: 1048576,
+          publicMetrics: false,
+          requestTimeoutMs: 30000,
+          maxConnections: 10000,
+          likePatternMaxLength: 100,
+          likePatternMaxWildcards: 16,
+        },
         auth: {
           basePath: '/auth',
           requireEmailVerification: false,

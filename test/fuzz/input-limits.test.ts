@@ -35,6 +35,9 @@ for (const dialect of testDialects()) {
     before(async () => {
       t = await startTestApp(dialect, {
         ...FUZZ_OVERRIDES,
+        // The pattern bounds would refuse the catastrophic patterns below before any match: raised here
+        // so that the matchers themselves are what this suite tests (like-pattern-bounds.test.ts tests the bounds).
+        server: { port: 0, host: '127.0.0.1', cors: { origins: ['http://localhost:5173'] }, bodyLimitBytes: BODY_LIMIT, likePatternMaxLength: 10_000, likePatternMaxWildcards: 10_000 },
         resources: { ...FUZZ_RESOURCES, wide: { fields: WIDE_FIELDS, permissions: { editor: { read: true } } } },
       });
       editor = await t.as('editor');
