@@ -22,6 +22,15 @@ const REFUSED = [
   'http://[::ffff:127.0.0.1]/hook',
   'http://0.0.0.0/hook',
   'http://2130706433/hook',
+  'http://[::127.0.0.1]:4001/',
+  'http://[::7f00:1]/hook',
+  'http://[2002:7f00:1::]/',
+  'http://[2002:a9fe:a9fe::]/latest/meta-data',
+  'http://[64:ff9b::127.0.0.1]/hook',
+  'http://[64:ff9b:1::a00:1]/hook',
+  'http://[2001::1]/hook',
+  'http://[::]/hook',
+  'http://[::ffff:0:127.0.0.1]/hook',
 ];
 
 /** A name of this machine that resolves only to private addresses, if there is one. */
