@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { ajvLinearRegExp } from '../store/linear-regex.ts';
 import type { ResourceDefinition } from '../config/config-types.ts';
 import { FIELD_TYPES } from './field-types/index.ts';
+import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from './field-types/url-field.ts';
 import { SYSTEM_FIELDS, type Resource, type ResourceField } from './resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 
@@ -37,7 +38,11 @@ export function compileResource(name: string, definition: ResourceDefinition): R
       sortable: fieldDef.sortable === true,
       validate(value) {
         if (check(value)) return [];
-        return (check.errors ?? []).map((e) => (e.message ? `must ${e.message.replace(/^must /, '')}` : 'is invalid'));
+        return (check.errors ?? []).map((e) => {
+          // The url scheme rule is a pattern only to keep the JSON Schema standard; say it in words.
+          if (e.keyword === 'pattern' && e.params.pattern === HTTP_URL_PATTERN) return HTTP_URL_MESSAGE;
+          return e.message ? `must ${e.message.replace(/^must /, '')}` : 'is invalid';
+        });
       },
     });
   }
