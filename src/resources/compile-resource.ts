@@ -38,10 +38,13 @@ export function compileResource(name: string, definition: ResourceDefinition): R
       sortable: fieldDef.sortable === true,
       validate(value) {
         if (check(value)) return [];
-        return (check.errors ?? []).map((e) => {
-          // The url scheme rule is a pattern only to keep the JSON Schema standard; say it in words.
-          if (e.keyword === 'pattern' && e.params.pattern === HTTP_URL_PATTERN) return HTTP_URL_MESSAGE;
-          return e.message ? `must ${e.message.replace(/^must /, '')}` : 'is invalid';
+        const errors = check.errors ?? [];
+        const notUri = errors.some((e) => e.keyword === 'format');
+        return errors.flatMap((e) => {
+          // The url scheme rule is a pattern only to keep the JSON Schema standard: say it in words, and
+          // once (a value that is no URI at all already says so).
+          if (e.keyword === 'pattern' && e.params.pattern === HTTP_URL_PATTERN) return notUri ? [] : [HTTP_URL_MESSAGE];
+          return [e.message ? `must ${e.message.replace(/^must /, '')}` : 'is invalid'];
         });
       },
     });
