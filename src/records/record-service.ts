@@ -3,7 +3,7 @@
 import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../config/config-types.ts';
-import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import { ApiError, pointerTo } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
 import type { Resource, ResourceField } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
