@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { compileResource } from '../../src/resources/compile-resource.ts';
 
 const REFUSED = [
   'javascript:alert(1)',
@@ -71,3 +72,12 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe('url fields with a pattern of their own', () => {
+  it('apply both the scheme rule and the definition pattern', () => {
+    const field = compileResource('links', { fields: { u: { type: 'url', pattern: '\\.example\\.com/' } } }).fields.get('u')!;
+    assert.deepEqual(field.validate('https://a.example.com/x'), []);
+    assert.deepEqual(field.validate('javascript://a.example.com/'), ['must be an absolute http or https URL']);
+    assert.equal(field.validate('https://other.org/').length, 1);
+  });
+});
