@@ -29,6 +29,7 @@ import { registerAdminUserRoutes } from './http/routes/admin-user-routes.ts';
 import { registerAdminKeyRoutes } from './http/routes/admin-key-routes.ts';
 import { registerStreamRoutes } from './http/routes/stream-routes.ts';
 import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.ts';
+import { registerAdminResourceRoutes } from './http/routes/admin-resource-routes.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
@@ -49,6 +50,8 @@ export interface BuildAppOptions {
   startWorkers?: boolean;
   /** Namespace of the rate-limit and login-throttle counters in Redis (default `svc:`): tests sharing one Redis. */
   redisKeyPrefix?: string;
+  /** The file the config was read from, recorded with the resource definitions it applies. */
+  configFile?: string;
 }
 
 export interface BuiltApp {
@@ -81,7 +84,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true });
   const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log: app.log, pollIntervalMs: SIGNAL_POLL_MS, retentionMs: SIGNAL_RETENTION_MS });
   await signals.migrate();
-  const definitions = new DefinitionSync({ config, store, registry, signals, log: app.log });
+  const definitions = new DefinitionSync({ config, store, registry, signals, log: app.log, ...(options.configFile !== undefined ? { source: options.configFile } : {}) });
   await definitions.recordStartup();
   const auth = await createAuthComponent(config, store, app.log, {
     signals,
@@ -109,6 +112,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await registerAdminUserRoutes(app, ctx);
   await registerAdminKeyRoutes(app, ctx);
   await registerAdminWebhookRoutes(app, ctx);
+  await registerAdminResourceRoutes(app, ctx);
   await registerStreamRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);
 

@@ -1,6 +1,6 @@
 // The `svc` command (CONTRACT 1): start, check, openapi, users create, admin-token.
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError } from './config/load-config.ts';
+import { findConfigFile, loadConfig, ConfigError } from './config/load-config.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { DestructiveChangeError } from './store/apply-resource-schema.ts';
 // Each command imports what it needs when it runs: `svc check` should not load the HTTP server.
@@ -55,7 +55,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'start': {
         const { closeOnSignals, reloadOnHangup, startServer } = await import('./server.ts');
-        const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true });
+        const { file: configFile } = await findConfigFile({ file: values.config });
+        const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true, configFile });
         closeOnSignals(server);
         reloadOnHangup(server, () => loadConfig({ file: values.config }));
         process.stdout.write(`listening on ${server.url}\n`);

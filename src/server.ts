@@ -12,11 +12,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string } = {}): Promise<RunningServer> {
+export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string; configFile?: string } = {}): Promise<RunningServer> {
   limitHeapGrowth();
   const { app, ctx } = await buildApp({
     config,
     allowDestructive: options.allowDestructive === true,
+    ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
     logger: {
       level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
       redact: { paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'], censor: '[redacted]' },

@@ -9,7 +9,7 @@ import { ResourceRegistry, type ResourceDefinitions } from '../resources/resourc
 import { applyResourceSchema } from '../store/apply-resource-schema.ts';
 import type { Store } from '../store/create-store.ts';
 import type { ClusterSignals } from './cluster-signals.ts';
-import { createDefinitionsTable, latestDefinitions, recordAppliedDefinitions } from './definitions-store.ts';
+import { appliedRecord, createDefinitionsTable, latestDefinitions, recordAppliedDefinitions, type AppliedRecord } from './definitions-store.ts';
 
 export const DEFINITIONS_TOPIC = 'resources';
 
@@ -19,12 +19,19 @@ export interface DefinitionSyncDeps {
   registry: ResourceRegistry;
   signals: ClusterSignals;
   log: FastifyBaseLogger;
+  /** The config file the definitions were read from (recorded with them); absent when there is none. */
+  source?: string;
 }
 
 export class DefinitionSync {
   readonly #deps: DefinitionSyncDeps;
   /** One change at a time: a reload and an adoption must not interleave. */
   #queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The version adopted from another node, whose record is found by version: this node validated it
+   * again (defaults filled by its own svc), so its hash may not be the recorded one. Null: found by hash.
+   */
+  #adopted: number | null = null;
 
   constructor(deps: DefinitionSyncDeps) {
     this.#deps = deps;
@@ -37,7 +44,12 @@ export class DefinitionSync {
   async recordStartup(): Promise<void> {
     const { store, registry, signals } = this.#deps;
     await createDefinitionsTable(store.db, store.dialect);
-    if (await recordAppliedDefinitions(store.db, registry.definitions)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+    if (await recordAppliedDefinitions(store.db, registry.definitions, this.#deps.source ?? null)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+  }
+
+  /** When and from which file the definitions this node serves were applied (by any node); null if unrecorded. */
+  applied(): Promise<AppliedRecord | null> {
+    return appliedRecord(this.#deps.store.db, this.#adopted !== null ? { version: this.#adopted } : { hash: this.#deps.registry.hash });
   }
 
   /**
@@ -45,14 +57,15 @@ export class DefinitionSync {
    * resources, records them and tells the other nodes. A destructive change is refused (the error says
    * which) and nothing changes; restart with --allow-destructive for that.
    */
-  apply(definitions: ResourceDefinitions): Promise<boolean> {
+  apply(definitions: ResourceDefinitions, source: string | null = this.#deps.source ?? null): Promise<boolean> {
     return this.#serial(async () => {
       const { store, registry, signals, log } = this.#deps;
       const next = new ResourceRegistry({ resources: definitions });
       if (next.hash === registry.hash) return false;
       await applyResourceSchema(store, next, { allowDestructive: false });
       registry.replace(definitions);
-      if (await recordAppliedDefinitions(store.db, definitions)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+      this.#adopted = null;
+      if (await recordAppliedDefinitions(store.db, definitions, source)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
       log.info({ resources: Object.keys(definitions) }, 'resource definitions applied');
       return true;
     });
@@ -71,6 +84,7 @@ export class DefinitionSync {
         return false;
       }
       registry.replace(config.resources);
+      this.#adopted = latest.version;
       log.info({ version: latest.version, resources: Object.keys(config.resources) }, 'resource definitions changed by another node adopted');
       return true;
     });

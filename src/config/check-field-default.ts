@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { ajvLinearRegExp } from '../store/linear-regex.ts';
 import type { FieldDefinition } from './config-types.ts';
+import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN, urlSchema } from '../resources/field-types/url-field.ts';
 
 // ajv-formats ships CommonJS; under ESM its default export is the module object.
 type AddFormats = typeof addFormatsModule.default;
@@ -38,7 +39,7 @@ function valueSchema(field: FieldDefinition): Record<string, unknown> {
     case 'email':
       return { type: 'string', format: 'email', ...lengthBounds(field) };
     case 'url':
-      return { type: 'string', format: 'uri', ...lengthBounds(field) };
+      return urlSchema(field);
     case 'integer':
       return { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...numberBounds(field) };
     case 'number':
@@ -75,7 +76,11 @@ export function checkFieldDefault(field: FieldDefinition): string | undefined {
   }
   if (check(value)) return undefined;
   const reasons = (check.errors ?? []).map((e) =>
-    e.keyword === 'enum' ? `must be one of: ${(field.values ?? []).join(', ')}` : (e.message ?? 'is invalid'),
+    e.keyword === 'enum'
+      ? `must be one of: ${(field.values ?? []).join(', ')}`
+      : e.keyword === 'pattern' && e.params.pattern === HTTP_URL_PATTERN
+        ? HTTP_URL_MESSAGE
+        : (e.message ?? 'is invalid'),
   );
   return `${JSON.stringify(value)} is not a valid ${field.type} value: ${[...new Set(reasons)].join('; ')}`;
 }

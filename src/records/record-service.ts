@@ -3,7 +3,7 @@
 import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../config/config-types.ts';
-import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import { ApiError, pointerTo } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
 import type { Resource, ResourceField } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
@@ -34,6 +34,7 @@ import { PointReadBatcher } from './point-read-batcher.ts';
 import { StatementGroups } from './statement-groups.ts';
 import { noteResourceWrite } from './resource-writes.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
+import { checkReferences, mayReferToAnyRow, type Reference } from './check-references.ts';
 
 export interface RequestMeta {
   principal: Principal;
@@ -241,8 +242,9 @@ export class RecordService {
       const created = await this.#createInOneStatement(resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
       if (created) return created;
     }
-    return this.#write('RESOURCE_STORE_ERROR', async (trx, events) => {
-      await this.#checkReferences(trx, resource, values);
+    const references = this.#referencesIn(resource, values);
+    const written = this.#write('RESOURCE_STORE_ERROR', async (trx, events) => {
+      await checkReferences(trx, this.#store.dialect, references, meta.principal);
       // RETURNING gives the row as stored without reading it back (one round trip fewer).
       const { db, dialect } = this.#store;
       const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
@@ -252,6 +254,7 @@ export class RecordService {
       await this.#event(trx, events, resource, meta, 'created', id, null, record);
       return { record, attributes: readable };
     });
+    return this.#withReferenceIssues(written, references, meta.principal);
   }
 
   /**
@@ -287,6 +290,7 @@ export class RecordService {
     const encoded = { id, ...encodeValues(resource, dialect, values) };
     const record = decodeRow(resource, dialect, rowAsStored(resource, columns, encoded));
     if (!this.#passesCheck(resource, grant, record)) return undefined;
+    if (!this.#referableByStatement(resource, values, meta.principal)) return undefined;
     const event = this.#newEvent(resource, meta, 'created', id, null, record);
     const requires = this.#requiredRows(resource, values);
     const rows = await this.#writeWithEvent('RESOURCE_STORE_ERROR', event, (parts) =>
@@ -336,12 +340,14 @@ export class RecordService {
       const updated = await this.#updateByVersion(resource, meta, id, values, grant, readable);
       if (updated) return updated;
     }
-    return this.#write('RESOURCE_UPDATE_ERROR', async (trx, events) => {
+    let references: Reference[] = [];
+    const written = this.#write('RESOURCE_UPDATE_ERROR', async (trx, events) => {
       const old = await this.#findForWrite(trx, resource, meta.principal, id, 'update', grant);
       const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
       // A write that changes nothing keeps updated_at and emits no event (CONTRACT 4).
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
-      await this.#checkReferences(trx, resource, changed);
+      references = this.#referencesIn(resource, changed);
+      await checkReferences(trx, this.#store.dialect, references, meta.principal);
       const now = new Date().toISOString();
       const { db, dialect } = this.#store;
       const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
@@ -351,6 +357,7 @@ export class RecordService {
       await this.#event(trx, events, resource, meta, 'updated', id, old, record);
       return { record, attributes: readable };
     });
+    return this.#withReferenceIssues(written, references, meta.principal);
   }
 
   /** The update in one statement at the version read; undefined when the row changed after it was read or a reference is missing. */
@@ -364,6 +371,7 @@ export class RecordService {
     // The row as PostgreSQL will give it back: the version read, with the changed columns as stored.
     const record = decodeRow(resource, dialect, { ...target.row, ...rowAsStored(resource, Object.keys(encoded), encoded) });
     if (!this.#passesCheck(resource, grant, record)) return undefined;
+    if (!this.#referableByStatement(resource, changed, meta.principal)) return undefined;
     const change: ConditionalChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded, requires: this.#requiredRows(resource, changed) };
     const event = this.#newEvent(resource, meta, 'updated', id, old, record);
     const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => this.#groups.change(change, parts, columnsOf(resource)));
@@ -567,16 +575,28 @@ export class RecordService {
     if (!row) throw new ApiError('FORBIDDEN', `The record as written does not satisfy the ${resource.name} check rule`);
   }
 
-  async #checkReferences(trx: Db, resource: Resource, values: RecordValues): Promise<void> {
-    const issues: ErrorIssue[] = [];
-    for (const { name, target, id } of this.#referencesIn(resource, values)) {
-      let query = trx.selectFrom(target.table).select('id').where('id', '=', id as string);
-      if (target.softDelete) query = query.where('deleted_at', 'is', null);
-      if (!(await query.executeTakeFirst())) {
-        issues.push({ pointer: pointerTo(name), detail: `No ${target.name} record with id '${String(id)}'` });
+  /**
+   * Whether the one-statement write may judge `values`' references: it requires only that the rows
+   * exist, so it serves callers who may read every row of each target; others go through the
+   * transaction, whose check also applies their read filter.
+   */
+  #referableByStatement(resource: Resource, values: RecordValues, principal: Principal): boolean {
+    return this.#referencesIn(resource, values).every(({ target }) => mayReferToAnyRow(target, principal));
+  }
+
+  /**
+   * A foreign key refused the write (its target went between the check and the write): answered with
+   * the check's own issues, as if the check had seen it gone, so every path gives the same body.
+   */
+  async #withReferenceIssues<T>(written: Promise<T>, references: readonly Reference[], principal: Principal): Promise<T> {
+    try {
+      return await written;
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'RELATION_REFERENCE_ERROR' && error.issues.every((issue) => issue.pointer === undefined)) {
+        await checkReferences(this.#store.db, this.#store.dialect, references, principal);
       }
+      throw error;
     }
-    if (issues.length > 0) throw new ApiError('RELATION_REFERENCE_ERROR', issues);
   }
 
   /** Soft delete keeps the row, so the database's ON DELETE rules do not fire: apply them here. */

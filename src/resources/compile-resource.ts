@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { ajvLinearRegExp } from '../store/linear-regex.ts';
 import type { ResourceDefinition } from '../config/config-types.ts';
 import { FIELD_TYPES } from './field-types/index.ts';
+import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from './field-types/url-field.ts';
 import { SYSTEM_FIELDS, type Resource, type ResourceField } from './resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 
@@ -37,7 +38,14 @@ export function compileResource(name: string, definition: ResourceDefinition): R
       sortable: fieldDef.sortable === true,
       validate(value) {
         if (check(value)) return [];
-        return (check.errors ?? []).map((e) => (e.message ? `must ${e.message.replace(/^must /, '')}` : 'is invalid'));
+        const errors = check.errors ?? [];
+        const notUri = errors.some((e) => e.keyword === 'format');
+        return errors.flatMap((e) => {
+          // The url scheme rule is a pattern only to keep the JSON Schema standard: say it in words, and
+          // once (a value that is no URI at all already says so).
+          if (e.keyword === 'pattern' && e.params.pattern === HTTP_URL_PATTERN) return notUri ? [] : [HTTP_URL_MESSAGE];
+          return [e.message ? `must ${e.message.replace(/^must /, '')}` : 'is invalid'];
+        });
       },
     });
   }

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 description of the public API (`/openapi.json`, `/openapi.yaml`, `svc openapi`):
-// every enabled resource's endpoints, `/token`, the description itself and the health probes.
+// every enabled resource's endpoints, `/token`, the description itself, the health probes and the admin
+// endpoints that show the resource definitions.
 // The parts live in ./openapi/; this module assembles them.
 import type { SvcConfig } from '../config/config-types.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
@@ -10,15 +11,16 @@ import { resourcePaths } from './openapi/resource-paths.ts';
 import { resourceSchemas } from './openapi/resource-schemas.ts';
 import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './openapi/service-paths.ts';
 import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './openapi/shared-components.ts';
+import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './openapi/admin-resource-paths.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
 export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConfig): Record<string, unknown> {
   const resources = registry.enabled();
-  const names = allocateOpenApiNames(resources, [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS], SERVICE_OPERATIONS);
+  const names = allocateOpenApiNames(resources, [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS], [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS]);
 
   const paths: Record<string, OpenApiObject> = {};
-  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(config) };
+  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(config), ...adminSchemas() };
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
     const resourceNames = names.get(resource.name);
@@ -30,8 +32,12 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
     tags.push(tag);
   }
-  Object.assign(paths, servicePaths(config));
-  tags.push({ name: AUTH_TAG, description: 'Issuing API keys' }, { name: META_TAG, description: 'This description and health probes' });
+  Object.assign(paths, servicePaths(config), adminResourcePaths());
+  tags.push(
+    { name: AUTH_TAG, description: 'Issuing API keys' },
+    { name: META_TAG, description: 'This description and health probes' },
+    { name: ADMIN_TAG, description: 'Administration with the admin token' },
+  );
 
   const document: Record<string, unknown> = {
     openapi: OPENAPI_VERSION,
@@ -50,7 +56,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   document.tags = tags;
   document.paths = paths;
   document.components = {
-    securitySchemes: securitySchemes(config),
+    securitySchemes: { ...securitySchemes(config), ...adminSecuritySchemes() },
     schemas,
     parameters: sharedParameters(config),
     headers: sharedHeaders(config),

@@ -97,6 +97,7 @@ const PROBLEMS: ProblemScenario[] = [
   { name: 'a uuid default that is no uuid', change: (c) => (fields(c).ext = { type: 'uuid', default: 'abc' }), path: 'resources.posts.fields.ext.default', message: /uuid/ },
   { name: 'an email default that is no email', change: (c) => (fields(c).mail = { type: 'email', default: 'nobody' }), path: 'resources.posts.fields.mail.default', message: /email/ },
   { name: 'a url default that is no url', change: (c) => (fields(c).link = { type: 'url', default: 'not a url' }), path: 'resources.posts.fields.link.default', message: /uri/ },
+  { name: 'a url default with a javascript: scheme', change: (c) => (fields(c).link = { type: 'url', default: 'javascript:alert(1)' }), path: 'resources.posts.fields.link.default', message: /absolute http or https URL/ },
   { name: 'a null default on a required field', change: (c) => (fields(c).title.default = null), path: 'resources.posts.fields.title.default', message: /cannot be null/ },
   // field ids
   { name: 'a field id used twice', change: (c) => (fields(c).views.id = 'posts.title'), path: 'resources.posts.fields.views.id', message: /already used by resources.posts.fields.title/ },

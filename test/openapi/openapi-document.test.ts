@@ -9,6 +9,7 @@ import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { errorDocument } from '../../src/errors/error-document.ts';
 import { listDocument, recordDocument } from '../../src/http/resource-document.ts';
+import { definitionObject } from '../../src/resources/definition-document.ts';
 import { LIST_OPERATORS, parseListQuery } from '../../src/query/parse-list-query.ts';
 import { SYSTEM_FIELDS, type Resource } from '../../src/resources/resource.ts';
 import { uuidField } from '../../src/resources/field-types/uuid-field.ts';
@@ -101,7 +102,7 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
     for (const path of ['/token', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
-    assert.equal(Object.keys(paths).some((p) => p.startsWith('/admin')), false);
+    assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin')), ['/admin/resources', '/admin/resources/{name}']);
   });
 
   it('has the methods and success statuses of spec section 4', () => {
@@ -143,14 +144,27 @@ describe('buildOpenApiDocument', () => {
     }
   });
 
-  it('secures /v1 with the bearer scheme and leaves the rest public', () => {
+  it('secures /v1 with the bearer scheme, /admin with the admin token, and leaves the rest public', () => {
     const bearer = components.securitySchemes!.bearer as Json;
     assert.deepEqual([bearer.type, bearer.scheme], ['http', 'bearer']);
+    const admin = components.securitySchemes!.adminToken as Json;
+    assert.deepEqual([admin.type, admin.scheme], ['http', 'bearer']);
     for (const { path, op } of operations()) {
       const security = op.security as Json[];
       if (path.startsWith('/v1/')) assert.deepEqual(security[0], { bearer: [] }, path);
+      else if (path.startsWith('/admin/')) assert.deepEqual(security, [{ adminToken: [] }], path);
       else assert.deepEqual(security, [], path);
     }
+  });
+
+  it('describes the admin resource endpoints with their responses', () => {
+    const list = paths['/admin/resources']!.get as Json;
+    const one = paths['/admin/resources/{name}']!.get as Json;
+    assert.deepEqual([list.operationId, one.operationId], ['listResourceDefinitions', 'getResourceDefinition']);
+    assert.deepEqual(Object.keys(list.responses as Json).sort(), ['200', '400', '401', '403', '500']);
+    assert.deepEqual(Object.keys(one.responses as Json).sort(), ['200', '400', '401', '403', '404', '500']);
+    const body = (((one.responses as Record<string, Json>)['200']!.content as Json)['application/vnd.api+json'] as Json).schema as Json;
+    assert.equal(body.$ref, '#/components/schemas/ResourceDefinitionDocument');
   });
 
   it('documents every list query parameter of spec 4.1', () => {
@@ -370,6 +384,18 @@ describe('buildOpenApiDocument', () => {
       assert.equal(check('PostsCreateBody', { title: 'Hi', published: false, id: ID }).ok, false);
       assert.ok(check('PostsPatchBody', { views: 3 }).ok);
       assert.equal(check('PostsPatchBody', { views: -3 }).ok, false);
+    });
+
+    it('accepts the resource definitions the admin API renders (resources/definition-document.ts)', () => {
+      const applied = { version: 3, appliedAt: NOW, source: '/etc/svc/svc.config.yaml' };
+      const data = registry.all().map((resource) => definitionObject(resource, applied));
+      const listed = check('ResourceDefinitionListDocument', { data, meta: { total: data.length, definitionsVersion: 3, appliedAt: NOW, appliedFrom: null }, links: { self: '/admin/resources' } });
+      assert.ok(listed.ok, listed.errors);
+      const single = check('ResourceDefinitionDocument', { data: definitionObject(resourceOf('posts'), null) });
+      assert.ok(single.ok, single.errors);
+      const unknownAttribute = definitionObject(resourceOf('posts'), null);
+      unknownAttribute.attributes.extra = 1;
+      assert.equal(check('ResourceDefinitionDocument', { data: unknownAttribute }).ok, false);
     });
 
     it('checks the /token request and response', () => {

@@ -85,7 +85,7 @@ describe('resourceJsonSchema', () => {
       publish_on: { type: ['string', 'null'], format: 'date' },
       external_id: { type: ['string', 'null'], format: 'uuid' },
       contact: { type: ['string', 'null'], format: 'email' },
-      source: { type: ['string', 'null'], format: 'uri' },
+      source: { type: ['string', 'null'], format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]' },
       category_id: { type: ['string', 'null'], format: 'uuid', 'x-relation': { resource: 'categories', onDelete: 'set_null' } },
     };
     for (const [name, keywords] of Object.entries(expected)) {

@@ -22,6 +22,15 @@ const REFUSED = [
   'http://[::ffff:127.0.0.1]/hook',
   'http://0.0.0.0/hook',
   'http://2130706433/hook',
+  'http://[::127.0.0.1]:4001/',
+  'http://[::7f00:1]/hook',
+  'http://[2002:7f00:1::]/',
+  'http://[2002:a9fe:a9fe::]/latest/meta-data',
+  'http://[64:ff9b::127.0.0.1]/hook',
+  'http://[64:ff9b:1::a00:1]/hook',
+  'http://[2001::1]/hook',
+  'http://[::]/hook',
+  'http://[::ffff:0:127.0.0.1]/hook',
 ];
 
 /** A name of this machine that resolves only to private addresses, if there is one. */
@@ -57,9 +66,11 @@ for (const dialect of testDialects()) {
 
     it('accepts a public target, and refuses a private url on update too', async () => {
       const { id } = await t.createWebhook({ name: 'public', url: 'https://hooks.example.com/in', eventPattern: '*' });
-      const response = await t.request({ method: 'PATCH', url: `/admin/webhooks/${id}`, auth: t.admin, payload: { url: 'http://10.1.1.1/' } });
-      assert.equal(response.statusCode, 400);
-      assert.equal(response.json<{ errors: { source: { pointer: string } }[] }>().errors[0]?.source.pointer, '/data/attributes/url');
+      for (const url of ['http://10.1.1.1/', 'http://[::127.0.0.1]:4001/', 'http://[2002:7f00:1::]/']) {
+        const response = await t.request({ method: 'PATCH', url: `/admin/webhooks/${id}`, auth: t.admin, payload: { url } });
+        assert.equal(response.statusCode, 400, url);
+        assert.equal(response.json<{ errors: { source: { pointer: string } }[] }>().errors[0]?.source.pointer, '/data/attributes/url');
+      }
       await t.request({ method: 'DELETE', url: `/admin/webhooks/${id}`, auth: t.admin });
     });
 
