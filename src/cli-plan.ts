@@ -2,11 +2,11 @@
 // Exit 0 when every change is safe (or there is none), 1 when one is destructive or cannot be applied.
 import type { SvcConfig } from './config/config-types.ts';
 import { ResourceRegistry } from './resources/resource-registry.ts';
-import { createStore } from './store/create-store.ts';
+import { openStoreToPlan } from './store/open-store-to-plan.ts';
 import { formatSchemaChange, planResourceSchema } from './store/plan-resource-schema.ts';
 
 export async function runPlanCommand(config: SvcConfig, out: NodeJS.WritableStream = process.stdout): Promise<number> {
-  const store = createStore(config.database.url);
+  const store = openStoreToPlan(config.database.url);
   try {
     const { changes } = await planResourceSchema(store, new ResourceRegistry(config));
     if (changes.length === 0) {

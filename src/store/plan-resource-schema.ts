@@ -176,17 +176,28 @@ async function planIndexes(store: Store, plan: TablePlan, changes: SchemaChange[
     plan.dropIndexes.push(name);
     changes.push({ text: `drop index ${name}` });
   }
+  // A unique index leaves soft-deleted rows out (create-resource-table.ts): turning soft delete on or off
+  // changes its condition. (PostgreSQL would drop it silently along with `deleted_at`.)
+  const softDeleteChanged = plan.add.includes('deleted_at') || plan.drop.includes('deleted_at');
   for (const index of plan.indexes) {
+    if (softDeleteChanged && index.unique && present.has(index.name) && !gone.has(index.column)) {
+      plan.dropIndexes.push(index.name);
+      plan.createIndexes.push(index);
+      changes.push(await checkedUnique(store, plan, index, `recreate unique index ${index.name} (soft delete turned ${plan.resource.softDelete ? 'on' : 'off'})`));
+      continue;
+    }
     if (present.has(index.name) && !gone.has(index.column)) continue;
     plan.createIndexes.push(index);
     if (gone.has(index.column)) continue;
-    const change: SchemaChange = { text: `create ${index.unique ? 'unique ' : ''}index ${index.name} on ${table}.${index.column}` };
-    if (index.unique && !plan.add.includes(index.column)) {
-      const duplicate = await firstDuplicate(store, plan, index.column);
-      if (duplicate !== undefined) change.blocked = `several rows have the value ${JSON.stringify(duplicate)}`;
-    }
-    changes.push(change);
+    const text = `create ${index.unique ? 'unique ' : ''}index ${index.name} on ${table}.${index.column}`;
+    changes.push(index.unique && !plan.add.includes(index.column) ? await checkedUnique(store, plan, index, text) : { text });
   }
+}
+
+/** A change making a unique index, blocked while stored rows share a value. */
+async function checkedUnique(store: Store, plan: TablePlan, index: IndexSpec, text: string): Promise<SchemaChange> {
+  const duplicate = await firstDuplicate(store, plan, index.column);
+  return duplicate === undefined ? { text } : { text, blocked: `several rows have the value ${JSON.stringify(duplicate)}` };
 }
 
 async function firstDuplicate(store: Store, plan: TablePlan, column: string): Promise<unknown> {

@@ -3,6 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
@@ -81,6 +83,15 @@ for (const dialect of testDialects()) {
         );
         assert.match(result.stdout, /^2 changes, 1 destructive \(svc start refuses them without --allow-destructive\)\.$/m);
       }
+    });
+
+    it('plans a SQLite database that does not exist yet without creating it', { skip: dialect !== 'sqlite' }, () => {
+      const missing = join(mkdtempSync(join(tmpdir(), 'svc-plan-')), 'later.db');
+      const file = writeConfigFile({ database: { url: `sqlite:${missing}` }, resources: APPLIED });
+      const result = spawnSync(process.execPath, [SVC, 'plan', '--config', file], { encoding: 'utf8', timeout: 120_000 });
+      assert.equal(result.status, 0, result.stderr + result.stdout);
+      assert.equal(result.stdout, '  create table notes\n1 change.\n');
+      assert.equal(existsSync(missing), false);
     });
 
     it('says so when the database already matches', () => {

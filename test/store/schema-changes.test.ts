@@ -247,6 +247,21 @@ for (const dialect of testDialects()) {
       assert.equal((await db.request('GET', `/v1/comments/${comment}`)).status, 404);
     });
 
+    it('keeps a unique index leaving soft-deleted rows out when soft delete is turned on', async () => {
+      const db = await fresh();
+      const fields = { code: { type: 'string', unique: true } } as const;
+      await db.start(notes(fields));
+      const first = await db.create('notes', { code: 'A' });
+      await db.start({ notes: { fields, enableSoftDelete: true, permissions: EDITOR } });
+      assert.equal((await db.request('POST', '/v1/notes', { code: 'A' })).status, 409);
+      assert.equal((await db.request('DELETE', `/v1/notes/${first}`)).status, 204);
+      await db.create('notes', { code: 'A' });
+      assert.equal((await db.request('POST', '/v1/notes', { code: 'A' })).status, 409);
+      // Turning it off would bring the deleted row back beside its duplicate: refused in any case.
+      await db.stop();
+      await assert.rejects(db.start(notes(fields), true), /recreate unique index uq_notes_code \(soft delete turned off\).*several rows have the value "A"/);
+    });
+
     it('changes nothing on a restart with the same definitions', async () => {
       const db = await fresh();
       const resources = notes({ title: { type: 'string', unique: true }, level: { type: 'integer', sortable: true } });
