@@ -247,6 +247,22 @@ for (const dialect of testDialects()) {
       assert.equal((await db.request('GET', `/v1/comments/${comment}`)).status, 404);
     });
 
+    it('changes the onDelete of a relation to its own resource', async () => {
+      const db = await fresh();
+      const resources = (onDelete: 'restrict' | 'cascade'): Record<string, ResourceDefinition> => ({
+        nodes: { fields: { parent_id: { type: 'relation', resource: 'nodes', onDelete } }, permissions: EDITOR },
+      });
+      await db.start(resources('restrict'));
+      const root = await db.create('nodes', {});
+      const child = await db.create('nodes', { parent_id: root });
+      assert.equal((await db.request('DELETE', `/v1/nodes/${root}`)).status, 409);
+      await db.start(resources('cascade'));
+      assert.equal((await db.attributes('nodes', child)).parent_id, root);
+      assert.equal((await db.request('POST', '/v1/nodes', { parent_id: crypto.randomUUID() })).status, 400);
+      assert.equal((await db.request('DELETE', `/v1/nodes/${root}`)).status, 204);
+      assert.equal((await db.request('GET', `/v1/nodes/${child}`)).status, 404);
+    });
+
     it('keeps a unique index leaving soft-deleted rows out when soft delete is turned on', async () => {
       const db = await fresh();
       const fields = { code: { type: 'string', unique: true } } as const;
