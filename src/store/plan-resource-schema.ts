@@ -109,7 +109,7 @@ async function planTable(
   }
 
   let rows: boolean | undefined;
-  const hasRows = async () => (rows ??= (await db.selectFrom(table).select('id').limit(1).execute()).length > 0);
+  const hasRows = async () => (rows ??= (await rowCount(store, table, 1)) > 0);
   const existing = new Map(current.map((c) => [c.name, c]));
   for (const column of plan.columns) {
     const found = existing.get(column.name);
@@ -188,10 +188,20 @@ async function planIndexes(store: Store, plan: TablePlan, changes: SchemaChange[
     }
     if (present.has(index.name) && !gone.has(index.column)) continue;
     plan.createIndexes.push(index);
+    if (index.unique && plan.fill.has(index.column) && (await rowCount(store, table, 2)) > 1) {
+      // Every existing row would get the same default.
+      changes.push({ text: `create unique index ${index.name} on ${table}.${index.column}`, blocked: 'the existing rows would all get the same default' });
+      continue;
+    }
     if (gone.has(index.column)) continue;
     const text = `create ${index.unique ? 'unique ' : ''}index ${index.name} on ${table}.${index.column}`;
     changes.push(index.unique && !plan.add.includes(index.column) ? await checkedUnique(store, plan, index, text) : { text });
   }
+}
+
+/** Rows in the table, counted up to `limit`. */
+async function rowCount(store: Store, table: string, limit: number): Promise<number> {
+  return (await store.db.selectFrom(table).select('id').limit(limit).execute()).length;
 }
 
 /** A change making a unique index, blocked while stored rows share a value. */

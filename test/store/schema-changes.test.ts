@@ -115,6 +115,15 @@ for (const dialect of testDialects()) {
       });
     });
 
+    it('refuses a new unique field whose default every existing row would share', async () => {
+      const db = await fresh();
+      await db.start(notes({ title: { type: 'string' } }));
+      await db.create('notes', { title: 'a' });
+      await db.create('notes', { title: 'b' });
+      await db.stop();
+      await assert.rejects(db.start(notes({ title: { type: 'string' }, code: { type: 'string', unique: true, default: 'x' } }), true), /uq_notes_code.*would all get the same default/);
+    });
+
     it('drops the index of a field no longer `sortable`, and makes it again when it is', async () => {
       const db = await fresh();
       await db.start(notes({ rank: { type: 'integer', sortable: true } }));
