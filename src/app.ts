@@ -81,7 +81,12 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const ownsStore = options.store === undefined;
   const store = options.store ?? createStore(config.database.url);
   const registry = new ResourceRegistry(config);
-  await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true });
+  const schemaPlan = await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true }).catch(async (error: unknown) => {
+    // A refused change ends the start: the store opened for it must not keep the process alive.
+    if (ownsStore) await store.close();
+    throw error;
+  });
+  if (schemaPlan.changes.length > 0) app.log.info({ changes: schemaPlan.changes.map((c) => c.text) }, 'database schema changed');
   const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log: app.log, pollIntervalMs: SIGNAL_POLL_MS, retentionMs: SIGNAL_RETENTION_MS });
   await signals.migrate();
   const definitions = new DefinitionSync({ config, store, registry, signals, log: app.log, ...(options.configFile !== undefined ? { source: options.configFile } : {}) });

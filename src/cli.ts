@@ -1,4 +1,4 @@
-// The `svc` command (CONTRACT 1): start, check, openapi, users create, admin-token.
+// The `svc` command (CONTRACT 1): start, plan, check, openapi, users create, admin-token.
 import { parseArgs } from 'node:util';
 import { findConfigFile, loadConfig, ConfigError } from './config/load-config.ts';
 import type { SvcConfig } from './config/config-types.ts';
@@ -7,6 +7,7 @@ import { DestructiveChangeError } from './store/apply-resource-schema.ts';
 
 const USAGE = `Usage:
   svc start [--config FILE] [--port N] [--host H] [--allow-destructive]
+  svc plan [--config FILE]
   svc check [--config FILE]
   svc openapi [--config FILE] [--yaml]
   svc users create --email E --password P [--role R] [--allowed-roles a,b] [--verified] [--config FILE]
@@ -62,6 +63,8 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`listening on ${server.url}\n`);
         return await new Promise<number>(() => {});
       }
+      case 'plan':
+        return await (await import('./cli-plan.ts')).runPlanCommand(await loadConfig({ file: values.config }));
       case 'check': {
         const { checkConfigFile } = await import('./config/check-config.ts');
         const result = await checkConfigFile(values.config);

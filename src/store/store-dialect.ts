@@ -12,6 +12,16 @@ export interface ExistingColumn {
   nullable: boolean;
 }
 
+/** A foreign key as the database has it: `column` references `target`.id. */
+export interface ExistingForeignKey {
+  column: string;
+  target: string;
+  /** Lower case, as SQL writes it: restrict, cascade, set null, no action. */
+  onDelete: string;
+  /** The constraint's name where the database has one (PostgreSQL). */
+  name?: string;
+}
+
 export interface StoreDialect {
   readonly name: 'sqlite' | 'postgres';
   /** SQL column type for a storage kind. */
@@ -39,6 +49,8 @@ export interface StoreDialect {
   listColumns(db: Db, table: string): Promise<ExistingColumn[]>;
   /** Names of existing indexes on a table. */
   listIndexes(db: Db, table: string): Promise<string[]>;
+  /** Foreign keys declared on a table's columns. */
+  listForeignKeys(db: Db, table: string): Promise<ExistingForeignKey[]>;
   isUniqueViolation(error: unknown): boolean;
   isForeignKeyViolation(error: unknown): boolean;
   /** True when the error means the database cannot be reached (answer 503, not 500). */

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { re2ToPostgres } from './re2-to-postgres.ts';
 import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
-import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
+import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
 
 // Text compares and sorts by code point, as on SQLite and in the in-memory predicate, whatever the
 // database's default collation is (en_US would order 'a' < 'B' < 'b').
@@ -27,6 +27,15 @@ const REPORTED_TYPES: Record<StorageKind, string> = {
   date: 'date',
   json: 'jsonb',
 };
+
+// pg_constraint.confdeltype codes.
+const FOREIGN_KEY_ACTIONS = new Map([
+  ['a', 'no action'],
+  ['r', 'restrict'],
+  ['c', 'cascade'],
+  ['n', 'set null'],
+  ['d', 'set default'],
+]);
 
 function pgCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
@@ -92,6 +101,17 @@ export const postgresDialect: StoreDialect = {
     const { rows } = await sql<{ indexname: string }>`
       select indexname from pg_indexes where schemaname = current_schema() and tablename = ${table}`.execute(db);
     return rows.map((r) => r.indexname);
+  },
+  async listForeignKeys(db: Db, table) {
+    const { rows } = await sql<{ name: string; column: string; target: string; action: string }>`
+      select c.conname as name, a.attname as "column", target.relname as target, c.confdeltype as action
+      from pg_constraint c
+      join pg_class source on source.oid = c.conrelid
+      join pg_namespace n on n.oid = source.relnamespace
+      join pg_class target on target.oid = c.confrelid
+      join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+      where c.contype = 'f' and n.nspname = current_schema() and source.relname = ${table}`.execute(db);
+    return rows.map((r): ExistingForeignKey => ({ name: r.name, column: r.column, target: r.target, onDelete: FOREIGN_KEY_ACTIONS.get(r.action) ?? r.action }));
   },
   async changeMark(db: Db) {
     // Equal snapshots see the same committed transactions: any commit, or any new writing transaction,

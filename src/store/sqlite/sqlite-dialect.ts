@@ -2,7 +2,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
-import type { Db, ExistingColumn, StoreDialect } from '../store-dialect.ts';
+import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
 
 const COLUMN_TYPES: Record<StorageKind, string> = {
   text: 'text',
@@ -68,6 +68,11 @@ export const sqliteDialect: StoreDialect = {
   async listIndexes(db: Db, table) {
     const { rows } = await sql<{ name: string }>`select name from pragma_index_list(${table})`.execute(db);
     return rows.map((r) => r.name);
+  },
+  async listForeignKeys(db: Db, table) {
+    const { rows } = await sql<{ column: string; target: string; on_delete: string }>`
+      select "from" as "column", "table" as target, on_delete from pragma_foreign_key_list(${table})`.execute(db);
+    return rows.map((r): ExistingForeignKey => ({ column: r.column, target: r.target, onDelete: r.on_delete.toLowerCase() }));
   },
   async changeMark(db: Db) {
     // data_version moves when another connection (another process, or another handle here) commits;
