@@ -27,8 +27,8 @@ export interface AuthenticatedRequest {
   rateLimit?: RateLimitState;
 }
 
-/** A key, or every key of a user, was changed or removed (here or on another node). */
-export type AccessChange = { keyId: string } | { userId: string };
+/** A key, every key of a user, or the stored admin token was changed or removed (here or on another node). */
+export type AccessChange = { keyId: string } | { userId: string } | { adminToken: true };
 
 export interface AuthComponent {
   /** Creates the identity, key and admin-token tables. Idempotent. */

@@ -114,7 +114,10 @@ export async function createAuthComponent(
       accessChanged({ userId: payload.userId });
     }
   });
-  signals?.on(ADMIN_TOKEN_TOPIC, () => adminTokens.forget());
+  signals?.on(ADMIN_TOKEN_TOPIC, () => {
+    adminTokens.forget();
+    accessChanged({ adminToken: true });
+  });
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
   const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota });
 

@@ -1,6 +1,6 @@
 // The open streams of one app, by API key and by user: bounds how many a key and the node may hold, and
 // ends a stream once its right to read is gone (key disabled, deleted, expired or re-scoped; user deleted
-// or given other roles). Changes come from the auth component's access-change notices, which are the
+// or given other roles; admin token rotated). Changes come from the auth component's access-change notices, which are the
 // ones that drop cached keys, local and from other nodes alike.
 import type { AccessChange } from '../auth/auth-component.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -60,6 +60,7 @@ export class StreamRegistry {
   readonly #options: StreamRegistryOptions;
   readonly #byKey = new Map<string, Set<StreamSlot>>();
   readonly #byUser = new Map<string, Set<StreamSlot>>();
+  readonly #admin = new Set<StreamSlot>();
   readonly #timers = new Map<StreamSlot, NodeJS.Timeout>();
   #open = 0;
   #changes = 0;
@@ -100,6 +101,8 @@ export class StreamRegistry {
       add(this.#byUser, principal.userId, slot);
       if (principal.expiresAt !== undefined) this.#armExpiry(slot, Date.parse(principal.expiresAt));
       if (changesSeen !== this.#changes) void this.#recheck(slot);
+    } else {
+      this.#admin.add(slot);
     }
     this.#open += 1;
     return slot;
@@ -110,7 +113,10 @@ export class StreamRegistry {
     this.#open -= 1;
     clearTimeout(this.#timers.get(slot));
     this.#timers.delete(slot);
-    if (slot.principal.kind !== 'key') return;
+    if (slot.principal.kind !== 'key') {
+      this.#admin.delete(slot);
+      return;
+    }
     remove(this.#byKey, slot.principal.keyId, slot);
     remove(this.#byUser, slot.principal.userId, slot);
   }
@@ -118,7 +124,11 @@ export class StreamRegistry {
   /** An access change, local or from another node. */
   changed(change: AccessChange): void {
     this.#changes += 1;
-    if ('keyId' in change) {
+    if ('adminToken' in change) {
+      // The admin token was rotated: the request's token is not kept, so every admin stream ends and
+      // a reconnection with a token still valid is admitted again.
+      for (const slot of [...this.#admin]) slot.end('revoked');
+    } else if ('keyId' in change) {
       // Any key change re-checks (renaming a key leaves its streams open; disabling it does not).
       for (const slot of this.#byKey.get(change.keyId) ?? []) void this.#recheck(slot);
     } else {

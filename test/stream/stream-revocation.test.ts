@@ -7,6 +7,8 @@ import { SseClient } from '../helpers/sse-client.ts';
 import { adminAuthorization, startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-app.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import type { TestKey } from '../helpers/stream-test-keys.ts';
+import { ClusterSignals } from '../../src/cluster/cluster-signals.ts';
+import { ADMIN_TOKEN_TOPIC } from '../../src/auth/create-auth-component.ts';
 
 /** The bound the revocation must meet, plus slack for a loaded two-core test machine. */
 const REVOCATION_BOUND_MS = 1000;
@@ -145,6 +147,17 @@ for (const dialect of testDialects()) {
       await admin.call('DELETE', `/admin/users/${encodeURIComponent(k.userId)}`);
       await revoked(client, Date.now());
       assert.deepEqual(await refusedCode(t, k), [401, 'INVALID_API_KEY']);
+    });
+
+    it('ends admin-token streams when the admin token is rotated; a still valid token reconnects', async () => {
+      const adminKey: TestKey = { authorization: adminAuthorization(t.config), userId: 'admin' };
+      const client = track(await open(t, adminKey));
+      // What `svc admin-token --rotate` tells the running servers, from another process's signals.
+      const { store } = t.ctx;
+      const cli = new ClusterSignals({ db: store.db, dialect: store.dialect, log: t.ctx.log, pollIntervalMs: 1000, retentionMs: 3_600_000 });
+      await cli.publish(ADMIN_TOKEN_TOPIC, {});
+      await revoked(client, Date.now());
+      track(await open(t, adminKey));
     });
 
     it('ends the stream when its key expires, with no write to notice it', async () => {
