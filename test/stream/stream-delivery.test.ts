@@ -204,6 +204,7 @@ describe('stream errors before the stream starts', () => {
     { name: 'an unknown event kind', url: '/v1/posts/stream?events=created,renamed', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
     { name: 'an empty events list', url: '/v1/posts/stream?events=', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
     { name: 'an unknown field', url: '/v1/posts/stream?fields=title,nope', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'fields' },
+    { name: 'deleted_at without soft delete', url: '/v1/posts/stream?fields=title,deleted_at', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'fields' },
     { name: 'events given twice', url: '/v1/posts/stream?events=created&events=deleted', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
   ];
   for (const scenario of scenarios) {
