@@ -1,5 +1,5 @@
 // The identity component and API keys as the rest of the service sees them.
-import type { AdminPrincipal, Principal } from './principal.ts';
+import type { AdminPrincipal, KeyPrincipal, Principal } from './principal.ts';
 import type { TokenRequest } from './keys/token-request.ts';
 import type { IssuedApiKey } from './keys/api-key-issuer.ts';
 import type { UserDirectory } from './identity/user-directory.ts';
@@ -26,6 +26,9 @@ export interface AuthenticatedRequest {
   /** Present for key requests under a rate limit: sent as RateLimit-* headers. */
   rateLimit?: RateLimitState;
 }
+
+/** A key, every key of a user, or the stored admin token was changed or removed (here or on another node). */
+export type AccessChange = { keyId: string } | { userId: string } | { adminToken: true };
 
 export interface AuthComponent {
   /** Creates the identity, key and admin-token tables. Idempotent. */
@@ -56,6 +59,17 @@ export interface AuthComponent {
   readonly users: UserDirectory;
   /** API keys for the admin API. */
   readonly keys: KeyDirectory;
+  /**
+   * Calls `listener` after every key or user change, made in this process or told by another node
+   * (the same notices that drop cached keys). Returns the function that stops it.
+   */
+  onAccessChanged(listener: (change: AccessChange) => void): () => void;
+  /**
+   * Whether a key request resolved earlier (with `requestedRole` as its X-Service-Role) would be
+   * resolved the same way now: the key exists, is enabled and unexpired with the same expiry and
+   * permissions, and its owner still gets the same role. Reads the database, not the cache.
+   */
+  stillValid(principal: KeyPrincipal, requestedRole: string | undefined): Promise<boolean>;
   /** Writes the request counters buffered in memory now (they are also flushed every second and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;

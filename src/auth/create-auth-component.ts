@@ -3,7 +3,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
 import type { Store } from '../store/create-store.ts';
-import type { AuthComponent } from './auth-component.ts';
+import type { AccessChange, AuthComponent } from './auth-component.ts';
+import { principalStillValid } from './principal-still-valid.ts';
 import { AdminTokenVerifier } from './admin/admin-token-verifier.ts';
 import { createAdminTokenTable } from './admin/admin-token-table.ts';
 import { ensureStoredAdminToken } from './admin/stored-admin-token.ts';
@@ -70,10 +71,22 @@ export async function createAuthComponent(
 
   // Declared before the cache's loader runs (first request, after construction).
   const signals = options.signals;
+  // Long-lived requests (streams) hear of the changes that drop cached keys, local and remote alike.
+  const accessListeners = new Set<(change: AccessChange) => void>();
+  const accessChanged = (change: AccessChange): void => {
+    for (const listener of accessListeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        log.error({ err: error }, 'an access-change listener failed');
+      }
+    }
+  };
   const users: UserDirectory = new UserDirectory(identity, config, {
     // Awaited: when the admin API answers, the other processes have been told.
     userChanged: async (userId) => {
       cache.invalidateUser(userId);
+      accessChanged({ userId });
       await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
     },
     userDeleting: (userId) => keyRepository.deleteByUser(userId),
@@ -92,13 +105,23 @@ export async function createAuthComponent(
   };
   const keys = new KeyDirectory(keyRepository, usage, async (keyId) => {
     forgetKey(keyId);
+    accessChanged({ keyId });
     await signals?.publish(KEYS_CHANGED_TOPIC, { keyId });
   });
   signals?.on(KEYS_CHANGED_TOPIC, (payload) => {
-    if (typeof payload.keyId === 'string') forgetKey(payload.keyId);
-    if (typeof payload.userId === 'string') cache.invalidateUser(payload.userId);
+    if (typeof payload.keyId === 'string') {
+      forgetKey(payload.keyId);
+      accessChanged({ keyId: payload.keyId });
+    }
+    if (typeof payload.userId === 'string') {
+      cache.invalidateUser(payload.userId);
+      accessChanged({ userId: payload.userId });
+    }
   });
-  signals?.on(ADMIN_TOKEN_TOPIC, () => adminTokens.forget());
+  signals?.on(ADMIN_TOKEN_TOPIC, () => {
+    adminTokens.forget();
+    accessChanged({ adminToken: true });
+  });
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
   const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota });
 
@@ -116,6 +139,15 @@ export async function createAuthComponent(
     issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
     users,
     keys,
+    onAccessChanged(listener) {
+      accessListeners.add(listener);
+      return () => accessListeners.delete(listener);
+    },
+    async stillValid(principal, requestedRole) {
+      const key = await keyRepository.findById(principal.keyId);
+      const owner = key ? await users.roles(key.userId) : undefined;
+      return principalStillValid(principal, requestedRole, key, owner);
+    },
     flushUsage: () => usage.flush(),
     async close() {
       await usage.close();

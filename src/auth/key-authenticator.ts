@@ -88,7 +88,10 @@ export class KeyAuthenticator {
   ): AuthenticatedRequest | Promise<AuthenticatedRequest> {
     // The role is checked before the quota so a refused role switch does not use up quota.
     const role = resolveRole(owner, input.role);
-    const principal: KeyPrincipal = { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions };
+    const principal: KeyPrincipal =
+      key.expiresAt === null
+        ? { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions }
+        : { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions, expiresAt: key.expiresAt };
     const result: AuthenticatedRequest = rateLimit ? { principal, rateLimit } : { principal };
     if (key.remaining === null) return result;
     return this.#consumeQuota(key.id, now, rateLimit).then(() => result);

@@ -16,6 +16,8 @@ export interface KeyPrincipal {
   readonly role: string;
   /** Null when the key was issued without permissions: it inherits the role's. */
   readonly keyPermissions: KeyPermissions | null;
+  /** The key's expiry when it has one (long-lived requests such as streams end then). */
+  readonly expiresAt?: string;
 }
 
 export type Principal = AdminPrincipal | KeyPrincipal;

@@ -293,6 +293,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         retryMs: { type: 'integer', minimum: 0, default: 3000 },
         allowQueryToken: { description: 'Accept `?token=` as well as the Authorization header.', type: 'boolean', default: true },
         replayWindow: { description: 'Events kept per resource for Last-Event-ID resumption.', type: 'integer', minimum: 0, default: 10000 },
+        maxPerKey: { description: 'Open streams one API key may hold on a node; more are refused with 429 RATE_LIMITED. Default 10.', type: 'integer', minimum: 1 },
+        maxPerNode: { description: 'Open streams a node serves, admin-token streams included; more are refused with 429 RATE_LIMITED. Default 10000.', type: 'integer', minimum: 1 },
       },
     },
     webhooks: {

@@ -145,7 +145,16 @@ export interface SvcConfig {
   apiKeys: {
     rateLimit: { enabled: boolean; max: number; timeWindow: number };
   };
-  stream: { heartbeatMs: number; retryMs: number; allowQueryToken: boolean; replayWindow: number };
+  stream: {
+    heartbeatMs: number;
+    retryMs: number;
+    allowQueryToken: boolean;
+    replayWindow: number;
+    /** Open streams per API key on a node (default 10). */
+    maxPerKey?: number;
+    /** Open streams per node, admin token included (default 10,000). */
+    maxPerNode?: number;
+  };
   webhooks: { timeoutMs: number; allowPrivateTargets: boolean; pollIntervalMs: number };
   redis?: { url?: string };
   /**

@@ -1,17 +1,25 @@
-// What one stream client sees of an event: nothing when the kind was not asked for or the row is
-// outside its read filter; otherwise old/new reduced to the delivered fields and `changes` to match.
+// What one stream client sees of an event, judged by what it may read before and after the change:
+// a row it could not read before arrives as `created`, a row it can no longer read leaves as `deleted`,
+// values are reduced to the delivered fields, and a change it cannot see is not sent at all.
 // Clients that would see the same thing get the same view object, so the stream can evaluate and
 // serialize an event once per view rather than once per client (see view-group.ts).
-import type { EventChanges, EventData, RecordEvent, RecordValues } from '../events/record-event.ts';
+import { diffRecords } from '../events/diff-records.ts';
+import type { EventChanges, EventData, EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import type { AccessGrant } from '../permissions/access-grant.ts';
 import { filterToPredicate } from '../permissions/filter-to-predicate.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 import { filterKey } from './filter-key.ts';
 import type { StreamQuery } from './stream-query.ts';
 
-export type EventView = (event: RecordEvent) => EventData | null;
+/** An event as a view delivers it: its kind may differ from the stored event's (see `viewKind`). */
+export interface ViewedEvent {
+  kind: EventKind;
+  data: EventData;
+}
 
-type ViewQuery = Pick<StreamQuery, 'kinds' | 'fields'>;
+export type EventView = (event: RecordEvent) => ViewedEvent | null;
+
+type ViewQuery = Pick<StreamQuery, 'kinds' | 'fields'> & Partial<Pick<StreamQuery, 'deletedAt'>>;
 
 /** Views per resource object (a reloaded registry brings new ones); a full map starts over, as in resolve-access.ts. */
 const views = new WeakMap<Resource, Map<string, EventView>>();
@@ -28,7 +36,7 @@ export function createEventView(resource: Resource, grant: AccessGrant, query: V
     views.set(resource, byKey);
   }
   // Kinds are only tested for membership; fields keep their order, which is the delivered key order.
-  const key = `${[...query.kinds].sort().join(',')}\u0000${query.fields.join(',')}\u0000${filterKey(grant.filter)}`;
+  const key = `${[...query.kinds].sort().join(',')}\u0000${query.fields.join(',')}\u0000${query.deletedAt === true}\u0000${filterKey(grant.filter)}`;
   let view = byKey.get(key);
   if (!view) {
     if (byKey.size >= MAX_VIEWS_PER_RESOURCE) byKey.clear();
@@ -38,27 +46,52 @@ export function createEventView(resource: Resource, grant: AccessGrant, query: V
   return view;
 }
 
+/**
+ * The kind a reader gets, from whether it could read the row before the change and can read it after:
+ * a client applying the events it receives to its copy then holds exactly what a GET would show.
+ * Null: the row was never visible to it. A `deleted` event leaves the row unreadable however it matched
+ * (a soft-deleted row is gone from the API).
+ */
+export function viewKind(visibleBefore: boolean, visibleAfter: boolean): EventKind | null {
+  if (visibleBefore) return visibleAfter ? 'updated' : 'deleted';
+  return visibleAfter ? 'created' : null;
+}
+
 function buildEventView(resource: Resource, grant: AccessGrant, query: ViewQuery): EventView {
   const matches = filterToPredicate(grant.filter, resource);
   const kinds = new Set(query.kinds);
-  // `deleted_at` is how a soft-deleted record's `new` says it was deleted (CONTRACT 4).
-  const delivered = new Set<string>([...SYSTEM_FIELDS, ...(resource.softDelete ? ['deleted_at'] : []), ...query.fields]);
-  const project = (record: RecordValues | null): RecordValues | null => {
-    if (record === null) return null;
+  // `deleted_at` only when asked for (soft-delete resources): a GET never shows it, so it is opt-in.
+  const deletedAt = query.deletedAt === true && resource.softDelete;
+  /** Fields whose changes the reader may learn of: system fields are in every record and never counted. */
+  const changeable = new Set<string>([...query.fields, ...(deletedAt ? ['deleted_at'] : [])]);
+  const delivered = [...SYSTEM_FIELDS, ...changeable];
+  const project = (record: RecordValues): RecordValues => {
     const out: RecordValues = {};
-    for (const name of delivered) if (name in record) out[name] = record[name];
+    for (const name of delivered) if (Object.hasOwn(record, name)) out[name] = record[name];
     return out;
   };
   const reduce = (changes: EventChanges): EventChanges => ({
-    added: changes.added.filter((name) => delivered.has(name)),
-    updated: changes.updated.filter((name) => delivered.has(name)),
-    removed: changes.removed.filter((name) => delivered.has(name)),
+    added: changes.added.filter((name) => changeable.has(name)),
+    updated: changes.updated.filter((name) => changeable.has(name)),
+    removed: changes.removed.filter((name) => changeable.has(name)),
   });
+  const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges => reduce(diffRecords(before, after));
   return (event) => {
-    if (event.resource !== resource.name || !kinds.has(event.kind)) return null;
-    // CONTRACT 7: `updated` and `created` when the new row matches the read filter, `deleted` when the old one did.
-    const row = event.kind === 'deleted' ? event.data.old : event.data.new;
-    if (row === null || !matches(row)) return null;
-    return { old: project(event.data.old), new: project(event.data.new), changes: reduce(event.data.changes) };
+    if (event.resource !== resource.name) return null;
+    const { old, new: next } = event.data;
+    const before = old !== null && matches(old);
+    const after = event.kind !== 'deleted' && next !== null && matches(next);
+    const kind = viewKind(before, after);
+    if (kind === null || !kinds.has(kind)) return null;
+    const oldOut = before ? project(old!) : null;
+    // A soft delete keeps its record (with `deleted_at`) for a reader that asked for `deleted_at`.
+    const newOut = after ? project(next!) : kind === 'deleted' && deletedAt && next !== null && matches(next) ? project(next) : null;
+    // Same kind and shape as stored: its changes, reduced. Otherwise they are worked out from what the
+    // reader sees, so a row that came into view lists as added only the values it can read.
+    const changes = kind === event.kind && (newOut === null) === (next === null) ? reduce(event.data.changes) : recompute(oldOut, newOut);
+    // An update of nothing the reader can see (`updated_at` moves on every update) would only tell it
+    // that a hidden value changed.
+    if (kind === 'updated' && changes.added.length + changes.updated.length + changes.removed.length === 0) return null;
+    return { kind, data: { old: oldOut, new: newOut, changes } };
   };
 }

@@ -86,6 +86,13 @@ export class SseConnection {
     this.#response.end();
   }
 
+  /** Sends `message` as the stream's last, then closes it (a revoked stream says why before it ends). */
+  closeWith(message: SseMessage): void {
+    if (this.#closed) return;
+    this.send(message);
+    this.close();
+  }
+
   onClosed(callback: (reason: SseCloseReason) => void): void {
     if (this.#closed) callback('client');
     else this.#onClosed.push(callback);

@@ -9,6 +9,8 @@ export interface StreamQuery {
   kinds: ReadonlySet<EventKind>;
   /** Declared fields to deliver: the requested ones the caller may read, or every readable one. */
   fields: readonly string[];
+  /** `deleted_at` was asked for in `fields` (soft-delete resources only): the soft delete's record is kept. */
+  deletedAt: boolean;
   /** Resume after this event (Last-Event-ID header, else `lastEventId` query parameter). */
   lastEventId: string | undefined;
 }
@@ -41,11 +43,13 @@ export function parseStreamQuery(
   }
 
   let fields = resource.fieldNames.filter((name) => readable.has(name));
+  let deletedAt = false;
   const fieldsText = single('fields');
   if (fieldsText !== undefined) {
     const requested = new Set<string>();
     for (const name of names(fieldsText)) {
       if (resource.fields.has(name)) requested.add(name);
+      else if (name === 'deleted_at' && resource.softDelete) deletedAt = true;
       else if (!(SYSTEM_FIELDS as readonly string[]).includes(name)) issues.push({ parameter: 'fields', detail: `Unknown field '${name}'` });
     }
     // Spec 6.1 rule 1: intersected with what the caller may read, silently (unlike the list endpoint).
@@ -55,7 +59,7 @@ export function parseStreamQuery(
   const lastEventIdText = single('lastEventId');
   if (issues.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', issues);
   const lastEventId = (lastEventIdHeader ?? lastEventIdText)?.trim();
-  return { kinds, fields, lastEventId: lastEventId ? lastEventId : undefined };
+  return { kinds, fields, deletedAt, lastEventId: lastEventId ? lastEventId : undefined };
 }
 
 /** Comma-separated names; empty entries (a trailing comma) are ignored. */

@@ -12,8 +12,11 @@ import { SseFrames } from './sse-frames.ts';
 
 /** An event as one view's clients receive it, or null when the view hides it. */
 export function encodeEventFrame(view: EventView, event: RecordEvent, retryMs: number): SseFrames | null {
-  const data = view(event);
-  return data ? SseFrames.of(formatSseMessage({ event: event.type, data: JSON.stringify(data), id: event.id, retry: retryMs })) : null;
+  const viewed = view(event);
+  if (viewed === null) return null;
+  // The delivered kind, which may differ from the stored one (see event-view.ts).
+  const type = viewed.kind === event.kind ? event.type : `${event.resource}.${viewed.kind}`;
+  return SseFrames.of(formatSseMessage({ event: type, data: JSON.stringify(viewed.data), id: event.id, retry: retryMs }));
 }
 
 /** Groups per hub (two apps in one process never share one), then per view and retry hint. */

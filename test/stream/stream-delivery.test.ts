@@ -128,27 +128,34 @@ for (const dialect of testDialects()) {
       assert.deepEqual(c.changes.added.sort(), ['author_id', 'status', 'title']);
     });
 
-    it("delivers only rows inside the caller's read filter; an update that moves a row out is not delivered", async () => {
+    it("delivers only rows inside the caller's read filter; a row moving out is deleted, a row moving in is created", async () => {
       const user = await t.key('user', 'row-user');
       const client = await connected('', user.authorization);
       const mine = await t.createPost({ title: 'mine', author_id: user.userId });
       await t.createPost({ title: 'theirs', author_id: 'someone-else' });
       await t.patchPost(mine, { title: 'mine, edited' });
-      await t.patchPost(mine, { author_id: 'someone-else' }); // moves out: new row no longer matches
+      await t.patchPost(mine, { author_id: 'someone-else' }); // moves out: the reader's copy must go
       await t.patchPost(mine, { title: 'gone from my view' });
       const theirs = await t.createPost({ title: 'theirs 2', author_id: 'someone-else' });
-      await t.patchPost(theirs, { author_id: user.userId }); // moves in: delivered as an update
+      await t.patchPost(theirs, { author_id: user.userId }); // moves in: the reader never had it
       await t.deletePost(theirs); // old row matches: delivered
-      const events = await client.waitForEvents(4);
+      const events = await client.waitForEvents(5);
       assert.deepEqual(
         events.map((e) => [e.event, payloadOf(e).new?.title ?? payloadOf(e).old?.title]),
         [
           ['posts.created', 'mine'],
           ['posts.updated', 'mine, edited'],
-          ['posts.updated', 'theirs 2'],
+          ['posts.deleted', 'mine, edited'],
+          ['posts.created', 'theirs 2'],
           ['posts.deleted', 'theirs 2'],
         ],
       );
+      const movedOut = payloadOf(events[2]!);
+      assert.equal(movedOut.new, null);
+      assert.deepEqual(movedOut.changes, { added: [], updated: [], removed: ['title', 'status', 'author_id'] });
+      const movedIn = payloadOf(events[3]!);
+      assert.equal(movedIn.old, null);
+      assert.deepEqual(movedIn.changes, { added: ['title', 'status', 'author_id'], updated: [], removed: [] });
     });
 
     it("narrows the delivered fields to an API key's scoped read permissions", async () => {
@@ -197,6 +204,7 @@ describe('stream errors before the stream starts', () => {
     { name: 'an unknown event kind', url: '/v1/posts/stream?events=created,renamed', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
     { name: 'an empty events list', url: '/v1/posts/stream?events=', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
     { name: 'an unknown field', url: '/v1/posts/stream?fields=title,nope', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'fields' },
+    { name: 'deleted_at without soft delete', url: '/v1/posts/stream?fields=title,deleted_at', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'fields' },
     { name: 'events given twice', url: '/v1/posts/stream?events=created&events=deleted', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
   ];
   for (const scenario of scenarios) {

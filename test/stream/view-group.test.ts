@@ -9,10 +9,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventHub } from '../../src/events/event-hub.ts';
 import { announceHubClosing } from '../../src/events/hub-lifecycle.ts';
 import { InProcessBus } from '../../src/events/in-process-bus.ts';
-import type { EventData, RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/events/record-event.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { runEventStream } from '../../src/stream/event-stream.ts';
-import type { EventView } from '../../src/stream/event-view.ts';
+import type { EventView, ViewedEvent } from '../../src/stream/event-view.ts';
 import { SseConnection } from '../../src/stream/sse-connection.ts';
 import { MAX_FLUSH_INTERVAL_MS } from '../../src/stream/flush-scheduler.ts';
 
@@ -89,11 +89,11 @@ function postEvent(title: string, authorId: string): RecordEvent {
 /** A view that counts its evaluations; `authorId` null sees every post, otherwise only that author's titles. */
 function countingView(authorId: string | null): EventView & { calls: number } {
   const view = Object.assign(
-    (event: RecordEvent): EventData | null => {
+    (event: RecordEvent): ViewedEvent | null => {
       view.calls += 1;
       const row = event.data.new!;
       if (authorId !== null && row.author_id !== authorId) return null;
-      return { old: null, new: authorId === null ? row : { id: row.id, title: row.title }, changes: event.data.changes };
+      return { kind: event.kind, data: { old: null, new: authorId === null ? row : { id: row.id, title: row.title }, changes: event.data.changes } };
     },
     { calls: 0 },
   );

@@ -1,6 +1,7 @@
 // GET /v1/:resource/stream: the resource's changes as Server-Sent Events (spec 6.1, CONTRACT 7).
-// Everything that can fail (resource, access, query) is decided before the stream starts, so failures
-// are ordinary JSON:API errors; after that the response is hijacked and written as SSE.
+// Everything that can fail (resource, access, query, stream limits) is decided before the stream starts,
+// so failures are ordinary JSON:API errors; after that the response is hijacked and written as SSE, for
+// as long as the caller's key and role stand (stream-registry.ts ends it when they no longer do).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -9,6 +10,7 @@ import { parseStreamQuery, type StreamRawQuery } from '../../stream/stream-query
 import { createEventView } from '../../stream/event-view.ts';
 import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
+import { DEFAULT_MAX_STREAMS_PER_KEY, DEFAULT_MAX_STREAMS_PER_NODE, StreamRegistry, type RevokeReason } from '../../stream/stream-registry.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
 
 type StreamParams = { resource: string };
@@ -24,14 +26,38 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+const REVOKED_REASONS: Record<RevokeReason, string> = {
+  revoked: 'The API key or its owner changed; reconnect to be authorized again.',
+  expired: 'The API key expired.',
+};
+
+/** Access changes heard before each stream request was authenticated (see StreamRegistry.changes). */
+const changesSeenAt = new WeakMap<FastifyRequest, number>();
+
 export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { stream } = ctx.config;
+  const registry = new StreamRegistry({
+    maxPerKey: stream.maxPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY,
+    maxPerNode: stream.maxPerNode ?? DEFAULT_MAX_STREAMS_PER_NODE,
+    // Places free up as clients leave, which cannot be foreseen: about one reconnection delay.
+    retryAfterSeconds: Math.max(1, Math.ceil(stream.retryMs / 1000)),
+    stillValid: (slot) => (slot.principal.kind === 'key' ? ctx.auth.stillValid(slot.principal, slot.requestedRole) : Promise.resolve(true)),
+    onCheckError: (error) => ctx.log.warn({ err: error }, 'could not re-check a stream key; the stream is ended'),
+  });
+  const stopListening = ctx.auth.onAccessChanged((change) => registry.changed(change));
+  app.addHook('onClose', async () => stopListening());
+
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', authenticateHook(ctx, { allowQueryToken: ctx.config.stream.allowQueryToken }));
+      v1.addHook('onRequest', (request, _reply, done) => {
+        changesSeenAt.set(request, registry.changes);
+        done();
+      });
+      v1.addHook('onRequest', authenticateHook(ctx, { allowQueryToken: stream.allowQueryToken }));
 
       // A HEAD would run the handler and open a stream nobody reads.
       v1.get<{ Params: StreamParams; Querystring: StreamRawQuery }>('/:resource/stream', { exposeHeadRoute: false }, (request, reply) =>
-        openStream(ctx, request, reply),
+        openStream(ctx, registry, request, reply),
       );
 
       v1.route({
@@ -49,11 +75,13 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext
 
 async function openStream(
   ctx: AppContext,
+  registry: StreamRegistry,
   request: FastifyRequest<{ Params: StreamParams; Querystring: StreamRawQuery }>,
   reply: FastifyReply,
 ): Promise<void> {
   const resource = ctx.registry.require(request.params.resource);
-  const grant = resolveAccess(resource, principalOf(request), 'read');
+  const principal = principalOf(request);
+  const grant = resolveAccess(resource, principal, 'read');
   const lastEventIdHeader = request.headers['last-event-id'];
   const query = parseStreamQuery(
     request.query ?? {},
@@ -62,6 +90,8 @@ async function openStream(
     grant.fields,
   );
   const view = createEventView(resource, grant, query);
+  const roleHeader = request.headers['x-service-role'];
+  const slot = registry.register(principal, Array.isArray(roleHeader) ? roleHeader[0] : roleHeader, changesSeenAt.get(request) ?? -1);
 
   reply.hijack();
   const { stream } = ctx.config;
@@ -74,8 +104,12 @@ async function openStream(
   // Keep what earlier hooks set (X-Request-Id, CORS, RateLimit-*); hijacking skips Fastify's own send.
   const headers: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+  connection.onClosed(() => registry.release(slot));
   connection.open({ ...headers, ...SSE_HEADERS });
   request.raw.socket?.setNoDelay(true);
+  // Nothing more reaches a stream whose right to read is gone; the client learns why, and a reconnection
+  // is authenticated afresh (refused for a disabled, deleted or expired key).
+  slot.attach((reason) => connection.closeWith({ event: 'revoked', data: JSON.stringify({ reason: REVOKED_REASONS[reason] }) }));
 
   await runEventStream({
     hub: ctx.events,

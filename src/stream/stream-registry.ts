@@ -1,0 +1,183 @@
+// The open streams of one app, by API key and by user: bounds how many a key and the node may hold, and
+// ends a stream once its right to read is gone (key disabled, deleted, expired or re-scoped; user deleted
+// or given other roles; admin token rotated). Changes come from the auth component's access-change notices, which are the
+// ones that drop cached keys, local and from other nodes alike.
+import type { AccessChange } from '../auth/auth-component.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ApiError } from '../errors/api-error.ts';
+
+export const DEFAULT_MAX_STREAMS_PER_KEY = 10;
+export const DEFAULT_MAX_STREAMS_PER_NODE = 10_000;
+
+/** Longest delay setTimeout keeps; a later expiry is reached in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface StreamLimits {
+  maxPerKey: number;
+  maxPerNode: number;
+  /** Sent as Retry-After (seconds) with a refusal: about when a client may try again. */
+  retryAfterSeconds: number;
+}
+
+export type RevokeReason = 'revoked' | 'expired';
+
+/** One open stream as the registry knows it. */
+export class StreamSlot {
+  readonly principal: Principal;
+  /** The X-Service-Role the stream was opened with: a re-check resolves the role the same way. */
+  readonly requestedRole: string | undefined;
+  #revoke: ((reason: RevokeReason) => void) | null = null;
+  #ended: RevokeReason | null = null;
+
+  constructor(principal: Principal, requestedRole: string | undefined) {
+    this.principal = principal;
+    this.requestedRole = requestedRole;
+  }
+
+  /** How the stream is ended; called at once if it was revoked before its connection existed. */
+  attach(revoke: (reason: RevokeReason) => void): void {
+    if (this.#ended !== null) revoke(this.#ended);
+    else this.#revoke = revoke;
+  }
+
+  end(reason: RevokeReason): void {
+    if (this.#ended !== null) return;
+    this.#ended = reason;
+    const revoke = this.#revoke;
+    this.#revoke = null;
+    revoke?.(reason);
+  }
+}
+
+export interface StreamRegistryOptions extends StreamLimits {
+  /** Whether the key behind `slot` would still be resolved as it was (reads the database). */
+  stillValid(slot: StreamSlot): Promise<boolean>;
+  /** A re-check that failed (the database is away): the stream is ended, to be safe. */
+  onCheckError(error: unknown): void;
+}
+
+export class StreamRegistry {
+  readonly #options: StreamRegistryOptions;
+  readonly #byKey = new Map<string, Set<StreamSlot>>();
+  readonly #byUser = new Map<string, Set<StreamSlot>>();
+  readonly #admin = new Set<StreamSlot>();
+  readonly #timers = new Map<StreamSlot, NodeJS.Timeout>();
+  #open = 0;
+  #changes = 0;
+
+  constructor(options: StreamRegistryOptions) {
+    this.#options = options;
+  }
+
+  /** Open streams on this node. */
+  get size(): number {
+    return this.#open;
+  }
+
+  /**
+   * Counts access changes heard so far. A request notes it before it is authenticated; if it moved by
+   * the time its stream is registered, a change may have raced the authentication, so the stream is
+   * checked again (see `register`).
+   */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /**
+   * Takes a place for a stream of `principal`, or throws 429 RATE_LIMITED when the key or the node
+   * holds its maximum. Synchronous, so the count and the check cannot be split by another request.
+   */
+  register(principal: Principal, requestedRole: string | undefined, changesSeen: number): StreamSlot {
+    const { maxPerKey, maxPerNode, retryAfterSeconds } = this.#options;
+    const headers = { 'Retry-After': String(retryAfterSeconds) };
+    if (this.#open >= maxPerNode) throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
+    const slot = new StreamSlot(principal, requestedRole);
+    if (principal.kind === 'key') {
+      const ofKey = this.#byKey.get(principal.keyId);
+      if (ofKey && ofKey.size >= maxPerKey) {
+        throw new ApiError('RATE_LIMITED', `This API key already holds ${maxPerKey} open streams; close one first`, { headers });
+      }
+      add(this.#byKey, principal.keyId, slot);
+      add(this.#byUser, principal.userId, slot);
+      if (principal.expiresAt !== undefined) this.#armExpiry(slot, Date.parse(principal.expiresAt));
+      if (changesSeen !== this.#changes) void this.#recheck(slot);
+    } else {
+      this.#admin.add(slot);
+    }
+    this.#open += 1;
+    return slot;
+  }
+
+  /** The stream has closed: frees its place and forgets it. */
+  release(slot: StreamSlot): void {
+    this.#open -= 1;
+    clearTimeout(this.#timers.get(slot));
+    this.#timers.delete(slot);
+    if (slot.principal.kind !== 'key') {
+      this.#admin.delete(slot);
+      return;
+    }
+    remove(this.#byKey, slot.principal.keyId, slot);
+    remove(this.#byUser, slot.principal.userId, slot);
+  }
+
+  /** An access change, local or from another node. */
+  changed(change: AccessChange): void {
+    this.#changes += 1;
+    if ('adminToken' in change) {
+      // The admin token was rotated: the request's token is not kept, so every admin stream ends and
+      // a reconnection with a token still valid is admitted again.
+      for (const slot of [...this.#admin]) slot.end('revoked');
+    } else if ('keyId' in change) {
+      // Any key change re-checks (renaming a key leaves its streams open; disabling it does not).
+      for (const slot of this.#byKey.get(change.keyId) ?? []) void this.#recheck(slot);
+    } else {
+      // Roles changed or the user is gone: every stream of the user ends. A stream opened under the old
+      // role would keep showing that role's rows; the client reconnects and gets its new role.
+      for (const slot of [...(this.#byUser.get(change.userId) ?? [])]) slot.end('revoked');
+    }
+  }
+
+  async #recheck(slot: StreamSlot): Promise<void> {
+    let valid: boolean;
+    try {
+      valid = await this.#options.stillValid(slot);
+    } catch (error) {
+      this.#options.onCheckError(error);
+      valid = false;
+    }
+    if (!valid) slot.end('revoked');
+  }
+
+  /** An expiry is a time, not an event: a timer ends the stream then, whether or not anything is written. */
+  #armExpiry(slot: StreamSlot, expiresAt: number): void {
+    const wait = expiresAt - Date.now();
+    if (wait <= 0) {
+      queueMicrotask(() => slot.end('expired'));
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (!this.#timers.has(slot)) return;
+      if (wait > MAX_TIMER_MS) this.#armExpiry(slot, expiresAt);
+      else slot.end('expired');
+    }, Math.min(wait, MAX_TIMER_MS));
+    timer.unref();
+    this.#timers.set(slot, timer);
+  }
+}
+
+function add(map: Map<string, Set<StreamSlot>>, id: string, slot: StreamSlot): void {
+  let set = map.get(id);
+  if (!set) {
+    set = new Set();
+    map.set(id, set);
+  }
+  set.add(slot);
+}
+
+function remove(map: Map<string, Set<StreamSlot>>, id: string, slot: StreamSlot): void {
+  const set = map.get(id);
+  if (!set) return;
+  set.delete(slot);
+  if (set.size === 0) map.delete(id);
+}
