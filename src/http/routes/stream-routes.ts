@@ -10,6 +10,7 @@ import { createEventView } from '../../stream/event-view.ts';
 import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
+import { refusingRoute } from '../refusing-route.ts';
 
 type StreamParams = { resource: string };
 
@@ -37,10 +38,7 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext
       v1.route({
         method: ['POST', 'PUT', 'PATCH', 'DELETE'],
         url: '/:resource/stream',
-        handler: async (_request: FastifyRequest, reply: FastifyReply) => {
-          reply.header('Allow', 'GET');
-          throw new ApiError('METHOD_NOT_ALLOWED', 'The stream is read with GET');
-        },
+        ...refusingRoute(() => new ApiError('METHOD_NOT_ALLOWED', 'The stream is read with GET', { headers: { Allow: 'GET' } })),
       });
     },
     { prefix: '/v1' },
