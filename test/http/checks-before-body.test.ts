@@ -124,6 +124,14 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('decides read access before looking at the query: a forbidden list is 403 whatever its query holds', async () => {
+      for (const url of ['/v1/comments?title=%00', '/v1/comments?_limit=x', '/v1/comments/stream?events=%00']) {
+        const response = await t.request({ method: 'GET', url, auth: user });
+        assert.equal(response.statusCode, 403, `${url}: ${response.body}`);
+        assert.equal((response.json() as { errors: { code: string }[] }).errors[0]!.code, 'FORBIDDEN');
+      }
+    });
+
     it('still reads the body of an authorized write: 400, 415 and 413 as before', async () => {
       // The "valid" body names fields posts do not have (it serves the admin routes too): parsed, then refused.
       const expected: [number, boolean][] = [[400, true], [400, true], [415, false], [415, false], [413, false]];

@@ -10,7 +10,7 @@ import { requestMeta } from '../request-meta.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { listBody } from '../list-body.ts';
 import { recordDocument } from '../resource-document.ts';
-import { authorizeWrite } from '../authorize-write.ts';
+import { authorizeAction } from '../authorize-action.ts';
 import { refusingRoute } from '../refusing-route.ts';
 import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
 
@@ -30,18 +30,21 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AppConte
     async (v1) => {
       v1.addHook('onRequest', authenticateHook(ctx));
       v1.addHook('preParsing', refuseModifiedJsonApiAccept);
-      const mayCreate = authorizeWrite(ctx, 'create');
-      const mayUpdate = authorizeWrite(ctx, 'update');
+      // Route hooks run after the plugin's: the caller is known when they decide.
+      const mayRead = { onRequest: authorizeAction(ctx, 'read') };
+      const mayCreate = { onRequest: authorizeAction(ctx, 'create') };
+      const mayUpdate = { onRequest: authorizeAction(ctx, 'update') };
+      const mayDelete = { onRequest: authorizeAction(ctx, 'delete') };
 
       v1.all('/', refusingRoute(() => new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName')));
 
-      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', async (request, reply) => {
+      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.list(resource, requestMeta(request), request.query);
         return jsonApiAnswer(reply, 200, listBody(resource, result));
       });
 
-      v1.post<{ Params: ResourceParams }>('/:resource', { onRequest: mayCreate }, async (request, reply) => {
+      v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.create(resource, requestMeta(request), request.body);
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
@@ -58,25 +61,25 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AppConte
         }
       });
 
-      v1.get<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+      v1.get<{ Params: RecordParams }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.get(resource, requestMeta(request), request.params.id);
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
-      v1.put<{ Params: RecordParams }>('/:resource/:id', { onRequest: mayUpdate }, async (request, reply) => {
+      v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.replace(resource, requestMeta(request), request.params.id, request.body);
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
-      v1.patch<{ Params: RecordParams }>('/:resource/:id', { onRequest: mayUpdate }, async (request, reply) => {
+      v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.patch(resource, requestMeta(request), request.params.id, request.body);
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
-      v1.delete<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+      v1.delete<{ Params: RecordParams }>('/:resource/:id', mayDelete, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         await records.remove(resource, requestMeta(request), request.params.id);
         return reply.code(204).send();

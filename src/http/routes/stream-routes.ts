@@ -11,6 +11,7 @@ import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
 import { refusingRoute } from '../refusing-route.ts';
+import { authorizeAction } from '../authorize-action.ts';
 
 type StreamParams = { resource: string };
 
@@ -31,7 +32,7 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext
       v1.addHook('onRequest', authenticateHook(ctx, { allowQueryToken: ctx.config.stream.allowQueryToken }));
 
       // A HEAD would run the handler and open a stream nobody reads.
-      v1.get<{ Params: StreamParams; Querystring: StreamRawQuery }>('/:resource/stream', { exposeHeadRoute: false }, (request, reply) =>
+      v1.get<{ Params: StreamParams; Querystring: StreamRawQuery }>('/:resource/stream', { exposeHeadRoute: false, onRequest: authorizeAction(ctx, 'read') }, (request, reply) =>
         openStream(ctx, request, reply),
       );
 
