@@ -15,8 +15,6 @@ function mayHoldNul(url: string): boolean {
 }
 
 function pathProblem(request: FastifyRequest): ApiError | undefined {
-  // The not-found route has no parameters of its own and answers 404 anyway.
-  if (request.routeOptions.url === undefined) return undefined;
   const params = (request.params ?? {}) as Record<string, unknown>;
   for (const [name, value] of Object.entries(params)) {
     if (typeof value !== 'string' || !unstorableProblem(value)) continue;
@@ -41,7 +39,8 @@ function queryIssues(request: FastifyRequest): ErrorIssue[] {
 
 export function installUnstorableUrlCheck(app: FastifyInstance): void {
   app.addHook('preParsing', (request: FastifyRequest, _reply: FastifyReply, payload, done) => {
-    if (!mayHoldNul(request.url)) return done(null, payload);
+    // The not-found route answers 404 anyway, whatever the URL holds.
+    if (!mayHoldNul(request.url) || request.routeOptions.url === undefined) return done(null, payload);
     const inPath = pathProblem(request);
     if (inPath) return done(inPath);
     const issues = queryIssues(request);

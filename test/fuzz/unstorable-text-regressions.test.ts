@@ -123,6 +123,8 @@ for (const dialect of testDialects()) {
       }
       // Under /auth, where the identity component would read it.
       await refused({ method: 'GET', url: '/auth/verify-email?token=%00' }, 'INVALID_QUERY_PARAMS');
+      // No route: 404 whatever the query holds.
+      await refused({ method: 'GET', url: '/nowhere?x=%00' }, 'ROUTE_NOT_FOUND');
     });
 
     it('answers 404 for NUL in a path id of /v1 and /admin routes (admin ids were a 500)', async () => {
