@@ -12,6 +12,7 @@ import { handleFrameworkError, installErrorHandling } from './http/error-handler
 import { clientErrorOptions } from './http/client-errors.ts';
 import { installRetention } from './http/retention-lifecycle.ts';
 import { installBodyParsing } from './http/body-parsing.ts';
+import { installUnstorableUrlCheck } from './http/unstorable-url.ts';
 import { installRequestIds } from './http/request-ids.ts';
 import { installBatchedWrites } from './http/batched-writes.ts';
 import { installRequestLogging } from './http/request-logging.ts';
@@ -108,6 +109,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   installBatchedWrites(app);
   installErrorHandling(app, { isUnavailable: (error) => store.dialect.isConnectionError(error) });
   installBodyParsing(app);
+  installUnstorableUrlCheck(app);
   installRetention(app, ctx, { start: options.startWorkers !== false });
   await installCors(app, config.server.cors.origins);
   await registerMetaRoutes(app, ctx);

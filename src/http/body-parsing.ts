@@ -1,6 +1,8 @@
 // Bodies are JSON (`application/json` or `application/vnd.api+json`); anything else is 415.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
+import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
+import { refuseJsonApiContentTypeParameters } from './json-api-negotiation.ts';
 
 /**
  * Deeper bodies are refused before parsing: JSON.parse with a reviver, validation, JSON.stringify and
@@ -28,7 +30,13 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
+/** Bodies are flat objects whose members stand for `data.attributes`; anything else stands for `data`. */
+export function bodyPointer(body: unknown): string {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? '/data/attributes' : '/data';
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
+  app.addHook('preParsing', refuseJsonApiContentTypeParameters);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     ['application/json', 'application/vnd.api+json'],
@@ -39,12 +47,18 @@ export function installBodyParsing(app: FastifyInstance): void {
       if (jsonDepth(text) > MAX_JSON_DEPTH) {
         return done(new ApiError('INVALID_JSON', `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`), undefined);
       }
+      let parsed: unknown;
       try {
         // A reviver that drops `__proto__` keeps hostile bodies from reaching object prototypes.
-        done(null, JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value)));
+        parsed = JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
       } catch {
-        done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
+        return done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
       }
+      if (mayHoldUnstorableText(text)) {
+        const issues = findUnstorableText(parsed, bodyPointer(parsed));
+        if (issues.length > 0) return done(new ApiError('INVALID_RESOURCE_DATA', issues), undefined);
+      }
+      done(null, parsed);
     },
   );
   app.addContentTypeParser('*', (_request, _payload, done) => {

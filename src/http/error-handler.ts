@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import { errorDocument } from '../errors/error-document.ts';
-import { JSON_API_MEDIA_TYPE } from './json-api.ts';
+import { asJsonApi } from './json-api.ts';
 
 /** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
 function fromFastifyError(error: FastifyError): ApiError | undefined {
@@ -34,7 +34,7 @@ export function toApiError(error: unknown): ApiError {
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply.code(error.status).type(JSON_API_MEDIA_TYPE).send(errorDocument(error));
+  return asJsonApi(reply).code(error.status).send(errorDocument(error));
 }
 
 /**

@@ -10,6 +10,19 @@ export const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
  * request (~2% of a get-one's CPU).
  */
 export function jsonApiAnswer<T>(reply: FastifyReply, status: number, document: T): T {
-  reply.code(status).type(JSON_API_MEDIA_TYPE);
+  asJsonApi(reply).code(status);
   return document;
+}
+
+/**
+ * Labels the reply as JSON:API, exactly: the type allows no media type parameters, and Fastify appends
+ * `; charset=utf-8` to every JSON-like type it serializes itself, but not when the reply has its own serializer.
+ */
+export function asJsonApi(reply: FastifyReply): FastifyReply {
+  return reply.type(JSON_API_MEDIA_TYPE).serializer(serializeDocument);
+}
+
+/** Some answers (lists) arrive already serialized; Fastify hands strings to a reply's serializer too. */
+function serializeDocument(payload: unknown): string {
+  return typeof payload === 'string' ? payload : JSON.stringify(payload);
 }

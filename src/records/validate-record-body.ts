@@ -12,30 +12,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
-/**
- * Why a value cannot be stored as sent, if it cannot: PostgreSQL text and jsonb refuse U+0000, and a lone
- * surrogate would come back as U+FFFD. Checked on every string inside the value, object keys included.
- */
-function unstorableText(value: unknown): string | undefined {
-  const pending: unknown[] = [value];
-  // Iterative: json values nest as deep as the body parser allows.
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (typeof next === 'string') {
-      if (next.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
-      if (LONE_SURROGATE.test(next)) return 'must be well-formed Unicode (it contains a lone surrogate)';
-    } else if (Array.isArray(next)) {
-      // One by one: spreading a 500,000-element array into push() overflows the call stack.
-      for (const item of next) pending.push(item);
-    } else if (typeof next === 'object' && next !== null) {
-      for (const [key, inner] of Object.entries(next)) pending.push(key, inner);
-    }
-  }
-  return undefined;
-}
-
 export function validateRecordBody(resource: Resource, grant: AccessGrant, body: unknown, mode: WriteMode): RecordValues {
   if (!isPlainObject(body)) {
     throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The body must be a JSON object of field values', pointer: '/data' });
@@ -59,11 +35,6 @@ export function validateRecordBody(resource: Resource, grant: AccessGrant, body:
     if (value === null) {
       if (!field.nullable) invalid.push({ pointer: pointerTo(name), detail: `'${name}' must not be null` });
       else values[name] = null;
-      continue;
-    }
-    const unstorable = unstorableText(value);
-    if (unstorable) {
-      invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${unstorable}` });
       continue;
     }
     const problems = field.validate(value);

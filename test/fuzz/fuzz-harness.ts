@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.ts';
+import { findUnstorableText } from '../../src/http/unstorable-text.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { BLOG_RESOURCES, type ConfigOverrides } from '../helpers/test-config.ts';
@@ -174,7 +175,8 @@ export function checkAnswer(response: Answer, expectation: Expectation): unknown
   const contentType = String(response.headers['content-type'] ?? '');
 
   if (response.statusCode >= 400) {
-    assert.match(contentType, /^application\/vnd\.api\+json/, `error without the JSON:API media type: ${where}`);
+    // Exactly the type: JSON:API allows no media type parameters on it.
+    assert.equal(contentType, 'application/vnd.api+json', `error without the JSON:API media type: ${where}`);
     const document = JSON.parse(response.body) as { errors?: unknown };
     assert.ok(isJsonApiDocument(document), `not a JSON:API document: ${where}`);
     assert.ok(Array.isArray(document.errors) && document.errors.length > 0, `no errors array: ${where}`);
@@ -198,11 +200,18 @@ export function checkAnswer(response: Answer, expectation: Expectation): unknown
     return undefined;
   }
   if (contentType.startsWith('application/schema+json')) return JSON.parse(response.body);
-  assert.match(contentType, /^application\/vnd\.api\+json/, `success without the JSON:API media type: ${where}`);
+  assert.equal(contentType, 'application/vnd.api+json', `success without the JSON:API media type: ${where}`);
   const document = JSON.parse(response.body) as { data?: unknown };
+  assertNothingUnstorable(document, where);
   assert.ok(isJsonApiDocument(document), `not a JSON:API document: ${where}`);
   assert.ok('data' in document, `success without data: ${where}`);
   return document;
+}
+
+/** A success never carries U+0000 or a lone surrogate: such text is refused, so nothing stored holds it. */
+export function assertNothingUnstorable(document: unknown, where: string): void {
+  const found = findUnstorableText(document, '');
+  assert.deepEqual(found, [], `a success carries text no database stores: ${where}`);
 }
 
 /** Sends and checks in one go; counts requests and statuses for the suite's report. */

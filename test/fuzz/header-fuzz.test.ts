@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { ErrorCode } from '../../src/errors/error-catalogue.ts';
-import { contentType, headerSafe, headerValue, hostileString } from './hostile-arbitraries.ts';
+import { acceptHeader, contentType, everyJsonApiAcceptModified, headerSafe, headerValue, hostileString } from './hostile-arbitraries.ts';
 import { fuzz, Prober, report, startFuzzApp, type FuzzApp } from './fuzz-harness.ts';
 
 const RUNS = 700;
 
 const HEADER_ERRORS: readonly ErrorCode[] = [
   'UNAUTHORIZED', 'INVALID_API_KEY', 'FORBIDDEN', 'ADMIN_TOKEN_NOT_ALLOWED', 'RESOURCE_NOT_FOUND',
-  'INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_RESOURCE_DATA', 'INVALID_FIELDS',
+  'INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_RESOURCE_DATA', 'INVALID_FIELDS', 'NOT_ACCEPTABLE',
 ];
 
 /** RFC 6750: the scheme in any case, one or more spaces, the token. */
@@ -81,8 +81,9 @@ for (const dialect of testDialects()) {
         { freq: 2, nil: undefined },
       );
       const endpoint = fc.constantFrom('list', 'read', 'schema', 'create', 'replace', 'patch', 'delete');
-      const cases = await fuzz(RUNS, [endpoint, authorization, role, requestId, traceparent, contentType], async (kind, auth, asRole, id, trace, type) => {
+      const cases = await fuzz(RUNS, [endpoint, authorization, role, requestId, traceparent, contentType, acceptHeader], async (kind, auth, asRole, id, trace, type, accept) => {
         const headers: Record<string, string> = {};
+        if (accept !== undefined) headers.accept = accept;
         if (auth !== undefined) headers.authorization = auth;
         if (asRole !== undefined) headers['x-service-role'] = asRole;
         if (id !== undefined) headers['x-request-id'] = id;
@@ -110,6 +111,10 @@ for (const dialect of testDialects()) {
         if (who === 'editor' || who === 'user') {
           if (asked !== undefined && asked !== '' && asked !== who) assert.equal(status, 403, `acted as '${asked}': ${response.body}`);
         }
+        // JSON:API 1.0: every JSON:API entry of Accept modified is 406; it never gets a document (the schema is not JSON:API).
+        const modified = everyJsonApiAcceptModified(accept);
+        if (status === 406) assert.ok(modified && kind !== 'schema', `406 for Accept ${String(accept)}`);
+        if (status < 300 && kind !== 'schema') assert.ok(!modified, `answered ${status} to Accept ${String(accept)}`);
         const echoed = response.headers['x-request-id'];
         if (id !== undefined && SAFE_REQUEST_ID.test(id)) assert.equal(echoed, id);
         else assert.match(String(echoed), UUID, 'an unsafe X-Request-Id is replaced, not echoed');

@@ -54,6 +54,21 @@ export const SPECIAL_STRINGS: readonly string[] = [
   'stream', 'schema', 'posts', 'canary', 'categories', 'id', 'created_at', 'deleted_at',
 ];
 
+/** Text no database stores as sent: U+0000 and lone surrogates, high and low. */
+export const UNSTORABLE_CHARACTERS: readonly string[] = ['\u0000', '\ud800', '\udbff', '\udc00', '\udfff'];
+
+/** A string with one unstorable character somewhere in it (start, middle, end), or a pair reversed. */
+export const unstorableString: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(fc.string({ maxLength: 12 }), fc.constantFrom(...UNSTORABLE_CHARACTERS), fc.nat())
+    .map(([base, bad, at]) => {
+      const i = base.length === 0 ? 0 : at % (base.length + 1);
+      return base.slice(0, i) + bad + base.slice(i);
+    }),
+  // A low surrogate before a high one is two lone surrogates, not a character.
+  fc.constantFrom('\ude00\ud83d', 'a\udfff\ud800b', '\u0000\u0000', 'user\u0000', 'posts.title\u0000'),
+);
+
 /** A long run of one character, up to `max` long. */
 export const longString = (min: number, max: number): fc.Arbitrary<string> =>
   fc.tuple(fc.constantFrom('a', 'x', '%', '_', "'", '😀', '\u0000', ','), fc.integer({ min, max })).map(([c, n]) => c.repeat(n));
@@ -65,6 +80,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...SQL_INJECTIONS) },
   { weight: 3, arbitrary: fc.constantFrom(...SPECIAL_STRINGS) },
   { weight: 1, arbitrary: longString(256, 5000) },
+  { weight: 2, arbitrary: unstorableString },
   {
     weight: 2,
     arbitrary: fc
@@ -295,9 +311,72 @@ export const headerValue: fc.Arbitrary<string> = fc.oneof(
 export const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 24, arbitrary: fc.constant('application/json') },
   { weight: 2, arbitrary: fc.constantFrom('application/vnd.api+json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;charset=latin1') },
+  // JSON:API forbids media type parameters on its type: 415.
+  { weight: 1, arbitrary: fc.constantFrom('application/vnd.api+json; charset=utf-8', 'application/vnd.api+json;ext=bulk', 'Application/Vnd.Api+Json ; profile="x"') },
   {
     weight: 2,
     arbitrary: fc.constantFrom(undefined, '', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', ';;;', 'application/', '*/*', 'application/json/x', 'application/jsonx'),
   },
   { weight: 1, arbitrary: headerValue },
 );
+
+/** Accept values: absent, usual ones, JSON:API with and without media type parameters, and junk. */
+export const acceptHeader: fc.Arbitrary<string | undefined> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(undefined, '*/*', 'application/json', 'application/vnd.api+json', 'application/vnd.api+json;q=0.9, */*;q=0.1') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'application/vnd.api+json; ext=bulk', 'application/vnd.api+json;charset=utf-8, */*', 'application/vnd.api+json; ext=a, application/vnd.api+json',
+      'application/vnd.api+json; profile=x, application/vnd.api+json; ext=y;q=0.5', 'APPLICATION/VND.API+JSON;x=1', ',,;', 'application/vnd.api+json;',
+    ),
+  },
+  { weight: 1, arbitrary: headerValue },
+);
+
+/** Whether every JSON:API entry of an Accept value carries media type parameters (the 406 rule of JSON:API 1.0). */
+export function everyJsonApiAcceptModified(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  // Parameters before the weight (`q`) are media type parameters; the weight and what follows are not.
+  const modified = (parameters: string[]): boolean => {
+    for (const parameter of parameters) if (parameter !== '') return !/^q\s*=/i.test(parameter);
+    return false;
+  };
+  const instances = accept
+    .split(',')
+    .map((entry) => entry.split(';').map((part) => part.trim()))
+    .filter(([type]) => type?.toLowerCase() === 'application/vnd.api+json');
+  return instances.length > 0 && instances.every(([, ...parameters]) => modified(parameters));
+}
+
+/** A JSON value for the admin API's bodies: plausible members of each, with hostile and unstorable values. */
+const adminValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 3, arbitrary: hostileString },
+  { weight: 2, arbitrary: unstorableString },
+  { weight: 1, arbitrary: fc.array(fc.oneof(hostileString, unstorableString, fc.constantFrom('posts.title', 'posts.body', 'user', 'editor')), { maxLength: 5 }) },
+  { weight: 1, arbitrary: fc.dictionary(fc.oneof(bodyKey, unstorableString), fc.oneof(hostileString, fc.array(fc.oneof(hostileString, unstorableString), { maxLength: 3 })), { maxKeys: 3 }) },
+  { weight: 1, arbitrary: hostileJson },
+);
+
+const ADMIN_MEMBERS: Record<string, readonly string[]> = {
+  webhooks: ['name', 'url', 'eventPattern', 'fieldIds', 'headers', 'enabled', 'retryConfig'],
+  users: ['primaryRole', 'allowedRoles'],
+  keys: ['enabled', 'permissions', 'expiresAt', 'rateLimitMax', 'remaining'],
+  token: ['email', 'password', 'name', 'metadata', 'permissions', 'expiresIn'],
+  auth: ['name', 'email', 'password', 'callbackURL', 'rememberMe'],
+};
+
+/** A body for an admin endpoint, /token or /auth: its members with hostile values, valid ones mixed in. */
+export function adminBodyText(kind: keyof typeof ADMIN_MEMBERS, valid: Record<string, unknown>): fc.Arbitrary<string> {
+  const members = ADMIN_MEMBERS[kind] ?? [];
+  return fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .dictionary(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...members) }, { weight: 1, arbitrary: fc.oneof(bodyKey, unstorableString) }), adminValue, { maxKeys: 4 })
+        .map((changes) => JSON.stringify({ ...valid, ...changes })),
+    },
+    { weight: 1, arbitrary: hostileBodyObject.map((body) => JSON.stringify(body)) },
+    { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES) },
+  );
+}
+

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { ErrorCode } from '../../src/errors/error-catalogue.ts';
-import { encodeComponent, hostileString, longString, SPECIAL_STRINGS, SQL_INJECTIONS } from './hostile-arbitraries.ts';
+import { encodeComponent, hostileString, longString, SPECIAL_STRINGS, SQL_INJECTIONS, unstorableString } from './hostile-arbitraries.ts';
 import { fuzz, Prober, report, snapshotDatabase, startFuzzApp, type DatabaseSnapshot, type FuzzApp } from './fuzz-harness.ts';
 
 const RUNS = 900;
@@ -20,7 +20,7 @@ const PATH_ERRORS: readonly ErrorCode[] = [
 const SERVED = new Set(['posts', 'categories', 'comments']);
 
 /** Segments inserted as they are: what a hand-written or malicious URL may carry. */
-const RAW_SEGMENTS = ['', '.', '..', '%00', '%2e%2e', '%2E', '%2F', '%2f..%2f', '%', '%zz', '%E0%A4%A', '%C0%AE', '%ED%A0%80', '%FF', ';', 'posts;x', 'posts%00', 'po%73ts', 'posts%20', '%20posts', 'posts.json', 'posts~', 'stream%00'];
+const RAW_SEGMENTS = ['', '.', '..', '%00', 'a%00', '%00%00', '%ED%B0%80', '%2e%2e', '%2E', '%2F', '%2f..%2f', '%', '%zz', '%E0%A4%A', '%C0%AE', '%ED%A0%80', '%FF', ';', 'posts;x', 'posts%00', 'po%73ts', 'posts%20', '%20posts', 'posts.json', 'posts~', 'stream%00'];
 
 function decoded(segment: string): string | undefined {
   try {
@@ -56,6 +56,7 @@ for (const dialect of testDialects()) {
         { weight: 1, arbitrary: fc.constantFrom('planted') },
         { weight: 3, arbitrary: fc.constantFrom(...SPECIAL_STRINGS, ...SQL_INJECTIONS).filter((s) => s !== 'stream' && s !== 'schema').map(encodeComponent) },
         { weight: 2, arbitrary: hostileString.filter((s) => s !== 'stream').map(encodeComponent) },
+        { weight: 1, arbitrary: unstorableString.map(encodeComponent) },
         { weight: 2, arbitrary: fc.constantFrom(...RAW_SEGMENTS) },
         { weight: 1, arbitrary: longString(150, 400).map(encodeComponent) },
       );
@@ -84,6 +85,33 @@ for (const dialect of testDialects()) {
         for (const item of Array.isArray(data) ? data : data ? [data] : []) assert.equal(item.type, name);
       });
       report(t, `paths on ${dialect}`, cases, probe);
+    });
+
+    it('answers any id on every /admin route with a JSON:API document, never a 500 (NUL in an id was one on PostgreSQL)', async (t) => {
+      const id = fc.oneof(
+        { weight: 2, arbitrary: fc.uuid().map(String) },
+        { weight: 3, arbitrary: fc.constantFrom(...RAW_SEGMENTS) },
+        { weight: 2, arbitrary: unstorableString.map(encodeComponent) },
+        { weight: 2, arbitrary: hostileString.map(encodeComponent) },
+      );
+      const route = fc.constantFrom(
+        ['GET', '/admin/users/:id'], ['PATCH', '/admin/users/:id'], ['DELETE', '/admin/users/:id'],
+        ['GET', '/admin/keys/:id'], ['PATCH', '/admin/keys/:id'], ['DELETE', '/admin/keys/:id'],
+        ['GET', '/admin/webhooks/:id'], ['PATCH', '/admin/webhooks/:id'], ['DELETE', '/admin/webhooks/:id'],
+        ['GET', '/admin/webhooks/:id/deliveries'], ['GET', '/admin/webhooks/:id/deliveries/:id'], ['POST', '/admin/webhooks/:id/deliveries/:id/retry'],
+        ['POST', '/admin/webhooks/:id/test'],
+      ) as fc.Arbitrary<['GET' | 'PATCH' | 'DELETE' | 'POST', string]>;
+      // Real users, keys and webhooks are out of reach: random ids only, so nothing planted is changed.
+      const cases = await fuzz(RUNS / 3, [route, id], async ([verb, pattern], segment) => {
+        const url = pattern.replaceAll(':id', segment);
+        const payload = verb === 'PATCH' ? { payload: { enabled: true } } : {};
+        const { response } = await probe.expect(
+          { method: verb, url, auth: app.t.admin, ...payload },
+          { ok: [200], errors: ['RESOURCE_NOT_FOUND', 'ROUTE_NOT_FOUND', 'INVALID_RESOURCE_DATA', 'METHOD_NOT_ALLOWED'], hidden: [] },
+        );
+        if (segment.includes('%00')) assert.equal(response.statusCode, 404, `${verb} ${url}: ${response.body}`);
+      });
+      report(t, `admin paths on ${dialect}`, cases, probe);
     });
 
     it('leaves the planted rows and tables as they were; row counts grew only by the 201s', async () => {

@@ -6,10 +6,23 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { ErrorCode } from '../../src/errors/error-catalogue.ts';
-import { contentType, hostileBodyText, POST_FIELDS, SPECIAL_STRINGS, SQL_INJECTIONS } from './hostile-arbitraries.ts';
-import { fuzz, Prober, report, snapshotDatabase, startFuzzApp, type Answer, type DatabaseSnapshot, type FuzzApp } from './fuzz-harness.ts';
+import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
+import { findUnstorableText } from '../../src/http/unstorable-text.ts';
+import { adminBodyText, contentType, hostileBodyText, POST_FIELDS, SPECIAL_STRINGS, SQL_INJECTIONS, UNSTORABLE_CHARACTERS } from './hostile-arbitraries.ts';
+import { assertNothingUnstorable, checkAnswer, fuzz, Prober, report, send, snapshotDatabase, startFuzzApp, type Answer, type DatabaseSnapshot, type FuzzApp } from './fuzz-harness.ts';
 
-const RUNS = { create: 400, update: 400 };
+const RUNS = { create: 400, update: 400, other: 500 };
+
+const ALL_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/** Whether a body, as the server parses it, holds text no database stores (then it must be refused). */
+function holdsUnstorable(text: string): boolean {
+  try {
+    return findUnstorableText(asParsed(text), '').length > 0;
+  } catch {
+    return false;
+  }
+}
 
 const WRITE_ERRORS: readonly ErrorCode[] = [
   'INVALID_JSON', 'INVALID_RESOURCE_DATA', 'INVALID_FIELDS', 'RELATION_REFERENCE_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'CONFLICT',
@@ -69,6 +82,7 @@ for (const dialect of testDialects()) {
           { ok: [201], errors: [...WRITE_ERRORS, 'FORBIDDEN', 'PAYLOAD_TOO_LARGE'], hidden: app.hiddenFrom[who] },
         );
         assertPrototypeIntact();
+        if (holdsUnstorable(text)) assert.ok(response.statusCode >= 400, `stored text no database stores: ${text.slice(0, 300)}`);
         if (response.statusCode !== 201) return;
         created[target] = (created[target] ?? 0) + 1;
         assertStoredAsSent(text, response);
@@ -91,6 +105,7 @@ for (const dialect of testDialects()) {
           { ok: target.errors.length === 0 ? [200] : [], errors: [...WRITE_ERRORS, ...target.errors, 'PAYLOAD_TOO_LARGE'], hidden: app.hiddenFrom[who] },
         );
         assertPrototypeIntact();
+        if (holdsUnstorable(text)) assert.ok(response.statusCode >= 400, `stored text no database stores: ${text.slice(0, 300)}`);
         if (response.statusCode === 200) assertStoredAsSent(text, response);
       });
       report(t, `update bodies on ${dialect}`, cases, probe);
@@ -98,7 +113,7 @@ for (const dialect of testDialects()) {
 
     it('stores or refuses every known-nasty value in every field (exhaustive table)', async (t) => {
       const values: unknown[] = [
-        ...SPECIAL_STRINGS, ...SQL_INJECTIONS, 'x'.repeat(201), 'x'.repeat(100_000),
+        ...SPECIAL_STRINGS, ...SQL_INJECTIONS, ...UNSTORABLE_CHARACTERS, ['ok', 'a\u0000'], { k: '\udc00' }, { 'k\u0000': 1 }, 'x'.repeat(201), 'x'.repeat(100_000),
         0, -0, -1, 1.5, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, 5e-324, true, false, null, [], {}, [null], { a: { b: [1, 'two'] } },
       ];
       let cases = 0;
@@ -110,10 +125,55 @@ for (const dialect of testDialects()) {
             { method: 'PATCH', url: `/v1/posts/${editorPost}`, auth: app.editor, payload: text, headers: { 'content-type': 'application/json' } },
             { ok: [200], errors: WRITE_ERRORS, hidden: app.hiddenFrom.editor, label: `PATCH ${text.slice(0, 120)}` },
           );
+          if (holdsUnstorable(text)) assert.equal(response.statusCode, 400, `stored text no database stores: ${text.slice(0, 120)}`);
           if (response.statusCode === 200) assertStoredAsSent(text, response);
         }
       }
       report(t, `field values on ${dialect}`, cases, probe);
+    });
+
+    it('refuses unstorable text in admin, /token and /auth bodies with 400 and its pointer, and answers every body below 500', async (t) => {
+      const { admin } = app.t;
+      const email = `fuzz-${dialect}@example.com`;
+      const password = 'correct horse battery';
+      const signedUp = await send(app.t, { method: 'POST', url: '/auth/sign-up/email', payload: { name: 'Fuzz', email, password } });
+      assert.equal(signedUp.statusCode, 200, signedUp.body);
+      const userId = (signedUp.json() as { user: { id: string } }).user.id;
+      const hook = await send(app.t, { method: 'POST', url: '/admin/webhooks', auth: admin, payload: { name: 'h', url: 'https://hooks.example.com/in', eventPattern: 'posts.*' } });
+      const hookId = (hook.json() as { data: { id: string } }).data.id;
+      const keys = await send(app.t, { method: 'GET', url: '/admin/keys?_limit=1', auth: admin });
+      const keyId = (keys.json() as { data: { id: string }[] }).data[0]!.id;
+      const endpoint = fc.constantFrom(
+        { method: 'POST', url: '/admin/webhooks', auth: admin, body: adminBodyText('webhooks', { name: 'h', url: 'https://hooks.example.com/in', eventPattern: 'posts.*' }) },
+        { method: 'PATCH', url: `/admin/webhooks/${hookId}`, auth: admin, body: adminBodyText('webhooks', {}) },
+        { method: 'PATCH', url: `/admin/users/${userId}`, auth: admin, body: adminBodyText('users', {}) },
+        { method: 'PATCH', url: `/admin/keys/${keyId}`, auth: admin, body: adminBodyText('keys', {}) },
+        { method: 'POST', url: '/token', auth: undefined, body: adminBodyText('token', { email, password }) },
+        { method: 'POST', url: '/auth/sign-in/email', auth: undefined, body: adminBodyText('auth', { email, password }) },
+        { method: 'POST', url: '/auth/sign-up/email', auth: undefined, body: adminBodyText('auth', { name: 'n', email: 'x@example.com', password }) },
+      ) as fc.Arbitrary<{ method: 'POST' | 'PATCH'; url: string; auth: string | undefined; body: fc.Arbitrary<string> }>;
+      const request = endpoint.chain((target) => fc.tuple(fc.constant(target), target.body));
+      const cases = await fuzz(RUNS.other, [request], async ([target, text]) => {
+        const label = `${target.method} ${target.url} ${text.slice(0, 300)}`;
+        const response = await send(app.t, { method: target.method, url: target.url, ...(target.auth ? { auth: target.auth } : {}), payload: text, headers: { 'content-type': 'application/json' } });
+        assert.ok(response.statusCode < 500, `server error: ${label} → ${response.statusCode} ${response.body.slice(0, 300)}`);
+        assertPrototypeIntact();
+        const type = String(response.headers['content-type'] ?? '');
+        if (type === 'application/vnd.api+json' || response.statusCode >= 400 && !target.url.startsWith('/auth')) {
+          checkAnswer(response, { ok: [200, 201], errors: ALL_CODES, hidden: app.hiddenFrom.editor, label });
+        } else if (response.body !== '') {
+          assertNothingUnstorable(JSON.parse(response.body), label);
+        }
+        if (holdsUnstorable(text)) {
+          assert.equal(response.statusCode, 400, `accepted text no database stores: ${label} → ${response.body.slice(0, 300)}`);
+          const errors = (response.json() as { errors: { code: string; source?: { pointer?: string } }[] }).errors;
+          for (const error of errors) {
+            assert.equal(error.code, 'INVALID_RESOURCE_DATA', label);
+            assert.match(error.source?.pointer ?? '', /^\/data(\/|$)/, label);
+          }
+        }
+      });
+      report(t, `admin, /token and /auth bodies on ${dialect}`, cases);
     });
 
     it('leaves the planted rows and tables as they were; row counts grew only by the 201s', async () => {

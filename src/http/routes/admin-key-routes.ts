@@ -8,6 +8,7 @@ import { parseKeyChanges } from '../../auth/keys/parse-key-changes.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
 
 interface IdParams {
   id: string;
@@ -28,6 +29,7 @@ function notFound(id: string): ApiError {
 export async function registerAdminKeyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
 
     scope.get('/admin/keys', async (request, reply) => {
       const query = request.query as Record<string, unknown>;

@@ -9,6 +9,7 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/webhook-d
 import { deliveryObject, pageLinks, webhookObject, WEBHOOKS_PATH } from '../../webhooks/webhook-documents.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
 
 type WebhookParams = { id: string };
 type DeliveryParams = { id: string; deliveryId: string };
@@ -38,6 +39,7 @@ export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: AppC
 
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
 
     scope.post(WEBHOOKS_PATH, async (request, reply) => {
       const { subscription, secret } = await admin.create(request.body);

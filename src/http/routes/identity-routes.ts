@@ -3,8 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { CLIENT_IP_HEADER, identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
 import { isFetchMetadataHeader, isNonBrowserRequest } from '../non-browser-request.ts';
+import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from '../unstorable-text.ts';
 
 /** Headers that describe one hop or the original body, which is re-serialized here. */
 const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', CLIENT_IP_HEADER]);
@@ -50,12 +51,26 @@ async function sendWebResponse(request: FastifyRequest, reply: FastifyReply, res
   return reply.send(body.length > 0 ? body : undefined);
 }
 
+/** Form fields holding U+0000, which PostgreSQL cannot store (undecodable escapes become U+FFFD, never a surrogate). */
+function unstorableFormFields(form: string): ErrorIssue[] {
+  if (!form.includes('%00') && !form.includes('\u0000')) return [];
+  const issues: ErrorIssue[] = [];
+  for (const [name, value] of new URLSearchParams(form)) {
+    const problem = unstorableProblem(name) ?? unstorableProblem(value);
+    if (problem) issues.push({ pointer: pointerTo(name), detail: `Form field ${problem}` });
+    if (issues.length >= MAX_UNSTORABLE_ISSUES) break;
+  }
+  return issues;
+}
+
 export async function registerIdentityRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const basePath = ctx.config.auth.basePath.replace(/\/+$/, '');
   const origin = new URL(identityBaseUrl(ctx.config)).origin;
   await app.register(async (scope) => {
     // better-auth also accepts HTML form posts (sign-up, sign-in); only under its own path.
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      const issues = unstorableFormFields(String(body));
+      if (issues.length > 0) return done(new ApiError('INVALID_RESOURCE_DATA', issues), undefined);
       done(null, body);
     });
     scope.route({

@@ -1,5 +1,5 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
@@ -10,15 +10,17 @@ import { requestMeta } from '../request-meta.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { listBody } from '../list-body.ts';
 import { recordDocument } from '../resource-document.ts';
+import { authorizeAction } from '../authorize-action.ts';
+import { refusingRoute } from '../refusing-route.ts';
+import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
 
 function methodNotAllowed(allowed: string) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.header('Allow', allowed);
-    throw new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`);
-  };
+  return refusingRoute(
+    (request) => new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`, { headers: { Allow: allowed } }),
+  );
 }
 
 export async function registerResourceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -27,26 +29,29 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AppConte
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticateHook(ctx));
+      v1.addHook('preParsing', refuseModifiedJsonApiAccept);
+      // Route hooks run after the plugin's: the caller is known when they decide.
+      const mayRead = { onRequest: authorizeAction(ctx, 'read') };
+      const mayCreate = { onRequest: authorizeAction(ctx, 'create') };
+      const mayUpdate = { onRequest: authorizeAction(ctx, 'update') };
+      const mayDelete = { onRequest: authorizeAction(ctx, 'delete') };
 
-      const noName = async () => {
-        throw new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName');
-      };
-      v1.all('/', noName);
+      v1.all('/', refusingRoute(() => new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName')));
 
-      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', async (request, reply) => {
+      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.list(resource, requestMeta(request), request.query);
         return jsonApiAnswer(reply, 200, listBody(resource, result));
       });
 
-      v1.post<{ Params: ResourceParams }>('/:resource', async (request, reply) => {
+      v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.create(resource, requestMeta(request), request.body);
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
         return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
       });
 
-      v1.get<{ Params: ResourceParams }>('/:resource/schema', async (request, reply) => {
+      v1.get<{ Params: ResourceParams }>('/:resource/schema', { config: { jsonApi: false } }, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const grant = resolveAccess(resource, principalOf(request), 'read');
         try {
@@ -56,33 +61,33 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AppConte
         }
       });
 
-      v1.get<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+      v1.get<{ Params: RecordParams }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.get(resource, requestMeta(request), request.params.id);
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
-      v1.put<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+      v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.replace(resource, requestMeta(request), request.params.id, request.body);
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
-      v1.patch<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+      v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.patch(resource, requestMeta(request), request.params.id, request.body);
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
-      v1.delete<{ Params: RecordParams }>('/:resource/:id', async (request, reply) => {
+      v1.delete<{ Params: RecordParams }>('/:resource/:id', mayDelete, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         await records.remove(resource, requestMeta(request), request.params.id);
         return reply.code(204).send();
       });
 
-      v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', handler: methodNotAllowed('GET, POST') });
-      v1.route({ method: ['POST'], url: '/:resource/:id', handler: methodNotAllowed('GET, PUT, PATCH, DELETE') });
-      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', handler: methodNotAllowed('GET') });
+      v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', ...methodNotAllowed('GET, POST') });
+      v1.route({ method: ['POST'], url: '/:resource/:id', ...methodNotAllowed('GET, PUT, PATCH, DELETE') });
+      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', ...methodNotAllowed('GET') });
     },
     { prefix: '/v1' },
   );

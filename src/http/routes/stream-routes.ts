@@ -12,6 +12,8 @@ import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
 import { DEFAULT_MAX_STREAMS_PER_KEY, DEFAULT_MAX_STREAMS_PER_NODE, StreamRegistry, type RevokeReason } from '../../stream/stream-registry.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
+import { refusingRoute } from '../refusing-route.ts';
+import { authorizeAction } from '../authorize-action.ts';
 
 type StreamParams = { resource: string };
 
@@ -56,17 +58,14 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext
       v1.addHook('onRequest', authenticateHook(ctx, { allowQueryToken: stream.allowQueryToken }));
 
       // A HEAD would run the handler and open a stream nobody reads.
-      v1.get<{ Params: StreamParams; Querystring: StreamRawQuery }>('/:resource/stream', { exposeHeadRoute: false }, (request, reply) =>
+      v1.get<{ Params: StreamParams; Querystring: StreamRawQuery }>('/:resource/stream', { exposeHeadRoute: false, onRequest: authorizeAction(ctx, 'read') }, (request, reply) =>
         openStream(ctx, registry, request, reply),
       );
 
       v1.route({
         method: ['POST', 'PUT', 'PATCH', 'DELETE'],
         url: '/:resource/stream',
-        handler: async (_request: FastifyRequest, reply: FastifyReply) => {
-          reply.header('Allow', 'GET');
-          throw new ApiError('METHOD_NOT_ALLOWED', 'The stream is read with GET');
-        },
+        ...refusingRoute(() => new ApiError('METHOD_NOT_ALLOWED', 'The stream is read with GET', { headers: { Allow: 'GET' } })),
       });
     },
     { prefix: '/v1' },

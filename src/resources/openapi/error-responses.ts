@@ -18,6 +18,7 @@ const REASONS: Readonly<Record<number, string>> = {
   403: 'Forbidden',
   404: 'Not found',
   405: 'Method not allowed',
+  406: 'Not acceptable',
   409: 'Conflict',
   413: 'Payload too large',
   415: 'Unsupported media type',
