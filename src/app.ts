@@ -6,6 +6,7 @@ import { createStore, type Store } from './store/create-store.ts';
 import { ResourceRegistry } from './resources/resource-registry.ts';
 import { applyResourceSchema } from './store/apply-resource-schema.ts';
 import { createAuthComponent } from './auth/create-auth-component.ts';
+import { definedRoles } from './config/defined-roles.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
@@ -77,7 +78,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await signals.migrate();
   const definitions = new DefinitionSync({ config, store, registry, signals, log: app.log });
   await definitions.recordStartup();
-  const auth = await createAuthComponent(config, store, app.log, { signals });
+  const auth = await createAuthComponent(config, store, app.log, { signals, definedRoles: () => definedRoles(config, registry.definitions) });
   await auth.migrate();
   await createOutboxTable(store.db, store.dialect);
   const records = new RecordService(store, registry, app.log);

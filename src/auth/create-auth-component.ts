@@ -2,6 +2,7 @@
 // limits and usage counters, and the admin token.
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
+import { definedRoles } from '../config/defined-roles.ts';
 import type { Store } from '../store/create-store.ts';
 import type { AuthComponent } from './auth-component.ts';
 import { AdminTokenVerifier } from './admin/admin-token-verifier.ts';
@@ -36,6 +37,8 @@ export interface AuthComponentOptions {
   env?: NodeJS.ProcessEnv;
   /** Tells other processes of key and user changes (and hears theirs), so their caches drop them at once. */
   signals?: ClusterSignals;
+  /** The roles defined now; the running service passes its registry's (definitions can be reloaded). */
+  definedRoles?: () => ReadonlySet<string>;
 }
 
 export const KEYS_CHANGED_TOPIC = 'keys';
@@ -66,6 +69,7 @@ export async function createAuthComponent(
 
   // Declared before the cache's loader runs (first request, after construction).
   const signals = options.signals;
+  const roles = options.definedRoles ?? (() => definedRoles(config, config.resources));
   const users: UserDirectory = new UserDirectory(identity, config, {
     // Awaited: when the admin API answers, the other processes have been told.
     userChanged: async (userId) => {
@@ -73,7 +77,7 @@ export async function createAuthComponent(
       await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
     },
     userDeleting: (userId) => keyRepository.deleteByUser(userId),
-  });
+  }, roles);
   const cache = new KeyCache<ApiKeyRecord>(
     async (hash) => {
       const key = await keyRepository.findByHash(hash);
@@ -96,7 +100,7 @@ export async function createAuthComponent(
   });
   signals?.on(ADMIN_TOKEN_TOPIC, () => adminTokens.forget());
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
-  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota });
+  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota, definedRoles: roles });
 
   return {
     async migrate() {
