@@ -208,7 +208,7 @@ describe('validateConfig', () => {
   });
 
   const VALID: { name: string; change: (config: Record<string, any>) => void }[] = [
-    { name: 'system fields in filters and checks', change: (c) => Object.assign(userRules(c).read, { filter: { _and: [{ id: { neq: 'x' } }, { created_at: { gt: '2024-01-01T00:00:00Z' } }, { updated_at: { is_not_null: true } }] } }) },
+    { name: 'system fields in filters and checks', change: (c) => Object.assign(userRules(c).read, { filter: { _and: [{ id: { neq: '01890a5d-ac96-774b-bcce-b302099a8057' } }, { created_at: { gt: '2024-01-01T00:00:00Z' } }, { updated_at: { is_not_null: true } }] } }) },
     { name: '$role as a filter value', change: (c) => (userRules(c).read.filter = { status: { in: ['$role', 'published'] } }) },
     { name: 'a literal starting with $ that is no variable name', change: (c) => (userRules(c).read.filter = { title: { eq: '$5 deal' } }) },
     { name: 'fields: "*"', change: (c) => (userRules(c).read.fields = '*') },
