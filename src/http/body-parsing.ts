@@ -28,6 +28,22 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
+/** Pointer to the first `__proto__` member, as `/data/attributes/<path>` like other body problems. */
+function protoPointer(root: unknown): string {
+  const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+  const find = (node: unknown, path: string): string | undefined => {
+    if (node === null || typeof node !== 'object') return undefined;
+    for (const [key, child] of Object.entries(node)) {
+      const at = `${path}/${escape(key)}`;
+      if (key === '__proto__') return at;
+      const deeper = find(child, at);
+      if (deeper !== undefined) return deeper;
+    }
+    return undefined;
+  };
+  return find(root, '/data/attributes') ?? '/data';
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -39,12 +55,23 @@ export function installBodyParsing(app: FastifyInstance): void {
       if (jsonDepth(text) > MAX_JSON_DEPTH) {
         return done(new ApiError('INVALID_JSON', `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`), undefined);
       }
+      let parsed: unknown;
+      let sawProto = false;
       try {
-        // A reviver that drops `__proto__` keeps hostile bodies from reaching object prototypes.
-        done(null, JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value)));
+        // JSON.parse makes a `__proto__` member an ordinary own property (no prototype changes here), but
+        // a later assignment would drop or misread it: such bodies are refused, with a pointer, rather
+        // than silently losing the member (a webhook header, a key scope, a field the resource lacks).
+        parsed = JSON.parse(text, (key, value: unknown) => {
+          if (key === '__proto__') sawProto = true;
+          return value;
+        });
       } catch {
-        done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
+        return done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
       }
+      if (sawProto) {
+        return done(new ApiError('INVALID_RESOURCE_DATA', { detail: 'A member named __proto__ is not accepted', pointer: protoPointer(parsed) }), undefined);
+      }
+      done(null, parsed);
     },
   );
   app.addContentTypeParser('*', (_request, _payload, done) => {

@@ -46,7 +46,7 @@ function buildEventView(resource: Resource, grant: AccessGrant, query: ViewQuery
   const project = (record: RecordValues | null): RecordValues | null => {
     if (record === null) return null;
     const out: RecordValues = {};
-    for (const name of delivered) if (name in record) out[name] = record[name];
+    for (const name of delivered) if (Object.hasOwn(record, name)) out[name] = record[name];
     return out;
   };
   const reduce = (changes: EventChanges): EventChanges => ({
