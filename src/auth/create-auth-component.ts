@@ -57,7 +57,8 @@ export async function createAuthComponent(
   const cacheTtlMs = options.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS;
   const mailer = createVerificationMailer(config.auth.email, log);
   const secret = resolveIdentitySecret(config, store, options.env);
-  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log });
+  const roles = options.definedRoles ?? (() => definedRoles(config, config.resources));
+  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles });
   const identity = createIdentity(identityOptions);
   const keyRepository = new ApiKeyRepository(store);
   const usage = new UsageRecorder((batch) => keyRepository.addUsage(batch), log, options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS);
@@ -69,7 +70,6 @@ export async function createAuthComponent(
 
   // Declared before the cache's loader runs (first request, after construction).
   const signals = options.signals;
-  const roles = options.definedRoles ?? (() => definedRoles(config, config.resources));
   const users: UserDirectory = new UserDirectory(identity, config, {
     // Awaited: when the admin API answers, the other processes have been told.
     userChanged: async (userId) => {

@@ -7,6 +7,7 @@ import { testConfig, BLOG_RESOURCES, TEST_ADMIN_TOKEN } from '../helpers/test-co
 import { runUsersCommand } from '../../src/cli-accounts.ts';
 import type { CliValues } from '../../src/cli.ts';
 import { createTestUser, TEST_PASSWORD } from '../helpers/test-user.ts';
+import { roleGuardHooks } from '../../src/auth/identity/role-guard-hooks.ts';
 import { bearer, errorCodes, errorPointers, issueKey, PASSWORD, signUp, startApp, uniqueEmail, type AuthTestApp } from './auth-fixtures.ts';
 
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -85,6 +86,26 @@ for (const dialect of testDialects()) {
       assert.deepEqual(errorCodes(created), ['FORBIDDEN']);
     });
 
+    it('does not let a signed-in user set its own role through the identity endpoints', async () => {
+      const self = uniqueEmail('self');
+      const user = await signUp(t, self);
+      const signIn = await t.inject({ method: 'POST', url: '/auth/sign-in/email', payload: { email: self, password: PASSWORD } });
+      const cookies = signIn.headers['set-cookie'];
+      const cookie = (Array.isArray(cookies) ? cookies : [String(cookies)]).map((c) => c.split(';')[0]).join('; ');
+      for (const primaryRole of ['editor', 'constructor']) {
+        const update = await t.inject({
+          method: 'POST',
+          url: '/auth/update-user',
+          headers: { cookie, origin: 'http://localhost:5173' },
+          payload: { primaryRole, allowedRoles: '["editor"]' },
+        });
+        assert.ok(update.statusCode < 500, update.body);
+        const stored = (await admin('GET', `/admin/users/${user.id}`)).json().data.attributes;
+        assert.equal(stored.primaryRole, 'user');
+        assert.equal(stored.allowedRoles, '[]');
+      }
+    });
+
     for (const role of UNDEFINED_ROLES) {
       it(`answers X-Service-Role '${role}' with 403 FORBIDDEN`, async () => {
         const { key } = await issueKey(t, { email, password: PASSWORD });
@@ -157,3 +178,20 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe('the identity component guards roles on every user write', () => {
+  const hooks = roleGuardHooks(() => new Set(['user', 'editor']));
+  const user = (extra: Record<string, unknown>) => ({ id: 'u', email: 'a@b.c', name: 'a', emailVerified: false, createdAt: new Date(), updatedAt: new Date(), ...extra });
+
+  for (const role of UNDEFINED_ROLES) {
+    it(`refuses to create or update a user with role '${role}'`, async () => {
+      await assert.rejects(hooks.create!.before!(user({ primaryRole: role }), null), (error: Error & { body?: { code?: string } }) => error.body?.code === 'INVALID_RESOURCE_DATA');
+      await assert.rejects(hooks.update!.before!({ allowedRoles: JSON.stringify(['user', role]) }, null), /allowedRoles\[1\]/);
+    });
+  }
+
+  it('lets defined roles and writes that leave roles alone through', async () => {
+    await hooks.create!.before!(user({ primaryRole: 'user', allowedRoles: '["editor"]' }), null);
+    await hooks.update!.before!({ emailVerified: true }, null);
+  });
+});
