@@ -7,6 +7,7 @@ import { ResourceRegistry } from './resources/resource-registry.ts';
 import { applyResourceSchema } from './store/apply-resource-schema.ts';
 import { createAuthComponent } from './auth/create-auth-component.ts';
 import { definedRoles } from './config/defined-roles.ts';
+import { roleWarnings } from './config/check-roles.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
@@ -73,6 +74,8 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const ownsStore = options.store === undefined;
   const store = options.store ?? createStore(config.database.url);
   const registry = new ResourceRegistry(config);
+  // What `svc check` prints as warnings (likely misspelled roles), for those who only ever start.
+  for (const warning of roleWarnings(config as unknown as Record<string, unknown>)) app.log.warn({ path: warning.path }, warning.message);
   await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true });
   const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log: app.log, pollIntervalMs: SIGNAL_POLL_MS, retentionMs: SIGNAL_RETENTION_MS });
   await signals.migrate();

@@ -195,3 +195,22 @@ describe('the identity component guards roles on every user write', () => {
     await hooks.update!.before!({ emailVerified: true }, null);
   });
 });
+
+for (const dialect of testDialects()) {
+  describe(`role warnings at start on ${dialect}`, () => {
+    it('logs a role named under one resource while others are under several, with its path', async () => {
+      const database = await createTestDatabase(dialect);
+      const resources = structuredClone(BLOG_RESOURCES);
+      resources.comments!.permissions!.memebr = { read: true };
+      const t = await startApp(testConfig(database.url, { resources }));
+      try {
+        const warnings = t.logs.filter((line) => line.level === 40 && line.path === 'resources.comments.permissions.memebr');
+        assert.equal(warnings.length, 1, JSON.stringify(t.logs.filter((line) => line.level >= 40)));
+        assert.match(warnings[0]!.msg, /role "memebr" is named under no other resource/);
+      } finally {
+        await t.close();
+        await database.drop();
+      }
+    });
+  });
+}
