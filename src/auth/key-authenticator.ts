@@ -89,7 +89,7 @@ export class KeyAuthenticator {
     rateLimit: RateLimitState | undefined,
   ): AuthenticatedRequest | Promise<AuthenticatedRequest> {
     // The role is checked before the quota so a refused role switch does not use up quota.
-    const role = resolveRole(owner, input.role, this.#parts.definedRoles());
+    const role = resolveRole(owner, input.role, this.#parts.definedRoles);
     const principal: KeyPrincipal = { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions };
     const result: AuthenticatedRequest = rateLimit ? { principal, rateLimit } : { principal };
     if (key.remaining === null) return result;

@@ -4,9 +4,10 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { CachedKeyOwner } from './keys/key-cache.ts';
 
-export function resolveRole(owner: CachedKeyOwner, requested: string | undefined, definedRoles: ReadonlySet<string>): string {
+/** `definedRoles` is asked only when a request switches roles, so the common request pays nothing for it. */
+export function resolveRole(owner: CachedKeyOwner, requested: string | undefined, definedRoles: () => ReadonlySet<string>): string {
   const role = requested?.trim();
   if (!role || role === owner.primaryRole) return owner.primaryRole;
-  if (definedRoles.has(role) && owner.allowedRoles.includes(role)) return role;
+  if (owner.allowedRoles.includes(role) && definedRoles().has(role)) return role;
   throw new ApiError('FORBIDDEN', `This user may not act as role '${role}'`);
 }
