@@ -6,6 +6,8 @@ import { createStore, type Store } from './store/create-store.ts';
 import { ResourceRegistry } from './resources/resource-registry.ts';
 import { applyResourceSchema } from './store/apply-resource-schema.ts';
 import { createAuthComponent } from './auth/create-auth-component.ts';
+import { definedRoles } from './config/defined-roles.ts';
+import { roleWarnings } from './config/check-roles.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
@@ -82,6 +84,8 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const ownsStore = options.store === undefined;
   const store = options.store ?? createStore(config.database.url);
   const registry = new ResourceRegistry(config);
+  // What `svc check` prints as warnings (likely misspelled roles), for those who only ever start.
+  for (const warning of roleWarnings(config as unknown as Record<string, unknown>)) app.log.warn({ path: warning.path }, warning.message);
   const schemaPlan = await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true }).catch(async (error: unknown) => {
     // A refused change ends the start: the store opened for it must not keep the process alive.
     if (ownsStore) await store.close();
@@ -94,6 +98,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await definitions.recordStartup();
   const auth = await createAuthComponent(config, store, app.log, {
     signals,
+    definedRoles: () => definedRoles(config, registry.definitions),
     ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
   });
   await auth.migrate();

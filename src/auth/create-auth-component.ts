@@ -2,6 +2,7 @@
 // limits and usage counters, and the admin token.
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
+import { definedRoles } from '../config/defined-roles.ts';
 import type { Store } from '../store/create-store.ts';
 import type { AccessChange, AuthComponent } from './auth-component.ts';
 import { principalStillValid } from './principal-still-valid.ts';
@@ -40,6 +41,8 @@ export interface AuthComponentOptions {
   env?: NodeJS.ProcessEnv;
   /** Tells other processes of key and user changes (and hears theirs), so their caches drop them at once. */
   signals?: ClusterSignals;
+  /** The roles defined now; the running service passes its registry's (definitions can be reloaded). */
+  definedRoles?: () => ReadonlySet<string>;
 }
 
 export const KEYS_CHANGED_TOPIC = 'keys';
@@ -58,7 +61,8 @@ export async function createAuthComponent(
   const cacheTtlMs = options.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS;
   const mailer = createVerificationMailer(config.auth.email, log);
   const secret = resolveIdentitySecret(config, store, options.env);
-  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log });
+  const roles = options.definedRoles ?? (() => definedRoles(config, config.resources));
+  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles });
   const identity = createIdentity(identityOptions);
   const keyRepository = new ApiKeyRepository(store);
   const usage = new UsageRecorder((batch) => keyRepository.addUsage(batch), log, options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS);
@@ -90,7 +94,7 @@ export async function createAuthComponent(
       await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
     },
     userDeleting: (userId) => keyRepository.deleteByUser(userId),
-  });
+  }, roles);
   const cache = new KeyCache<ApiKeyRecord>(
     async (hash) => {
       const key = await keyRepository.findByHash(hash);
@@ -123,7 +127,7 @@ export async function createAuthComponent(
     accessChanged({ adminToken: true });
   });
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
-  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota });
+  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota, definedRoles: roles });
 
   return {
     async migrate() {
@@ -146,7 +150,7 @@ export async function createAuthComponent(
     async stillValid(principal, requestedRole) {
       const key = await keyRepository.findById(principal.keyId);
       const owner = key ? await users.roles(key.userId) : undefined;
-      return principalStillValid(principal, requestedRole, key, owner);
+      return principalStillValid(principal, requestedRole, key, owner, roles);
     },
     flushUsage: () => usage.flush(),
     async close() {

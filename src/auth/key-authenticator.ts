@@ -24,6 +24,8 @@ export interface KeyAuthenticatorParts {
   usage: UsageRecorder;
   limiter: RateLimiter;
   quota: UsageQuota;
+  /** The roles the configuration in force defines. */
+  definedRoles: () => ReadonlySet<string>;
 }
 
 type UsableKey = CachedKey<ApiKeyRecord> & { owner: CachedKeyOwner };
@@ -87,7 +89,7 @@ export class KeyAuthenticator {
     rateLimit: RateLimitState | undefined,
   ): AuthenticatedRequest | Promise<AuthenticatedRequest> {
     // The role is checked before the quota so a refused role switch does not use up quota.
-    const role = resolveRole(owner, input.role);
+    const role = resolveRole(owner, input.role, this.#parts.definedRoles);
     const principal: KeyPrincipal =
       key.expiresAt === null
         ? { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions }

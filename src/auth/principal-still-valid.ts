@@ -11,6 +11,7 @@ export function principalStillValid(
   requestedRole: string | undefined,
   key: ApiKeyRecord | undefined,
   owner: CachedKeyOwner | undefined,
+  definedRoles: () => ReadonlySet<string>,
   now = Date.now(),
 ): boolean {
   if (!key || !owner || !key.enabled || key.userId !== principal.userId) return false;
@@ -19,7 +20,7 @@ export function principalStillValid(
   if ((key.expiresAt ?? undefined) !== principal.expiresAt) return false;
   if (!isDeepStrictEqual(key.permissions, principal.keyPermissions)) return false;
   try {
-    return resolveRole(owner, requestedRole) === principal.role;
+    return resolveRole(owner, requestedRole, definedRoles) === principal.role;
   } catch {
     return false;
   }

@@ -1,6 +1,8 @@
-// `svc check`: validates the config the service would start with and says every problem by path.
+// `svc check`: validates the config the service would start with and says every problem by path, then
+// what is valid but likely a mistake (warnings, which do not fail the check).
 import { ConfigError, findConfigFile, loadConfig } from './load-config.ts';
 import { formatProblem } from './config-problem.ts';
+import { roleWarnings } from './check-roles.ts';
 
 export interface ConfigCheck {
   ok: boolean;
@@ -19,7 +21,15 @@ export async function checkConfigFile(
     const config = await loadConfig({ file: source.file, env, cwd });
     const names = Object.keys(config.resources);
     const resources = names.length === 1 ? '1 resource' : `${names.length} resources`;
-    return { ok: true, lines: [`${label}: valid, ${resources}${names.length > 0 ? ` (${names.join(', ')})` : ''}`] };
+    const warnings = roleWarnings(config as unknown as Record<string, unknown>);
+    const warned = warnings.length === 0 ? '' : warnings.length === 1 ? ', 1 warning' : `, ${warnings.length} warnings`;
+    return {
+      ok: true,
+      lines: [
+        `${label}: valid, ${resources}${names.length > 0 ? ` (${names.join(', ')})` : ''}${warned}`,
+        ...warnings.map((warning) => `warning: ${formatProblem(warning)}`),
+      ],
+    };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const count = error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`;

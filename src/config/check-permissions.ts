@@ -1,6 +1,9 @@
 // Rules on a resource's permissions that JSON Schema cannot say: every field a rule names
-// (fields lists, filter, check, preset) is a field of that resource; session variables are known.
+// (fields lists, filter, check, preset) is a field of that resource, filter values can be of their
+// field's type, role names are usable, and session variables are known.
 import { linearRegexProblem } from '../store/linear-regex.ts';
+import { filterValueProblem } from './check-filter-value.ts';
+import { roleNameProblem } from './role-name.ts';
 import { re2ToPostgres } from '../store/postgres/re2-to-postgres.ts';
 
 /** A role-rule regex must mean the same on SQLite and PostgreSQL (it is rewritten for the latter). */
@@ -15,7 +18,7 @@ function portabilityProblem(pattern: string): string | null {
 import { ACTIONS } from './config-types.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from './is-record.ts';
-import type { FieldType as FieldTypeName } from './config-types.ts';
+import type { FieldDefinition, FieldType as FieldTypeName } from './config-types.ts';
 import { FIELD_TYPES } from '../resources/field-types/index.ts';
 import { FILTER_OPERATORS } from './config-schema.ts';
 
@@ -37,15 +40,26 @@ function checkValue(path: string, value: unknown, problems: ConfigProblem[]): vo
   }
 }
 
-const SYSTEM_FIELD_TYPES: Readonly<Record<string, FieldTypeName>> = { id: 'uuid', created_at: 'datetime', updated_at: 'datetime' };
+/** Declared fields by name; a Map so that a field named `constructor` finds only its own definition. */
+export type FieldDefinitions = ReadonlyMap<string, Partial<FieldDefinition>>;
+
+const SYSTEM_FIELD_DEFINITIONS: FieldDefinitions = new Map<string, Partial<FieldDefinition>>([
+  ['id', { type: 'uuid' }],
+  ['created_at', { type: 'datetime' }],
+  ['updated_at', { type: 'datetime' }],
+]);
+
+function definitionOf(field: string, fields: FieldDefinitions): Partial<FieldDefinition> | undefined {
+  return SYSTEM_FIELD_DEFINITIONS.get(field) ?? fields.get(field);
+}
 
 /**
  * An operator must make sense for the field's type (e.g. no `like` on a datetime): otherwise SQLite and
  * PostgreSQL would match against different text forms of the value, and the stream's predicate a third.
  */
-function operatorProblem(op: string, field: string, fieldTypes: Readonly<Record<string, string>>): string | undefined {
-  const typeName = SYSTEM_FIELD_TYPES[field] ?? fieldTypes[field];
-  const type = typeName ? FIELD_TYPES[typeName as FieldTypeName] : undefined;
+function operatorProblem(op: string, field: string, fields: FieldDefinitions): string | undefined {
+  const typeName = definitionOf(field, fields)?.type;
+  const type = typeName !== undefined && Object.hasOwn(FIELD_TYPES, typeName) ? FIELD_TYPES[typeName as FieldTypeName] : undefined;
   // Unknown operators are the schema's to report.
   if (!type || !(FILTER_OPERATORS as readonly string[]).includes(op) || type.operators.has(op as never)) return undefined;
   return `operator ${op} does not apply to ${type.name} field "${field}" (use ${[...type.operators].join(', ')})`;
@@ -57,17 +71,17 @@ function checkFilter(
   resource: string,
   fieldNames: readonly string[],
   problems: ConfigProblem[],
-  fieldTypes: Readonly<Record<string, string>>,
+  fields: FieldDefinitions,
 ): void {
   if (!isRecord(filter)) return;
   for (const [key, node] of Object.entries(filter)) {
     const at = joinPath(path, key);
     if (key === '_and' || key === '_or') {
-      if (Array.isArray(node)) node.forEach((item, i) => checkFilter(joinPath(at, i), item, resource, fieldNames, problems, fieldTypes));
+      if (Array.isArray(node)) node.forEach((item, i) => checkFilter(joinPath(at, i), item, resource, fieldNames, problems, fields));
       continue;
     }
     if (key === '_not') {
-      checkFilter(at, node, resource, fieldNames, problems, fieldTypes);
+      checkFilter(at, node, resource, fieldNames, problems, fields);
       continue;
     }
     if (!fieldNames.includes(key) && !SYSTEM_FIELDS.includes(key)) {
@@ -77,10 +91,20 @@ function checkFilter(
     if (!isRecord(node)) continue;
     for (const [op, value] of Object.entries(node)) {
       const opPath = joinPath(at, op);
-      const mismatch = operatorProblem(op, key, fieldTypes);
+      const mismatch = operatorProblem(op, key, fields);
       if (mismatch) problems.push({ path: opPath, message: mismatch });
       if (Array.isArray(value)) value.forEach((item, i) => checkValue(joinPath(opPath, i), item, problems));
       else checkValue(opPath, value, problems);
+      const definition = definitionOf(key, fields);
+      if (!mismatch && definition?.type !== undefined) {
+        const typed = definition as FieldDefinition;
+        const listed = (op === 'in' || op === 'nin') && Array.isArray(value);
+        const values: [string, unknown][] = listed ? value.map((item, i) => [joinPath(opPath, i), item]) : [[opPath, value]];
+        for (const [at, item] of values) {
+          const problem = filterValueProblem(op, item, typed);
+          if (problem) problems.push({ path: at, message: problem });
+        }
+      }
       if (op === 'regex' && typeof value === 'string' && !VARIABLE_LIKE.test(value)) {
         const problem = linearRegexProblem(value) ?? portabilityProblem(value);
         if (problem) problems.push({ path: opPath, message: problem });
@@ -95,13 +119,14 @@ export function checkPermissions(
   resource: string,
   permissions: unknown,
   fieldNames: readonly string[],
-  fieldTypes: Readonly<Record<string, string>> = {},
+  fields: FieldDefinitions = new Map(),
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (!isRecord(permissions)) return problems;
   for (const [role, actions] of Object.entries(permissions)) {
     const rolePath = joinPath(path, role);
-    if (role.trim() === '') problems.push({ path: rolePath, message: 'role names cannot be empty' });
+    const roleProblem = role.trim() === '' ? 'role names cannot be empty' : roleNameProblem(role);
+    if (roleProblem) problems.push({ path: rolePath, message: roleProblem });
     if (!isRecord(actions)) continue;
     for (const action of ACTIONS) {
       const rule = actions[action];
@@ -114,8 +139,8 @@ export function checkPermissions(
           }
         });
       }
-      checkFilter(joinPath(rulePath, 'filter'), rule.filter, resource, fieldNames, problems, fieldTypes);
-      checkFilter(joinPath(rulePath, 'check'), rule.check, resource, fieldNames, problems, fieldTypes);
+      checkFilter(joinPath(rulePath, 'filter'), rule.filter, resource, fieldNames, problems, fields);
+      checkFilter(joinPath(rulePath, 'check'), rule.check, resource, fieldNames, problems, fields);
       if (isRecord(rule.preset)) {
         for (const [name, value] of Object.entries(rule.preset)) {
           const at = joinPath(rulePath, 'preset', name);

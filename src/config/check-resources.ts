@@ -1,7 +1,8 @@
 // Rules over `resources` that JSON Schema cannot say: names, each field, field ids unique across
 // the config, permissions naming real fields.
 import { checkField } from './check-field.ts';
-import { checkPermissions } from './check-permissions.ts';
+import { checkPermissions, type FieldDefinitions } from './check-permissions.ts';
+import type { FieldDefinition } from './config-types.ts';
 import { checkResourceName } from './check-name.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from './is-record.ts';
@@ -32,10 +33,10 @@ export function checkResources(resources: unknown): ConfigProblem[] {
         fieldIds.set(id, fieldPath);
       }
     }
-    const fieldTypes = Object.fromEntries(
-      Object.entries(fields).map(([fieldName, field]) => [fieldName, isRecord(field) && typeof field.type === 'string' ? field.type : '']),
+    const definitions: FieldDefinitions = new Map(
+      Object.entries(fields).map(([fieldName, field]) => [fieldName, isRecord(field) ? (field as Partial<FieldDefinition>) : {}]),
     );
-    problems.push(...checkPermissions(joinPath(path, 'permissions'), name, definition.permissions, fieldNames, fieldTypes));
+    problems.push(...checkPermissions(joinPath(path, 'permissions'), name, definition.permissions, fieldNames, definitions));
   }
   return problems;
 }

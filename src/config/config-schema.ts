@@ -346,6 +346,14 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       minLength: 1,
       default: './.svc',
     },
+    roles: {
+      description:
+        'The roles users may have. When present, every role under a resource\'s permissions and auth.defaultRole must be listed; ' +
+        'when absent, the roles are those named under permissions plus auth.defaultRole.',
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      uniqueItems: true,
+    },
     resources: {
       type: 'object',
       default: {},

@@ -164,5 +164,10 @@ export interface SvcConfig {
   retention?: RetentionConfig;
   /** Folder for generated secrets and the default SQLite file. */
   dataDir: string;
+  /**
+   * The roles users may have. When declared, every role under a resource's `permissions` and
+   * `auth.defaultRole` must be one of them; when absent, those roles are the defined ones.
+   */
+  roles?: string[];
   resources: Record<string, ResourceDefinition>;
 }

@@ -39,7 +39,8 @@ export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv): Interpola
       sawExpression = true;
       const name = parsed[1] as string;
       const fallback = parsed[2];
-      const value = env[name];
+      // `${toString}` must read a variable of that name, not a member every object has.
+      const value = Object.hasOwn(env, name) ? env[name] : undefined;
       if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
       if (value === undefined) {
         problems.push({ path, message: `environment variable ${name} is not set (write \${${name}:-} to make it optional)` });

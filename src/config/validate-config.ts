@@ -4,6 +4,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { SvcConfig } from './config-types.ts';
 import { CONFIG_SCHEMA } from './config-schema.ts';
 import { applyRelationDefaults, checkResources } from './check-resources.ts';
+import { checkRoles } from './check-roles.ts';
 import { checkSettings } from './check-settings.ts';
 import { joinPath, pointerToDotted, sortProblemsByDocument, type ConfigProblem } from './config-problem.ts';
 import { deepFreeze } from './deep-freeze.ts';
@@ -40,7 +41,7 @@ export function validateConfig(raw: unknown, options: ValidateConfigOptions = {}
   const problems = valid ? [] : schemaProblems(validateSchema.errors ?? []);
   if (isRecord(data)) {
     applyRelationDefaults(data.resources);
-    problems.push(...checkSettings(data), ...checkResources(data.resources));
+    problems.push(...checkSettings(data), ...checkResources(data.resources), ...checkRoles(data));
   }
   const unique = sortProblemsByDocument(dedupe(problems), data);
   if (unique.length > 0 || !isRecord(data)) return { problems: unique };

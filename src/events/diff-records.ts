@@ -8,8 +8,9 @@ export function diffRecords(before: RecordValues | null, after: RecordValues | n
   const changes: EventChanges = { added: [], updated: [], removed: [] };
   const names = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
   for (const name of names) {
-    const old = before?.[name];
-    const next = after?.[name];
+    // Own members only: a field named `constructor` missing on one side is absent, not Object.
+    const old = before && Object.hasOwn(before, name) ? before[name] : undefined;
+    const next = after && Object.hasOwn(after, name) ? after[name] : undefined;
     if (!present(old) && present(next)) changes.added.push(name);
     else if (present(old) && !present(next)) changes.removed.push(name);
     else if (present(old) && present(next) && !isDeepStrictEqual(old, next)) changes.updated.push(name);

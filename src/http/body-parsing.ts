@@ -35,6 +35,22 @@ export function bodyPointer(body: unknown): string {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? '/data/attributes' : '/data';
 }
 
+/** Pointer to the first `__proto__` member, as `/data/attributes/<path>` like other body problems. */
+function protoPointer(root: unknown): string {
+  const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+  const find = (node: unknown, path: string): string | undefined => {
+    if (node === null || typeof node !== 'object') return undefined;
+    for (const [key, child] of Object.entries(node)) {
+      const at = `${path}/${escape(key)}`;
+      if (key === '__proto__') return at;
+      const deeper = find(child, at);
+      if (deeper !== undefined) return deeper;
+    }
+    return undefined;
+  };
+  return find(root, '/data/attributes') ?? '/data';
+}
+
 export function installBodyParsing(app: FastifyInstance): void {
   app.addHook('preParsing', refuseJsonApiContentTypeParameters);
   app.removeAllContentTypeParsers();
@@ -48,11 +64,20 @@ export function installBodyParsing(app: FastifyInstance): void {
         return done(new ApiError('INVALID_JSON', `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`), undefined);
       }
       let parsed: unknown;
+      let sawProto = false;
       try {
-        // A reviver that drops `__proto__` keeps hostile bodies from reaching object prototypes.
-        parsed = JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
+        // JSON.parse makes a `__proto__` member an ordinary own property (no prototype changes here), but
+        // a later assignment would drop or misread it: such bodies are refused, with a pointer, rather
+        // than silently losing the member (a webhook header, a key scope, a field the resource lacks).
+        parsed = JSON.parse(text, (key, value: unknown) => {
+          if (key === '__proto__') sawProto = true;
+          return value;
+        });
       } catch {
         return done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
+      }
+      if (sawProto) {
+        return done(new ApiError('INVALID_RESOURCE_DATA', { detail: 'A member named __proto__ is not accepted', pointer: protoPointer(parsed) }), undefined);
       }
       if (mayHoldUnstorableText(text)) {
         const issues = findUnstorableText(parsed, bodyPointer(parsed));

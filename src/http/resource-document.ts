@@ -12,7 +12,7 @@ export interface ResourceObject {
 
 export function resourceObject(resource: Resource, record: RecordValues, attributes: readonly string[]): ResourceObject {
   const shown: Record<string, unknown> = {};
-  for (const name of attributes) shown[name] = record[name] ?? null;
+  for (const name of attributes) shown[name] = Object.hasOwn(record, name) ? (record[name] ?? null) : null;
   shown.created_at = record.created_at;
   shown.updated_at = record.updated_at;
   const id = String(record.id);

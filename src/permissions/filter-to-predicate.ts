@@ -43,7 +43,8 @@ type Condition = Extract<FilterNode, { kind: 'condition' }>;
 function conditionPredicate(field: string, op: Condition['op'], operand: unknown, resource: Resource): RecordPredicate {
   const kind = resource.storageOf(field);
   if (!kind) throw new Error(`unknown filter field ${field}`);
-  const valueOf = (record: RecordValues): unknown => record[field] ?? null;
+  // Own members only: a field named `constructor` that a record lacks is null, not Object.
+  const valueOf = (record: RecordValues): unknown => (Object.hasOwn(record, field) ? (record[field] ?? null) : null);
   switch (op) {
     case 'eq':
     case 'neq':

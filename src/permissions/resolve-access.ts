@@ -68,8 +68,8 @@ function decide(resource: Resource, principal: Principal, action: Action): Acces
     }
     return { fields: new Set(resource.fieldNames), filter: MATCH_ALL, check: null, preset: {} };
   }
-  const roleRules = resource.permissions[principal.role];
-  const rule = roleRules?.[action];
+  const roleRules = resource.permissions.get(principal.role);
+  const rule = roleRules !== undefined && Object.hasOwn(roleRules, action) ? roleRules[action] : undefined;
   if (rule === undefined) {
     throw new ApiError('FORBIDDEN', `Role '${principal.role}' may not ${action} ${resource.name}`);
   }
@@ -78,8 +78,10 @@ function decide(resource: Resource, principal: Principal, action: Action): Acces
     normalized.fields === undefined || normalized.fields === '*' ? resource.fieldNames : normalized.fields.filter((f) => resource.fields.has(f)),
   );
   if (principal.keyPermissions !== null) {
-    const keyFields = principal.keyPermissions[resource.name]?.[action];
-    if (keyFields === undefined) {
+    // Stored permissions are plain objects read from JSON: only their own members grant anything.
+    const scopes = Object.hasOwn(principal.keyPermissions, resource.name) ? principal.keyPermissions[resource.name] : undefined;
+    const keyFields = scopes !== undefined && Object.hasOwn(scopes, action) ? scopes[action] : undefined;
+    if (!Array.isArray(keyFields)) {
       throw new ApiError('KEY_PERMISSION_DENIED', `This API key may not ${action} ${resource.name}`);
     }
     if (!keyFields.includes('*')) {

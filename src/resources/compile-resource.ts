@@ -60,7 +60,7 @@ export function compileResource(name: string, definition: ResourceDefinition): R
     fields,
     fieldNames: [...fields.keys()],
     sortable,
-    permissions: definition.permissions ?? {},
+    permissions: new Map(Object.entries(definition.permissions ?? {})),
     storageOf: (column) => SYSTEM_STORAGE.get(column) ?? fields.get(column)?.storage,
   };
 }

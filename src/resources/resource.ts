@@ -30,7 +30,8 @@ export interface Resource {
   readonly fieldNames: readonly string[];
   /** Fields usable in `_sort`: sortable ones plus the system fields. */
   readonly sortable: ReadonlySet<string>;
-  readonly permissions: Readonly<Record<string, RolePermissions>>;
+  /** Role → its rules; a Map so that a role named `constructor` or `__proto__` finds nothing it was not given. */
+  readonly permissions: ReadonlyMap<string, RolePermissions>;
   /** Storage kind of any column, system ones included; undefined for unknown names. */
   storageOf(column: string): StorageKind | undefined;
 }

@@ -39,7 +39,8 @@ export function checkWebhookHeaders(value: unknown, pointer: string): { headers:
     return { headers: null, issues: [{ pointer, detail: 'must be an object of header names to string values, or null' }] };
   }
   const issues: ErrorIssue[] = [];
-  const headers: Record<string, string> = {};
+  // Collected as entries: assigning a header named `__proto__` to an object literal would be dropped.
+  const accepted: [string, string][] = [];
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > MAX_CUSTOM_HEADERS) issues.push({ pointer, detail: `must have at most ${MAX_CUSTOM_HEADERS} headers` });
   const seen = new Set<string>();
@@ -54,7 +55,7 @@ export function checkWebhookHeaders(value: unknown, pointer: string): { headers:
     if (typeof headerValue !== 'string') issues.push({ pointer: at, detail: 'must be a string' });
     else if (headerValue.length > MAX_HEADER_VALUE_LENGTH) issues.push({ pointer: at, detail: `must be at most ${MAX_HEADER_VALUE_LENGTH} characters` });
     else if (!HEADER_VALUE.test(headerValue)) issues.push({ pointer: at, detail: 'must not contain line breaks or control characters' });
-    else headers[name] = headerValue;
+    else accepted.push([name, headerValue]);
   }
-  return { headers: issues.length === 0 ? headers : null, issues };
+  return { headers: issues.length === 0 ? Object.fromEntries(accepted) : null, issues };
 }

@@ -72,7 +72,10 @@ function selectFields(event: RecordEvent, fieldIds: readonly string[], resource:
   const wanted = new Set(fieldIds);
   const values = event.data.new ?? event.data.old ?? {};
   for (const field of resource.fields.values()) {
-    if (wanted.has(field.id)) fields[field.name] = { id: field.id, type: field.definition.type, value: values[field.name] ?? null };
+    if (!wanted.has(field.id)) continue;
+    // Own members only: a field named `constructor` that the record lacks is null, not Object.
+    const value = Object.hasOwn(values, field.name) ? (values[field.name] ?? null) : null;
+    fields[field.name] = { id: field.id, type: field.definition.type, value };
   }
   return fields;
 }

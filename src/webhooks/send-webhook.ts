@@ -128,9 +128,10 @@ function errorResult(error: NodeJS.ErrnoException): SendResult {
 }
 
 function flattenHeaders(raw: Buffer[]): Record<string, string> {
-  const flat: Record<string, string> = {};
+  // A target may answer with any header name, `__proto__` included: entries, not assignments.
+  const flat: [string, string][] = [];
   for (const [name, value] of Object.entries(util.parseHeaders(raw))) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (value !== undefined) flat.push([name, Array.isArray(value) ? value.join(', ') : value]);
   }
-  return flat;
+  return Object.fromEntries(flat);
 }

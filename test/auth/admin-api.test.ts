@@ -88,8 +88,8 @@ for (const dialect of testDialects()) {
       assert.equal(asArray.statusCode, 200);
       assert.equal(asArray.json().data.attributes.primaryRole, 'editor');
       assert.equal(asArray.json().data.attributes.allowedRoles, '["user","editor"]');
-      const asString = await admin('PATCH', `/admin/users/${alice.userId}`, { allowedRoles: '["reviewer"]' });
-      assert.equal(asString.json().data.attributes.allowedRoles, '["reviewer"]');
+      const asString = await admin('PATCH', `/admin/users/${alice.userId}`, { allowedRoles: '["editor"]' });
+      assert.equal(asString.json().data.attributes.allowedRoles, '["editor"]');
       await admin('PATCH', `/admin/users/${alice.userId}`, { primaryRole: 'user', allowedRoles: [] });
     });
 

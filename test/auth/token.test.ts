@@ -108,6 +108,26 @@ for (const dialect of testDialects()) {
       assert.equal(Number(row?.remaining), 5);
     });
 
+    it('accepts a shorter window when it can never allow more than the default in any interval', async () => {
+      // 3 per 2 s: at most 3 × ceil(60000 / 2000) = 90 requests in any 60 s, under the default's 1000.
+      const issued = await issueKey(suite.t, { email, password: PASSWORD, rateLimitMax: 3, rateLimitTimeWindow: 2000 });
+      const row = await keyRow(suite.t.ctx, issued.id);
+      assert.equal(Number(row?.rate_limit_max), 3);
+      assert.equal(Number(row?.rate_limit_time_window), 2000);
+      // Exactly at the bound: 1000 per 60000 ms and 500 per 30000 ms.
+      await issueKey(suite.t, { email, password: PASSWORD, rateLimitMax: 500, rateLimitTimeWindow: 30_000 });
+    });
+
+    it('refuses a window whose requests add up to more than the default, stating the rule with the numbers', async () => {
+      const response = await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: PASSWORD, rateLimitMax: 50, rateLimitTimeWindow: 2000 } });
+      assert.equal(response.statusCode, 400, response.body);
+      assert.deepEqual(errorCodes(response), ['INVALID_RESOURCE_DATA']);
+      assert.deepEqual(errorPointers(response), ['/data/attributes/rateLimitTimeWindow']);
+      const detail = String(response.json().errors[0].detail);
+      assert.match(detail, /1000 requests per 60000 ms/);
+      assert.match(detail, /50 per 2000 ms allows 50 × 30 = 1500 requests in 60000 ms/);
+    });
+
     const invalidPermissions: { name: string; permissions: unknown; pointer: string }[] = [
       { name: 'an array', permissions: ['posts'], pointer: '/data/attributes/permissions' },
       { name: 'an unknown resource', permissions: { nope: { read: [] } }, pointer: '/data/attributes/permissions/nope' },

@@ -44,6 +44,7 @@ const PROBLEMS: ProblemScenario[] = [
   { name: 'a resource name with capitals', change: (c) => (c.resources.Posts = { fields: {} }), path: 'resources.Posts', message: /must match/ },
   { name: 'a resource name starting with a digit', change: (c) => (c.resources['1posts'] = { fields: {} }), path: 'resources.1posts', message: /must match/ },
   { name: 'a resource name longer than 63 characters', change: (c) => (c.resources[`a${'b'.repeat(63)}`] = { fields: {} }), path: `resources.a${'b'.repeat(63)}`, message: /must match/ },
+  { name: 'the resource name constructor', change: (c) => (c.resources.constructor = { fields: {} }), path: 'resources.constructor', message: /reserved/ },
   { name: 'a resource name starting with svc_', change: (c) => (c.resources.svc_users = { fields: {} }), path: 'resources.svc_users', message: /reserved for internal tables/ },
   { name: 'a field name with a dash', change: (c) => (fields(c)['sub-title'] = { type: 'string' }), path: 'resources.posts.fields.sub-title', message: /must match/ },
   ...['id', 'created_at', 'updated_at', 'deleted_at', '_limit', '_offset', '_sort', 'fields', 'events', 'page', 'token'].map(
@@ -209,7 +210,7 @@ describe('validateConfig', () => {
   });
 
   const VALID: { name: string; change: (config: Record<string, any>) => void }[] = [
-    { name: 'system fields in filters and checks', change: (c) => Object.assign(userRules(c).read, { filter: { _and: [{ id: { neq: 'x' } }, { created_at: { gt: '2024-01-01T00:00:00Z' } }, { updated_at: { is_not_null: true } }] } }) },
+    { name: 'system fields in filters and checks', change: (c) => Object.assign(userRules(c).read, { filter: { _and: [{ id: { neq: '01890a5d-ac96-774b-bcce-b302099a8057' } }, { created_at: { gt: '2024-01-01T00:00:00Z' } }, { updated_at: { is_not_null: true } }] } }) },
     { name: '$role as a filter value', change: (c) => (userRules(c).read.filter = { status: { in: ['$role', 'published'] } }) },
     { name: 'a literal starting with $ that is no variable name', change: (c) => (userRules(c).read.filter = { title: { eq: '$5 deal' } }) },
     { name: 'fields: "*"', change: (c) => (userRules(c).read.fields = '*') },

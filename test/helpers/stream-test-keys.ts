@@ -6,6 +6,7 @@ import type { AppContext } from '../../src/app-context.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
 import type { KeyPermissions } from '../../src/auth/principal.ts';
 import { authorizationFor, TEST_PASSWORD } from './test-auth.ts';
+import { createTestUser } from './test-user.ts';
 
 export interface TestKey {
   authorization: string;
@@ -17,7 +18,7 @@ export interface TestKey {
 export async function issueTestKey(app: FastifyInstance, ctx: AppContext, role: string, userId: string, permissions?: KeyPermissions): Promise<TestKey> {
   if (permissions === undefined) return { authorization: await authorizationFor(app, ctx, role, userId), userId };
   const email = `${userId.replace(/[^a-zA-Z0-9]/g, '-')}-${randomBytes(3).toString('hex')}@example.test`;
-  await ctx.auth.users.create({ id: userId, email, password: TEST_PASSWORD, role, verified: true });
+  await createTestUser(ctx, { id: userId, email, role });
   const response = await app.inject({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD, permissions } });
   if (response.statusCode !== 201) throw new Error(`POST /token failed: ${response.statusCode} ${response.body}`);
   return { authorization: `Bearer ${(response.json() as { key: string }).key}`, userId };

@@ -3,12 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/app-context.ts';
+import { createTestUser, TEST_PASSWORD } from './test-user.ts';
 
-export const TEST_PASSWORD = 'correct horse battery staple';
+export { TEST_PASSWORD } from './test-user.ts';
 
 export async function authorizationFor(app: FastifyInstance, ctx: AppContext, role: string, userId: string): Promise<string> {
   const email = `${userId.replace(/[^a-zA-Z0-9]/g, '-')}-${randomBytes(3).toString('hex')}@example.test`;
-  await ctx.auth.users.create({ id: userId, email, password: TEST_PASSWORD, role, verified: true });
+  await createTestUser(ctx, { id: userId, email, role });
   const response = await app.inject({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD } });
   if (response.statusCode !== 201) throw new Error(`POST /token failed: ${response.statusCode} ${response.body}`);
   return `Bearer ${(response.json() as { key: string }).key}`;

@@ -4,7 +4,9 @@ import type { BetterAuthOptions } from 'better-auth';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SocialProviderConfig, SvcConfig } from '../../config/config-types.ts';
 import type { Store } from '../../store/create-store.ts';
+import { definedRoles } from '../../config/defined-roles.ts';
 import { IDENTITY_TABLES } from './identity-tables.ts';
+import { roleGuardHooks } from './role-guard-hooks.ts';
 import type { VerificationMailer } from './verification-mailer.ts';
 
 /** Header the identity route sets from Fastify's view of the client address (which honours trustProxy). */
@@ -16,6 +18,8 @@ export interface IdentityOptionsInput {
   secret: string;
   mailer: VerificationMailer;
   log: FastifyBaseLogger;
+  /** The roles defined now; default: those of `config`. */
+  definedRoles?: () => ReadonlySet<string>;
 }
 
 export function identityBaseUrl(config: SvcConfig): string {
@@ -29,7 +33,7 @@ function enabledProvider(provider: SocialProviderConfig | undefined): { clientId
   return clientId && clientSecret ? { clientId, clientSecret } : undefined;
 }
 
-export function buildIdentityOptions({ config, store, secret, mailer, log }: IdentityOptionsInput): BetterAuthOptions {
+export function buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles }: IdentityOptionsInput): BetterAuthOptions {
   const github = enabledProvider(config.auth.social.github);
   const google = enabledProvider(config.auth.social.google);
   const requireVerification = config.auth.requireEmailVerification;
@@ -70,6 +74,7 @@ export function buildIdentityOptions({ config, store, secret, mailer, log }: Ide
         allowedRoles: { type: 'string', required: false, defaultValue: '[]', input: false },
       },
     },
+    databaseHooks: { user: roleGuardHooks(roles ?? (() => definedRoles(config, config.resources))) },
     session: { modelName: IDENTITY_TABLES.session },
     account: { modelName: IDENTITY_TABLES.account },
     verification: { modelName: IDENTITY_TABLES.verification },

@@ -4,7 +4,8 @@ import type { Where } from 'better-auth';
 import type { SvcConfig } from '../../config/config-types.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Identity } from './identity.ts';
-import { decodeAllowedRoles, encodeAllowedRoles, roleProblem } from './user-roles.ts';
+import { userRoleIssues } from './check-user-roles.ts';
+import { decodeAllowedRoles, encodeAllowedRoles } from './user-roles.ts';
 import { toUserRecord, type IdentityUser, type UserRecord } from './user-record.ts';
 
 export interface UserListQuery {
@@ -47,11 +48,20 @@ export class UserDirectory {
   readonly #identity: Identity;
   readonly #defaultRole: string;
   readonly #hooks: UserDirectoryHooks;
+  readonly #definedRoles: () => ReadonlySet<string>;
 
-  constructor(identity: Identity, config: SvcConfig, hooks: UserDirectoryHooks) {
+  /** `definedRoles` answers for the definitions in force now (they can be reloaded while running). */
+  constructor(identity: Identity, config: SvcConfig, hooks: UserDirectoryHooks, definedRoles: () => ReadonlySet<string>) {
     this.#identity = identity;
     this.#defaultRole = config.auth.defaultRole;
     this.#hooks = hooks;
+    this.#definedRoles = definedRoles;
+  }
+
+  /** 400 INVALID_RESOURCE_DATA naming each role the configuration does not define. */
+  #requireDefinedRoles(roles: { primaryRole?: string; allowedRoles?: readonly string[] }): void {
+    const issues = userRoleIssues(roles, this.#definedRoles());
+    if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);
   }
 
   async list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
@@ -80,6 +90,7 @@ export class UserDirectory {
 
   async update(id: string, changes: UserChanges): Promise<UserRecord | undefined> {
     if (!(await this.#find(id))) return undefined;
+    this.#requireDefinedRoles(changes);
     const data: Record<string, unknown> = {};
     if (changes.primaryRole !== undefined) data.primaryRole = changes.primaryRole;
     if (changes.allowedRoles !== undefined) data.allowedRoles = encodeAllowedRoles(changes.allowedRoles);
@@ -113,10 +124,7 @@ export class UserDirectory {
         pointer: '/data/attributes/password',
       });
     }
-    for (const role of [input.role ?? this.#defaultRole, ...(input.allowedRoles ?? [])]) {
-      const problem = roleProblem(role);
-      if (problem) throw new ApiError('INVALID_RESOURCE_DATA', { detail: problem, pointer: '/data/attributes/role' });
-    }
+    this.#requireDefinedRoles({ primaryRole: input.role ?? this.#defaultRole, allowedRoles: input.allowedRoles ?? [] });
     if (await context.internalAdapter.findUserByEmail(email)) {
       throw new ApiError('CONFLICT', { detail: `A user with email ${email} already exists`, pointer: '/data/attributes/email' });
     }

@@ -1,7 +1,7 @@
 // Roles on a user (spec 2.3): `primaryRole`, and `allowedRoles`, a JSON-encoded array of the roles the
 // user may switch to with X-Service-Role.
 
-const MAX_ROLE_LENGTH = 100;
+import { roleNameProblem } from '../../config/role-name.ts';
 
 /** Reads a stored allowedRoles value; anything unreadable counts as "no extra roles", never as a grant. */
 export function decodeAllowedRoles(stored: unknown): string[] {
@@ -19,13 +19,7 @@ export function encodeAllowedRoles(roles: readonly string[]): string {
 }
 
 /** A problem with a role name, or undefined when it is usable. */
-export function roleProblem(role: unknown): string | undefined {
-  if (typeof role !== 'string' || role.trim() === '') return 'a role must be a non-empty string';
-  if (role !== role.trim()) return 'a role must not start or end with spaces';
-  if (role.length > MAX_ROLE_LENGTH) return `a role must be at most ${MAX_ROLE_LENGTH} characters long`;
-  if (/[\u0000-\u001f\u007f]/.test(role)) return 'a role must not contain control characters';
-  return undefined;
-}
+export const roleProblem = roleNameProblem;
 
 /**
  * allowedRoles as the admin API and CLI accept it (CONTRACT 5): an array of role names or the same

@@ -1,8 +1,9 @@
 // The body of POST /token (CONTRACT 5), validated. Rate-limit fields may only tighten the global
-// default: a key can ask for fewer requests or a longer window, never more or shorter.
+// default: the key's own limit must never allow more requests than the default in any interval.
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import type { KeyPermissions } from '../principal.ts';
+import { overrideProblem } from '../rate-limit/override-within-default.ts';
 import { BodyReader, type JsonObject } from '../validation/body-reader.ts';
 import { validateKeyPermissions } from './validate-key-permissions.ts';
 
@@ -42,15 +43,16 @@ export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pi
 
   const defaults = config.apiKeys.rateLimit;
   const rateLimitMax = reader.integer('rateLimitMax', { nullable: true, minimum: 1, maximum: MAX_COUNT });
-  if (defaults.enabled && typeof rateLimitMax === 'number' && rateLimitMax > defaults.max) {
-    reader.problem('rateLimitMax', `rateLimitMax may only tighten the default: at most ${defaults.max}`);
-  }
   const rateLimitTimeWindow = reader.integer('rateLimitTimeWindow', { nullable: true, minimum: 1, maximum: MAX_INTERVAL_MS });
-  if (defaults.enabled && typeof rateLimitTimeWindow === 'number' && rateLimitTimeWindow < defaults.timeWindow) {
-    reader.problem(
-      'rateLimitTimeWindow',
-      `rateLimitTimeWindow may only tighten the default: at least ${defaults.timeWindow} ms (a shorter window allows more requests)`,
+  const givesLimit = typeof rateLimitMax === 'number' || typeof rateLimitTimeWindow === 'number';
+  // Only when each field was valid on its own (or absent: then the default's value is in force for it).
+  const bothReadable = (rateLimitMax !== undefined || !reader.has('rateLimitMax')) && (rateLimitTimeWindow !== undefined || !reader.has('rateLimitTimeWindow'));
+  if (defaults.enabled && givesLimit && bothReadable) {
+    const problem = overrideProblem(
+      { max: rateLimitMax ?? defaults.max, windowMs: rateLimitTimeWindow ?? defaults.timeWindow },
+      { max: defaults.max, windowMs: defaults.timeWindow },
     );
+    if (problem) reader.problem(problem.field, problem.detail);
   }
   const refillInterval = reader.integer('refillInterval', { nullable: true, minimum: 1, maximum: MAX_INTERVAL_MS });
   const refillAmount = reader.integer('refillAmount', { nullable: true, minimum: 1, maximum: MAX_COUNT });

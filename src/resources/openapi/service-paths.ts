@@ -15,7 +15,9 @@ export const SERVICE_OPERATIONS = ['createToken', 'getOpenApiJson', 'getOpenApiY
 export function serviceSchemas(config: SvcConfig): Record<(typeof SERVICE_SCHEMAS)[number], JsonSchema> {
   const fieldList = (): JsonSchema => ({ type: 'array', items: { type: 'string' }, description: 'Field names; `"*"` for every field the role allows' });
   const { max, timeWindow } = config.apiKeys.rateLimit;
-  const tighten = `May only tighten the global default (${max} requests per ${timeWindow} ms).`;
+  const tighten =
+    `May only tighten the global default of ${max} requests per ${timeWindow} ms: rateLimitMax at most ${max}, and ` +
+    `rateLimitMax × ceil(${timeWindow} / rateLimitTimeWindow) at most ${max}.`;
   return {
     KeyPermissions: {
       type: 'object',

@@ -43,7 +43,8 @@ function unicodeClass(cursor: Cursor): string {
     name = pattern[cursor.at] ?? '';
     cursor.at += 1;
   }
-  const posix = UNICODE_CLASSES[name];
+  // The class name comes from a configured pattern: only the table's own entries count.
+  const posix = Object.hasOwn(UNICODE_CLASSES, name) ? UNICODE_CLASSES[name] : undefined;
   if (!posix) throw new UntranslatableRegexError(`\\p{${name}} (only \\p{L}, \\p{Lu}, \\p{Ll})`);
   return posix;
 }
