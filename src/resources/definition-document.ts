@@ -66,7 +66,7 @@ function roleRules(rules: RolePermissions): Record<string, unknown> {
 
 export function definitionObject(resource: Resource, applied: AppliedRecord | null): DefinitionObject {
   const fields = [...resource.fields.values()].map((field): [string, unknown] => [field.name, fieldAttributes(field)]);
-  const permissions = Object.entries(resource.permissions).map(([role, rules]): [string, unknown] => [role, roleRules(rules)]);
+  const permissions = [...resource.permissions].map(([role, rules]): [string, unknown] => [role, roleRules(rules)]);
   return {
     type: 'resources',
     id: resource.name,
