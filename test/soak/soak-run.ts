@@ -53,6 +53,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     adminToken: ADMIN,
     apiKeys: { rateLimit: { enabled: true, max: 100_000_000, timeWindow: 60_000 } },
     webhooks: { allowPrivateTargets: true, pollIntervalMs: 100 },
+    // Every stream client uses the one key; the default of 10 streams per key is for real clients.
+    stream: { maxPerKey: Math.max(10, options.streamClients) },
     resources: {
       posts: {
         fields: { title: { type: 'string', required: true, sortable: true }, views: { type: 'integer', default: 0, sortable: true } },
