@@ -162,6 +162,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         },
         bodyLimitBytes: { type: 'integer', minimum: 1, default: 1048576 },
         publicMetrics: { description: 'Serve /metrics without the admin token.', type: 'boolean', default: false },
+        console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
       },
     },
     adminToken: {

@@ -114,6 +114,8 @@ export interface SvcConfig {
     cors: { origins: string[] };
     bodyLimitBytes: number;
     publicMetrics?: boolean;
+    /** Serve the web console at /console and the API reference at /docs (default true). */
+    console?: boolean;
   };
   adminToken?: string;
   auth: {
