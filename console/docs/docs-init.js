@@ -1,6 +1,6 @@
 // Mounts Scalar's API reference on the service's own OpenAPI document. Everything stays on this
 // origin: no web fonts, no proxy, no telemetry, no AI agent; "try it" calls this server directly.
-window.Scalar.createApiReference('#api-reference', {
+window.Scalar.createApiReference('#reference', {
   url: '/openapi.json',
   baseServerURL: window.location.origin,
   servers: [{ url: window.location.origin, description: 'This server' }],

@@ -259,7 +259,10 @@ describe('web console in a browser', { skip }, () => {
 
   step('renders the API reference at /docs from this server alone', async () => {
     await page.goto(`${base}/docs`);
-    await page.getByText('/v1/posts').first().waitFor(WAIT);
+    await page.getByText('List categories records').first().waitFor(WAIT);
+    // "Try it" sends requests to this server, with the bearer scheme preselected.
+    await page.getByText(base, { exact: true }).first().waitFor(WAIT);
+    await page.getByText('Bearer Token').first().waitFor(WAIT);
     await shot(page, 'docs');
     assert.deepEqual(cspViolations, []);
   });
