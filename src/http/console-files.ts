@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 export const CONSOLE_BUILD_DIR = fileURLToPath(new URL('../../dist/console/', import.meta.url));
 
@@ -12,6 +13,17 @@ export interface ConsoleFile {
   type: string;
   /** Vite names its assets by content hash: they never change under the same name. */
   immutable: boolean;
+  /** Compressed on first request and kept (the reference's script is ~5 MB, ~1.4 MB gzipped). */
+  gzipped?: Buffer;
+}
+
+const COMPRESSIBLE_BYTES = 1024;
+
+/** The file's gzip form, made once; null when it is too small to be worth it. */
+export function gzippedBody(file: ConsoleFile): Buffer | null {
+  if (file.body.length < COMPRESSIBLE_BYTES || file.type.startsWith('image/png') || file.type.startsWith('font/')) return null;
+  file.gzipped ??= gzipSync(file.body);
+  return file.gzipped;
 }
 
 const TYPES = new Map<string, string>([

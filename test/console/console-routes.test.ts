@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { ensureConsoleBuilt } from '../helpers/console-build.ts';
@@ -64,6 +64,9 @@ for (const dialect of testDialects()) {
       const scalar = await t.request({ method: 'GET', url: '/docs/scalar.js' });
       assert.equal(scalar.statusCode, 200);
       assert.match(String(scalar.headers['content-type']), /^text\/javascript/);
+      const compressed = await t.request({ method: 'GET', url: '/docs/scalar.js', headers: { 'accept-encoding': 'gzip, br' } });
+      assert.equal(compressed.headers['content-encoding'], 'gzip');
+      assert.equal(gunzipSync(compressed.rawPayload).length, scalar.rawPayload.length);
       const init = await t.request({ method: 'GET', url: '/docs/docs-init.js' });
       assert.match(init.body, /\/openapi\.json/);
       assert.match(init.body, /withDefaultFonts: false/);

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { readConsoleFiles, type ConsoleFile } from '../console-files.ts';
+import { gzippedBody, readConsoleFiles, type ConsoleFile } from '../console-files.ts';
 
 /** Only this origin: no inline script, no eval, no remote fonts or CDNs; the API is called on the same origin. */
 export const CONSOLE_CSP = [
@@ -31,16 +31,19 @@ export async function registerConsoleRoutes(app: FastifyInstance, ctx: AppContex
   if (ctx.config.server.console === false) return;
   const files = readConsoleFiles();
 
-  const send = (reply: FastifyReply, file: ConsoleFile, csp: string) => {
+  const send = (request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, csp: string) => {
     reply.header('Content-Security-Policy', csp);
     reply.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-    return reply.code(200).type(file.type).send(file.body);
+    reply.header('Vary', 'Accept-Encoding');
+    const gzipped = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) ? gzippedBody(file) : null;
+    if (gzipped) reply.header('Content-Encoding', 'gzip');
+    return reply.code(200).type(file.type).send(gzipped ?? file.body);
   };
   const serve = (path: string, csp: string) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (files === null) throw new ApiError('SERVICE_UNAVAILABLE', NOT_BUILT);
     const file = files.get(path === '*' ? request.url.split('?')[0]! : path);
     if (file === undefined) throw new ApiError('ROUTE_NOT_FOUND', `No route for GET ${request.url.split('?')[0]}`);
-    return send(reply, file, csp);
+    return send(request, reply, file, csp);
   };
 
   app.get('/console', serve('/console/index.html', CONSOLE_CSP));
