@@ -192,6 +192,17 @@ describe('web console in a browser', { skip }, () => {
     await shot(page, 'live');
   });
 
+  step('shows a resource\'s fields, soft delete and JSON Schema', async () => {
+    await page.goto(`${base}/console#/resources/posts`);
+    await page.getByRole('cell', { name: 'category_id' }).waitFor(WAIT);
+    assert.match(await page.getByRole('row', { name: /category_id/ }).innerText(), /categories/);
+    await page.getByText('Soft delete: on').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Show the JSON Schema' }).click();
+    assert.match(await page.getByLabel('JSON Schema of posts').inputValue(), /"\$id": "\/v1\/posts\/schema"/);
+    await checkAccessibility(page, 'resource');
+    await shot(page, 'resource');
+  });
+
   step('signs out, then signs in with the admin token, which cannot create records', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('tab', { name: 'Admin token' }).click();
@@ -222,6 +233,15 @@ describe('web console in a browser', { skip }, () => {
     copyFileSync(await shot(page, 'webhooks'), join(README_IMAGES, 'console-webhooks.png'));
     await page.getByRole('button', { name: 'I have copied it' }).click();
     assert.equal(await page.locator('#webhook-secret').count(), 0);
+    const before = received;
+    await page.getByRole('button', { name: 'Send test ping' }).click();
+    await page.locator('tr.delivery[data-status="success"]').filter({ hasText: 'webhook.ping' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Redeliver posts.created' }).first().click();
+    await page.getByText('Redelivery queued.').waitFor(WAIT);
+    await page.locator('tr.delivery').filter({ hasText: 'posts.created' }).nth(1).waitFor(WAIT);
+    assert.ok(received >= before + 1);
+    await page.getByRole('button', { name: 'Disable Audit' }).click();
+    await page.getByRole('row', { name: /Audit/ }).getByText('disabled').waitFor(WAIT);
   });
 
   step('lists users and disables a key', async () => {
@@ -250,6 +270,9 @@ describe('web console in a browser', { skip }, () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/console#/records/posts`);
     await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Menu' }).click();
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
     await checkAccessibility(page, 'records on a phone');
