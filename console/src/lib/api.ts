@@ -1,5 +1,13 @@
 // Calls the svc API as the signed-in principal and turns JSON:API error documents into ApiFailure.
-import type { Session } from './session';
+
+/** Who the console acts as. Stored by session.ts; defined here so this module needs no browser storage. */
+export interface Session {
+  kind: 'admin' | 'user';
+  token: string;
+  /** The user's email, shown in the sidebar (user sessions only). */
+  email?: string;
+  expiresAt?: string;
+}
 
 export interface ErrorObject {
   status?: string;

@@ -1,7 +1,7 @@
 // What the console knows of each resource, put together from what today's API publishes:
 // /openapi.json (names, sortable fields, create schema, soft delete), /v1/:r/schema (the fields the
 // caller may read) and, for the admin, /admin/resources when the server has it (unique, permissions).
-import { call, ApiFailure } from './api';
+import { call, ApiFailure } from './api.ts';
 
 export type JsonSchema = Record<string, any>; // JSON Schema nodes are open-ended by nature
 

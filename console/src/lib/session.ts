@@ -1,11 +1,7 @@
 // The signed-in credential, kept only in sessionStorage (gone when the tab closes; never in a URL or a log).
-export interface Session {
-  kind: 'admin' | 'user';
-  token: string;
-  /** The user's email, shown in the header (user sessions only). */
-  email?: string;
-  expiresAt?: string;
-}
+import type { Session } from './api.ts';
+
+export type { Session };
 
 const STORAGE_KEY = 'svc.console.session';
 

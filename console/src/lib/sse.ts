@@ -1,7 +1,7 @@
 // Reads a Server-Sent Events stream with fetch, so the Authorization header can be sent (EventSource
 // cannot, and a token in the URL would leak into logs and history). Reconnects after a drop with
 // Last-Event-ID so no event is missed, waiting the server's `retry:` interval.
-import { authHeaders } from './api';
+import { authHeaders } from './api.ts';
 
 export interface SseMessage {
   event: string;
@@ -24,7 +24,7 @@ export function openStream(url: string, handlers: StreamHandlers): () => void {
     handlers.onState('connecting');
     const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders() };
     if (lastEventId) headers['last-event-id'] = lastEventId;
-    const response = await fetch(url, { headers, signal: controller.signal, credentials: 'omit', cache: 'no-store' });
+    const response = await fetch(url, { headers, signal: controller.signal, credentials: 'omit' });
     if (!response.ok || !response.body) {
       const text = await response.text().catch(() => '');
       let detail = `HTTP ${response.status}`;
