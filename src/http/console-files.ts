@@ -45,13 +45,20 @@ function walk(dir: string, found: string[]): void {
   }
 }
 
+/** The last build read, shared by every app in the process (tests build many) until index.html changes. */
+let lastRead: { dir: string; builtAt: number; files: Map<string, ConsoleFile> } | null = null;
+
 /** Files by URL path (`/console/assets/x.js`, `/docs/scalar.js`); null when the console was never built. */
 export function readConsoleFiles(dir: string = CONSOLE_BUILD_DIR): Map<string, ConsoleFile> | null {
+  let builtAt: number;
   try {
-    if (!statSync(join(dir, 'index.html')).isFile()) return null;
+    const index = statSync(join(dir, 'index.html'));
+    if (!index.isFile()) return null;
+    builtAt = index.mtimeMs;
   } catch {
     return null;
   }
+  if (lastRead !== null && lastRead.dir === dir && lastRead.builtAt === builtAt) return lastRead.files;
   const files = new Map<string, ConsoleFile>();
   const paths: string[] = [];
   walk(dir, paths);
@@ -63,5 +70,6 @@ export function readConsoleFiles(dir: string = CONSOLE_BUILD_DIR): Map<string, C
     const url = name.startsWith('docs/') ? `/${name}` : `/console/${name}`;
     files.set(url, { body: readFileSync(path), type, immutable: name.startsWith('assets/') });
   }
+  lastRead = { dir, builtAt, files };
   return files;
 }
