@@ -290,6 +290,15 @@ describe('web console in a browser', { skip }, () => {
     // "Try it" sends requests to this server, with the bearer scheme preselected.
     await page.getByText(base, { exact: true }).first().waitFor(WAIT);
     await page.getByText('Bearer Token').first().waitFor(WAIT);
+    // Try it: a real request from the reference to this server, with the key pasted as the bearer token.
+    const sent = page.waitForRequest((request) => request.url().startsWith(`${base}/v1/categories`), WAIT);
+    const answered = page.waitForResponse((response) => response.url().startsWith(`${base}/v1/categories`), WAIT);
+    await page.getByRole('button', { name: /Test Request/ }).first().click();
+    await page.getByPlaceholder('Token').last().click();
+    await page.keyboard.type(editorKey.replace('Bearer ', ''));
+    await page.getByRole('button', { name: /^Send/ }).first().click();
+    assert.equal((await sent).headers().authorization, editorKey);
+    assert.notEqual((await answered).status(), 401);
     await shot(page, 'docs');
     assert.deepEqual(cspViolations, []);
   });
