@@ -179,7 +179,11 @@ describe('web console in a browser', { skip }, () => {
     assert.equal(list.json().meta.total, 1);
     await checkAccessibility(page, 'record panel');
     await shot(page, 'record-panel');
-    await dialog.getByRole('button', { name: 'Close panel' }).click();
+    // Keyboard: Tab stays inside the dialog, Escape closes it.
+    for (let i = 0; i < 30; i++) await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('!!document.activeElement.closest("[role=dialog]")'), true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached', ...WAIT });
   });
 
   step('shows created and updated events live, with the changed fields highlighted', async () => {
