@@ -65,7 +65,10 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** The parsed answer (null for 204), or throws ApiFailure. */
+/**
+ * The parsed answer (null for 204), or throws ApiFailure. `any` by default: answers are JSON documents
+ * whose shape each view reads defensively (optional chaining, `?? []`), as the API publishes it.
+ */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<T> {
   const session = options.session === undefined ? current : options.session;
   const headers: Record<string, string> = { accept: options.accept ?? `${JSON_API}, application/json`, ...authHeaders(session) };
@@ -77,7 +80,7 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   const response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal, credentials: 'omit' });
   if (response.status === 204) return null as T;
   const text = await response.text();
-  let parsed: any = null;
+  let parsed: any = null; // any JSON at all, or the raw text when it is not JSON
   try {
     parsed = text === '' ? null : JSON.parse(text);
   } catch {

@@ -74,7 +74,10 @@ interface AdminResource {
   permissions: Permissions | null;
 }
 
-/** Reads /admin/resources defensively: it may not exist yet, and its exact shape is not fixed. */
+/**
+ * Reads /admin/resources defensively: it may not exist yet, and its exact shape is not fixed, hence
+ * `any` below with every member checked before use.
+ */
 async function loadAdminResources(): Promise<Map<string, AdminResource>> {
   const out = new Map<string, AdminResource>();
   let document: any;
@@ -112,6 +115,7 @@ async function loadAdminResources(): Promise<Map<string, AdminResource>> {
 }
 
 export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
+  // The OpenAPI document is walked as untyped JSON (`any`), each step guarded with `?.`.
   const openApi: any = await call('/openapi.json', { accept: 'application/json', session: null });
   const admin = isAdmin ? await loadAdminResources() : new Map<string, AdminResource>();
   const names = Object.keys(openApi.paths ?? {})
