@@ -16,3 +16,7 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+// The web console and API reference (dist/console/), served by the service at /console and /docs.
+const { buildConsole } = await import('./build-console.mjs');
+await buildConsole();

@@ -33,6 +33,7 @@ import { registerAdminKeyRoutes } from './http/routes/admin-key-routes.ts';
 import { registerStreamRoutes } from './http/routes/stream-routes.ts';
 import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.ts';
 import { registerAdminResourceRoutes } from './http/routes/admin-resource-routes.ts';
+import { registerConsoleRoutes } from './http/routes/console-routes.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
@@ -126,6 +127,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await registerAdminWebhookRoutes(app, ctx);
   await registerAdminResourceRoutes(app, ctx);
   await registerStreamRoutes(app, ctx);
+  await registerConsoleRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);
 
   if (options.startWorkers !== false) {

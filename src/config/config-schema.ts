@@ -208,6 +208,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.likePatternMaxWildcards,
         },
+        console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
       },
     },
     adminToken: {

@@ -128,6 +128,8 @@ export interface SvcConfig {
     maxConnections?: number;
     likePatternMaxLength?: number;
     likePatternMaxWildcards?: number;
+    /** Serve the web console at /console and the API reference at /docs (default true). */
+    console?: boolean;
   };
   adminToken?: string;
   auth: {

@@ -179,7 +179,7 @@ describe('loadConfig', () => {
 describe('loadConfigFromObject', () => {
   const notes = { resources: { notes: { fields: { body: { type: 'text' } } } } };
 
-  it('fills the defaults of CONTRACT.md 2', () => {
+  it('fills every setting\'s documented default', () => {
     const config = loadConfigFromObject({}, {}, { cwd: '/srv/app' });
     assert.deepEqual(
       { ...config },
@@ -195,6 +195,7 @@ describe('loadConfigFromObject', () => {
           maxConnections: 10000,
           likePatternMaxLength: 100,
           likePatternMaxWildcards: 16,
+          console: true,
         },
         auth: {
           basePath: '/auth',

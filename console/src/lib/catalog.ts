@@ -1,0 +1,185 @@
+// What the console knows of each resource, put together from what today's API publishes:
+// /openapi.json (names, sortable fields, create schema, soft delete), /v1/:r/schema (the fields the
+// caller may read) and, for the admin, /admin/resources when the server has it (unique, permissions).
+import { call, ApiFailure } from './api.ts';
+
+export type JsonSchema = Record<string, any>; // JSON Schema nodes are open-ended by nature
+
+export interface FieldInfo {
+  name: string;
+  /** A short type label: string, integer, enum, relation, … */
+  type: string;
+  required: boolean;
+  unique: boolean | null;
+  sortable: boolean;
+  relation: string | null;
+  enumValues: string[] | null;
+  schema: JsonSchema;
+}
+
+export type Permissions = Map<string, Map<string, string>>;
+
+export interface ResourceInfo {
+  name: string;
+  /** Fields the signed-in caller may read (system fields excluded); empty when reading is not allowed. */
+  fields: FieldInfo[];
+  readable: boolean;
+  readProblem: string | null;
+  softDelete: boolean;
+  sortable: Set<string>;
+  /** Flat create body schema from the OpenAPI document. */
+  createSchema: JsonSchema | null;
+  patchSchema: JsonSchema | null;
+  /** role → action → summary; null when /admin/resources is not available. */
+  permissions: Permissions | null;
+}
+
+export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at'];
+
+function typeLabel(schema: JsonSchema): string {
+  if (schema['x-relation']) return 'relation';
+  if (Array.isArray(schema.enum)) return 'enum';
+  const types = Array.isArray(schema.type) ? schema.type.filter((t: string) => t !== 'null') : [schema.type];
+  const base = types[0];
+  if (base === undefined) return 'json';
+  if (base === 'string') {
+    const format = schema.format as string | undefined;
+    if (format === 'date-time') return 'datetime';
+    if (format === 'date') return 'date';
+    if (format === 'uuid') return 'uuid';
+    if (format === 'email') return 'email';
+    if (format === 'uri') return 'url';
+    return schema.maxLength === undefined ? 'text' : 'string';
+  }
+  return String(base);
+}
+
+function summarize(grant: unknown): string {
+  if (grant === true) return 'all';
+  if (grant === false || grant === undefined || grant === null) return '—';
+  if (typeof grant === 'object') {
+    const g = grant as Record<string, unknown>;
+    const parts: string[] = [];
+    if (Array.isArray(g.fields)) parts.push(`fields: ${g.fields.join(', ')}`);
+    if (g.filter !== undefined) parts.push('row filter');
+    if (g.preset !== undefined) parts.push('preset');
+    return parts.length > 0 ? parts.join('; ') : 'all';
+  }
+  return String(grant);
+}
+
+interface AdminResource {
+  unique: Set<string>;
+  softDelete: boolean | null;
+  permissions: Permissions | null;
+}
+
+/**
+ * Reads /admin/resources defensively: it may not exist yet, and its exact shape is not fixed, hence
+ * `any` below with every member checked before use.
+ */
+async function loadAdminResources(): Promise<Map<string, AdminResource>> {
+  const out = new Map<string, AdminResource>();
+  let document: any;
+  try {
+    document = await call('/admin/resources');
+  } catch {
+    return out;
+  }
+  const items: any[] = Array.isArray(document?.data) ? document.data : [];
+  for (const item of items) {
+    const attributes = item?.attributes ?? {};
+    const name = typeof attributes.name === 'string' ? attributes.name : item?.id;
+    if (typeof name !== 'string') continue;
+    const unique = new Set<string>();
+    const fields = attributes.fields;
+    const entries: [string, any][] = Array.isArray(fields)
+      ? fields.map((f: any) => [String(f?.name), f])
+      : fields && typeof fields === 'object'
+        ? Object.entries(fields)
+        : [];
+    for (const [fieldName, field] of entries) if (field?.unique === true) unique.add(fieldName);
+    let permissions: Permissions | null = null;
+    if (attributes.permissions && typeof attributes.permissions === 'object') {
+      permissions = new Map();
+      for (const [role, actions] of Object.entries(attributes.permissions as Record<string, any>)) {
+        const row = new Map<string, string>();
+        for (const action of ['read', 'create', 'update', 'delete']) row.set(action, summarize(actions?.[action]));
+        permissions.set(role, row);
+      }
+    }
+    const soft = attributes.softDelete ?? attributes.enableSoftDelete;
+    out.set(name, { unique, softDelete: typeof soft === 'boolean' ? soft : null, permissions });
+  }
+  return out;
+}
+
+export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
+  // The OpenAPI document is walked as untyped JSON (`any`), each step guarded with `?.`.
+  const openApi: any = await call('/openapi.json', { accept: 'application/json', session: null });
+  const admin = isAdmin ? await loadAdminResources() : new Map<string, AdminResource>();
+  const names = Object.keys(openApi.paths ?? {})
+    .map((path) => /^\/v1\/([^/{}]+)$/.exec(path)?.[1])
+    .filter((name): name is string => name !== undefined);
+  const schemaOf = (ref: unknown): JsonSchema | null => {
+    if (typeof ref !== 'string') return null;
+    const name = ref.split('/').pop()!;
+    return openApi.components?.schemas?.[name] ?? null;
+  };
+  return Promise.all(
+    names.map(async (name): Promise<ResourceInfo> => {
+      const list = openApi.paths[`/v1/${name}`];
+      const one = openApi.paths[`/v1/${name}/{id}`];
+      const sortParam = (list?.get?.parameters ?? []).find((p: any) => p?.name === '_sort');
+      const sortable = new Set<string>((sortParam?.schema?.items?.enum ?? []).filter((k: string) => !k.startsWith('-')));
+      const createRef = list?.post?.requestBody?.content?.['application/vnd.api+json']?.schema?.$ref ?? list?.post?.requestBody?.content?.['application/json']?.schema?.$ref;
+      const patchRef = one?.patch?.requestBody?.content?.['application/vnd.api+json']?.schema?.$ref ?? one?.patch?.requestBody?.content?.['application/json']?.schema?.$ref;
+      const extra = admin.get(name);
+      const softDelete = extra?.softDelete ?? String(one?.delete?.description ?? '').includes('Soft delete');
+      let fields: FieldInfo[] = [];
+      let readable = true;
+      let readProblem: string | null = null;
+      try {
+        const schema: JsonSchema = await call(`/v1/${name}/schema`, { accept: 'application/schema+json, application/json' });
+        const required = new Set<string>(schema.required ?? []);
+        fields = Object.entries(schema.properties ?? {})
+          .filter(([field]) => !SYSTEM_FIELDS.includes(field))
+          .map(([field, fieldSchema]) => {
+            const s = fieldSchema as JsonSchema;
+            const enumValues = Array.isArray(s.enum) ? s.enum.filter((v: unknown) => v !== null).map(String) : null;
+            return {
+              name: field,
+              type: typeLabel(s),
+              required: required.has(field),
+              unique: extra ? extra.unique.has(field) : null,
+              sortable: sortable.has(field),
+              relation: s['x-relation']?.resource ?? null,
+              enumValues,
+              schema: s,
+            };
+          });
+      } catch (error) {
+        readable = false;
+        readProblem = error instanceof ApiFailure ? error.message : String(error);
+      }
+      return {
+        name,
+        fields,
+        readable,
+        readProblem,
+        softDelete,
+        sortable,
+        createSchema: schemaOf(createRef),
+        patchSchema: schemaOf(patchRef),
+        permissions: extra?.permissions ?? null,
+      };
+    }),
+  );
+}
+
+/** Roles named in any resource's permissions (offered when changing a user's role). */
+export function knownRoles(catalog: ResourceInfo[]): string[] {
+  const roles = new Set<string>();
+  for (const resource of catalog) for (const role of resource.permissions?.keys() ?? []) roles.add(role);
+  return [...roles].sort();
+}

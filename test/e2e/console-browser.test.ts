@@ -1,0 +1,309 @@
+// The web console used as a person would, in headless Chromium against a real svc on SQLite listening on
+// 127.0.0.1: both ways of signing in, browsing and filtering, creating and editing as a user, a live
+// event, a webhook and its delivery, disabling a key, the health view and /docs. axe-core checks each
+// view for serious or critical accessibility problems; screenshots are saved for a person to look at.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, copyFileSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { ensureConsoleBuilt } from '../helpers/console-build.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const EDITOR_EMAIL = 'edna@example.test';
+const EDITOR_PASSWORD = 'correct horse battery staple';
+const SHOTS = mkdtempSync(join(tmpdir(), 'svc-console-shots-'));
+const README_IMAGES = join(import.meta.dirname, '../../docs/images');
+/** `CONSOLE_SCREENSHOTS_TO_DOCS=1` refreshes the README's two images; otherwise runs leave the tree alone. */
+const TO_DOCS = process.env.CONSOLE_SCREENSHOTS_TO_DOCS === '1';
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const WAIT = { timeout: 15_000 };
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed: the console's browser tests are skipped`;
+if (skip) console.log(`# SKIPPED: ${skip}`);
+
+async function checkAccessibility(page: Page, view: string): Promise<void> {
+  // addScriptTag would be an inline script, which the page's CSP refuses (as it should); evaluate is not.
+  await page.evaluate(AXE_SOURCE);
+  // Browser code as text: the test's TypeScript is compiled without the DOM library.
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')))`)) as string[];
+  assert.deepEqual(violations, [], `accessibility problems on ${view}`);
+}
+
+async function shot(page: Page, name: string): Promise<string> {
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** The steps build on each other: after one fails, the rest are skipped instead of each timing out. */
+let broken = false;
+function step(name: string, body: () => Promise<void>): void {
+  it(name, async (context) => {
+    if (broken) return context.skip('an earlier step failed');
+    try {
+      await body();
+    } catch (error) {
+      broken = true;
+      throw error;
+    }
+  });
+}
+
+describe('web console in a browser', { skip }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let receiver: Server;
+  let receiverUrl: string;
+  let received = 0;
+  let editorKey: string;
+  const cspViolations: string[] = [];
+
+  before(async () => {
+    await ensureConsoleBuilt();
+    t = await startTestApp('sqlite');
+    await t.ctx.auth.users.create({ id: 'edna', email: EDITOR_EMAIL, password: EDITOR_PASSWORD, role: 'editor', verified: true });
+    editorKey = await t.as('editor');
+    for (const name of ['News', 'Guides']) {
+      await t.request({ method: 'POST', url: '/v1/categories', auth: editorKey, payload: { name } });
+    }
+    for (const [title, status] of [['Hello world', 'published'], ['Draft notes', 'draft'], ['Release 1.0', 'published']]) {
+      await t.request({ method: 'POST', url: '/v1/posts', auth: editorKey, payload: { title, status } });
+    }
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
+    base = `http://127.0.0.1:${address.port}`;
+    receiver = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        received++;
+        response.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverAddress = receiver.address();
+    if (receiverAddress === null || typeof receiverAddress === 'string') throw new Error('receiver not listening');
+    receiverUrl = `http://127.0.0.1:${receiverAddress.port}/hook`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // Nothing but this server may be reached: the console must work offline.
+    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => route.abort());
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+    await t?.close();
+    console.log(`# console screenshots: ${SHOTS}`);
+  });
+
+  step('signs in with email and password, keeping the key in sessionStorage only', async () => {
+    await page.goto(`${base}/console`);
+    await checkAccessibility(page, 'sign-in');
+    await page.getByLabel('Email', { exact: true }).fill(EDITOR_EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill(EDITOR_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText(`Signed in as ${EDITOR_EMAIL}`).waitFor(WAIT);
+    const storage = (await page.evaluate('({ local: localStorage.length, session: sessionStorage.length, url: location.href })')) as { local: number; session: number; url: string };
+    assert.equal(storage.local, 0);
+    assert.equal(storage.session, 1);
+    assert.doesNotMatch(storage.url, /svc_/);
+  });
+
+  step('browses, filters and sorts records, with the state in the URL', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'posts', exact: true }).click();
+    await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    assert.match(await page.getByRole('status').first().innerText(), /of 3/);
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.getByLabel('Filter 1 field').selectOption('status');
+    await page.getByLabel('Filter 1 operator').selectOption('eq');
+    await page.getByLabel('Filter 1 value').fill('published');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForFunction("location.hash.includes('status__eq=published')", null, WAIT);
+    await page.getByText('1–2 of 2').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Sort by title' }).click();
+    await page.waitForFunction("location.hash.includes('_sort=title')", null, WAIT);
+    await page.getByRole('button', { name: 'Sort by title' }).click();
+    await page.waitForFunction("location.hash.includes('_sort=-title')", null, WAIT);
+    // Descending by title: "Release 1.0" before "Hello world".
+    await page.locator('tbody tr').first().locator('td').nth(1).filter({ hasText: 'Release 1.0' }).waitFor(WAIT);
+    // A shared link opens the same view.
+    const shared = page.url();
+    await page.goto('about:blank');
+    await page.goto(shared);
+    await page.getByText('1–2 of 2').waitFor(WAIT);
+    await checkAccessibility(page, 'records');
+    const records = await shot(page, 'records');
+    if (TO_DOCS) copyFileSync(records, join(README_IMAGES, 'console-records.png'));
+  });
+
+  step('creates a record (the API validation error shown at its field) and edits it', async () => {
+    await page.getByRole('button', { name: 'New record' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/^title/).waitFor(WAIT);
+    await dialog.getByLabel(/^views/).fill('-5');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.locator('#error-title').waitFor(WAIT);
+    assert.match(await dialog.locator('#error-title').innerText(), /required/);
+    assert.match(await dialog.locator('#error-views').innerText(), /./);
+    await checkAccessibility(page, 'record form with errors');
+    await shot(page, 'record-errors');
+    await dialog.getByLabel(/^title/).fill('Written in the console');
+    await dialog.getByLabel(/^views/).fill('7');
+    await dialog.getByLabel(/^category_id/).selectOption({ label: 'Guides' });
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByRole('heading', { name: 'posts record' }).waitFor(WAIT);
+    await dialog.getByRole('link', { name: 'Guides' }).waitFor(WAIT);
+    await dialog.getByRole('button', { name: 'Edit' }).click();
+    await dialog.getByLabel(/^title/).fill('Edited in the console');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText('Edited in the console').waitFor(WAIT);
+    const list = await t.request({ method: 'GET', url: '/v1/posts?title=Edited%20in%20the%20console', auth: editorKey });
+    assert.equal(list.json().meta.total, 1);
+    await checkAccessibility(page, 'record panel');
+    await shot(page, 'record-panel');
+    // Keyboard: Tab stays inside the dialog, Escape closes it.
+    for (let i = 0; i < 30; i++) await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('!!document.activeElement.closest("[role=dialog]")'), true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached', ...WAIT });
+  });
+
+  step('shows created and updated events live, with the changed fields highlighted', async () => {
+    await page.goto(`${base}/console#/live/posts`);
+    await page.getByRole('status').filter({ hasText: 'connected' }).waitFor(WAIT);
+    const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editorKey, payload: { title: 'Live one' } });
+    const id = created.json().data.id as string;
+    await t.request({ method: 'PATCH', url: `/v1/posts/${id}`, auth: editorKey, payload: { status: 'published' } });
+    await page.locator('tr.live-event[data-kind="updated"] td.changed').first().waitFor(WAIT);
+    assert.equal(await page.locator('tr.live-event[data-kind="created"]').count(), 1);
+    assert.match(await page.locator('tr.live-event[data-kind="updated"] td.changed').innerText(), /^published\s*\(changed\)$/);
+    await checkAccessibility(page, 'live');
+    await shot(page, 'live');
+  });
+
+  step('shows a resource\'s fields, soft delete and JSON Schema', async () => {
+    await page.goto(`${base}/console#/resources/posts`);
+    await page.getByRole('cell', { name: 'category_id' }).waitFor(WAIT);
+    assert.match(await page.getByRole('row', { name: /category_id/ }).innerText(), /categories/);
+    await page.getByText('Soft delete: on').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Show the JSON Schema' }).click();
+    assert.match(await page.getByLabel('JSON Schema of posts').inputValue(), /"\$id": "\/v1\/posts\/schema"/);
+    await checkAccessibility(page, 'resource');
+    await shot(page, 'resource');
+  });
+
+  step('signs out, then signs in with the admin token, which cannot create records', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('tab', { name: 'Admin token' }).click();
+    await page.locator('#signin-token').fill(t.admin.replace('Bearer ', ''));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as administrator').waitFor(WAIT);
+    await page.goto(`${base}/console#/records/posts`);
+    await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    assert.equal(await page.getByRole('button', { name: 'New record' }).count(), 0);
+  });
+
+  step('creates a webhook, shows its secret once and its delivery', async () => {
+    await page.goto(`${base}/console#/webhooks`);
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    await page.getByLabel('Name').fill('Audit');
+    await page.getByLabel('Target URL').fill('not a url');
+    await page.getByLabel(/^Events/).fill('posts.*');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.locator('#hook-url-error').waitFor(WAIT);
+    await page.getByLabel('Target URL').fill(receiverUrl);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.locator('#webhook-secret').waitFor(WAIT);
+    assert.match(await page.locator('#webhook-secret').innerText(), /\S{16,}/);
+    await t.request({ method: 'POST', url: '/v1/posts', auth: editorKey, payload: { title: 'Delivered' } });
+    await page.locator('tr.delivery[data-status="success"]').first().waitFor(WAIT);
+    assert.ok(received >= 1);
+    await checkAccessibility(page, 'webhooks');
+    const webhooks = await shot(page, 'webhooks');
+    if (TO_DOCS) copyFileSync(webhooks, join(README_IMAGES, 'console-webhooks.png'));
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    assert.equal(await page.locator('#webhook-secret').count(), 0);
+    const before = received;
+    await page.getByRole('button', { name: 'Send test ping' }).click();
+    await page.locator('tr.delivery[data-status="success"]').filter({ hasText: 'webhook.ping' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Redeliver posts.created' }).first().click();
+    await page.getByText('Redelivery queued.').waitFor(WAIT);
+    await page.locator('tr.delivery').filter({ hasText: 'posts.created' }).nth(1).waitFor(WAIT);
+    assert.ok(received >= before + 1);
+    await page.getByRole('button', { name: 'Disable Audit' }).click();
+    await page.getByRole('row', { name: /Audit/ }).getByText('disabled').waitFor(WAIT);
+  });
+
+  step('lists users and disables a key', async () => {
+    await page.goto(`${base}/console#/users`);
+    await page.getByRole('link', { name: EDITOR_EMAIL }).click();
+    await page.locator('tr.api-key').first().waitFor(WAIT);
+    const row = page.locator('tr.api-key').filter({ hasText: 'console' });
+    await row.getByRole('button', { name: /^Disable/ }).click();
+    await row.getByText('disabled').waitFor(WAIT);
+    const keys = await t.request({ method: 'GET', url: '/admin/keys?userId=edna', auth: t.admin });
+    const consoleKey = keys.json().data.find((k: { attributes: { name: string } }) => k.attributes.name === 'console');
+    assert.equal(consoleKey.attributes.enabled, false);
+    await checkAccessibility(page, 'users');
+    await shot(page, 'users');
+  });
+
+  step('shows readiness, version and metrics', async () => {
+    await page.goto(`${base}/console#/health`);
+    await page.getByRole('status').filter({ hasText: 'ready' }).waitFor(WAIT);
+    await page.getByText('HTTP requests').waitFor(WAIT);
+    await checkAccessibility(page, 'health');
+    await shot(page, 'health');
+  });
+
+  step('fits a 390 px phone screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/console#/records/posts`);
+    await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+    assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
+    await checkAccessibility(page, 'records on a phone');
+    await shot(page, 'records-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  step('renders the API reference at /docs from this server alone', async () => {
+    await page.goto(`${base}/docs`);
+    await page.getByText('List categories records').first().waitFor(WAIT);
+    // "Try it" sends requests to this server, with the bearer scheme preselected.
+    await page.getByText(base, { exact: true }).first().waitFor(WAIT);
+    await page.getByText('Bearer Token').first().waitFor(WAIT);
+    // Try it: a real request from the reference to this server, with the key pasted as the bearer token.
+    const sent = page.waitForRequest((request) => request.url().startsWith(`${base}/v1/categories`), WAIT);
+    const answered = page.waitForResponse((response) => response.url().startsWith(`${base}/v1/categories`), WAIT);
+    await page.getByRole('button', { name: /Test Request/ }).first().click();
+    await page.getByPlaceholder('Token').last().click();
+    await page.keyboard.type(editorKey.replace('Bearer ', ''));
+    await page.getByRole('button', { name: /^Send/ }).first().click();
+    assert.equal((await sent).headers().authorization, editorKey);
+    assert.notEqual((await answered).status(), 401);
+    await shot(page, 'docs');
+    assert.deepEqual(cspViolations, []);
+  });
+});
