@@ -1,4 +1,4 @@
-// The `svc` command (CONTRACT 1): start, plan, check, openapi, users create, admin-token.
+// The `svc` command (docs/configuration.md): start, plan, check, openapi, users create, admin-token.
 import { parseArgs } from 'node:util';
 import { findConfigFile, loadConfig, ConfigError } from './config/load-config.ts';
 import type { SvcConfig } from './config/config-types.ts';

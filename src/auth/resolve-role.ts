@@ -1,4 +1,4 @@
-// The role a key request acts as (CONTRACT 3 "Roles"): the user's primaryRole, or the one named by
+// The role a key request acts as (docs/roles.md): the user's primaryRole, or the one named by
 // X-Service-Role when it is the primary role or one of the user's allowedRoles and the configuration
 // defines it (a stored allowed role whose definition was removed grants nothing).
 import { ApiError } from '../errors/api-error.ts';

@@ -1,4 +1,4 @@
-// Environment variables that override single settings of the file (CONTRACT.md 1), applied after
+// Environment variables that override single settings of the file (docs/configuration.md), applied after
 // `${…}` interpolation so that they win over it.
 import { toPointer } from './config-problem.ts';
 import { isRecord } from './is-record.ts';

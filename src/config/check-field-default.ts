@@ -12,7 +12,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 const ajv = new Ajv2020({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } });
 addFormats(ajv);
 
-/** Default maxLength of `string` fields (CONTRACT.md 3). */
+/** Default maxLength of `string` fields (docs/configuration.md). */
 export const STRING_MAX_LENGTH = 255;
 
 function lengthBounds(field: FieldDefinition): Record<string, unknown> {

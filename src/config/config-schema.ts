@@ -1,4 +1,4 @@
-// The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (CONTRACT.md 2-3).
+// The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (docs/configuration.md).
 // Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import type { FieldType, FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';

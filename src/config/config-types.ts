@@ -1,4 +1,4 @@
-// The shape of a validated svc configuration (CONTRACT.md sections 2 and 3). Frozen after load.
+// The shape of a validated svc configuration (docs/configuration.md). Frozen after load.
 
 export type FieldType =
   | 'string'

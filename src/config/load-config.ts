@@ -1,4 +1,4 @@
-// Finds, reads, interpolates, overrides and validates the config (CONTRACT.md 1): the file named by
+// Finds, reads, interpolates, overrides and validates the config (docs/configuration.md): the file named by
 // the caller, else SVC_CONFIG, else ./svc.config.yaml, else the bundled example. YAML or JSON.
 import { access, readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';

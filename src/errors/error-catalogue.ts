@@ -1,5 +1,5 @@
 // Every error code the service can answer with, defined once: status and title.
-// The spec's section 7 codes come first, then the ones CONTRACT.md section 9 adds.
+// The spec's section 7 codes come first, then the ones svc adds (docs/http-api.md lists them all).
 
 export const ERROR_CATALOGUE = {
   NO_RESOURCE_NAME: { status: 400, title: 'Resource name missing' },

@@ -1,4 +1,4 @@
-// The event a committed change produces (spec 2.8, 6.2; CONTRACT 4).
+// The event a committed change produces (spec 2.8, 6.2; docs/webhooks.md).
 export type EventKind = 'created' | 'updated' | 'deleted';
 
 export type RecordValues = Record<string, unknown>;

@@ -1,4 +1,4 @@
-// Records → JSON:API resource objects and documents, with pagination links per CONTRACT 4.
+// Records → JSON:API resource objects and documents, with pagination links per docs/records.md.
 import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';

@@ -14,7 +14,7 @@ export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set([
   'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null', 'like', 'ilike',
 ]);
 
-/** Parameters that are never filters (spec 4.1, CONTRACT 3). */
+/** Parameters that are never filters (spec 4.1, docs/records.md). */
 const IGNORED = new Set(['events', 'token', 'lastEventId']);
 
 // A Map, not an object literal: a parameter named `constructor` or `toString` must not find Object's members.

@@ -344,7 +344,7 @@ export class RecordService {
     const written = this.#write('RESOURCE_UPDATE_ERROR', async (trx, events) => {
       const old = await this.#findForWrite(trx, resource, meta.principal, id, 'update', grant);
       const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
-      // A write that changes nothing keeps updated_at and emits no event (CONTRACT 4).
+      // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
       references = this.#referencesIn(resource, changed);
       await checkReferences(trx, this.#store.dialect, references, meta.principal);

@@ -1,4 +1,4 @@
-// The stream's query parameters (spec 6.1, CONTRACT 7): `events`, `fields`, and the resumption point.
+// The stream's query parameters (spec 6.1, docs/streams.md): `events`, `fields`, and the resumption point.
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { EventKind } from '../events/record-event.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';

@@ -1,5 +1,5 @@
 // A subscription url: http(s), at most 2048 characters, no credentials, and not a private target
-// unless those are allowed (CONTRACT 8). Names that resolve to private addresses are caught at delivery.
+// unless those are allowed (docs/webhooks.md). Names that resolve to private addresses are caught at delivery.
 import { privateHostProblem } from './private-address.ts';
 
 export const MAX_URL_LENGTH = 2048;

@@ -24,7 +24,7 @@ type Deliveries = ExpressionBuilder<DynamicSchema, string>;
 
 /**
  * A finished attempt: sent, settled and released. `success` and `failed` end their event's delivery; a
- * retried attempt stays `pending` (CONTRACT 8) while its successor is queued in the same transaction, so
+ * retried attempt stays `pending` (docs/webhooks.md) while its successor is queued in the same transaction, so
  * it is finished once no attempt of the same event to the same subscription is still unsent.
  */
 function finished(eb: Deliveries) {

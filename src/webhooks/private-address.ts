@@ -1,4 +1,4 @@
-// Addresses a webhook must not reach unless private targets are allowed (CONTRACT 8): loopback, private,
+// Addresses a webhook must not reach unless private targets are allowed (docs/webhooks.md): loopback, private,
 // link-local, shared (CGNAT), unspecified, multicast and reserved ranges, IPv4 and IPv6, and IPv4
 // addresses carried inside IPv6 (mapped, translated, 6to4, NAT64) judged as the IPv4 address they carry.
 import { BlockList, isIP } from 'node:net';

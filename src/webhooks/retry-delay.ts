@@ -4,7 +4,7 @@ import type { RetryConfig } from './retry-config.ts';
 /**
  * Milliseconds to wait after attempt `attempt` failed, before attempt `attempt + 1`:
  * `min(initialDelayMs * backoffMultiplier ^ (attempt - 1), maxDelayMs)`. A receiver's Retry-After may
- * ask for longer (never shorter), still capped at maxDelayMs (CONTRACT 8).
+ * ask for longer (never shorter), still capped at maxDelayMs (docs/webhooks.md).
  */
 export function retryDelayMs(config: RetryConfig, attempt: number, retryAfterMs?: number): number {
   const backoff = Math.min(config.initialDelayMs * config.backoffMultiplier ** (attempt - 1), config.maxDelayMs);

@@ -1,4 +1,4 @@
-// The admin API for users and keys (CONTRACT 5): JSON:API documents, filters and paging, changes,
+// The admin API for users and keys (docs/admin-api.md): JSON:API documents, filters and paging, changes,
 // deletes, 404s, and that only the admin token gets in. A key's secret or hash never appears.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

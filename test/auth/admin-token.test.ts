@@ -1,4 +1,4 @@
-// The admin token (CONTRACT 5): configured, or generated at first start, stored hashed, printed
+// The admin token (docs/authentication.md): configured, or generated at first start, stored hashed, printed
 // once at warn level, and rotated by the CLI's rotateAdminToken.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

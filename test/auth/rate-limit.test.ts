@@ -1,4 +1,4 @@
-// Key rate limits (spec 8, CONTRACT 5): window limits with RateLimit-* and Retry-After, exact counting
+// Key rate limits (spec 8, docs/authentication.md): window limits with RateLimit-* and Retry-After, exact counting
 // under concurrency, the `remaining` quota and its refill, and the Redis-backed limiter.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

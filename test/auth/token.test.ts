@@ -18,7 +18,7 @@ for (const dialect of testDialects()) {
     });
     after(() => suite.close());
 
-    it('issues a key for a signed-up user: 201 with the flat answer of CONTRACT 5', async () => {
+    it('issues a key for a signed-up user: 201 with the flat answer docs/authentication.md shows', async () => {
       const response = await suite.t.inject({
         method: 'POST',
         url: '/token',

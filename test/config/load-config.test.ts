@@ -75,7 +75,7 @@ describe('loadConfig', () => {
     assert.deepEqual([...used].sort(), [...FIELD_TYPE_NAMES].sort());
   });
 
-  it("keeps the bundled example's posts exactly as CONTRACT.md 3 shows them", async () => {
+  it("keeps the bundled example's posts exactly as docs/configuration.md shows them", async () => {
     const config = await loadConfig({ file: BUNDLED_CONFIG_FILE, env: {} });
     const posts = config.resources.posts;
     assert.deepEqual(posts?.fields.status, { type: 'enum', values: ['draft', 'published'], default: 'draft', sortable: true });

@@ -24,7 +24,7 @@ for (const dialect of testDialects()) {
         ...FUZZ_OVERRIDES,
         resources: {
           ...FUZZ_RESOURCES,
-          // Field names that are also members of Object.prototype are valid names (CONTRACT 3).
+          // Field names that are also members of Object.prototype are valid names (docs/configuration.md).
           oddities: { fields: { constructor: { type: 'string' as const, sortable: true }, valueof: { type: 'integer' as const } }, permissions: { editor: { read: true, create: true, update: true } } },
         },
       });

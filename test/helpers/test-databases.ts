@@ -39,7 +39,7 @@ export async function createTestDatabase(dialect: TestDialect): Promise<TestData
   }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
-  // With PostgreSQL the identity component's secret must be given (CONTRACT 1); tests make one up.
+  // With PostgreSQL the identity component's secret must be given (docs/configuration.md); tests make one up.
   process.env.SVC_SECRET ??= randomBytes(32).toString('base64url');
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl(base) });

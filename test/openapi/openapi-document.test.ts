@@ -343,7 +343,7 @@ describe('buildOpenApiDocument', () => {
     const record = (attributes: Json) => ({ type: 'posts', id: ID, attributes, links: { self: `/v1/posts/${ID}` } });
     const attributes = { title: 'Hi', published: true, status: 'draft', tags: [1], created_at: NOW, updated_at: NOW };
 
-    it('accepts a list document as CONTRACT 4 shapes it', () => {
+    it('accepts a list document as docs/records.md shapes it', () => {
       const page = {
         data: [record(attributes), record({ title: 'Only', created_at: NOW, updated_at: NOW })],
         meta: { total: 7 },

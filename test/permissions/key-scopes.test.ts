@@ -1,4 +1,4 @@
-// Spec 2.2 / CONTRACT 3: a key's scoped permissions are intersected with its role's on every request.
+// Spec 2.2 / docs/roles.md: a key's scoped permissions are intersected with its role's on every request.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Role rules of CONTRACT 3 through HTTP: actions, field lists, row filters, presets and checks.
+// Role rules (docs/configuration.md, Permissions) through HTTP: actions, field lists, row filters, presets and checks.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../helpers/test-databases.ts';

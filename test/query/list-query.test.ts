@@ -1,4 +1,4 @@
-// List queries of spec 4.1 and CONTRACT 4: 12 operators, sort, paging, fields, links, and their errors.
+// List queries of spec 4.1 and docs/records.md: 12 operators, sort, paging, fields, links, and their errors.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../helpers/test-databases.ts';

@@ -1,4 +1,4 @@
-// Resumption (CONTRACT 7): a client reconnecting with Last-Event-ID (or `lastEventId`) first gets what
+// Resumption (docs/streams.md): a client reconnecting with Last-Event-ID (or `lastEventId`) first gets what
 // it missed, in order and filtered like live events, then live events with no gap and no duplicate;
 // an id that is unknown or older than the replay window gets `event: reset` and the stream goes on live.
 import { after, before, describe, it } from 'node:test';

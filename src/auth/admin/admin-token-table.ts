@@ -1,4 +1,4 @@
-// `svc_admin_tokens`: the generated admin token, stored as its SHA-256 only (CONTRACT 5).
+// `svc_admin_tokens`: the generated admin token, stored as its SHA-256 only (docs/admin-api.md).
 import { sql } from 'kysely';
 import type { Store } from '../../store/create-store.ts';
 

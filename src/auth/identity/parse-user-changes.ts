@@ -1,4 +1,4 @@
-// The body of PATCH /admin/users/:id: flat `{ primaryRole?, allowedRoles? }` (CONTRACT 5).
+// The body of PATCH /admin/users/:id: flat `{ primaryRole?, allowedRoles? }` (docs/admin-api.md).
 import { BodyReader } from '../validation/body-reader.ts';
 import type { UserChanges } from './user-directory.ts';
 import { parseAllowedRolesInput, roleProblem } from './user-roles.ts';

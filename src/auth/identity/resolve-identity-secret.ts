@@ -1,4 +1,4 @@
-// The identity component's signing secret (CONTRACT 1): SVC_SECRET, else, with SQLite only, one
+// The identity component's signing secret (docs/configuration.md): SVC_SECRET, else, with SQLite only, one
 // generated at first start and kept in `<dataDir>/secret` (mode 0600). PostgreSQL deployments run
 // several processes that must agree on it, so there it has to be given.
 import { randomBytes } from 'node:crypto';

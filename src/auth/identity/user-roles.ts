@@ -22,7 +22,7 @@ export function encodeAllowedRoles(roles: readonly string[]): string {
 export const roleProblem = roleNameProblem;
 
 /**
- * allowedRoles as the admin API and CLI accept it (CONTRACT 5): an array of role names or the same
+ * allowedRoles as the admin API and CLI accept it (docs/admin-api.md): an array of role names or the same
  * array JSON-encoded. Returns the roles, or a problem description.
  */
 export function parseAllowedRolesInput(value: unknown): { roles: string[] } | { problem: string } {

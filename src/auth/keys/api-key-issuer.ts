@@ -1,4 +1,4 @@
-// POST /token: checks the user's credentials and issues a key (spec 4, 5; CONTRACT 5). The secret
+// POST /token: checks the user's credentials and issues a key (spec 4, 5; docs/authentication.md). The secret
 // is returned here once; only its SHA-256 is stored.
 import { randomUUID } from 'node:crypto';
 import type { SvcConfig } from '../../config/config-types.ts';
@@ -12,7 +12,7 @@ import { generateApiKey } from './api-key-format.ts';
 import type { ApiKeyRepository } from './api-key-repository.ts';
 import type { TokenRequest } from './token-request.ts';
 
-/** The /token answer (CONTRACT 5): flat JSON. */
+/** The /token answer (docs/authentication.md): flat JSON. */
 export interface IssuedApiKey {
   key: string;
   id: string;

@@ -7,7 +7,7 @@ import { API_KEY_PUBLIC_COLUMNS, decodeApiKeyRow, type ApiKeyRecord } from './ap
 
 export type NewApiKey = Omit<ApiKeyRecord, 'requestCount' | 'lastRequest' | 'updatedAt'> & { keyHash: string };
 
-/** Fields an administrator may change (CONTRACT 5); `undefined` = leave as is. */
+/** Fields an administrator may change (docs/admin-api.md); `undefined` = leave as is. */
 export interface ApiKeyChanges {
   name?: string | null;
   enabled?: boolean;

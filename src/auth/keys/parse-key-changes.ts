@@ -1,4 +1,4 @@
-// The body of PATCH /admin/keys/:id (CONTRACT 5). The administrator may loosen limits as well as
+// The body of PATCH /admin/keys/:id (docs/admin-api.md). The administrator may loosen limits as well as
 // tighten them; `null` clears a per-key setting (back to the global default, or no quota).
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { BodyReader } from '../validation/body-reader.ts';

@@ -1,4 +1,4 @@
-// The body of POST /token (CONTRACT 5), validated. Rate-limit fields may only tighten the global
+// The body of POST /token (docs/authentication.md), validated. Rate-limit fields may only tighten the global
 // default: the key's own limit must never allow more requests than the default in any interval.
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';

@@ -1,4 +1,4 @@
-// Key permissions (spec 2.2, CONTRACT 3): `{ "<resource>": { "<action>": ["field", …] | ["*"] } }`.
+// Key permissions (spec 2.2, docs/roles.md): `{ "<resource>": { "<action>": ["field", …] | ["*"] } }`.
 // Each problem is reported with a pointer into the permissions object (400 INVALID_PERMISSIONS).
 import { ACTIONS, type Action } from '../../config/config-types.ts';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';

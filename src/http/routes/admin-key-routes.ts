@@ -1,4 +1,4 @@
-// Admin API for API keys (CONTRACT 5): GET /admin/keys (?userId=, _limit, _offset), GET/PATCH/DELETE
+// Admin API for API keys (docs/admin-api.md): GET /admin/keys (?userId=, _limit, _offset), GET/PATCH/DELETE
 // /admin/keys/:id. The secret and its hash never appear here: keys are shown by prefix and start.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';

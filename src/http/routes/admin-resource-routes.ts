@@ -1,4 +1,4 @@
-// Admin API for resource definitions (CONTRACT 5): GET /admin/resources and GET /admin/resources/:name,
+// Admin API for resource definitions (docs/admin-api.md): GET /admin/resources and GET /admin/resources/:name,
 // the definitions every node serves, disabled ones included, with when and from which file they were applied.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';

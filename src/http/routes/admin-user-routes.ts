@@ -1,4 +1,4 @@
-// Admin API for users (CONTRACT 5): GET /admin/users (?email=, _limit, _offset), GET/PATCH/DELETE
+// Admin API for users (docs/admin-api.md): GET /admin/users (?email=, _limit, _offset), GET/PATCH/DELETE
 // /admin/users/:id. PATCH changes `primaryRole` and `allowedRoles`; keys see the change on their next request.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';

@@ -1,4 +1,4 @@
-// Admin API for webhooks (CONTRACT 5, 8): subscriptions (POST/GET /admin/webhooks, GET/PATCH/DELETE
+// Admin API for webhooks (docs/admin-api.md): subscriptions (POST/GET /admin/webhooks, GET/PATCH/DELETE
 // /admin/webhooks/:id), their delivery records (GET …/:id/deliveries, …/deliveries/:deliveryId), manual
 // redelivery (POST …/deliveries/:deliveryId/retry) and a test ping (POST …/:id/test). Admin token only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';

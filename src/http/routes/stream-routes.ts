@@ -1,4 +1,4 @@
-// GET /v1/:resource/stream: the resource's changes as Server-Sent Events (spec 6.1, CONTRACT 7).
+// GET /v1/:resource/stream: the resource's changes as Server-Sent Events (spec 6.1, docs/streams.md).
 // Everything that can fail (resource, access, query, stream limits) is decided before the stream starts,
 // so failures are ordinary JSON:API errors; after that the response is hijacked and written as SSE, for
 // as long as the caller's key and role stand (stream-registry.ts ends it when they no longer do).

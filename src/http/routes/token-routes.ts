@@ -1,4 +1,4 @@
-// POST /token (spec 4, CONTRACT 5): email and password in, a new API key out, shown this once.
+// POST /token (spec 4, docs/authentication.md): email and password in, a new API key out, shown this once.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { parseTokenRequest } from '../../auth/keys/token-request.ts';

@@ -1,4 +1,4 @@
-// The field-type registry: one entry per type of CONTRACT.md section 3.
+// The field-type registry: one entry per field type (docs/configuration.md lists them).
 import type { FieldType as FieldTypeName } from '../../config/config-types.ts';
 import type { FieldType } from './field-type.ts';
 import { stringField } from './string-field.ts';

@@ -6,7 +6,7 @@ import { headerRef, JSON_API_MEDIA_TYPE, schemaRef, type OpenApiObject } from '.
 
 export const ERROR_DOCUMENT_SCHEMA = 'ErrorDocument';
 
-/** Codes of a failed API key check (CONTRACT 5), shared by every keyed operation. */
+/** Codes of a failed API key check (docs/authentication.md), shared by every keyed operation. */
 export const KEY_AUTH_CODES: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_DISABLED', 'API_KEY_EXPIRED'];
 export const RATE_LIMIT_CODES: readonly ErrorCode[] = ['RATE_LIMITED', 'USAGE_EXCEEDED'];
 /** Codes of a request whose body the server could not take (size, media type, JSON syntax). */

@@ -7,13 +7,13 @@ import type { ResourceNames, ResourceSchemaSuffix } from './openapi-names.ts';
 import { schemaRef } from './openapi-refs.ts';
 
 // Links are paths such as `/v1/posts?page[offset]=0&page[limit]=50`; the brackets are sent unencoded
-// (CONTRACT 4), which RFC 3986 does not allow in a query, so `format: uri-reference` would reject them.
+// (docs/records.md), which RFC 3986 does not allow in a query, so `format: uri-reference` would reject them.
 const LINK: JsonSchema = { type: 'string' };
 
 /**
  * Attributes as a caller reads them. Only the timestamps are required: role rules and `fields`
  * select which declared fields a response carries, so none of them is guaranteed to be present.
- * `id` is a member of the resource object, not of its attributes (CONTRACT 4).
+ * `id` is a member of the resource object, not of its attributes (docs/records.md).
  */
 function attributesSchema(resource: Resource): JsonSchema {
   const record = resourceJsonSchema(resource, null);

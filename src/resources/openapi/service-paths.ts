@@ -1,4 +1,4 @@
-// The public, key-less paths: `/token` (CONTRACT 5), the OpenAPI description itself and the health probes.
+// The public, key-less paths: `/token` (docs/authentication.md), the OpenAPI description itself and the health probes.
 import { LOGIN_THROTTLE_DEFAULTS } from '../../config/config-schema.ts';
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';

@@ -43,7 +43,7 @@ export function sharedHeaders(config: SvcConfig): OpenApiObject {
   };
 }
 
-/** Headers of a successful keyed response (CONTRACT 5); the admin token gets no rate-limit headers. */
+/** Headers of a successful keyed response (docs/authentication.md); the admin token gets no rate-limit headers. */
 export function successHeaders(): OpenApiObject {
   return {
     'X-Request-Id': headerRef('XRequestId'),
