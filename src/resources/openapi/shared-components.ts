@@ -57,6 +57,10 @@ export function sharedParameters(config: SvcConfig): OpenApiObject {
   // Functions, not shared objects: the document stays a tree, so YAML output needs no anchors.
   const limit = () => ({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT });
   const offset = () => ({ type: 'integer', minimum: 0, default: 0 });
+  // The synonyms carry no default: tools that fill in defaults (an API reference's "try it") would
+  // otherwise send both spellings, which the API refuses.
+  const { default: _limitDefault, ...pageLimit } = limit();
+  const { default: _offsetDefault, ...pageOffset } = offset();
   const parameters: OpenApiObject = {
     Limit: { name: '_limit', in: 'query', description: 'Records per page.', schema: limit() },
     Offset: { name: '_offset', in: 'query', description: 'Records to skip.', schema: offset() },
@@ -64,13 +68,13 @@ export function sharedParameters(config: SvcConfig): OpenApiObject {
       name: 'page[limit]',
       in: 'query',
       description: 'Synonym of `_limit`, as used in pagination links; give only one of the two.',
-      schema: limit(),
+      schema: pageLimit,
     },
     PageOffset: {
       name: 'page[offset]',
       in: 'query',
       description: 'Synonym of `_offset`, as used in pagination links; give only one of the two.',
-      schema: offset(),
+      schema: pageOffset,
     },
     ServiceRole: {
       name: 'X-Service-Role',
