@@ -75,8 +75,8 @@ interface AdminResource {
 }
 
 /**
- * Reads /admin/resources defensively: it may not exist yet, and its exact shape is not fixed, hence
- * `any` below with every member checked before use.
+ * Reads /admin/resources (admin token only). A server of another version may lack it or shape it
+ * otherwise, hence `any` below with every member checked before use, and an empty map on failure.
  */
 async function loadAdminResources(): Promise<Map<string, AdminResource>> {
   const out = new Map<string, AdminResource>();
