@@ -221,6 +221,16 @@ describe('web console in a browser', { skip }, () => {
     assert.equal(await page.getByRole('button', { name: 'New record' }).count(), 0);
   });
 
+  step('shows the administrator the permission matrix from /admin/resources', async () => {
+    await page.goto(`${base}/console#/resources/posts`);
+    const matrix = page.getByRole('table', { name: 'Permissions of posts by role' });
+    await matrix.waitFor(WAIT);
+    assert.match(await matrix.getByRole('row', { name: /^editor/ }).innerText(), /editor/);
+    assert.match(await matrix.getByRole('row', { name: /^user/ }).innerText(), /user/);
+    await checkAccessibility(page, 'resource (admin)');
+    await shot(page, 'resource-admin');
+  });
+
   step('creates a webhook, shows its secret once and its delivery', async () => {
     await page.goto(`${base}/console#/webhooks`);
     await page.getByRole('button', { name: 'New webhook' }).click();
