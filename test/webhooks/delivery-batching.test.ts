@@ -20,6 +20,11 @@ import { startReceiver } from './fixtures/receiver.ts';
 
 const log = { error() {}, warn() {} } as unknown as FastifyBaseLogger;
 
+/** Resolves after `n` check phases of the event loop (pending promise reactions run in between). */
+async function loopTurns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 describe('CoalescingTrigger', () => {
   it('folds requests made before a run starts, and those made during it, into one run each', async () => {
     let runs = 0;
@@ -29,11 +34,13 @@ describe('CoalescingTrigger', () => {
       await new Promise<void>((resolve) => (finish = resolve));
     }, 0);
     for (let i = 0; i < 50; i++) trigger.request();
-    await sleep(5);
+    // A run starts on the next check phase; a fixed sleep could end first on a busy loop (its timer
+    // phase comes first when the loop is late), so wait for loop turns instead.
+    await loopTurns(2);
     assert.equal(runs, 1);
     for (let i = 0; i < 50; i++) trigger.request();
     finish();
-    await sleep(5);
+    await loopTurns(3);
     assert.equal(runs, 2, 'one more run for all the requests made while the first ran');
     finish();
     await trigger.stop();
