@@ -6,28 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import type { ResourceDefinition } from '../../src/config/config-types.ts';
+import { REPORT_POSTS } from '../helpers/report-posts.ts';
 import { SseClient, type SseBlock } from '../helpers/sse-client.ts';
 import { adminAuthorization, startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 
-const POSTS: ResourceDefinition = {
-  enableSoftDelete: true,
-  fields: {
-    title: { type: 'string', required: true },
-    body: { type: 'text' },
-    status: { type: 'enum', values: ['draft', 'published'], default: 'draft' },
-    author_id: { type: 'string' },
-    rating: { type: 'integer' },
-    featured: { type: 'boolean' },
-  },
-  permissions: {
-    editor: { read: true, create: true, update: true, delete: true },
-    user: {
-      read: { fields: ['title', 'body', 'status', 'author_id'], filter: { _or: [{ status: { eq: 'published' } }, { author_id: { eq: '$userId' } }] } },
-    },
-  },
-};
 const SYSTEM = new Set(['id', 'created_at', 'updated_at']);
 const AUTHORS = ['prop-u1', 'prop-u2', 'someone-else'];
 
@@ -99,7 +82,7 @@ for (const dialect of testDialects()) {
     let markers = 0;
 
     before(async () => {
-      t = await startStreamTestApp({ dialect, resources: { posts: POSTS } });
+      t = await startStreamTestApp({ dialect, resources: { posts: REPORT_POSTS } });
       readers.push(
         { name: 'user u1', authorization: (await t.key('user', 'prop-u1')).authorization },
         { name: 'user u2', authorization: (await t.key('user', 'prop-u2')).authorization },

@@ -3,29 +3,11 @@
 // of nothing the reader sees is not sent, and `deleted_at` appears only when asked for. Live and replayed.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ResourceDefinition } from '../../src/config/config-types.ts';
+import { REPORT_POSTS } from '../helpers/report-posts.ts';
 import { SseClient, type SseBlock } from '../helpers/sse-client.ts';
 import { startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 
-/** The resource from the report: `user` reads published posts or its own, never `rating` or `featured`. */
-const POSTS: ResourceDefinition = {
-  enableSoftDelete: true,
-  fields: {
-    title: { type: 'string', required: true },
-    body: { type: 'text' },
-    status: { type: 'enum', values: ['draft', 'published'], default: 'draft' },
-    author_id: { type: 'string' },
-    rating: { type: 'integer' },
-    featured: { type: 'boolean' },
-  },
-  permissions: {
-    editor: { read: true, create: true, update: true, delete: true },
-    user: {
-      read: { fields: ['title', 'body', 'status', 'author_id'], filter: { _or: [{ status: { eq: 'published' } }, { author_id: { eq: '$userId' } }] } },
-    },
-  },
-};
 
 interface Payload {
   old: Record<string, unknown> | null;
@@ -57,7 +39,7 @@ for (const dialect of testDialects()) {
     };
 
     before(async () => {
-      t = await startStreamTestApp({ dialect, resources: { posts: POSTS } });
+      t = await startStreamTestApp({ dialect, resources: { posts: REPORT_POSTS } });
     });
     after(async () => {
       for (const client of clients) client.close();
