@@ -38,4 +38,7 @@ if (process.env.SVC_FROM_SOURCE !== '1' && bundleIsFresh()) {
   register();
   cli = await import('../src/cli.ts');
 }
-process.exitCode = await cli.main(process.argv.slice(2));
+const code = await cli.main(process.argv.slice(2));
+// A failed command may leave handles open (a database pool, a half-started server): exit now.
+if (code !== 0) process.exit(code);
+process.exitCode = code;

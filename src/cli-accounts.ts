@@ -9,6 +9,7 @@ import { ApiError } from './errors/api-error.ts';
 import type { CliValues } from './cli.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
 import { ADMIN_TOKEN_TOPIC } from './auth/create-auth-component.ts';
+import { promptPassword, readPasswordFromStdin } from './cli/read-password.ts';
 
 /** Running servers re-read the stored token when told (they would anyway within a few seconds). */
 async function tellRunningServers(store: ReturnType<typeof createStore>): Promise<void> {
@@ -18,8 +19,15 @@ async function tellRunningServers(store: ReturnType<typeof createStore>): Promis
 }
 
 export async function runUsersCommand(config: SvcConfig, values: CliValues): Promise<number> {
-  if (!values.email || !values.password) {
-    process.stderr.write('svc users create needs --email and --password\n');
+  if (!values.email) {
+    process.stderr.write('svc users create: --email is required (see svc users create --help)\n');
+    return 2;
+  }
+  const password = values['password-stdin']
+    ? await readPasswordFromStdin(process.stdin)
+    : (values.password ?? (await promptPassword({ stdin: process.stdin, stderr: process.stderr })));
+  if (!password) {
+    process.stderr.write('svc users create: give the password with --password-stdin, or run it at a terminal to be asked for it\n');
     return 2;
   }
   const store = createStore(config.database.url);
@@ -28,7 +36,7 @@ export async function runUsersCommand(config: SvcConfig, values: CliValues): Pro
     await auth.migrate();
     const user = await createUser(auth, {
       email: values.email,
-      password: values.password,
+      password,
       ...(values.role ? { role: values.role } : {}),
       ...(values['allowed-roles'] ? { allowedRoles: values['allowed-roles'].split(',').map((r) => r.trim()).filter(Boolean) } : {}),
       verified: values.verified === true,

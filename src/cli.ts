@@ -1,34 +1,31 @@
 // The `svc` command (docs/configuration.md): start, plan, check, openapi, users create, admin-token.
+// Each command accepts only its own options (src/cli/cli-commands.ts); a failure is one line on standard
+// error and a non-zero exit, with the stack only under LOG_LEVEL=debug.
 import { parseArgs } from 'node:util';
 import { findConfigFile, loadConfig, ConfigError } from './config/load-config.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { DestructiveChangeError } from './store/apply-resource-schema.ts';
+import { commandHelp, COMMANDS, findCommand, overview, type CliCommand } from './cli/cli-commands.ts';
+import { describeCliFailure } from './cli/cli-failure.ts';
+import { SERVICE_VERSION } from './metrics/service-version.ts';
 // Each command imports what it needs when it runs: `svc check` should not load the HTTP server.
 
-const USAGE = `Usage:
-  svc start [--config FILE] [--port N] [--host H] [--allow-destructive]
-  svc plan [--config FILE]
-  svc check [--config FILE]
-  svc openapi [--config FILE] [--yaml]
-  svc users create --email E --password P [--role R] [--allowed-roles a,b] [--verified] [--config FILE]
-  svc admin-token [--rotate] [--config FILE]`;
-
-const OPTIONS = {
-  config: { type: 'string' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'allow-destructive': { type: 'boolean' },
-  yaml: { type: 'boolean' },
-  email: { type: 'string' },
-  password: { type: 'string' },
-  role: { type: 'string' },
-  'allowed-roles': { type: 'string' },
-  verified: { type: 'boolean' },
-  rotate: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-export type CliValues = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+/** Parsed options of any command; each command reads only its own. */
+export interface CliValues {
+  config?: string;
+  port?: string;
+  host?: string;
+  'allow-destructive'?: boolean;
+  yaml?: boolean;
+  email?: string;
+  password?: string;
+  'password-stdin'?: boolean;
+  role?: string;
+  'allowed-roles'?: string;
+  verified?: boolean;
+  rotate?: boolean;
+  help?: boolean;
+}
 
 async function configWith(values: CliValues): Promise<SvcConfig> {
   const config = await loadConfig({ file: values.config });
@@ -39,64 +36,100 @@ async function configWith(values: CliValues): Promise<SvcConfig> {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+  const [first] = argv;
+  if (first === undefined) {
+    process.stderr.write(`${overview()}\n`);
     return 2;
   }
-  const { values, positionals } = parsed;
-  const [command, sub] = positionals;
-  if (values.help || !command) {
-    process.stdout.write(`${USAGE}\n`);
-    return command || values.help ? 0 : 2;
+  if (first === '--version' || first === '-v' || first === 'version') {
+    process.stdout.write(`svc ${SERVICE_VERSION}\n`);
+    return 0;
   }
-  try {
-    switch (command) {
-      case 'start': {
-        const { closeOnSignals, reloadOnHangup, startServer } = await import('./server.ts');
-        const { file: configFile } = await findConfigFile({ file: values.config });
-        const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true, configFile });
-        closeOnSignals(server);
-        reloadOnHangup(server, () => loadConfig({ file: values.config }));
-        process.stdout.write(`listening on ${server.url}\n`);
-        return await new Promise<number>(() => {});
-      }
-      case 'plan':
-        return await (await import('./cli-plan.ts')).runPlanCommand(await loadConfig({ file: values.config }));
-      case 'check': {
-        const { checkConfigFile } = await import('./config/check-config.ts');
-        const result = await checkConfigFile(values.config);
-        (result.ok ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
-        return result.ok ? 0 : 1;
-      }
-      case 'openapi': {
-        const [{ stringify }, { ResourceRegistry }, { buildOpenApiDocument }] = await Promise.all([
-          import('yaml'),
-          import('./resources/resource-registry.ts'),
-          import('./resources/openapi-document.ts'),
-        ]);
-        const config = await loadConfig({ file: values.config });
-        const document = buildOpenApiDocument(new ResourceRegistry(config), config);
-        process.stdout.write(values.yaml ? stringify(document, { aliasDuplicateObjects: false }) : `${JSON.stringify(document, null, 2)}\n`);
-        return 0;
-      }
-      case 'users':
-        if (sub !== 'create') break;
-        return await (await import('./cli-accounts.ts')).runUsersCommand(await loadConfig({ file: values.config }), values);
-      case 'admin-token':
-        return await (await import('./cli-accounts.ts')).runAdminTokenCommand(await loadConfig({ file: values.config }), values);
-      default:
-        break;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const asked = argv.slice(1);
+    if (asked.length === 0) {
+      process.stdout.write(`${overview()}\n`);
+      return 0;
     }
-    process.stderr.write(`Unknown command: ${positionals.join(' ')}\n${USAGE}\n`);
+    const found = findCommand(asked);
+    if (!found || found.rest.length > 0) return unknownCommand(asked);
+    process.stdout.write(`${commandHelp(found.command)}\n`);
+    return 0;
+  }
+  const found = findCommand(argv);
+  if (!found) return unknownCommand(argv.filter((word) => !word.startsWith('-')));
+  const { command, rest } = found;
+  let values: CliValues;
+  try {
+    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: false, strict: true });
+    values = parsed.values as CliValues;
+  } catch (error) {
+    process.stderr.write(`svc ${command.name}: ${optionProblem(error as Error)} (see svc ${command.name} --help)\n`);
     return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${commandHelp(command)}\n`);
+    return 0;
+  }
+  try {
+    return await run(command, values);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof DestructiveChangeError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }
-    throw error;
+    process.stderr.write(`svc ${command.name}: ${describeCliFailure(error, values)}\n`);
+    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return 1;
   }
+}
+
+async function run(command: CliCommand, values: CliValues): Promise<number> {
+  switch (command.name) {
+    case 'start': {
+      const { closeOnSignals, reloadOnHangup, startServer } = await import('./server.ts');
+      const { file: configFile } = await findConfigFile({ file: values.config });
+      const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true, configFile });
+      closeOnSignals(server);
+      reloadOnHangup(server, () => loadConfig({ file: values.config }));
+      process.stdout.write(`listening on ${server.url}\n`);
+      return await new Promise<number>(() => {});
+    }
+    case 'plan':
+      return await (await import('./cli-plan.ts')).runPlanCommand(await loadConfig({ file: values.config }));
+    case 'check': {
+      const { checkConfigFile } = await import('./config/check-config.ts');
+      const result = await checkConfigFile(values.config);
+      (result.ok ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
+      return result.ok ? 0 : 1;
+    }
+    case 'openapi': {
+      const [{ stringify }, { ResourceRegistry }, { buildOpenApiDocument }] = await Promise.all([
+        import('yaml'),
+        import('./resources/resource-registry.ts'),
+        import('./resources/openapi-document.ts'),
+      ]);
+      const config = await loadConfig({ file: values.config });
+      const document = buildOpenApiDocument(new ResourceRegistry(config), config);
+      process.stdout.write(values.yaml ? stringify(document, { aliasDuplicateObjects: false }) : `${JSON.stringify(document, null, 2)}\n`);
+      return 0;
+    }
+    case 'users create':
+      return await (await import('./cli-accounts.ts')).runUsersCommand(await loadConfig({ file: values.config }), values);
+    case 'admin-token':
+      return await (await import('./cli-accounts.ts')).runAdminTokenCommand(await loadConfig({ file: values.config }), values);
+    default:
+      throw new Error(`no handler for ${command.name}`);
+  }
+}
+
+function unknownCommand(words: readonly string[]): number {
+  process.stderr.write(`svc: unknown command '${words.join(' ')}'; the commands are ${COMMANDS.map((c) => c.name).join(', ')} (see svc help)\n`);
+  return 2;
+}
+
+/** parseArgs' message, in one line: "Unknown option '--rotate'" and the like. */
+function optionProblem(error: Error): string {
+  const line = error.message.split('\n')[0] ?? error.message;
+  return line.replace(/\. To specify a positional argument.*$/, '').replace(/^Unknown option/, 'unknown option');
 }
