@@ -34,6 +34,7 @@ import { registerStreamRoutes } from './http/routes/stream-routes.ts';
 import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.ts';
 import { registerAdminResourceRoutes } from './http/routes/admin-resource-routes.ts';
 import { registerConsoleRoutes } from './http/routes/console-routes.ts';
+import { registerMeRoutes } from './http/routes/me-routes.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
@@ -122,6 +123,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await registerMetricsRoutes(app, ctx);
   await registerIdentityRoutes(app, ctx);
   await registerTokenRoutes(app, ctx);
+  await registerMeRoutes(app, ctx);
   await registerAdminUserRoutes(app, ctx);
   await registerAdminKeyRoutes(app, ctx);
   await registerAdminWebhookRoutes(app, ctx);

@@ -1,0 +1,62 @@
+// GET /me: who the caller is, for any API key (not under /v1, where `me` could be a resource's name):
+// the user, the role in force for this request, the roles it may switch to, and the key's permissions
+// and limits with what is left of them. The admin token is answered as the administrator it is.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
+import type { KeyPrincipal } from '../../auth/principal.ts';
+import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { authenticateHook, principalOf } from '../authenticate-hook.ts';
+import { jsonApiAnswer } from '../json-api.ts';
+
+/** The current window as the authentication hook just counted it, from the headers it set. */
+function windowState(reply: FastifyReply): { limit: number; remaining: number; resetSeconds: number } | null {
+  const limit = reply.getHeader('RateLimit-Limit');
+  if (limit === undefined) return null;
+  return { limit: Number(limit), remaining: Number(reply.getHeader('RateLimit-Remaining')), resetSeconds: Number(reply.getHeader('RateLimit-Reset')) };
+}
+
+export async function registerMeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', authenticateHook(ctx));
+    scope.get('/me', async (request, reply) => {
+      const principal = principalOf(request);
+      if (principal.kind === 'admin') {
+        return jsonApiAnswer(reply, 200, { data: { type: 'me', id: 'admin', attributes: { kind: 'admin' } } });
+      }
+      return jsonApiAnswer(reply, 200, { data: await keyHolder(ctx, principal, reply) });
+    });
+  });
+}
+
+async function keyHolder(ctx: AppContext, principal: KeyPrincipal, reply: FastifyReply) {
+  const [user, key] = await Promise.all([ctx.auth.users.get(principal.userId), ctx.auth.keys.get(principal.keyId)]);
+  // Authenticated a moment ago: gone since, it is as unknown as any other key.
+  if (!user || !key) throw new ApiError('INVALID_API_KEY', 'The API key is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  const window = windowLimitFor(key, ctx.config.apiKeys.rateLimit);
+  return {
+    type: 'me',
+    id: user.id,
+    attributes: {
+      kind: 'key',
+      userId: user.id,
+      email: user.email,
+      name: user.name,
+      emailVerified: user.emailVerified,
+      role: principal.role,
+      primaryRole: user.primaryRole,
+      allowedRoles: decodeAllowedRoles(user.allowedRoles),
+      key: {
+        id: key.id,
+        name: key.name,
+        start: key.start,
+        permissions: key.permissions,
+        expiresAt: key.expiresAt,
+        rateLimit: window ? { max: window.max, timeWindow: window.windowMs, ...(windowState(reply) ?? {}) } : null,
+        remaining: key.remaining,
+        requestCount: key.requestCount,
+      },
+    },
+  };
+}
