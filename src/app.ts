@@ -35,6 +35,7 @@ import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.t
 import { registerAdminResourceRoutes } from './http/routes/admin-resource-routes.ts';
 import { registerConsoleRoutes } from './http/routes/console-routes.ts';
 import { registerMeRoutes } from './http/routes/me-routes.ts';
+import { registerAdminReloadRoutes } from './http/routes/admin-reload-routes.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
@@ -124,6 +125,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await registerIdentityRoutes(app, ctx);
   await registerTokenRoutes(app, ctx);
   await registerMeRoutes(app, ctx);
+  await registerAdminReloadRoutes(app, ctx);
   await registerAdminUserRoutes(app, ctx);
   await registerAdminKeyRoutes(app, ctx);
   await registerAdminWebhookRoutes(app, ctx);

@@ -33,6 +33,11 @@ export class DefinitionSync {
    */
   #adopted: number | null = null;
 
+  /** The config file this node's definitions came from; undefined when it was built from an object. */
+  get source(): string | undefined {
+    return this.#deps.source;
+  }
+
   constructor(deps: DefinitionSyncDeps) {
     this.#deps = deps;
     deps.signals.on(DEFINITIONS_TOPIC, async () => {
