@@ -6,6 +6,7 @@ import { createStore, type Store } from './store/create-store.ts';
 import { ResourceRegistry } from './resources/resource-registry.ts';
 import { applyResourceSchema } from './store/apply-resource-schema.ts';
 import { createAuthComponent } from './auth/create-auth-component.ts';
+import type { AdminTokenAnnouncer } from './auth/admin/stored-admin-token.ts';
 import { definedRoles } from './config/defined-roles.ts';
 import { roleWarnings } from './config/check-roles.ts';
 import { RecordService } from './records/record-service.ts';
@@ -58,6 +59,8 @@ export interface BuildAppOptions {
   redisKeyPrefix?: string;
   /** The file the config was read from, recorded with the resource definitions it applies. */
   configFile?: string;
+  /** Shows a generated admin token once (default: a block on standard error); tests capture it. */
+  announceAdminToken?: AdminTokenAnnouncer;
 }
 
 export interface BuiltApp {
@@ -103,6 +106,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
     signals,
     definedRoles: () => definedRoles(config, registry.definitions),
     ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
+    ...(options.announceAdminToken !== undefined ? { announceAdminToken: options.announceAdminToken } : {}),
   });
   await auth.migrate();
   await createOutboxTable(store.db, store.dialect);

@@ -8,7 +8,7 @@ import type { AccessChange, AuthComponent } from './auth-component.ts';
 import { principalStillValid } from './principal-still-valid.ts';
 import { AdminTokenVerifier } from './admin/admin-token-verifier.ts';
 import { createAdminTokenTable } from './admin/admin-token-table.ts';
-import { ensureStoredAdminToken } from './admin/stored-admin-token.ts';
+import { ensureStoredAdminToken, type AdminTokenAnnouncer } from './admin/stored-admin-token.ts';
 import { buildIdentityOptions } from './identity/build-identity-options.ts';
 import { createIdentity } from './identity/identity.ts';
 import { migrateIdentity } from './identity/migrate-identity.ts';
@@ -43,6 +43,8 @@ export interface AuthComponentOptions {
   signals?: ClusterSignals;
   /** The roles defined now; the running service passes its registry's (definitions can be reloaded). */
   definedRoles?: () => ReadonlySet<string>;
+  /** Shows a generated admin token once (default: a block on standard error). */
+  announceAdminToken?: AdminTokenAnnouncer;
 }
 
 export const KEYS_CHANGED_TOPIC = 'keys';
@@ -134,7 +136,7 @@ export async function createAuthComponent(
       await migrateIdentity(identityOptions);
       await createApiKeyTable(store);
       await createAdminTokenTable(store);
-      if (adminTokens.source === 'stored') await ensureStoredAdminToken(store, log);
+      if (adminTokens.source === 'stored') await ensureStoredAdminToken(store, log, options.announceAdminToken);
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),

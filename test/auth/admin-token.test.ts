@@ -1,10 +1,10 @@
-// The admin token (docs/authentication.md): configured, or generated at first start, stored hashed, printed
-// once at warn level, and rotated by the CLI's rotateAdminToken.
+// The admin token (docs/authentication.md): configured, or generated at first start, stored hashed, shown
+// once on standard error (never in the log), and rotated by the CLI's rotateAdminToken.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { testDialects } from '../helpers/test-databases.ts';
-import { readStoredAdminTokenHash, rotateAdminToken } from '../../src/auth/admin/stored-admin-token.ts';
+import { announceOnStderr, readStoredAdminTokenHash, rotateAdminToken } from '../../src/auth/admin/stored-admin-token.ts';
 import { errorCodes, startApp, startAuthSuite, type AuthSuite } from './auth-fixtures.ts';
 
 const WARN = 40;
@@ -17,10 +17,11 @@ for (const dialect of testDialects()) {
     before(async () => {
       suite = await startAuthSuite(dialect, { adminToken: '' });
       const line = suite.t.logs.find((l) => l.level === WARN && /admin token/.test(l.msg));
-      assert.ok(line, 'the generated token is printed at warn level');
-      const match = /(svcadm_[A-Za-z0-9_-]{43})/.exec(line.msg);
-      assert.ok(match, line.msg);
-      token = match[1]!;
+      assert.ok(line, 'that a token was generated is logged at warn level');
+      assert.equal(suite.t.announced.length, 1, 'the generated token is shown once');
+      token = suite.t.announced[0]!;
+      assert.match(token, /^svcadm_[A-Za-z0-9_-]{43}$/);
+      assert.ok(!suite.t.logs.some((l) => JSON.stringify(l).includes(token)), 'the token itself never reaches the log');
     });
     after(() => suite.close());
 
@@ -43,6 +44,7 @@ for (const dialect of testDialects()) {
       const again = await startApp(suite.config, suite.t.ctx.store);
       try {
         assert.equal(again.logs.filter((l) => /admin token/.test(l.msg)).length, 0);
+        assert.deepEqual(again.announced, []);
         assert.equal((await listUsers(again, token)).statusCode, 200);
       } finally {
         await again.close();
@@ -84,3 +86,23 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe('showing a generated admin token', () => {
+  it('writes a block on standard error that says how to keep or replace it', () => {
+    const written: string[] = [];
+    const original = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      announceOnStderr('svcadm_example');
+    } finally {
+      process.stderr.write = original;
+    }
+    const text = written.join('');
+    assert.match(text, /\n {4}svcadm_example\n/);
+    assert.match(text, /SVC_ADMIN_TOKEN/);
+    assert.match(text, /svc admin-token --rotate/);
+  });
+});

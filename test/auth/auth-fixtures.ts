@@ -19,6 +19,8 @@ export interface AuthTestApp {
   ctx: AppContext;
   config: SvcConfig;
   logs: LogLine[];
+  /** Admin tokens the app generated and showed (on standard error, outside tests). */
+  announced: string[];
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
@@ -42,9 +44,16 @@ export function testLogger(stream?: Writable, level = 'warn'): FastifyBaseLogger
 
 export async function startApp(config: SvcConfig, store?: Store): Promise<AuthTestApp> {
   const { stream, lines } = captureLogs();
-  const { app, ctx } = await buildApp({ config, ...(store ? { store } : {}), logger: { level: 'info', stream }, startWorkers: false });
+  const announced: string[] = [];
+  const { app, ctx } = await buildApp({
+    config,
+    ...(store ? { store } : {}),
+    logger: { level: 'info', stream },
+    startWorkers: false,
+    announceAdminToken: (token) => announced.push(token),
+  });
   await app.ready();
-  return { app, ctx, config, logs: lines, inject: (options) => app.inject(options), close: () => app.close() };
+  return { app, ctx, config, logs: lines, announced, inject: (options) => app.inject(options), close: () => app.close() };
 }
 
 export interface AuthSuite {

@@ -25,11 +25,26 @@ export async function readStoredAdminTokenHash(store: Store): Promise<string | u
   return row ? String(row.token_hash) : undefined;
 }
 
+/** Shows a newly generated admin token to the person starting svc (standard error unless told otherwise). */
+export type AdminTokenAnnouncer = (token: string) => void;
+
+/** A block on standard error that is hard to miss among log lines, and says how to keep the token. */
+export function announceOnStderr(token: string): void {
+  const rule = '='.repeat(72);
+  process.stderr.write(
+    `\n${rule}\n  svc generated an admin token. It is shown only this once; store it now:\n\n    ${token}\n\n` +
+      `  Use it as: Authorization: Bearer <token> on /admin/... and /console.\n` +
+      `  To choose your own instead, start with SVC_ADMIN_TOKEN=... (or adminToken in the config);\n` +
+      `  to replace this one: svc admin-token --rotate\n${rule}\n\n`,
+  );
+}
+
 /**
- * Generates the stored token if there is none yet and prints it once at warn level. With several
- * processes starting together only the one whose insert wins prints it.
+ * Generates the stored token if there is none yet and announces it once; the log only says that it was
+ * generated, so the secret never reaches a log store. With several processes starting together only
+ * the one whose insert wins announces it.
  */
-export async function ensureStoredAdminToken(store: Store, log: FastifyBaseLogger): Promise<void> {
+export async function ensureStoredAdminToken(store: Store, log: FastifyBaseLogger, announce: AdminTokenAnnouncer = announceOnStderr): Promise<void> {
   if ((await readStoredAdminTokenHash(store)) !== undefined) return;
   const token = generateAdminToken();
   const result = await store.db
@@ -38,10 +53,8 @@ export async function ensureStoredAdminToken(store: Store, log: FastifyBaseLogge
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
   if ((result.numInsertedOrUpdatedRows ?? 0n) > 0n) {
-    log.warn(
-      `No admin token is configured (adminToken / SVC_ADMIN_TOKEN), so one was generated. It is shown only this once; ` +
-        `store it now: ${token}  (issue a new one with: svc admin-token --rotate)`,
-    );
+    log.warn('No admin token is configured (adminToken / SVC_ADMIN_TOKEN), so one was generated and shown once on standard error');
+    announce(token);
   }
 }
 
