@@ -173,6 +173,7 @@ for (const dialect of testDialects()) {
       assert.equal(changed.response.statusCode, 200);
       assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: '["author"]' } })).response.statusCode, 200);
       assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { primaryRole: '' } })).response.statusCode, 400);
+      assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: ['no-such-role'] } })).response.statusCode, 400);
       assert.equal((await call('PATCH', '/admin/users/{id}', '/admin/users/nobody', { payload: { primaryRole: 'editor' } })).response.statusCode, 404);
 
       const keys = await call('GET', '/admin/keys', '/admin/keys?userId=openapi-user');

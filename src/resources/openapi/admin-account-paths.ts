@@ -129,7 +129,7 @@ export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[num
     AdminUserListDocument: listDocument('AdminUser'),
     AdminUserUpdateBody: {
       type: 'object',
-      description: 'The role fields to change; keys see the change on their next request.',
+      description: 'The role fields to change, each a role the configuration defines; keys see the change on their next request.',
       properties: {
         primaryRole: role(),
         allowedRoles: {
