@@ -61,7 +61,6 @@ export function adminPageParameters(): OpenApiObject[] {
   ];
 }
 
-export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 export const timestamp = (): JsonSchema => ({ type: 'string', format: 'date-time' });
 export const nullableTimestamp = (): JsonSchema => ({ type: ['string', 'null'], format: 'date-time' });
 
