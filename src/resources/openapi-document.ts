@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 description of the public API (`/openapi.json`, `/openapi.yaml`, `svc openapi`):
 // every enabled resource's endpoints, `/token`, the description itself, the health probes and the admin
-// endpoints that show the resource definitions.
+// endpoints (resource definitions, webhooks, users, API keys).
 // The parts live in ./openapi/; this module assembles them.
 import type { SvcConfig } from '../config/config-types.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
@@ -12,15 +12,22 @@ import { resourceSchemas } from './openapi/resource-schemas.ts';
 import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './openapi/service-paths.ts';
 import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './openapi/shared-components.ts';
 import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './openapi/admin-resource-paths.ts';
+import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adminWebhookSchemas } from './openapi/admin-webhook-paths.ts';
+import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './openapi/admin-account-paths.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
 export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConfig): Record<string, unknown> {
   const resources = registry.enabled();
-  const names = allocateOpenApiNames(resources, [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS], [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS]);
+  const names = allocateOpenApiNames(
+    resources,
+    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS],
+  );
 
   const paths: Record<string, OpenApiObject> = {};
   const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(config), ...adminSchemas() };
+  Object.assign(schemas, adminWebhookSchemas(), adminAccountSchemas());
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
     const resourceNames = names.get(resource.name);
@@ -32,7 +39,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
     tags.push(tag);
   }
-  Object.assign(paths, servicePaths(config), adminResourcePaths());
+  Object.assign(paths, servicePaths(config), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
   tags.push(
     { name: AUTH_TAG, description: 'Issuing API keys' },
     { name: META_TAG, description: 'This description and health probes' },

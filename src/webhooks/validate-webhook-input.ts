@@ -9,9 +9,9 @@ import type { WebhookInput } from './webhook-subscription.ts';
 
 export type InputMode = 'create' | 'update';
 
-const MAX_NAME_LENGTH = 255;
-const MAX_FIELD_IDS = 1000;
-const MAX_FIELD_ID_LENGTH = 255;
+export const MAX_NAME_LENGTH = 255;
+export const MAX_FIELD_IDS = 1000;
+export const MAX_FIELD_ID_LENGTH = 255;
 const WRITABLE = ['name', 'url', 'eventPattern', 'headers', 'enabled', 'retryConfig', 'fieldIds'] as const;
 const REQUIRED_ON_CREATE = ['name', 'url', 'eventPattern'] as const;
 

@@ -14,10 +14,45 @@ import { LIST_OPERATORS, parseListQuery } from '../../src/query/parse-list-query
 import { SYSTEM_FIELDS, type Resource } from '../../src/resources/resource.ts';
 import { uuidField } from '../../src/resources/field-types/uuid-field.ts';
 import { datetimeField } from '../../src/resources/field-types/datetime-field.ts';
+import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import { testConfig } from '../helpers/test-config.ts';
 import { ENABLED, FIXTURE_RESOURCES, fixtureRegistry, strictAjv } from './openapi-fixtures.ts';
 
 type Json = Record<string, unknown>;
+
+const JSON_API = 'application/vnd.api+json';
+/** Per admin path and method: success status, its document schema (null: no body), error statuses. */
+const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, string[]]>> = {
+  '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '500']] },
+  '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '500']] },
+  '/admin/webhooks': {
+    post: ['201', 'AdminWebhookCreatedDocument', ['400', '401', '403', '406', '413', '415', '500']],
+    get: ['200', 'AdminWebhookListDocument', ['400', '401', '403', '406', '500']],
+  },
+  '/admin/webhooks/{id}': {
+    get: ['200', 'AdminWebhookDocument', ['401', '403', '404', '406', '500']],
+    patch: ['200', 'AdminWebhookDocument', ['400', '401', '403', '404', '406', '413', '415', '500']],
+    delete: ['204', null, ['401', '403', '404', '406', '500']],
+  },
+  '/admin/webhooks/{id}/deliveries': { get: ['200', 'AdminWebhookDeliveryListDocument', ['400', '401', '403', '404', '406', '500']] },
+  '/admin/webhooks/{id}/deliveries/{deliveryId}': { get: ['200', 'AdminWebhookDeliveryDocument', ['401', '403', '404', '406', '500']] },
+  '/admin/webhooks/{id}/deliveries/{deliveryId}/retry': {
+    post: ['202', 'AdminWebhookDeliveryDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']],
+  },
+  '/admin/webhooks/{id}/test': { post: ['202', 'AdminWebhookDeliveryDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']] },
+  '/admin/users': { get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']] },
+  '/admin/users/{id}': {
+    get: ['200', 'AdminUserDocument', ['401', '403', '404', '406', '500']],
+    patch: ['200', 'AdminUserDocument', ['400', '401', '403', '404', '406', '413', '415', '500']],
+    delete: ['204', null, ['401', '403', '404', '406', '500']],
+  },
+  '/admin/keys': { get: ['200', 'AdminApiKeyListDocument', ['400', '401', '403', '406', '500']] },
+  '/admin/keys/{id}': {
+    get: ['200', 'AdminApiKeyDocument', ['401', '403', '404', '406', '500']],
+    patch: ['200', 'AdminApiKeyDocument', ['400', '401', '403', '404', '406', '413', '415', '500']],
+    delete: ['204', null, ['401', '403', '404', '406', '500']],
+  },
+};
 
 const registry = fixtureRegistry();
 const config = testConfig('sqlite::memory:', { resources: FIXTURE_RESOURCES });
@@ -102,7 +137,7 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
     for (const path of ['/token', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
-    assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin')), ['/admin/resources', '/admin/resources/{name}']);
+    assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin')).sort(), Object.keys(ADMIN_OPERATIONS).sort());
   });
 
   it('has the methods and success statuses of spec section 4', () => {
@@ -165,6 +200,59 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(Object.keys(one.responses as Json).sort(), ['200', '400', '401', '403', '404', '500']);
     const body = (((one.responses as Record<string, Json>)['200']!.content as Json)['application/vnd.api+json'] as Json).schema as Json;
     assert.equal(body.$ref, '#/components/schemas/ResourceDefinitionDocument');
+  });
+
+  it('describes every admin endpoint under the admin token, with its success and error responses', () => {
+    for (const [path, methods] of Object.entries(ADMIN_OPERATIONS)) {
+      assert.deepEqual(METHODS.filter((m) => paths[path]![m]).sort(), Object.keys(methods).sort(), path);
+      for (const [method, [success, schema, errors]] of Object.entries(methods)) {
+        const op = paths[path]![method] as Json;
+        const where = `${method} ${path}`;
+        assert.deepEqual(op.security, [{ adminToken: [] }], where);
+        assert.deepEqual(op.tags, ['Admin'], where);
+        const responses = op.responses as Record<string, Json>;
+        assert.deepEqual(Object.keys(responses).sort(), [success, ...errors].sort(), where);
+        const content = responses[success]!.content as Json | undefined;
+        if (schema === null) assert.equal(content, undefined, where);
+        else assert.equal(((content![JSON_API] as Json).schema as Json).$ref, `#/components/schemas/${schema}`, where);
+        for (const status of errors) {
+          assert.equal((((responses[status]!.content as Json)[JSON_API] as Json).schema as Json).$ref, '#/components/schemas/ErrorDocument', where);
+        }
+        const body = op.requestBody as Json | undefined;
+        assert.equal(body !== undefined, method === 'patch' || (method === 'post' && path === '/admin/webhooks'), where);
+        for (const name of (path.match(/\{(\w+)\}/g) ?? []).map((p) => p.slice(1, -1))) {
+          assert.ok((op.parameters as Json[]).some((p) => p.in === 'path' && p.name === name), `${where}: ${name}`);
+        }
+      }
+    }
+  });
+
+  it('documents the admin query parameters and request bodies the routes accept', () => {
+    const query = (path: string) => ((paths[path]!.get as Json).parameters as Json[]).filter((p) => p.in === 'query').map((p) => p.name).sort();
+    const page = ['_limit', '_offset', 'page[limit]', 'page[offset]'];
+    assert.deepEqual(query('/admin/webhooks'), [...page].sort());
+    assert.deepEqual(query('/admin/webhooks/{id}/deliveries'), [...page, 'eventId', 'status'].sort());
+    assert.deepEqual(query('/admin/users'), [...page, 'email'].sort());
+    assert.deepEqual(query('/admin/keys'), [...page, 'userId'].sort());
+    const bodyOf = (path: string, method: string) =>
+      ((((paths[path]![method] as Json).requestBody as Json).content as Json)['application/json'] as Json).schema as Json;
+    assert.equal(bodyOf('/admin/webhooks', 'post').$ref, '#/components/schemas/AdminWebhookCreateBody');
+    assert.deepEqual(schemas.AdminWebhookCreateBody!.required, ['name', 'url', 'eventPattern']);
+    assert.deepEqual(Object.keys(schemas.AdminUserUpdateBody!.properties as Json), ['primaryRole', 'allowedRoles']);
+    for (const field of ['enabled', 'rateLimitMax', 'rateLimitTimeWindow', 'permissions', 'expiresAt', 'remaining']) {
+      assert.ok(Object.hasOwn(schemas.AdminApiKeyUpdateBody!.properties as Json, field), field);
+    }
+    // The signing secret is only in the create answer.
+    assert.ok(Object.hasOwn(schemas.AdminWebhookCreatedAttributes!.properties as Json, 'secret'));
+    assert.equal(Object.hasOwn(schemas.AdminWebhookAttributes!.properties as Json, 'secret'), false);
+  });
+
+  it('keeps resource names from taking the admin schema names', () => {
+    const resources = { admin_webhook: { fields: { note: { type: 'string' } } }, admin_user: { fields: { note: { type: 'string' } } } } as const;
+    const clashing = buildOpenApiDocument(new ResourceRegistry({ resources }), testConfig('sqlite::memory:', { resources }));
+    const clashingSchemas = (clashing.components as Record<string, Record<string, Json>>).schemas!;
+    assert.ok(clashingSchemas.AdminWebhook2Document && clashingSchemas.AdminUser2Document);
+    assert.deepEqual(((clashingSchemas.AdminUserDocument!.properties as Record<string, Json>).data!).$ref, '#/components/schemas/AdminUser');
   });
 
   it('documents every list query parameter of spec 4.1', () => {

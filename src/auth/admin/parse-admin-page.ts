@@ -7,8 +7,8 @@ export interface AdminPage {
   offset: number;
 }
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 1000;
+export const ADMIN_DEFAULT_LIMIT = 50;
+export const ADMIN_MAX_LIMIT = 1000;
 
 function single(query: Record<string, unknown>, names: readonly string[]): { name: string; value: string } | undefined {
   for (const name of names) {
@@ -32,7 +32,7 @@ export function parseAdminPage(query: Record<string, unknown>): AdminPage {
   const limit = single(query, ['_limit', 'page[limit]']);
   const offset = single(query, ['_offset', 'page[offset]']);
   return {
-    limit: limit ? integer(limit, 1, MAX_LIMIT) : DEFAULT_LIMIT,
+    limit: limit ? integer(limit, 1, ADMIN_MAX_LIMIT) : ADMIN_DEFAULT_LIMIT,
     offset: offset ? integer(offset, 0, Number.MAX_SAFE_INTEGER) : 0,
   };
 }

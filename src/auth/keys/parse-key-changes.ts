@@ -10,8 +10,8 @@ const FIELDS = [
   'rateLimitTimeWindow', 'refillInterval', 'refillAmount', 'remaining',
 ] as const;
 
-const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
-const MAX_COUNT = 1_000_000_000;
+export const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
+export const MAX_COUNT = 1_000_000_000;
 
 export function parseKeyChanges(body: unknown, registry: Pick<ResourceRegistry, 'find'>): ApiKeyChanges {
   const reader = BodyReader.of(body);

@@ -1,0 +1,221 @@
+// The admin part of /openapi.json is true: every admin endpoint is called on a real app, and each answer's
+// status must be declared for that operation and its body must match the schema declared for that status.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { testDialects } from '../helpers/test-databases.ts';
+import { startReceiver, type Receiver } from '../webhooks/fixtures/receiver.ts';
+import { WEBHOOK_TEST_RESOURCES, WEBHOOK_TEST_SETTINGS } from '../webhooks/fixtures/webhook-test-app.ts';
+import { strictAjv } from './openapi-fixtures.ts';
+
+type Json = Record<string, unknown>;
+type Answer = Awaited<ReturnType<TestApp['request']>>;
+
+const DOCUMENT_ID = 'urn:svc:openapi';
+const JSON_API = 'application/vnd.api+json';
+const MISSING = '00000000-0000-7000-8000-000000000000';
+
+/** Checks answers against the document the app itself serves. */
+class Conformance {
+  readonly #paths: Record<string, Record<string, Json>>;
+  readonly #ajv = strictAjv();
+  readonly #validators = new Map<string, ValidateFunction>();
+  /** `METHOD template status` of every answer checked, to prove each operation was exercised. */
+  readonly seen = new Set<string>();
+
+  constructor(document: Json) {
+    this.#paths = document.paths as Record<string, Record<string, Json>>;
+    // The `$ref`s point at `#/components/schemas/…` of the document: adding its components under an id
+    // lets Ajv resolve them there. `components` itself is only a container, not a keyword to check.
+    this.#ajv.addKeyword({ keyword: 'components' });
+    this.#ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: (document.components as Json).schemas } });
+  }
+
+  #validator(ref: string): ValidateFunction {
+    let validate = this.#validators.get(ref);
+    if (!validate) {
+      validate = this.#ajv.compile({ $ref: `${DOCUMENT_ID}${ref}` });
+      this.#validators.set(ref, validate);
+    }
+    return validate;
+  }
+
+  check(method: string, template: string, response: Answer): Json | undefined {
+    const where = `${method} ${template} → ${response.statusCode}`;
+    const operation = this.#paths[template]?.[method.toLowerCase()] as Json | undefined;
+    assert.ok(operation, `${method} ${template} is not in the document`);
+    const declared = (operation.responses as Record<string, Json>)[String(response.statusCode)];
+    assert.ok(declared, `${where}: status not declared (${response.body})`);
+    this.seen.add(`${method} ${template} ${response.statusCode}`);
+    const content = declared.content as Record<string, Json> | undefined;
+    if (!content) {
+      assert.equal(response.body, '', `${where}: declared without a body`);
+      return undefined;
+    }
+    assert.match(String(response.headers['content-type']), /^application\/vnd\.api\+json/, where);
+    const ref = (content[JSON_API]!.schema as Json).$ref as string;
+    const body = response.json<Json>();
+    const validate = this.#validator(ref);
+    assert.ok(validate(body), `${where}: body does not match ${ref}: ${JSON.stringify(validate.errors)}\n${response.body}`);
+    if (response.statusCode >= 400) {
+      // The response's description names the codes this status can carry.
+      for (const error of body.errors as Json[]) assert.ok(String(declared.description).includes(`\`${error.code as string}\``), `${where}: ${error.code as string} not declared`);
+    }
+    return body;
+  }
+}
+
+for (const dialect of testDialects()) {
+  describe(`admin endpoints answer as /openapi.json describes them (${dialect})`, () => {
+    let t: TestApp;
+    let receiver: Receiver;
+    let spec: Conformance;
+    before(async () => {
+      t = await startTestApp(dialect, { resources: WEBHOOK_TEST_RESOURCES, webhooks: WEBHOOK_TEST_SETTINGS });
+      receiver = await startReceiver();
+      const served = await t.request({ method: 'GET', url: '/openapi.json' });
+      assert.equal(served.statusCode, 200);
+      spec = new Conformance(served.json<Json>());
+    });
+    after(async () => {
+      await receiver.close();
+      await t.close();
+    });
+
+    const call = (method: string, template: string, url: string, options: { payload?: unknown; auth?: string | null; headers?: Record<string, string> } = {}) =>
+      t
+        .request({
+          method: method as 'GET',
+          url,
+          ...(options.auth === null ? {} : { auth: options.auth ?? t.admin }),
+          ...(options.payload !== undefined ? { payload: options.payload as object } : {}),
+          ...(options.headers ? { headers: options.headers } : {}),
+        })
+        .then((response) => ({ response, body: spec.check(method, template, response) }));
+
+    /** Polls the delivery records (bounded: 100 tries, 10 s) until every one is sent successfully. */
+    async function waitForSent(webhookId: string): Promise<string[]> {
+      const deadline = Date.now() + 10_000;
+      for (let attempt = 0; attempt < 100 && Date.now() < deadline; attempt++) {
+        const { body } = await call('GET', '/admin/webhooks/{id}/deliveries', `/admin/webhooks/${webhookId}/deliveries?status=success`);
+        const data = body!.data as Json[];
+        if (data.length > 0) return data.map((d) => d.id as string);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('no successful delivery within 10 s');
+    }
+
+    it('webhooks: create, list, read, change, deliveries, test, retry, delete', async () => {
+      const created = await call('POST', '/admin/webhooks', '/admin/webhooks', {
+        payload: { name: 'hook', url: receiver.url('/in'), eventPattern: 'posts.*', headers: { 'X-Tenant': 'acme' }, retryConfig: { maxAttempts: 2 }, fieldIds: ['custom.note'] },
+      });
+      assert.equal(created.response.statusCode, 201);
+      const data = created.body!.data as Json;
+      assert.equal(typeof (data.attributes as Json).secret, 'string');
+      const id = data.id as string;
+      const one = `/admin/webhooks/${id}`;
+
+      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: { name: '' } })).response.statusCode, 400);
+      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: '{"name":', headers: { 'content-type': 'application/json' } })).response.statusCode, 400);
+      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: 'name=x', headers: { 'content-type': 'text/plain' } })).response.statusCode, 415);
+      const huge = { name: 'x'.repeat(1_100_000), url: receiver.url('/in'), eventPattern: '*' };
+      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: huge })).response.statusCode, 413);
+
+      const listed = await call('GET', '/admin/webhooks', '/admin/webhooks?_limit=1');
+      assert.equal(listed.response.statusCode, 200);
+      assert.equal((listed.body!.data as Json[]).length, 1);
+      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks?_limit=0')).response.statusCode, 400);
+      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: null })).response.statusCode, 401);
+      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: 'Bearer svc_unknown' })).response.statusCode, 401);
+      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: await t.as('editor') })).response.statusCode, 403);
+      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { headers: { accept: `${JSON_API}; ext=x` } })).response.statusCode, 406);
+
+      assert.equal((await call('GET', '/admin/webhooks/{id}', one)).response.statusCode, 200);
+      assert.equal((await call('GET', '/admin/webhooks/{id}', `/admin/webhooks/${MISSING}`)).response.statusCode, 404);
+      assert.equal((await call('PATCH', '/admin/webhooks/{id}', one, { payload: { name: 'renamed', headers: null, retryConfig: null, fieldIds: null } })).response.statusCode, 200);
+      assert.equal((await call('PATCH', '/admin/webhooks/{id}', one, { payload: { enabled: 'yes' } })).response.statusCode, 400);
+
+      const tested = await call('POST', '/admin/webhooks/{id}/test', `${one}/test`);
+      assert.equal(tested.response.statusCode, 202);
+      const [deliveryId] = await waitForSent(id);
+      const delivery = `${one}/deliveries/${deliveryId!}`;
+      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries', `${one}/deliveries?_limit=10&_offset=0`)).response.statusCode, 200);
+      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries', `${one}/deliveries?status=lost`)).response.statusCode, 400);
+      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries', `/admin/webhooks/${MISSING}/deliveries`)).response.statusCode, 404);
+      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries/{deliveryId}', delivery)).response.statusCode, 200);
+      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries/{deliveryId}', `${one}/deliveries/${MISSING}`)).response.statusCode, 404);
+      assert.equal((await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${delivery}/retry`)).response.statusCode, 202);
+      assert.equal((await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${one}/deliveries/${MISSING}/retry`)).response.statusCode, 404);
+
+      assert.equal((await call('PATCH', '/admin/webhooks/{id}', one, { payload: { enabled: false } })).response.statusCode, 200);
+      assert.equal((await call('POST', '/admin/webhooks/{id}/test', `${one}/test`)).response.statusCode, 409);
+      assert.equal((await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${delivery}/retry`)).response.statusCode, 409);
+
+      assert.equal((await call('DELETE', '/admin/webhooks/{id}', one)).response.statusCode, 204);
+      assert.equal((await call('DELETE', '/admin/webhooks/{id}', one)).response.statusCode, 404);
+    });
+
+    it('users and API keys: list, filter, read, change, delete', async () => {
+      await t.as('editor', 'openapi-user');
+      const users = await call('GET', '/admin/users', '/admin/users?_limit=50');
+      assert.equal(users.response.statusCode, 200);
+      const user = (users.body!.data as Json[]).find((u) => u.id === 'openapi-user');
+      assert.ok(user, 'the test user is listed');
+      const email = (user.attributes as Json).email as string;
+      const byEmail = await call('GET', '/admin/users', `/admin/users?email=${encodeURIComponent(email)}`);
+      assert.equal((byEmail.body!.data as Json[]).length, 1);
+      assert.equal((await call('GET', '/admin/users', '/admin/users?_offset=-1')).response.statusCode, 400);
+      const userUrl = '/admin/users/openapi-user';
+      assert.equal((await call('GET', '/admin/users/{id}', userUrl)).response.statusCode, 200);
+      assert.equal((await call('GET', '/admin/users/{id}', '/admin/users/nobody')).response.statusCode, 404);
+      const changed = await call('PATCH', '/admin/users/{id}', userUrl, { payload: { primaryRole: 'editor', allowedRoles: ['editor', 'author'] } });
+      assert.equal(changed.response.statusCode, 200);
+      assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: '["author"]' } })).response.statusCode, 200);
+      assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { primaryRole: '' } })).response.statusCode, 400);
+      assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: ['no-such-role'] } })).response.statusCode, 400);
+      assert.equal((await call('PATCH', '/admin/users/{id}', '/admin/users/nobody', { payload: { primaryRole: 'editor' } })).response.statusCode, 404);
+
+      const keys = await call('GET', '/admin/keys', '/admin/keys?userId=openapi-user');
+      assert.equal(keys.response.statusCode, 200);
+      const [key] = keys.body!.data as Json[];
+      assert.ok(key, "the test user's key is listed");
+      assert.equal((await call('GET', '/admin/keys', '/admin/keys?_limit=5000')).response.statusCode, 400);
+      const keyUrl = `/admin/keys/${key.id as string}`;
+      assert.equal((await call('GET', '/admin/keys/{id}', keyUrl)).response.statusCode, 200);
+      assert.equal((await call('GET', '/admin/keys/{id}', '/admin/keys/nothing')).response.statusCode, 404);
+      const settings = {
+        name: 'ci',
+        enabled: true,
+        permissions: { posts: { read: ['*'], create: ['title'] } },
+        metadata: { team: 'web' },
+        expiresAt: '2099-01-01T00:00:00.000Z',
+        rateLimitEnabled: true,
+        rateLimitMax: 100,
+        rateLimitTimeWindow: 60_000,
+        refillInterval: 3_600_000,
+        refillAmount: 1000,
+        remaining: 1000,
+      };
+      assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: settings })).response.statusCode, 200);
+      assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { permissions: null, expiresAt: null, remaining: null } })).response.statusCode, 200);
+      assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { permissions: { nowhere: { read: ['*'] } } } })).response.statusCode, 400);
+      assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { rateLimitMax: 0 } })).response.statusCode, 400);
+      assert.equal((await call('DELETE', '/admin/keys/{id}', keyUrl)).response.statusCode, 204);
+      assert.equal((await call('DELETE', '/admin/keys/{id}', keyUrl)).response.statusCode, 404);
+      assert.equal((await call('DELETE', '/admin/users/{id}', userUrl)).response.statusCode, 204);
+      assert.equal((await call('DELETE', '/admin/users/{id}', userUrl)).response.statusCode, 404);
+    });
+
+    it('exercised the success answer of every admin operation', () => {
+      const operations = [
+        'POST /admin/webhooks 201', 'GET /admin/webhooks 200', 'GET /admin/webhooks/{id} 200', 'PATCH /admin/webhooks/{id} 200',
+        'DELETE /admin/webhooks/{id} 204', 'GET /admin/webhooks/{id}/deliveries 200', 'GET /admin/webhooks/{id}/deliveries/{deliveryId} 200',
+        'POST /admin/webhooks/{id}/deliveries/{deliveryId}/retry 202', 'POST /admin/webhooks/{id}/test 202',
+        'GET /admin/users 200', 'GET /admin/users/{id} 200', 'PATCH /admin/users/{id} 200', 'DELETE /admin/users/{id} 204',
+        'GET /admin/keys 200', 'GET /admin/keys/{id} 200', 'PATCH /admin/keys/{id} 200', 'DELETE /admin/keys/{id} 204',
+      ];
+      for (const operation of operations) assert.ok(spec.seen.has(operation), operation);
+    });
+  });
+}
