@@ -207,6 +207,15 @@ for (const dialect of testDialects()) {
       assert.equal((await call('DELETE', '/admin/users/{id}', userUrl)).response.statusCode, 404);
     });
 
+    it('/me for a key holder and for the admin token, and /admin/reload without a config file', async () => {
+      const key = await t.as('editor');
+      assert.equal((await call('GET', '/me', '/me', { auth: key })).response.statusCode, 200);
+      assert.equal((await call('GET', '/me', '/me')).response.statusCode, 200);
+      assert.equal((await call('GET', '/me', '/me', { auth: null })).response.statusCode, 401);
+      // Built from a config object, this app has no file to read again.
+      assert.equal((await call('POST', '/admin/reload', '/admin/reload')).response.statusCode, 409);
+    });
+
     it('exercised the success answer of every admin operation', () => {
       const operations = [
         'POST /admin/webhooks 201', 'GET /admin/webhooks 200', 'GET /admin/webhooks/{id} 200', 'PATCH /admin/webhooks/{id} 200',

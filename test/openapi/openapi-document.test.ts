@@ -136,8 +136,9 @@ describe('buildOpenApiDocument', () => {
     const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`]);
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
-    for (const path of ['/token', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
-    assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin')).sort(), Object.keys(ADMIN_OPERATIONS).sort());
+    for (const path of ['/token', '/me', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
+    assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin') && p !== '/admin/reload').sort(), Object.keys(ADMIN_OPERATIONS).sort());
+    assert.ok(paths['/admin/reload']!.post, '/admin/reload');
   });
 
   it('has the methods and success statuses of spec section 4', () => {
@@ -188,6 +189,7 @@ describe('buildOpenApiDocument', () => {
       const security = op.security as Json[];
       if (path.startsWith('/v1/')) assert.deepEqual(security[0], { bearer: [] }, path);
       else if (path.startsWith('/admin/')) assert.deepEqual(security, [{ adminToken: [] }], path);
+      else if (path === '/me') assert.deepEqual(security, [{ bearer: [] }, { adminToken: [] }], path);
       else assert.deepEqual(security, [], path);
     }
   });
