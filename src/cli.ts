@@ -88,7 +88,10 @@ async function run(command: CliCommand, values: CliValues): Promise<number> {
   switch (command.name) {
     case 'start': {
       const { closeOnSignals, reloadOnHangup, startServer } = await import('./server.ts');
-      const { file: configFile } = await findConfigFile({ file: values.config });
+      const { file: configFile, origin } = await findConfigFile({ file: values.config });
+      if (origin === 'bundled') {
+        process.stderr.write(`No config file (--config, SVC_CONFIG or ./svc.config.yaml): serving the bundled example ${configFile}. Copy it to ./svc.config.yaml to make your own.\n`);
+      }
       const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true, configFile });
       closeOnSignals(server);
       reloadOnHangup(server, () => loadConfig({ file: values.config }));

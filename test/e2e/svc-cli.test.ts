@@ -96,6 +96,18 @@ describe('svc, the command', () => {
     assert.match(result.stderr, /could not reach the database/);
   });
 
+  it('says in one line that it serves the bundled example when no config file is found', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'svc-cli-empty-'));
+    try {
+      // The port is taken, so the start ends right after saying where its config came from.
+      const result = svc(['start', '--host', '127.0.0.1', '--port', String(busyPort)], { cwd: empty, env: { SVC_CONFIG: '' } });
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /^No config file \(--config, SVC_CONFIG or \.\/svc\.config\.yaml\): serving the bundled example .*examples\/blog\.yaml\./);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it('creates a user with the password read from standard input', () => {
     const created = svc(['users', 'create', '--config', configFile, '--email', 'cli@example.test', '--role', 'editor', '--password-stdin'], {
       input: 'a password from stdin\n',
