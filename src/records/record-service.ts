@@ -254,7 +254,8 @@ export class RecordService {
       await this.#event(trx, events, resource, meta, 'created', id, null, record);
       return { record, attributes: readable };
     });
-    return this.#withReferenceIssues(written, references, meta.principal);
+    // Without references no foreign key can refuse the write: no wrapper, no extra promise turn.
+    return references.length === 0 ? written : this.#withReferenceIssues(written, references, meta.principal);
   }
 
   /**
@@ -340,13 +341,16 @@ export class RecordService {
       const updated = await this.#updateByVersion(resource, meta, id, values, grant, readable);
       if (updated) return updated;
     }
-    let references: Reference[] = [];
+    // Filled inside the write, and read by #withReferenceIssues after it: one array, not a reassignment.
+    const references: Reference[] = [];
     const written = this.#write('RESOURCE_UPDATE_ERROR', async (trx, events) => {
       const old = await this.#findForWrite(trx, resource, meta.principal, id, 'update', grant);
       const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
       // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
-      references = this.#referencesIn(resource, changed);
+      // A group commit may run this work again after another write of its group failed.
+      references.length = 0;
+      references.push(...this.#referencesIn(resource, changed));
       await checkReferences(trx, this.#store.dialect, references, meta.principal);
       const now = new Date().toISOString();
       const { db, dialect } = this.#store;

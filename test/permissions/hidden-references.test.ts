@@ -104,30 +104,32 @@ for (const dialect of testDialects()) {
       }
     }
 
-    it('answers a target deleted between the check and the write (a foreign-key refusal) as a missing one', async (ctx) => {
-      // SQLite runs one write at a time, so only PostgreSQL can see this race.
-      if (dialect !== 'postgres') return ctx.skip('no concurrent writers on SQLite');
-      const doomed = await create(alice, 'projects', { name: 'doomed' });
-      // Another connection deletes the target and holds the commit: the check still sees the row, the
-      // foreign key of the insert waits for that transaction and then finds the row gone.
-      const other = new pg.Client({ connectionString: t.database.url });
-      await other.connect();
-      try {
-        await other.query('begin');
-        await other.query('delete from projects where id = $1', [doomed]);
-        const vanishing = send('POST', { project_id: doomed });
-        const waiting = async () => (await other.query("select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'")).rows[0].n > 0;
-        for (let i = 0; i < 200 && !(await waiting()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-        assert.ok(await waiting(), 'the insert waits for the deleting transaction');
-        await other.query('commit');
-        const vanished = await vanishing;
-        const missing = await send('POST', { project_id: NEVER_CREATED });
-        assert.equal(vanished.statusCode, 400, vanished.body);
-        assert.deepEqual(comparable(vanished), comparable(missing));
-      } finally {
-        await other.end();
-      }
-    });
+    for (const method of ['POST', 'PATCH'] as const) {
+      it(`${method}: answers a target deleted between the check and the write (a foreign-key refusal) as a missing one`, async (ctx) => {
+        // SQLite runs one write at a time, so only PostgreSQL can see this race.
+        if (dialect !== 'postgres') return ctx.skip('no concurrent writers on SQLite');
+        const doomed = await create(alice, 'projects', { name: 'doomed' });
+        // Another connection deletes the target and holds the commit: the check still sees the row, the
+        // foreign key of the write waits for that transaction and then finds the row gone.
+        const other = new pg.Client({ connectionString: t.database.url });
+        await other.connect();
+        try {
+          await other.query('begin');
+          await other.query('delete from projects where id = $1', [doomed]);
+          const vanishing = send(method, { project_id: doomed });
+          const waiting = async () => (await other.query("select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'")).rows[0].n > 0;
+          for (let i = 0; i < 200 && !(await waiting()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+          assert.ok(await waiting(), 'the write waits for the deleting transaction');
+          await other.query('commit');
+          const vanished = await vanishing;
+          const missing = await send(method, { project_id: NEVER_CREATED });
+          assert.equal(vanished.statusCode, 400, vanished.body);
+          assert.deepEqual(comparable(vanished), comparable(missing));
+        } finally {
+          await other.end();
+        }
+      });
+    }
 
     it('still accepts a relation to a record the caller can read', async () => {
       const response = await send('PATCH', { project_id: visible });
