@@ -50,9 +50,13 @@ describe('CoalescingTrigger', () => {
     const starts: number[] = [];
     const trigger = new CoalescingTrigger(async () => void starts.push(performance.now()), 40);
     trigger.request();
-    await sleep(5);
+    // Waits for conditions, bounded, not for fixed times: a busy loop runs timers late.
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 400 && !done(); i++) await sleep(5);
+    };
+    await until(() => starts.length === 1);
     trigger.request();
-    await sleep(80);
+    await until(() => starts.length === 2);
     assert.equal(starts.length, 2);
     assert.ok(starts[1]! - starts[0]! >= 39, `runs ${starts[1]! - starts[0]!} ms apart`);
     trigger.request();
