@@ -24,14 +24,3 @@ export interface AppContext {
   readonly definitions: DefinitionSync;
   readonly log: FastifyBaseLogger;
 }
-
-/** What the background components (event hub, webhook service) are built from. */
-export interface ComponentDeps {
-  readonly config: SvcConfig;
-  readonly store: Store;
-  readonly registry: ResourceRegistry;
-  readonly records: RecordService;
-  readonly log: FastifyBaseLogger;
-  /** Absent in tools that build one component alone. */
-  readonly signals?: ClusterSignals;
-}
