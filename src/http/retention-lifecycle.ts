@@ -1,13 +1,13 @@
 // Ties the retention job to the app's life: it starts when the app is ready and stops (ending its
 // current batch) before the workers drain and the database closes.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app-context.ts';
+import type { ConfigDep, LogDep, RegistryDep, StoreDep } from './route-deps.ts';
 import { RETENTION_DEFAULTS } from '../config/config-schema.ts';
 import { RetentionJob } from '../retention/retention-job.ts';
 
 export function installRetention(
   app: FastifyInstance,
-  ctx: Pick<AppContext, 'config' | 'store' | 'registry' | 'log'>,
+  ctx: ConfigDep & StoreDep & RegistryDep & LogDep,
   options: { start: boolean },
 ): RetentionJob {
   const job = new RetentionJob({

@@ -1,7 +1,7 @@
 // GET /metrics in the Prometheus text format, and the hooks that count every request. Registered on the
 // root instance (not inside an encapsulated plugin) so its hooks see every route registered after it.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep, ConfigDep, EventsDep, RegistryDep, StoreDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import { createServiceMetrics } from '../../metrics/service-metrics.ts';
@@ -12,7 +12,7 @@ import { requireAdmin } from '../require-admin.ts';
 /** The 429s the key authenticator throws: a full rate-limit window, a used-up quota. */
 const RATE_LIMIT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RATE_LIMITED', 'USAGE_EXCEEDED']);
 
-export async function registerMetricsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerMetricsRoutes(app: FastifyInstance, ctx: ConfigDep & StoreDep & RegistryDep & EventsDep & AuthDep): Promise<void> {
   const metrics = createServiceMetrics({
     store: ctx.store,
     events: ctx.events,

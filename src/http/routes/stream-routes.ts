@@ -3,7 +3,7 @@
 // so failures are ordinary JSON:API errors; after that the response is hijacked and written as SSE, for
 // as long as the caller's key and role stand (stream-registry.ts ends it when they no longer do).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep, ConfigDep, EventsDep, LogDep, RegistryDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { parseStreamQuery, type StreamRawQuery } from '../../stream/stream-query.ts';
@@ -16,6 +16,8 @@ import { refusingRoute } from '../refusing-route.ts';
 import { authorizeAction } from '../authorize-action.ts';
 
 type StreamParams = { resource: string };
+
+type StreamRouteDeps = ConfigDep & AuthDep & RegistryDep & EventsDep & LogDep;
 
 /** A client that stops reading is dropped past either bound (it resumes with Last-Event-ID). */
 export const STREAM_MAX_QUEUED_MESSAGES = 1000;
@@ -36,7 +38,7 @@ const REVOKED_REASONS: Record<RevokeReason, string> = {
 /** Access changes heard before each stream request was authenticated (see StreamRegistry.changes). */
 const changesSeenAt = new WeakMap<FastifyRequest, number>();
 
-export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerStreamRoutes(app: FastifyInstance, ctx: StreamRouteDeps): Promise<void> {
   const { stream } = ctx.config;
   const registry = new StreamRegistry({
     maxPerKey: stream.maxPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY,
@@ -73,7 +75,7 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext
 }
 
 async function openStream(
-  ctx: AppContext,
+  ctx: StreamRouteDeps,
   registry: StreamRegistry,
   request: FastifyRequest<{ Params: StreamParams; Querystring: StreamRawQuery }>,
   reply: FastifyReply,
