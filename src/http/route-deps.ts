@@ -10,6 +10,8 @@ import type { RecordService } from '../records/record-service.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import type { WebhookService } from '../webhooks/webhook-service.ts';
 import type { DefinitionSync } from '../cluster/definition-sync.ts';
+import type { StreamRegistry } from '../stream/stream-registry.ts';
+import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 
 export interface ConfigDep {
   readonly config: SvcConfig;
@@ -41,6 +43,14 @@ export interface WebhooksDep {
 
 export interface DefinitionsDep {
   readonly definitions: DefinitionSync;
+}
+
+export interface StreamsDep {
+  readonly streams: StreamRegistry;
+}
+
+export interface MetricsDep {
+  readonly metrics: ServiceMetrics;
 }
 
 export interface LogDep {
