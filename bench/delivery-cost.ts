@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/server.ts';
 import type { Principal } from '../src/auth/principal.ts';
 import { BENCH_ROLE, writeBenchConfig } from './bench-config.ts';
 import { createFreshDatabase } from './bench-database.ts';

@@ -3,7 +3,7 @@
 // and posts written in bulk (the API would take minutes for a million rows).
 import { sql } from 'kysely';
 import type { SvcConfig } from '../src/config/config-types.ts';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/server.ts';
 import { createStore, type Store } from '../src/store/create-store.ts';
 import { ResourceRegistry } from '../src/resources/resource-registry.ts';
 import type { Resource } from '../src/resources/resource.ts';

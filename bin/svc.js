@@ -36,7 +36,7 @@ if (process.env.SVC_FROM_SOURCE !== '1' && bundleIsFresh()) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  cli = await import('../src/cli.ts');
+  cli = await import('../src/cli/cli.ts');
 }
 const code = await cli.main(process.argv.slice(2));
 // A failed command may leave handles open (a database pool, a half-started server): exit now.

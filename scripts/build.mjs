@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname],
+  entryPoints: [new URL('../src/cli/cli.ts', import.meta.url).pathname],
   outfile: new URL('../dist/bundle/cli.mjs', import.meta.url).pathname,
   bundle: true,
   platform: 'node',

@@ -23,7 +23,7 @@ mkdirSync('coverage', { recursive: true });
 if (!process.env.TEST_DATABASE_URL) process.stdout.write('# PostgreSQL suites are skipped: TEST_DATABASE_URL is not set\n');
 if (!process.env.TEST_REDIS_URL) process.stdout.write('# Redis suites are skipped: TEST_REDIS_URL is not set\n');
 
-const coverage = ['--include=src/**', '--exclude=src/cli.ts'];
+const coverage = ['--include=src/**', '--exclude=src/cli/cli.ts'];
 const run = spawnSync(
   'npx',
   [

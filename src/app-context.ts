@@ -1,4 +1,5 @@
-// Everything a route needs, built once per app: config, database, compiled resources, auth.
+// The components of a running service (runtime.ts builds them once): config, database, compiled
+// resources, auth, events, webhooks, streams, metrics. The HTTP layer reads what it needs from it.
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from './config/config-types.ts';
 import type { Store } from './store/create-store.ts';
@@ -9,6 +10,8 @@ import type { EventHub } from './events/event-hub.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { ClusterSignals } from './cluster/cluster-signals.ts';
 import type { DefinitionSync } from './cluster/definition-sync.ts';
+import type { StreamRegistry } from './stream/stream-registry.ts';
+import type { ServiceMetrics } from './metrics/service-metrics.ts';
 
 export interface AppContext {
   readonly config: SvcConfig;
@@ -22,16 +25,8 @@ export interface AppContext {
   readonly signals: ClusterSignals;
   /** Applies reloaded resource definitions here and adopts other nodes'. */
   readonly definitions: DefinitionSync;
+  /** The streams open on this node, ended when their right to read goes. */
+  readonly streams: StreamRegistry;
+  readonly metrics: ServiceMetrics;
   readonly log: FastifyBaseLogger;
-}
-
-/** What the background components (event hub, webhook service) are built from. */
-export interface ComponentDeps {
-  readonly config: SvcConfig;
-  readonly store: Store;
-  readonly registry: ResourceRegistry;
-  readonly records: RecordService;
-  readonly log: FastifyBaseLogger;
-  /** Absent in tools that build one component alone. */
-  readonly signals?: ClusterSignals;
 }

@@ -1,9 +1,34 @@
-// Runs the service: builds the app from the config, listens, and shuts down gracefully on SIGTERM/SIGINT.
+// Runs the service: builds the runtime from the config and mounts HTTP on it, listens, and shuts down
+// gracefully on SIGTERM/SIGINT.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
+import { mountApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
+import { createRuntime, type RuntimeOptions } from './runtime.ts';
+import { createServiceLogger, type ServiceLoggerOptions } from './service-logger.ts';
+
+export interface BuildAppOptions extends Omit<RuntimeOptions, 'log'> {
+  /** Log lines and where they go (default: none). */
+  logger?: ServiceLoggerOptions;
+  /** Start the event dispatcher, webhook worker, cluster signals and retention job (default true). */
+  startWorkers?: boolean;
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+}
+
+/** The service's components and its HTTP app on them, workers started; it does not listen. */
+export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
+  const { logger, startWorkers, ...runtimeOptions } = options;
+  const log = createServiceLogger(logger);
+  const runtime = await createRuntime({ ...runtimeOptions, log });
+  const app = await mountApp(runtime, logger ? { log } : {});
+  if (startWorkers !== false) await runtime.start();
+  return { app, ctx: runtime.context };
+}
 
 export interface RunningServer {
   app: FastifyInstance;

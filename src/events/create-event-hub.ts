@@ -1,6 +1,10 @@
 // Builds the event hub for the deployment: Redis pub/sub when `redis.url` is set, else PostgreSQL
 // LISTEN/NOTIFY on PostgreSQL, else (SQLite) the outbox poll alone.
-import type { ComponentDeps } from '../app-context.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { SvcConfig } from '../config/config-types.ts';
+import type { Store } from '../store/create-store.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
+import type { RecordService } from '../records/record-service.ts';
 import type { EventHub } from './event-hub.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
 import { OutboxEventHub } from './outbox-event-hub.ts';
@@ -18,7 +22,16 @@ export const OUTBOX_GAP_GRACE_MS = 30_000;
  */
 export const OUTBOX_PRUNE_INTERVAL_MS = 2_147_483_647;
 
-export async function createEventHub(deps: ComponentDeps): Promise<EventHub> {
+/** What the event hub is built from. */
+export interface EventHubDeps {
+  readonly config: SvcConfig;
+  readonly store: Store;
+  readonly registry: ResourceRegistry;
+  readonly records: RecordService;
+  readonly log: FastifyBaseLogger;
+}
+
+export async function createEventHub(deps: EventHubDeps): Promise<EventHub> {
   const { config, store, registry, records, log } = deps;
   const redisUrl = config.redis?.url;
   let notifier: ChangeNotifier | null = null;

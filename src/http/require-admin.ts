@@ -4,9 +4,9 @@
 // as `{ onRequest: requireAdmin(ctx) }`. onRequest runs before the body is parsed, so an
 // unauthenticated caller cannot make the server read a large body.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app-context.ts';
+import type { AuthDep } from './route-deps.ts';
 
-export function requireAdmin(ctx: AppContext): (request: FastifyRequest) => Promise<void> {
+export function requireAdmin(ctx: AuthDep): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     const authorization = request.headers.authorization;
     await ctx.auth.authenticateAdmin({ ...(authorization !== undefined ? { authorization } : {}) });

@@ -1,6 +1,11 @@
 // Builds the webhook component: its tables, the subscription cache, the hook that queues deliveries in
 // record writes, the delivery worker and the admin operations.
-import type { ComponentDeps } from '../app-context.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { SvcConfig } from '../config/config-types.ts';
+import type { Store } from '../store/create-store.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
+import type { RecordService } from '../records/record-service.ts';
+import type { ClusterSignals } from '../cluster/cluster-signals.ts';
 import { deliveryQueueHook } from './delivery-queue-hook.ts';
 import { DeliveryRepository } from './delivery-repository.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
@@ -12,12 +17,23 @@ import { createWebhookTables } from './webhook-tables.ts';
 
 const SUBSCRIPTIONS_TOPIC = 'webhooks';
 
+/** What the webhook component is built from. */
+export interface WebhookServiceDeps {
+  readonly config: SvcConfig;
+  readonly store: Store;
+  readonly registry: ResourceRegistry;
+  readonly records: RecordService;
+  readonly log: FastifyBaseLogger;
+  /** Tells the other nodes of subscription changes; absent in tools that build the component alone. */
+  readonly signals?: ClusterSignals;
+}
+
 export interface WebhookServiceOptions {
   /** Worker limits beyond the config's (concurrency caps, batch size, close grace). */
   worker?: Omit<DeliveryWorkerOptions, 'pollIntervalMs' | 'timeoutMs' | 'allowPrivateTargets'>;
 }
 
-export async function createWebhookService(deps: ComponentDeps, options: WebhookServiceOptions = {}): Promise<WebhookService> {
+export async function createWebhookService(deps: WebhookServiceDeps, options: WebhookServiceOptions = {}): Promise<WebhookService> {
   const { config, store, registry, records, log, signals } = deps;
   await createWebhookTables(store.db, store.dialect);
   const subscriptions = new SubscriptionRepository(store);

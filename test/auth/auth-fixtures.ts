@@ -1,7 +1,7 @@
 // Shared steps of the auth suites: apps with a captured log, sign-up, /token, direct table reads.
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
 import type { Store } from '../../src/store/create-store.ts';

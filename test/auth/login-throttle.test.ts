@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import type { LoginThrottleConfig, SvcConfig } from '../../src/config/config-types.ts';
 import type { Store } from '../../src/store/create-store.ts';
 import { createTestDatabase, testDialects, type TestDatabase, type TestDialect } from '../helpers/test-databases.ts';

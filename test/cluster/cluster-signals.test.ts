@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { buildApp, type BuiltApp } from '../../src/server.ts';
 import { ClusterSignals } from '../../src/cluster/cluster-signals.ts';
 import { recordAppliedDefinitions } from '../../src/cluster/definitions-store.ts';
 import { DEFINITIONS_TOPIC } from '../../src/cluster/definition-sync.ts';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { writeConfigFile } from '../helpers/svc-process.ts';
 import { authorizationFor } from '../helpers/test-auth.ts';

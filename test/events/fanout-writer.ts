@@ -1,6 +1,6 @@
 // Child process of event-fanout.test.ts: another svc process on the same database that writes posts.
 // Env: FANOUT_DATABASE_URL, FANOUT_COUNT, optional FANOUT_REDIS_URL. Prints {"ids":[...]} when done.
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { testConfig } from '../helpers/test-config.ts';
 import { POSTS_RESOURCE } from '../helpers/stream-test-app.ts';
 import { issueTestKey } from '../helpers/stream-test-keys.ts';

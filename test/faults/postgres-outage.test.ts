@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases.ts';
 import { testConfig } from '../helpers/test-config.ts';
 import { authorizationFor } from '../helpers/test-auth.ts';

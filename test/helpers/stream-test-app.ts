@@ -2,7 +2,7 @@
 // database of the requested dialect (or a given one, to run two apps on one database).
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp, type BuildAppOptions } from '../../src/app.ts';
+import { buildApp, type BuildAppOptions } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
 import type { KeyPermissions } from '../../src/auth/principal.ts';

@@ -1,6 +1,6 @@
 // One app per suite on a fresh database, with helpers to call it as a given role.
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './test-databases.ts';
 import { testConfig, TEST_ADMIN_TOKEN, type ConfigOverrides } from './test-config.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { buildApp, type BuiltApp } from '../../src/server.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import { writeConfigFile } from '../helpers/svc-process.ts';

@@ -3,7 +3,7 @@
 // on the same database) shows at once.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { buildApp, type BuiltApp } from '../../src/server.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { loadConfigFromObject } from '../../src/config/load-config.ts';
 import { testDialects } from '../helpers/test-databases.ts';

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import Ajv from 'ajv';
 import draft6 from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases.ts';
 import { testConfig } from '../helpers/test-config.ts';

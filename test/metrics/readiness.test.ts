@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { ReadinessProbe, serviceTables } from '../../src/http/readiness-probe.ts';

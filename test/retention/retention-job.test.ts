@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import type { RetentionConfig } from '../../src/config/config-types.ts';
 import { appendEvent, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { countOutbox } from '../../src/events/outbox-pruner.ts';

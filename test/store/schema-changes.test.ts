@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { buildApp, type BuiltApp } from '../../src/server.ts';
 import type { FieldDefinition, ResourceDefinition } from '../../src/config/config-types.ts';
 import { DestructiveChangeError } from '../../src/store/apply-resource-schema.ts';
 import { createStore } from '../../src/store/create-store.ts';

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { testDialects } from '../helpers/test-databases.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { testConfig, TEST_ADMIN_TOKEN } from '../helpers/test-config.ts';
 import { createTestDatabase, testDialects } from '../helpers/test-databases.ts';
 import { webhookAdminAuthorization, webhookUserAuthorization } from '../helpers/webhook-test-auth.ts';

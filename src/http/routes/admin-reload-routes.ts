@@ -3,14 +3,14 @@
 // apply its resource definitions here; every other node on the database adopts them. Other settings
 // take effect at the next start.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep, DefinitionsDep } from '../route-deps.ts';
 import { ConfigError, loadConfig } from '../../config/load-config.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/apply-resource-schema.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
 
-export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: AuthDep & DefinitionsDep): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.post('/admin/reload', async (request, reply) => {

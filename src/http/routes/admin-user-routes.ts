@@ -1,7 +1,7 @@
 // Admin API for users (docs/admin-api.md): GET /admin/users (?email=, _limit, _offset), GET/PATCH/DELETE
 // /admin/users/:id. PATCH changes `primaryRole` and `allowedRoles`; keys see the change on their next request.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep } from '../route-deps.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
 import type { UserRecord } from '../../auth/identity/user-record.ts';
@@ -23,7 +23,7 @@ function notFound(id: string): ApiError {
   return new ApiError('RESOURCE_NOT_FOUND', `No user with id '${id}'`);
 }
 
-export async function registerAdminUserRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerAdminUserRoutes(app: FastifyInstance, ctx: AuthDep): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);

@@ -2,7 +2,7 @@
 // the user, the role in force for this request, the roles it may switch to, and the key's permissions
 // and limits with what is left of them. The admin token is answered as the administrator it is.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep, ConfigDep } from '../route-deps.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
 import type { KeyPrincipal } from '../../auth/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
@@ -17,7 +17,7 @@ function windowState(reply: FastifyReply): { limit: number; remaining: number; r
   return { limit: Number(limit), remaining: Number(reply.getHeader('RateLimit-Remaining')), resetSeconds: Number(reply.getHeader('RateLimit-Reset')) };
 }
 
-export async function registerMeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerMeRoutes(app: FastifyInstance, ctx: ConfigDep & AuthDep): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticateHook(ctx));
     scope.get('/me', async (request, reply) => {
@@ -30,7 +30,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: AppContext): P
   });
 }
 
-async function keyHolder(ctx: AppContext, principal: KeyPrincipal, reply: FastifyReply) {
+async function keyHolder(ctx: ConfigDep & AuthDep, principal: KeyPrincipal, reply: FastifyReply) {
   const [user, key] = await Promise.all([ctx.auth.users.get(principal.userId), ctx.auth.keys.get(principal.keyId)]);
   // Authenticated a moment ago: gone since, it is as unknown as any other key.
   if (!user || !key) throw new ApiError('INVALID_API_KEY', 'The API key is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });

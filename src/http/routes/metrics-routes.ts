@@ -1,10 +1,9 @@
 // GET /metrics in the Prometheus text format, and the hooks that count every request. Registered on the
 // root instance (not inside an encapsulated plugin) so its hooks see every route registered after it.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep, ConfigDep, MetricsDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import { createServiceMetrics } from '../../metrics/service-metrics.ts';
 import { RequestSeries } from '../../metrics/request-series.ts';
 import { EXPOSITION_CONTENT_TYPE } from '../../metrics/exposition-format.ts';
 import { requireAdmin } from '../require-admin.ts';
@@ -12,13 +11,8 @@ import { requireAdmin } from '../require-admin.ts';
 /** The 429s the key authenticator throws: a full rate-limit window, a used-up quota. */
 const RATE_LIMIT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RATE_LIMITED', 'USAGE_EXCEEDED']);
 
-export async function registerMetricsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const metrics = createServiceMetrics({
-    store: ctx.store,
-    events: ctx.events,
-    resources: () => ctx.registry.all().map((resource) => resource.name),
-  });
-
+export async function registerMetricsRoutes(app: FastifyInstance, ctx: ConfigDep & MetricsDep & AuthDep): Promise<void> {
+  const { metrics } = ctx;
   const series = new RequestSeries(metrics);
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the path: one series per route rather than one per record id.
@@ -32,7 +26,6 @@ export async function registerMetricsRoutes(app: FastifyInstance, ctx: AppContex
   app.addHook('onError', async (_request, _reply, error) => {
     if (error instanceof ApiError && RATE_LIMIT_CODES.has(error.code)) metrics.rateLimitRejections.inc({ code: error.code });
   });
-  app.addHook('onClose', async () => metrics.close());
 
   const guard = ctx.config.server.publicMetrics === true ? {} : { onRequest: requireAdmin(ctx) };
   app.get('/metrics', guard, async (request, reply) => {

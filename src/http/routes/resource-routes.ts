@@ -1,6 +1,6 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep, RecordsDep, RegistryDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
@@ -23,7 +23,7 @@ function methodNotAllowed(allowed: string) {
   );
 }
 
-export async function registerResourceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & RecordsDep): Promise<void> {
   const { registry, records } = ctx;
 
   await app.register(

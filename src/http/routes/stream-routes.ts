@@ -3,19 +3,21 @@
 // so failures are ordinary JSON:API errors; after that the response is hijacked and written as SSE, for
 // as long as the caller's key and role stand (stream-registry.ts ends it when they no longer do).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
+import type { AuthDep, ConfigDep, EventsDep, LogDep, RegistryDep, StreamsDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { parseStreamQuery, type StreamRawQuery } from '../../stream/stream-query.ts';
 import { createEventView } from '../../stream/event-view.ts';
 import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
-import { DEFAULT_MAX_STREAMS_PER_KEY, DEFAULT_MAX_STREAMS_PER_NODE, StreamRegistry, type RevokeReason } from '../../stream/stream-registry.ts';
+import type { RevokeReason, StreamRegistry } from '../../stream/stream-registry.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
 import { refusingRoute } from '../refusing-route.ts';
 import { authorizeAction } from '../authorize-action.ts';
 
 type StreamParams = { resource: string };
+
+type StreamRouteDeps = ConfigDep & AuthDep & RegistryDep & EventsDep & StreamsDep & LogDep;
 
 /** A client that stops reading is dropped past either bound (it resumes with Last-Event-ID). */
 export const STREAM_MAX_QUEUED_MESSAGES = 1000;
@@ -36,18 +38,9 @@ const REVOKED_REASONS: Record<RevokeReason, string> = {
 /** Access changes heard before each stream request was authenticated (see StreamRegistry.changes). */
 const changesSeenAt = new WeakMap<FastifyRequest, number>();
 
-export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerStreamRoutes(app: FastifyInstance, ctx: StreamRouteDeps): Promise<void> {
   const { stream } = ctx.config;
-  const registry = new StreamRegistry({
-    maxPerKey: stream.maxPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY,
-    maxPerNode: stream.maxPerNode ?? DEFAULT_MAX_STREAMS_PER_NODE,
-    // Places free up as clients leave, which cannot be foreseen: about one reconnection delay.
-    retryAfterSeconds: Math.max(1, Math.ceil(stream.retryMs / 1000)),
-    stillValid: (slot) => (slot.principal.kind === 'key' ? ctx.auth.stillValid(slot.principal, slot.requestedRole) : Promise.resolve(true)),
-    onCheckError: (error) => ctx.log.warn({ err: error }, 'could not re-check a stream key; the stream is ended'),
-  });
-  const stopListening = ctx.auth.onAccessChanged((change) => registry.changed(change));
-  app.addHook('onClose', async () => stopListening());
+  const registry = ctx.streams;
 
   await app.register(
     async (v1) => {
@@ -73,7 +66,7 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: AppContext
 }
 
 async function openStream(
-  ctx: AppContext,
+  ctx: StreamRouteDeps,
   registry: StreamRegistry,
   request: FastifyRequest<{ Params: StreamParams; Querystring: StreamRawQuery }>,
   reply: FastifyReply,

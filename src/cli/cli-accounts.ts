@@ -1,15 +1,15 @@
 // The account commands of the CLI: `svc users create` and `svc admin-token [--rotate]`.
 import pino from 'pino';
-import type { SvcConfig } from './config/config-types.ts';
-import { createStore } from './store/create-store.ts';
-import { createAuthComponent } from './auth/create-auth-component.ts';
-import { createUser } from './auth/create-user.ts';
-import { readStoredAdminTokenHash, rotateAdminToken } from './auth/admin/stored-admin-token.ts';
-import { ApiError } from './errors/api-error.ts';
-import type { CliValues } from './cli.ts';
-import { ClusterSignals } from './cluster/cluster-signals.ts';
-import { ADMIN_TOKEN_TOPIC } from './auth/create-auth-component.ts';
-import { promptPassword, readPasswordFromStdin } from './cli/read-password.ts';
+import type { SvcConfig } from '../config/config-types.ts';
+import { createStore } from '../store/create-store.ts';
+import { createAuthComponent } from '../auth/create-auth-component.ts';
+import { createUser } from '../auth/create-user.ts';
+import { readStoredAdminTokenHash, rotateAdminToken } from '../auth/admin/stored-admin-token.ts';
+import { ApiError } from '../errors/api-error.ts';
+import type { CliValues } from './cli-values.ts';
+import { ClusterSignals } from '../cluster/cluster-signals.ts';
+import { ADMIN_TOKEN_TOPIC } from '../auth/create-auth-component.ts';
+import { promptPassword, readPasswordFromStdin } from './read-password.ts';
 
 /** Running servers re-read the stored token when told (they would anyway within a few seconds). */
 async function tellRunningServers(store: ReturnType<typeof createStore>): Promise<void> {

@@ -1,9 +1,9 @@
 // `svc plan`: prints what `svc start` would change in the configured database, changing nothing.
 // Exit 0 when every change is safe (or there is none), 1 when one is destructive or cannot be applied.
-import type { SvcConfig } from './config/config-types.ts';
-import { ResourceRegistry } from './resources/resource-registry.ts';
-import { openStoreToPlan } from './store/open-store-to-plan.ts';
-import { formatSchemaChange, planResourceSchema } from './store/plan-resource-schema.ts';
+import type { SvcConfig } from '../config/config-types.ts';
+import { ResourceRegistry } from '../resources/resource-registry.ts';
+import { openStoreToPlan } from '../store/open-store-to-plan.ts';
+import { formatSchemaChange, planResourceSchema } from '../store/plan-resource-schema.ts';
 
 export async function runPlanCommand(config: SvcConfig, out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const store = openStoreToPlan(config.database.url);

@@ -2,30 +2,14 @@
 // Each command accepts only its own options (src/cli/cli-commands.ts); a failure is one line on standard
 // error and a non-zero exit, with the stack only under LOG_LEVEL=debug.
 import { parseArgs } from 'node:util';
-import { findConfigFile, loadConfig, ConfigError } from './config/load-config.ts';
-import type { SvcConfig } from './config/config-types.ts';
-import { DestructiveChangeError } from './store/apply-resource-schema.ts';
-import { commandHelp, COMMANDS, findCommand, overview, type CliCommand } from './cli/cli-commands.ts';
-import { describeCliFailure } from './cli/cli-failure.ts';
-import { SERVICE_VERSION } from './metrics/service-version.ts';
+import { findConfigFile, loadConfig, ConfigError } from '../config/load-config.ts';
+import type { SvcConfig } from '../config/config-types.ts';
+import { DestructiveChangeError } from '../store/apply-resource-schema.ts';
+import { commandHelp, COMMANDS, findCommand, overview, type CliCommand } from './cli-commands.ts';
+import { describeCliFailure } from './cli-failure.ts';
+import { SERVICE_VERSION } from '../metrics/service-version.ts';
+import type { CliValues } from './cli-values.ts';
 // Each command imports what it needs when it runs: `svc check` should not load the HTTP server.
-
-/** Parsed options of any command; each command reads only its own. */
-export interface CliValues {
-  config?: string;
-  port?: string;
-  host?: string;
-  'allow-destructive'?: boolean;
-  yaml?: boolean;
-  email?: string;
-  password?: string;
-  'password-stdin'?: boolean;
-  role?: string;
-  'allowed-roles'?: string;
-  verified?: boolean;
-  rotate?: boolean;
-  help?: boolean;
-}
 
 async function configWith(values: CliValues): Promise<SvcConfig> {
   const config = await loadConfig({ file: values.config });
@@ -87,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
 async function run(command: CliCommand, values: CliValues): Promise<number> {
   switch (command.name) {
     case 'start': {
-      const { closeOnSignals, reloadOnHangup, startServer } = await import('./server.ts');
+      const { closeOnSignals, reloadOnHangup, startServer } = await import('../server.ts');
       const { file: configFile, origin } = await findConfigFile({ file: values.config });
       if (origin === 'bundled') {
         process.stderr.write(`No config file (--config, SVC_CONFIG or ./svc.config.yaml): serving the bundled example ${configFile}. Copy it to ./svc.config.yaml to make your own.\n`);
@@ -101,7 +85,7 @@ async function run(command: CliCommand, values: CliValues): Promise<number> {
     case 'plan':
       return await (await import('./cli-plan.ts')).runPlanCommand(await loadConfig({ file: values.config }));
     case 'check': {
-      const { checkConfigFile } = await import('./config/check-config.ts');
+      const { checkConfigFile } = await import('../config/check-config.ts');
       const result = await checkConfigFile(values.config);
       (result.ok ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
       return result.ok ? 0 : 1;
@@ -109,8 +93,8 @@ async function run(command: CliCommand, values: CliValues): Promise<number> {
     case 'openapi': {
       const [{ stringify }, { ResourceRegistry }, { buildOpenApiDocument }] = await Promise.all([
         import('yaml'),
-        import('./resources/resource-registry.ts'),
-        import('./resources/openapi-document.ts'),
+        import('../resources/resource-registry.ts'),
+        import('../resources/openapi-document.ts'),
       ]);
       const config = await loadConfig({ file: values.config });
       const document = buildOpenApiDocument(new ResourceRegistry(config), config);

@@ -1,0 +1,129 @@
+// The running service without its HTTP face: builds the components from the config (store and schema,
+// cluster signals, definitions, auth, records, event hub, webhooks, stream registry, metrics, retention),
+// starts their background work and stops it in order. app.ts mounts HTTP on a runtime; nothing here
+// knows about HTTP.
+import type { Logger } from 'pino';
+import type { SvcConfig } from './config/config-types.ts';
+import type { AppContext } from './app-context.ts';
+import { createStore, type Store } from './store/create-store.ts';
+import { ResourceRegistry } from './resources/resource-registry.ts';
+import { applyResourceSchema } from './store/apply-resource-schema.ts';
+import { createAuthComponent } from './auth/create-auth-component.ts';
+import type { AdminTokenAnnouncer } from './auth/admin/stored-admin-token.ts';
+import { definedRoles } from './config/defined-roles.ts';
+import { roleWarnings } from './config/check-roles.ts';
+import { RecordService } from './records/record-service.ts';
+import { createOutboxTable } from './events/outbox.ts';
+import { likePatternLimits } from './query/like-pattern-limits.ts';
+import { createEventHub } from './events/create-event-hub.ts';
+import { createWebhookService } from './webhooks/create-webhook-service.ts';
+import { ClusterSignals } from './cluster/cluster-signals.ts';
+import { DefinitionSync } from './cluster/definition-sync.ts';
+import { createStreamRegistry } from './stream/create-stream-registry.ts';
+import { createServiceMetrics } from './metrics/service-metrics.ts';
+import { RETENTION_DEFAULTS } from './config/config-schema.ts';
+import { RetentionJob } from './retention/retention-job.ts';
+
+/** How soon other nodes learn of a key, user or definitions change. */
+const SIGNAL_POLL_MS = 500;
+const SIGNAL_RETENTION_MS = 60 * 60 * 1000;
+
+export interface RuntimeOptions {
+  config: SvcConfig;
+  log: Logger;
+  /** Reuse an open store (tests share one database between apps); otherwise one is opened from the config. */
+  store?: Store;
+  /** Refuse nothing when applying the schema (CLI `--allow-destructive`). */
+  allowDestructive?: boolean;
+  /** Namespace of the rate-limit and login-throttle counters in Redis (default `svc:`): tests sharing one Redis. */
+  redisKeyPrefix?: string;
+  /** The file the config was read from, recorded with the resource definitions it applies. */
+  configFile?: string;
+  /** Shows a generated admin token once (default: a block on standard error); tests capture it. */
+  announceAdminToken?: AdminTokenAnnouncer;
+}
+
+export interface Runtime {
+  /** The components, as the HTTP layer reads them. */
+  readonly context: AppContext;
+  /** Starts the background work: cluster signals, event dispatch, webhook delivery, retention. */
+  start(): Promise<void>;
+  /**
+   * Stops the background work and ends the open streams: the first half of a shutdown, run before the
+   * HTTP server stops, so that long-lived responses do not keep it open.
+   */
+  stop(): Promise<void>;
+  /** Stops (if that was not done) and releases the rest: auth, and the store when the runtime opened it. */
+  close(): Promise<void>;
+}
+
+/** Builds every component and prepares the database (schema, tables); starts nothing. */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config, log } = options;
+  const ownsStore = options.store === undefined;
+  const store = options.store ?? createStore(config.database.url);
+  const registry = new ResourceRegistry(config);
+  // What `svc check` prints as warnings (likely misspelled roles), for those who only ever start.
+  for (const warning of roleWarnings(config as unknown as Record<string, unknown>)) log.warn({ path: warning.path }, warning.message);
+  const schemaPlan = await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true }).catch(async (error: unknown) => {
+    // A refused change ends the start: the store opened for it must not keep the process alive.
+    if (ownsStore) await store.close();
+    throw error;
+  });
+  if (schemaPlan.changes.length > 0) log.info({ changes: schemaPlan.changes.map((c) => c.text) }, 'database schema changed');
+  const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log, pollIntervalMs: SIGNAL_POLL_MS, retentionMs: SIGNAL_RETENTION_MS });
+  await signals.migrate();
+  const definitions = new DefinitionSync({ config, store, registry, signals, log, ...(options.configFile !== undefined ? { source: options.configFile } : {}) });
+  await definitions.recordStartup();
+  const auth = await createAuthComponent(config, store, log, {
+    signals,
+    definedRoles: () => definedRoles(config, registry.definitions),
+    ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
+    ...(options.announceAdminToken !== undefined ? { announceAdminToken: options.announceAdminToken } : {}),
+  });
+  await auth.migrate();
+  await createOutboxTable(store.db, store.dialect);
+  const records = new RecordService(store, registry, log, likePatternLimits(config.server));
+  const events = await createEventHub({ config, store, registry, records, log });
+  const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
+  const resourceNames = () => registry.all().map((resource) => resource.name);
+  const streams = createStreamRegistry({ settings: config.stream, auth, log });
+  const metrics = createServiceMetrics({ store, events, resources: resourceNames });
+  const retention = new RetentionJob({
+    store,
+    settings: config.retention ?? RETENTION_DEFAULTS,
+    replayWindow: config.stream.replayWindow,
+    resources: resourceNames,
+    log,
+  });
+  const context: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, streams: streams.registry, metrics, log };
+
+  let stopping: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await retention.stop();
+      await signals.close();
+      // Closing the hub ends the streams reading from it.
+      await events.close();
+      await webhooks.close();
+    })());
+  return {
+    context,
+    async start() {
+      await signals.start();
+      await events.start();
+      await webhooks.start();
+      retention.start();
+    },
+    stop,
+    close: () =>
+      (closing ??= (async () => {
+        await stop();
+        await auth.close();
+        if (ownsStore) await store.close();
+        streams.stopListening();
+        metrics.close();
+      })()),
+  };
+}
