@@ -22,8 +22,7 @@ export async function startServer(config: SvcConfig, options: { allowDestructive
     allowDestructive: options.allowDestructive === true,
     ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
     logger: {
-      // An empty LOG_LEVEL (a blank line in an env file) means unset, not an unknown level.
-      level: options.logLevel ?? (process.env.LOG_LEVEL || 'info'),
+      level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
       redact: { paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'], censor: '[redacted]' },
       ...(logFormat === 'pretty' ? { stream: prettyLogStream() } : {}),
     },
