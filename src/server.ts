@@ -5,6 +5,8 @@ import { mountApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
+import { chooseLogFormat } from './logging/log-format.ts';
+import { prettyLogStream } from './logging/pretty-log-stream.ts';
 import { createRuntime, type RuntimeOptions } from './runtime.ts';
 import { createServiceLogger, type ServiceLoggerOptions } from './service-logger.ts';
 
@@ -39,6 +41,7 @@ export interface RunningServer {
 
 export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string; configFile?: string } = {}): Promise<RunningServer> {
   limitHeapGrowth();
+  const logFormat = chooseLogFormat(process.stdout.isTTY === true, process.env);
   const { app, ctx } = await buildApp({
     config,
     allowDestructive: options.allowDestructive === true,
@@ -46,6 +49,7 @@ export async function startServer(config: SvcConfig, options: { allowDestructive
     logger: {
       level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
       redact: { paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'], censor: '[redacted]' },
+      ...(logFormat === 'pretty' ? { stream: prettyLogStream() } : {}),
     },
   });
   await app.listen({ port: config.server.port, host: config.server.host });

@@ -10,6 +10,8 @@ export interface CliCommand {
   readonly synopsis: string;
   readonly summary: string;
   readonly options: Options;
+  /** The one word it takes besides options (`DIR`), if any. */
+  readonly argument?: string;
   /** One line per option for the help text. */
   readonly optionHelp: readonly [string, string][];
 }
@@ -19,6 +21,14 @@ const CONFIG_HELP: [string, string] = ['--config FILE', 'the config file (else S
 const HELP: Options = { help: { type: 'boolean', short: 'h' } };
 
 export const COMMANDS: readonly CliCommand[] = [
+  {
+    name: 'init',
+    synopsis: 'svc init [DIR]',
+    summary: 'write a starter svc.config.yaml and .env.example into DIR (default: here), never over an existing file',
+    options: { ...HELP },
+    argument: 'DIR',
+    optionHelp: [['DIR', 'the project folder, created if missing; the config has two related resources, two roles and every setting with its default']],
+  },
   {
     name: 'start',
     synopsis: 'svc start [--config FILE] [--port N] [--host H] [--allow-destructive]',

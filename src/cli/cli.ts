@@ -1,4 +1,4 @@
-// The `svc` command (docs/configuration.md): start, plan, check, openapi, users create, admin-token.
+// The `svc` command (docs/configuration.md): init, start, plan, check, openapi, users create, admin-token.
 // Each command accepts only its own options (src/cli/cli-commands.ts); a failure is one line on standard
 // error and a non-zero exit, with the stack only under LOG_LEVEL=debug.
 import { parseArgs } from 'node:util';
@@ -44,9 +44,11 @@ export async function main(argv: string[]): Promise<number> {
   if (!found) return unknownCommand(argv.filter((word) => !word.startsWith('-')));
   const { command, rest } = found;
   let values: CliValues;
+  let positionals: string[];
   try {
-    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: false, strict: true });
+    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: command.argument !== undefined, strict: true });
     values = parsed.values as CliValues;
+    positionals = parsed.positionals;
   } catch (error) {
     process.stderr.write(`svc ${command.name}: ${optionProblem(error as Error)} (see svc ${command.name} --help)\n`);
     return 2;
@@ -55,8 +57,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${commandHelp(command)}\n`);
     return 0;
   }
+  if (positionals.length > 1) {
+    process.stderr.write(`svc ${command.name}: takes one ${command.argument}, got ${positionals.length} (see svc ${command.name} --help)\n`);
+    return 2;
+  }
   try {
-    return await run(command, values);
+    return await run(command, values, positionals[0]);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof DestructiveChangeError) {
       process.stderr.write(`${error.message}\n`);
@@ -68,13 +74,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function run(command: CliCommand, values: CliValues): Promise<number> {
+async function run(command: CliCommand, values: CliValues, argument: string | undefined): Promise<number> {
   switch (command.name) {
+    case 'init':
+      return await (await import('./init-command.ts')).runInitCommand(argument);
     case 'start': {
       const { closeOnSignals, reloadOnHangup, startServer } = await import('../server.ts');
       const { file: configFile, origin } = await findConfigFile({ file: values.config });
       if (origin === 'bundled') {
-        process.stderr.write(`No config file (--config, SVC_CONFIG or ./svc.config.yaml): serving the bundled example ${configFile}. Copy it to ./svc.config.yaml to make your own.\n`);
+        process.stderr.write(`No config file (--config, SVC_CONFIG or ./svc.config.yaml): serving the bundled example ${configFile}. Run svc init to write a config of your own.\n`);
       }
       const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true, configFile });
       closeOnSignals(server);
