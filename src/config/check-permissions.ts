@@ -1,7 +1,7 @@
 // Rules on a resource's permissions that JSON Schema cannot say: every field a rule names
 // (fields lists, filter, check, preset) is a field of that resource, filter values can be of their
 // field's type, role names are usable, and session variables are known.
-import { linearRegexProblem } from '../store/linear-regex.ts';
+import { linearRegexProblem } from '../tools/linear-regex.ts';
 import { filterValueProblem } from './check-filter-value.ts';
 import { roleNameProblem } from './role-name.ts';
 import { re2ToPostgres } from '../store/postgres/re2-to-postgres.ts';
