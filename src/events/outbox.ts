@@ -40,7 +40,7 @@ export async function appendEvent(
   const row = eventRowOf(event);
   const notify = notifyReturning(notifyChannel);
   const others = alongside.filter((part) => part.rows.length > 0);
-  if (others.length > 0 && store.dialect.name === 'postgres') {
+  if (others.length > 0 && store.dialect.supportsInsertInWith) {
     await store.executeIn(trx, insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify));
     return;
   }

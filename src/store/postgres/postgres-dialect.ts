@@ -53,7 +53,15 @@ function isPgConnectionError(error: unknown): boolean {
 
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
+  label: 'PostgreSQL',
   supportsSkipLocked: true,
+  supportsInsertInWith: true,
+  sharedAcrossMachines: true,
+  async countByValue(db, table, column) {
+    const { rows } = await sql<{ value: unknown; total: number }>`
+      select ${sql.ref(column)} as "value", count(*) as "total" from ${sql.table(table)} group by ${sql.ref(column)}`.execute(db);
+    return new Map(rows.map((row) => [String(row.value), Number(row.total)]));
+  },
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType === REPORTED_TYPES[kind],
   encode(kind, value) {

@@ -3,6 +3,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
+import { countByInSteps } from './count-in-steps.ts';
 
 const COLUMN_TYPES: Record<StorageKind, string> = {
   text: 'text',
@@ -20,7 +21,11 @@ function sqliteCode(error: unknown): string | undefined {
 
 export const sqliteDialect: StoreDialect = {
   name: 'sqlite',
+  label: 'SQLite',
   supportsSkipLocked: false,
+  supportsInsertInWith: false,
+  sharedAcrossMachines: false,
+  countByValue: (db, table, column) => countByInSteps(db, table, column),
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType.toLowerCase() === COLUMN_TYPES[kind],
   encode(kind, value) {
