@@ -58,6 +58,11 @@ export interface StoreDialect {
   /** True when the error means the database cannot be reached (answer 503, not 500). */
   isConnectionError(error: unknown): boolean;
   /**
+   * True when the database server answered but refused to serve (no such database, login refused):
+   * the configured address or credentials are wrong, which a start-up failure says so (cli/).
+   */
+  isRefusedConnection(error: unknown): boolean;
+  /**
    * A mark of what other connections have committed: two reads give the same mark only if no other
    * connection committed in between. With the caller's own count of its writes it lets a result (a
    * list's count) be reused while it cannot have changed. SQLite: `PRAGMA data_version` (blind to this

@@ -46,6 +46,9 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 /** What `pg` throws, without a code, when a connection drops mid-query or cannot be had from the pool in time. */
 const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
 
+/** The database does not exist, the login was refused. */
+const REFUSAL_CODES = new Set(['3D000', '28P01', '28000']);
+
 function isPgConnectionError(error: unknown): boolean {
   if (CONNECTION_CODES.has(pgCode(error) ?? '')) return true;
   return error instanceof Error && CONNECTION_MESSAGES.test(error.message);
@@ -130,4 +133,5 @@ export const postgresDialect: StoreDialect = {
   isUniqueViolation: (e) => pgCode(e) === '23505',
   isForeignKeyViolation: (e) => pgCode(e) === '23503',
   isConnectionError: isPgConnectionError,
+  isRefusedConnection: (e) => REFUSAL_CODES.has(pgCode(e) ?? ''),
 };

@@ -91,6 +91,8 @@ export const sqliteDialect: StoreDialect = {
     sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
     (sqliteCode(e)?.startsWith('SQLITE_CONSTRAINT') === true && /FOREIGN KEY/.test((e as Error).message)),
   isConnectionError: (e) => sqliteCode(e) === 'SQLITE_CANTOPEN' || sqliteCode(e) === 'SQLITE_BUSY',
+  // A file has no server that could refuse; a file that cannot be opened says so in its own message.
+  isRefusedConnection: () => false,
 };
 
 /** SQL LIKE pattern → GLOB pattern (case-sensitive), escaping GLOB's own metacharacters. */
