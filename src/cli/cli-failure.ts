@@ -1,5 +1,6 @@
 // What went wrong, in one line a person can act on: a busy port, a database that cannot be reached,
 // or the error's own message. The stack is for LOG_LEVEL=debug only.
+import { isRefusedConnection } from '../store/refused-connection.ts';
 
 interface SystemError extends Error {
   code?: string;
@@ -10,8 +11,6 @@ interface SystemError extends Error {
 
 /** Node's network errors that mean the database server is not there (or not as configured). */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET']);
-/** PostgreSQL's: the database does not exist, the login was refused. */
-const REFUSED_BY_POSTGRES = new Set(['3D000', '28P01', '28000']);
 
 export function describeCliFailure(error: unknown, options: { port?: string; host?: string } = {}): string {
   if (!(error instanceof Error)) return String(error);
@@ -23,7 +22,7 @@ export function describeCliFailure(error: unknown, options: { port?: string; hos
   if (code === 'EACCES' && (error as SystemError).syscall === 'listen') {
     return `not allowed to listen on port ${(error as SystemError).port ?? options.port ?? '?'}; choose a port above 1023 with --port or PORT`;
   }
-  if (code !== undefined && (UNREACHABLE.has(code) || REFUSED_BY_POSTGRES.has(code))) {
+  if (code !== undefined && (UNREACHABLE.has(code) || isRefusedConnection(error))) {
     return `could not reach the database (${error.message}); check DATABASE_URL or database.url`;
   }
   return error.message;

@@ -2,7 +2,7 @@
 // formats (ajv-formats) the resource validators use, so a default can never fail its own create.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ajvLinearRegExp } from '../store/linear-regex.ts';
+import { ajvLinearRegExp } from '../tools/linear-regex.ts';
 import type { FieldDefinition } from './config-types.ts';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN, urlSchema } from '../resources/field-types/url-field.ts';
 

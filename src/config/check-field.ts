@@ -1,6 +1,6 @@
 // Rules on one field definition that JSON Schema cannot say: which attributes a type takes,
 // relation targets, consistent bounds, a pattern that compiles, a default the field accepts.
-import { linearRegexProblem } from '../store/linear-regex.ts';
+import { linearRegexProblem } from '../tools/linear-regex.ts';
 import type { FieldDefinition, FieldType } from './config-types.ts';
 import { FIELD_TYPE_NAMES } from './config-schema.ts';
 import { checkFieldDefault, STRING_MAX_LENGTH } from './check-field-default.ts';

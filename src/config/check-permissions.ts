@@ -1,20 +1,10 @@
 // Rules on a resource's permissions that JSON Schema cannot say: every field a rule names
 // (fields lists, filter, check, preset) is a field of that resource, filter values can be of their
 // field's type, role names are usable, and session variables are known.
-import { linearRegexProblem } from '../store/linear-regex.ts';
+import { linearRegexProblem } from '../tools/linear-regex.ts';
+import { portableRegexProblem } from '../tools/portable-regex.ts';
 import { filterValueProblem } from './check-filter-value.ts';
 import { roleNameProblem } from './role-name.ts';
-import { re2ToPostgres } from '../store/postgres/re2-to-postgres.ts';
-
-/** A role-rule regex must mean the same on SQLite and PostgreSQL (it is rewritten for the latter). */
-function portabilityProblem(pattern: string): string | null {
-  try {
-    re2ToPostgres(pattern);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
 import { ACTIONS } from './config-types.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from './is-record.ts';
@@ -106,7 +96,7 @@ function checkFilter(
         }
       }
       if (op === 'regex' && typeof value === 'string' && !VARIABLE_LIKE.test(value)) {
-        const problem = linearRegexProblem(value) ?? portabilityProblem(value);
+        const problem = linearRegexProblem(value) ?? portableRegexProblem(value);
         if (problem) problems.push({ path: opPath, message: problem });
       }
     }

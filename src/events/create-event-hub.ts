@@ -1,5 +1,5 @@
-// Builds the event hub for the deployment: Redis pub/sub when `redis.url` is set, else PostgreSQL
-// LISTEN/NOTIFY on PostgreSQL, else (SQLite) the outbox poll alone.
+// Builds the event hub for the deployment: Redis pub/sub when `redis.url` is set, else the database's
+// own signal at commit where it has one (store/commit-signal.ts), else the outbox poll alone.
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
 import type { Store } from '../store/create-store.ts';
@@ -8,13 +8,12 @@ import type { RecordService } from '../records/record-service.ts';
 import type { EventHub } from './event-hub.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
 import { OutboxEventHub } from './outbox-event-hub.ts';
-import { NOTIFY_CHANNEL, PostgresNotifier } from './postgres-notifier.ts';
 import { RedisNotifier } from './redis-notifier.ts';
 import { RETENTION_DEFAULTS } from '../config/config-schema.ts';
 
 /** Fallback outbox read; the notifier normally wakes readers at once. */
 export const OUTBOX_POLL_INTERVAL_MS = 1000;
-/** How long a PostgreSQL `seq` that committed out of order is waited for. */
+/** How long a `seq` that committed out of order (a server database's sequence) is waited for. */
 export const OUTBOX_GAP_GRACE_MS = 30_000;
 /**
  * Outbox retention is the retention job's (src/retention/, `retention` config: age, count, batches): the
@@ -39,10 +38,9 @@ export async function createEventHub(deps: EventHubDeps): Promise<EventHub> {
   if (redisUrl) {
     redis = new RedisNotifier(redisUrl, log);
     notifier = redis;
-  } else if (store.dialect.name === 'postgres') {
-    notifier = new PostgresNotifier(store.url, log);
+  } else {
     // Sent by the writing transaction, so the other processes are woken exactly when it commits.
-    records.notifyOnCommit(NOTIFY_CHANNEL);
+    notifier = store.commitSignal.listen(log) ?? null;
   }
   const hub = new OutboxEventHub({
     db: store.db,

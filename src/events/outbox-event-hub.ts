@@ -10,7 +10,7 @@ import { OutboxTailer } from './outbox-tailer.ts';
 import { replayFromOutbox } from './outbox-replay.ts';
 import { pruneOutbox } from './outbox-pruner.ts';
 import { announceHubClosing } from './hub-lifecycle.ts';
-import { parseNotifyPayload } from './outbox.ts';
+import { parseNotifyPayload } from '../store/commit-signal.ts';
 
 export interface OutboxEventHubOptions {
   db: Db;

@@ -26,21 +26,21 @@ export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<
 
 /**
  * Writes the event inside the caller's transaction, with the rows that go along with it (`alongside`:
- * its webhook deliveries). With `notifyChannel` (PostgreSQL), the same statement sends NOTIFY on that
- * channel with the event's seq, which goes out when the transaction commits. On PostgreSQL all of it
- * is one statement (one round trip); on SQLite, where a statement costs no round trip, one per table.
+ * its webhook deliveries). While the store signals commits (store/commit-signal.ts), the event's insert
+ * carries the signal, which goes out when the transaction commits. Where the database can insert in a
+ * WITH, all of it is one statement (one round trip); elsewhere, where a statement costs no round trip,
+ * one per table.
  */
 export async function appendEvent(
-  store: Pick<Store, 'db' | 'executeIn' | 'dialect'>,
+  store: Pick<Store, 'db' | 'executeIn' | 'dialect' | 'commitSignal'>,
   trx: Db,
   event: RecordEvent,
-  notifyChannel?: string,
   alongside: readonly TableRows[] = [],
 ): Promise<void> {
   const row = eventRowOf(event);
-  const notify = notifyReturning(notifyChannel);
+  const notify = store.commitSignal.returning();
   const others = alongside.filter((part) => part.rows.length > 0);
-  if (others.length > 0 && store.dialect.name === 'postgres') {
+  if (others.length > 0 && store.dialect.supportsInsertInWith) {
     await store.executeIn(trx, insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify));
     return;
   }
@@ -58,26 +58,4 @@ export function eventRowOf(event: RecordEvent): Record<string, unknown> {
     payload: eventJson(event),
     created_at: event.createdAt,
   };
-}
-
-/**
- * PostgreSQL: the RETURNING expression of an event's insert that sends NOTIFY at commit, with the
- * row's seq and the event's id (`<seq> <id>`): the writing process knows the id as its own, and need
- * not read the row back (OutboxEventHub).
- */
-export function notifyReturning(notifyChannel: string | undefined): { sql: string } | undefined {
-  return notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text || ' ' || id)` };
-}
-
-/** The seq and event id of a notification sent by notifyReturning's expression, or null for another payload. */
-export function parseNotifyPayload(payload: string): { seq: number; id: string } | null {
-  const space = payload.indexOf(' ');
-  if (space <= 0) return null;
-  const seq = Number(payload.slice(0, space));
-  const id = payload.slice(space + 1);
-  return Number.isSafeInteger(seq) && seq > 0 && id.length > 0 ? { seq, id } : null;
-}
-
-function quoteLiteral(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

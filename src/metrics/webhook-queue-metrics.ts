@@ -5,16 +5,10 @@ import type { Store } from '../store/create-store.ts';
 import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.ts';
 import { DELIVERY_STATUSES } from '../webhooks/webhook-delivery.ts';
 import type { MetricsRegistry } from './metrics-registry.ts';
-import { countByInSteps } from '../store/sqlite/count-in-steps.ts';
 
-/**
- * Records by status, over the whole table. On SQLite, whose statements run on the event loop, in steps;
- * PostgreSQL counts in its own process, so one statement.
- */
-async function countByStatus(store: Store): Promise<Map<string, number>> {
-  if (store.dialect.name === 'sqlite') return countByInSteps(store.db, DELIVERIES_TABLE, 'status');
-  const rows = await store.db.selectFrom(DELIVERIES_TABLE).select(['status', sql<number>`count(*)`.as('total')]).groupBy('status').execute();
-  return new Map(rows.map((row) => [String(row.status), Number(row.total)]));
+/** Records by status, over the whole table (in steps where a long statement would hold the event loop). */
+function countByStatus(store: Store): Promise<Map<string, number>> {
+  return store.dialect.countByValue(store.db, DELIVERIES_TABLE, 'status');
 }
 
 export function registerWebhookQueueMetrics(registry: MetricsRegistry, store: Store): void {

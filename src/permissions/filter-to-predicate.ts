@@ -5,8 +5,8 @@ import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { FilterNode } from './filter-node.ts';
-import { compileLikePattern } from '../store/like-pattern.ts';
-import { compileLinearRegex } from '../store/linear-regex.ts';
+import { compileLikePattern } from '../tools/like-pattern.ts';
+import { compileLinearRegex } from '../tools/linear-regex.ts';
 
 export type RecordPredicate = (record: RecordValues) => boolean;
 

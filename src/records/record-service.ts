@@ -128,8 +128,6 @@ export class RecordService {
   readonly #discardListeners: DiscardedEventsListener[] = [];
   readonly #hooks: EventWrittenHook[] = [];
   readonly #rowHooks: EventRowsHook[] = [];
-  /** The PostgreSQL channel each event's row notifies when it commits (create-event-hub.ts), if any. */
-  #notifyChannel: string | undefined;
   /**
    * SQL worked out once per resource and access filter (grants are cached, so their filter objects are
    * stable): the visible-rows condition, the read-by-id and the read-for-write queries.
@@ -158,7 +156,7 @@ export class RecordService {
     this.#store = store;
     this.#registry = registry;
     this.#log = log;
-    this.#groups = new StatementGroups(store, () => this.#notifyChannel);
+    this.#groups = new StatementGroups(store);
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -176,11 +174,6 @@ export class RecordService {
 
   onEventRows(hook: EventRowsHook): void {
     this.#rowHooks.push(hook);
-  }
-
-  /** Every event written from now on also sends NOTIFY on `channel` at its commit (PostgreSQL). */
-  notifyOnCommit(channel: string): void {
-    this.#notifyChannel = channel;
   }
 
   /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */
@@ -635,7 +628,7 @@ export class RecordService {
   async #event(trx: Db, events: RecordEvent[], resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): Promise<void> {
     const event = this.#newEvent(resource, meta, kind, id, old, next);
     events.push(event);
-    await appendEvent(this.#store, trx, event, this.#notifyChannel, this.#rowsWith(event));
+    await appendEvent(this.#store, trx, event, this.#rowsWith(event));
     for (const hook of this.#hooks) await hook(trx, event);
   }
 

@@ -12,7 +12,6 @@ import {
   type ConditionalChange,
   type TableRows,
 } from '../store/write-statements.ts';
-import { notifyReturning } from '../events/outbox.ts';
 import { GroupedWrites } from './grouped-writes.ts';
 
 type Row = Record<string, unknown>;
@@ -41,7 +40,6 @@ const MAX_GROUP = 32;
 
 export class StatementGroups {
   readonly #store: Store;
-  readonly #notifyChannel: () => string | undefined;
   readonly #creates = new GroupedWrites<Resource, GroupedCreate, Row[]>({
     runGroup: (creates) => this.#createGroup(creates),
     runOne: async (create) => this.#createOne(create),
@@ -53,10 +51,9 @@ export class StatementGroups {
     maxGroup: MAX_GROUP,
   });
 
-  /** `notifyChannel`: the channel each event's row notifies at its commit, read when a statement is built. */
-  constructor(store: Store, notifyChannel: () => string | undefined) {
+  /** Each event's row carries the store's commit signal, read when a statement is built. */
+  constructor(store: Store) {
     this.#store = store;
-    this.#notifyChannel = notifyChannel;
   }
 
   /** Inserts `encoded` into the resource's table with `parts`; answers its row (`returning` columns). */
@@ -87,7 +84,7 @@ export class StatementGroups {
     const parts: TableRows[] = [...byTable].map(([table, rows]) => ({ table, rows }));
     parts.push({ table: resource.table, rows: creates.map(({ encoded }) => encoded) });
     const { db } = this.#store;
-    const rows = await this.#store.executeIn(db, insertTogetherStatement(db, parts, notifyReturning(this.#notifyChannel()), returning));
+    const rows = await this.#store.executeIn(db, insertTogetherStatement(db, parts, this.#store.commitSignal.returning(), returning));
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return creates.map(({ encoded }) => {
       const row = byId.get(String(encoded.id));
@@ -98,7 +95,7 @@ export class StatementGroups {
 
   #createOne({ resource, encoded, parts, returning }: GroupedCreate): Row[] | Promise<Row[]> {
     const { db } = this.#store;
-    return this.#store.executeIn(db, insertTogetherStatement(db, [...parts, { table: resource.table, rows: [encoded] }], notifyReturning(this.#notifyChannel()), returning));
+    return this.#store.executeIn(db, insertTogetherStatement(db, [...parts, { table: resource.table, rows: [encoded] }], this.#store.commitSignal.returning(), returning));
   }
 
   /**
@@ -112,7 +109,7 @@ export class StatementGroups {
     for (const entry of changes) if (!first.has(idOf(entry))) first.set(idOf(entry), entry);
     const ordered = [...first.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
     const { db } = this.#store;
-    const rows = await this.#store.executeIn(db, conditionalChangesStatement(db, ordered, notifyReturning(this.#notifyChannel()), changes[0]!.returning));
+    const rows = await this.#store.executeIn(db, conditionalChangesStatement(db, ordered, this.#store.commitSignal.returning(), changes[0]!.returning));
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return changes.map((entry) => {
       const row = first.get(idOf(entry)) === entry ? byId.get(idOf(entry)) : undefined;
@@ -122,6 +119,6 @@ export class StatementGroups {
 
   #changeOne({ change, parts, returning }: GroupedChange): Row[] | Promise<Row[]> {
     const { db } = this.#store;
-    return this.#store.executeIn(db, conditionalChangeStatement(db, change, parts, notifyReturning(this.#notifyChannel()), returning));
+    return this.#store.executeIn(db, conditionalChangeStatement(db, change, parts, this.#store.commitSignal.returning(), returning));
   }
 }

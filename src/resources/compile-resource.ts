@@ -1,7 +1,7 @@
 // Turns a resource definition into a Resource: field types resolved, validators compiled once.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ajvLinearRegExp } from '../store/linear-regex.ts';
+import { ajvLinearRegExp } from '../tools/linear-regex.ts';
 import type { ResourceDefinition } from '../config/config-types.ts';
 import { FIELD_TYPES } from './field-types/index.ts';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from './field-types/url-field.ts';

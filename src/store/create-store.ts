@@ -7,7 +7,9 @@ import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
 import { WriteGroups } from './sqlite/write-groups.ts';
 import { openPostgres } from './postgres/open-postgres.ts';
 import { postgresDialect } from './postgres/postgres-dialect.ts';
+import { postgresCommitSignalling } from './postgres/postgres-notifier.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
+import { CommitSignal } from './commit-signal.ts';
 
 export interface Store {
   readonly db: Db;
@@ -26,6 +28,8 @@ export interface Store {
   readonly transact: <T>(work: (trx: Db) => Promise<T>) => Promise<T>;
   /** Rows of a compiled statement run on `db` (a transaction from `transact`, or the database). */
   readonly executeIn: (db: Db, query: CompiledQuery) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
+  /** Wake-on-commit: outbox inserts that tell the deployment's other processes when they commit. */
+  readonly commitSignal: CommitSignal;
   close(): Promise<void>;
 }
 
@@ -38,11 +42,12 @@ export function createStore(url: string): Store {
     const { db, pool } = openPostgres(url);
     const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
     const executeIn = (on: Db, query: CompiledQuery) => on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
-    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, close: () => db.destroy() };
+    const commitSignal = new CommitSignal(postgresCommitSignalling(url));
+    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, commitSignal, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const { db, raw, readNow, executeIn, walCatchUp, close } = openSqlite(path || ':memory:');
   const groups = new WriteGroups(db, () => raw.inTransaction, walCatchUp, executeIn);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, close };
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, commitSignal: new CommitSignal(), close };
 }

@@ -24,6 +24,8 @@ export interface ExistingForeignKey {
 
 export interface StoreDialect {
   readonly name: 'sqlite' | 'postgres';
+  /** The database's name in messages to operators. */
+  readonly label: string;
   /** SQL column type for a storage kind. */
   columnType(kind: StorageKind): string;
   /** Whether an existing column's reported type fits a storage kind (a retype is destructive). */
@@ -56,6 +58,11 @@ export interface StoreDialect {
   /** True when the error means the database cannot be reached (answer 503, not 500). */
   isConnectionError(error: unknown): boolean;
   /**
+   * True when the database server answered but refused to serve (no such database, login refused):
+   * the configured address or credentials are wrong, which a start-up failure says so (cli/).
+   */
+  isRefusedConnection(error: unknown): boolean;
+  /**
    * A mark of what other connections have committed: two reads give the same mark only if no other
    * connection committed in between. With the caller's own count of its writes it lets a result (a
    * list's count) be reused while it cannot have changed. SQLite: `PRAGMA data_version` (blind to this
@@ -65,4 +72,21 @@ export interface StoreDialect {
   changeMark(db: Db): Promise<string>;
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` is available for claiming work. */
   readonly supportsSkipLocked: boolean;
+  /**
+   * Whether a WITH may insert (a data-modifying WITH), so rows for several tables go in one statement,
+   * one round trip (write-statements.ts, insertTogetherStatement). Where it may not (SQLite), a statement
+   * costs no round trip anyway: one per table.
+   */
+  readonly supportsInsertInWith: boolean;
+  /**
+   * Whether processes on other machines share this database (a server), rather than one machine's file.
+   * What every process must agree on (the identity secret) cannot then be kept in the data folder.
+   */
+  readonly sharedAcrossMachines: boolean;
+  /**
+   * Rows of a table per value of one column, over the whole table (a metrics gauge). SQLite, whose
+   * statements run on the event loop, counts in steps of rowids; PostgreSQL in one statement, in its
+   * own process.
+   */
+  countByValue(db: Db, table: string, column: string): Promise<Map<string, number>>;
 }

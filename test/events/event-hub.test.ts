@@ -13,7 +13,6 @@ import { applyResourceSchema } from '../../src/store/apply-resource-schema.ts';
 import { RecordService, type RequestMeta } from '../../src/records/record-service.ts';
 import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { OutboxEventHub } from '../../src/events/outbox-event-hub.ts';
-import { NOTIFY_CHANNEL, PostgresNotifier } from '../../src/events/postgres-notifier.ts';
 import { onHubClosing } from '../../src/events/hub-lifecycle.ts';
 import { countOutbox, pruneOutbox } from '../../src/events/outbox-pruner.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';
@@ -61,8 +60,7 @@ async function startNode(
   await applyResourceSchema(store, registry, { allowDestructive: false });
   await createOutboxTable(store.db, store.dialect);
   const records = new RecordService(store, registry);
-  const notifier = dialect === 'postgres' ? new PostgresNotifier(url, silent) : null;
-  if (dialect === 'postgres') records.notifyOnCommit(NOTIFY_CHANNEL);
+  const notifier = store.commitSignal.listen(silent) ?? null;
   const hub = new OutboxEventHub({
     db: options.hubQueries ? store.db.withPlugin(countingQueries(options.hubQueries)) : store.db,
     log: silent,
@@ -249,13 +247,13 @@ for (const dialect of testDialects()) {
         const inserted = new Promise<void>((resolve) => (written = resolve));
         // Takes the lower seq, then waits before committing.
         const slow = a.store.db.transaction().execute(async (trx) => {
-          await appendEvent(a.store, trx, early, NOTIFY_CHANNEL);
+          await appendEvent(a.store, trx, early);
           written();
           await held;
         });
         await inserted;
         await a.store.db.transaction().execute(async (trx) => {
-          await appendEvent(a.store, trx, late, NOTIFY_CHANNEL);
+          await appendEvent(a.store, trx, late);
         });
         await eventually(() => seen.some((e) => e.id === late.id), 'the higher seq arrives');
         release();

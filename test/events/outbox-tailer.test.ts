@@ -3,7 +3,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore } from '../../src/store/create-store.ts';
-import { createOutboxTable, EVENTS_TABLE, notifyReturning, parseNotifyPayload } from '../../src/events/outbox.ts';
+import { createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
+import { parseNotifyPayload } from '../../src/store/commit-signal.ts';
+import { notifyReturning } from '../../src/store/postgres/postgres-notifier.ts';
 import { OutboxTailer } from '../../src/events/outbox-tailer.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';
 import { recordJsonParses } from '../helpers/json-parse-spy.ts';

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compileLikePattern } from '../../src/store/like-pattern.ts';
+import { compileLikePattern } from '../../src/tools/like-pattern.ts';
 import { fuzz, report } from './fuzz-harness.ts';
 
 /** The translation the matcher replaced, kept as the oracle of what LIKE means (on short inputs only). */

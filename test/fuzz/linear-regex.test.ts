@@ -4,8 +4,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateConfig } from '../../src/config/validate-config.ts';
-import { compileLinearRegex } from '../../src/store/linear-regex.ts';
-import { re2ToPostgres, UntranslatableRegexError } from '../../src/store/postgres/re2-to-postgres.ts';
+import { compileLinearRegex } from '../../src/tools/linear-regex.ts';
+import { re2ToPostgres } from '../../src/store/postgres/re2-to-postgres.ts';
+import { UntranslatableRegexError } from '../../src/tools/portable-regex.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 

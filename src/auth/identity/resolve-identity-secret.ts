@@ -1,6 +1,7 @@
-// The identity component's signing secret (docs/configuration.md): SVC_SECRET, else, with SQLite only, one
-// generated at first start and kept in `<dataDir>/secret` (mode 0600). PostgreSQL deployments run
-// several processes that must agree on it, so there it has to be given.
+// The identity component's signing secret (docs/configuration.md): SVC_SECRET, else, on a database file of
+// this machine's (SQLite) only, one generated at first start and kept in `<dataDir>/secret` (mode 0600).
+// A database server (PostgreSQL) is shared by processes on several machines that must agree on it, so
+// there it has to be given.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,9 +22,9 @@ export function resolveIdentitySecret(
     }
     return given;
   }
-  if (store.dialect.name === 'postgres') {
+  if (store.dialect.sharedAcrossMachines) {
     throw new Error(
-      'SVC_SECRET is required with PostgreSQL: every process of the deployment must sign sessions with the same secret. ' +
+      `SVC_SECRET is required with ${store.dialect.label}: every process of the deployment must sign sessions with the same secret. ` +
         'Set it to at least 32 random characters (e.g. `openssl rand -base64 32`).',
     );
   }

@@ -46,6 +46,9 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 /** What `pg` throws, without a code, when a connection drops mid-query or cannot be had from the pool in time. */
 const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
 
+/** The database does not exist, the login was refused. */
+const REFUSAL_CODES = new Set(['3D000', '28P01', '28000']);
+
 function isPgConnectionError(error: unknown): boolean {
   if (CONNECTION_CODES.has(pgCode(error) ?? '')) return true;
   return error instanceof Error && CONNECTION_MESSAGES.test(error.message);
@@ -53,7 +56,15 @@ function isPgConnectionError(error: unknown): boolean {
 
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
+  label: 'PostgreSQL',
   supportsSkipLocked: true,
+  supportsInsertInWith: true,
+  sharedAcrossMachines: true,
+  async countByValue(db, table, column) {
+    const { rows } = await sql<{ value: unknown; total: number }>`
+      select ${sql.ref(column)} as "value", count(*) as "total" from ${sql.table(table)} group by ${sql.ref(column)}`.execute(db);
+    return new Map(rows.map((row) => [String(row.value), Number(row.total)]));
+  },
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType === REPORTED_TYPES[kind],
   encode(kind, value) {
@@ -122,4 +133,5 @@ export const postgresDialect: StoreDialect = {
   isUniqueViolation: (e) => pgCode(e) === '23505',
   isForeignKeyViolation: (e) => pgCode(e) === '23503',
   isConnectionError: isPgConnectionError,
+  isRefusedConnection: (e) => REFUSAL_CODES.has(pgCode(e) ?? ''),
 };

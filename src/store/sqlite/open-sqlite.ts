@@ -7,8 +7,8 @@ import type { DynamicSchema } from '../store-dialect.ts';
 import { PassReadTransaction } from './pass-read-transaction.ts';
 import { sqliteExecuteIn, sqliteReadNow, withStatementCache } from './statement-cache.ts';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.ts';
-import { compileLikePattern, type LikePattern } from '../like-pattern.ts';
-import { compileLinearRegex } from '../linear-regex.ts';
+import { compileLikePattern, type LikePattern } from '../../tools/like-pattern.ts';
+import { compileLinearRegex } from '../../tools/linear-regex.ts';
 
 const ilikeCache = new Map<string, LikePattern>();
 

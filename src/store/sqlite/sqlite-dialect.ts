@@ -3,6 +3,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
+import { countByInSteps } from './count-in-steps.ts';
 
 const COLUMN_TYPES: Record<StorageKind, string> = {
   text: 'text',
@@ -20,7 +21,11 @@ function sqliteCode(error: unknown): string | undefined {
 
 export const sqliteDialect: StoreDialect = {
   name: 'sqlite',
+  label: 'SQLite',
   supportsSkipLocked: false,
+  supportsInsertInWith: false,
+  sharedAcrossMachines: false,
+  countByValue: (db, table, column) => countByInSteps(db, table, column),
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType.toLowerCase() === COLUMN_TYPES[kind],
   encode(kind, value) {
@@ -86,6 +91,8 @@ export const sqliteDialect: StoreDialect = {
     sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
     (sqliteCode(e)?.startsWith('SQLITE_CONSTRAINT') === true && /FOREIGN KEY/.test((e as Error).message)),
   isConnectionError: (e) => sqliteCode(e) === 'SQLITE_CANTOPEN' || sqliteCode(e) === 'SQLITE_BUSY',
+  // A file has no server that could refuse; a file that cannot be opened says so in its own message.
+  isRefusedConnection: () => false,
 };
 
 /** SQL LIKE pattern → GLOB pattern (case-sensitive), escaping GLOB's own metacharacters. */

@@ -1,30 +1,47 @@
 // PostgreSQL LISTEN/NOTIFY as the wake-up signal: one dedicated connection listens on `svc_events`;
 // writers NOTIFY inside the transaction that writes the event, so the signal goes out exactly at commit.
 import type pg from 'pg';
-import { loadPg } from '../optional-packages.ts';
-import type { FastifyBaseLogger } from 'fastify';
-import type { ChangeNotifier, Wake } from './change-notifier.ts';
+import { loadPg } from '../../optional-packages.ts';
+import type { CommitListener, CommitLog, CommitSignalling, CommitWake } from '../commit-signal.ts';
 
 export const NOTIFY_CHANNEL = 'svc_events';
+
+/** LISTEN/NOTIFY on NOTIFY_CHANNEL, through a dedicated connection to `url`. */
+export function postgresCommitSignalling(url: string): CommitSignalling {
+  return { returning: notifyReturning(NOTIFY_CHANNEL)!, listener: (log) => new PostgresNotifier(url, log) };
+}
+
+/**
+ * The RETURNING expression of an event's insert that sends NOTIFY at commit, with the row's seq and
+ * the event's id (`<seq> <id>`): the writing process knows the id as its own, and need not read the
+ * row back (OutboxEventHub).
+ */
+export function notifyReturning(notifyChannel: string | undefined): { sql: string } | undefined {
+  return notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text || ' ' || id)` };
+}
+
+function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 30_000;
 
-export class PostgresNotifier implements ChangeNotifier {
+export class PostgresNotifier implements CommitListener {
   readonly #url: string;
-  readonly #log: FastifyBaseLogger;
+  readonly #log: CommitLog;
   #client: pg.Client | null = null;
-  #wake: Wake = () => {};
+  #wake: CommitWake = () => {};
   #retryTimer: NodeJS.Timeout | null = null;
   #retryDelay = RECONNECT_MIN_MS;
   #closed = false;
 
-  constructor(url: string, log: FastifyBaseLogger) {
+  constructor(url: string, log: CommitLog) {
     this.#url = url;
     this.#log = log;
   }
 
-  async start(wake: Wake): Promise<void> {
+  async start(wake: CommitWake): Promise<void> {
     this.#wake = wake;
     try {
       await this.#connect();
