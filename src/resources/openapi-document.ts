@@ -14,7 +14,9 @@ import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from 
 import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './openapi/admin-resource-paths.ts';
 import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adminWebhookSchemas } from './openapi/admin-webhook-paths.ts';
 import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './openapi/admin-account-paths.ts';
-import { IDENTITY_TAG, SIGN_IN_OPERATIONS, SIGN_IN_SCHEMAS, signInPaths, signInSchemas, signInSecuritySchemes } from './openapi/sign-in-paths.ts';
+import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './openapi/token-path.ts';
+import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './openapi/identity-paths.ts';
+import { IDENTITY_SCHEMAS, identitySchemas } from './openapi/identity-schemas.ts';
 import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './openapi/identity-and-reload-paths.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -23,12 +25,12 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const resources = registry.enabled();
   const names = allocateOpenApiNames(
     resources,
-    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...SIGN_IN_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...SIGN_IN_OPERATIONS],
+    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS],
   );
 
   const paths: Record<string, OpenApiObject> = {};
-  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(), ...signInSchemas(config), ...adminSchemas() };
+  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(), ...tokenSchemas(config), ...identitySchemas(config), ...adminSchemas() };
   Object.assign(schemas, adminWebhookSchemas(), adminAccountSchemas(), identityAndReloadSchemas());
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
@@ -41,7 +43,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
     tags.push(tag);
   }
-  Object.assign(paths, signInPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
+  Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
   tags.push(
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
     { name: IDENTITY_TAG, description: 'Signing up, signing in and sessions, through the identity component under `' + config.auth.basePath + '`' },
@@ -69,7 +71,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   document.tags = tags;
   document.paths = paths;
   document.components = {
-    securitySchemes: { ...securitySchemes(config), ...signInSecuritySchemes(config), ...adminSecuritySchemes() },
+    securitySchemes: { ...securitySchemes(config), ...identitySecuritySchemes(config), ...adminSecuritySchemes() },
     schemas,
     parameters: sharedParameters(config),
     headers: sharedHeaders(config),
