@@ -387,7 +387,7 @@ describe('buildOpenApiDocument', () => {
     assert.match(((token.responses as Record<string, Json>)['403']!.description as string), /EMAIL_NOT_VERIFIED/);
   });
 
-  it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', () => {
+  it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', async () => {
     const identity = operations().filter((o) => o.path.startsWith('/auth/'));
     assert.deepEqual(identity.map((o) => `${o.method} ${o.path}`).sort(), [
       'get /auth/get-session', 'get /auth/verify-email', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
@@ -421,6 +421,8 @@ describe('buildOpenApiDocument', () => {
     const callback = socialPaths['/identity/callback/{provider}']!.get as Json;
     const provider = (callback.parameters as Json[]).find((p) => p.name === 'provider')!;
     assert.deepEqual((provider.schema as Json).enum, ['github'], 'google has no secret, so it is off');
+    const result = await new Validator().validate(social);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
   });
 
   it('says where the API is and who answers for it, and defines every tag it uses', () => {

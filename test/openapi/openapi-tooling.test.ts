@@ -14,6 +14,9 @@ import { oas } from '@stoplight/spectral-rulesets';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { SvcProcess } from '../helpers/svc-process.ts';
+import { testConfig } from '../helpers/test-config.ts';
+import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -140,6 +143,23 @@ describe('the OpenAPI document of svc running the example config, as tools use i
     const results = await oasLinter().run(new Document(JSON.stringify(document, null, 2), spectralParsers.Json, 'openapi.json'));
     const problems = results.filter((result) => result.severity <= WARNING);
     assert.deepEqual(problems.map((p) => `${p.code} at ${p.path.join('.')}: ${p.message}`), []);
+  });
+
+  it('passes it too with the parts the example leaves off: social sign-in, email verification, a public URL', async () => {
+    const base = testConfig('sqlite::memory:');
+    const config = testConfig('sqlite::memory:', {
+      auth: {
+        ...base.auth,
+        baseUrl: 'https://api.example.com',
+        requireEmailVerification: true,
+        social: { github: { clientId: 'id', clientSecret: 'secret' }, google: { clientId: 'id', clientSecret: 'secret' } },
+      },
+      stream: { ...base.stream, allowQueryToken: false },
+    });
+    const full = buildOpenApiDocument(new ResourceRegistry(config), config);
+    assert.ok((full.paths as Json)['/auth/callback/{provider}']);
+    const results = await oasLinter().run(new Document(JSON.stringify(full, null, 2), spectralParsers.Json, 'openapi.json'));
+    assert.deepEqual(results.filter((r) => r.severity <= WARNING).map((p) => `${p.code} at ${p.path.join('.')}: ${p.message}`), []);
   });
 
   it('is a linter that does complain about a flawed document', async () => {
