@@ -58,7 +58,8 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       version: '1.0.0',
       description:
         'Generated REST API in JSON:API form. Resource endpoints live under `/v1` and need `Authorization: Bearer <API_KEY>`; ' +
-        'keys are issued by `POST /token`. Errors are JSON:API error documents (`application/vnd.api+json`).',
+        'keys are issued by `POST /token`. Errors are JSON:API error documents (`application/vnd.api+json`), except those ' +
+        `the identity component under \`${config.auth.basePath}\` answers itself, which are \`{ code, message }\` objects.`,
       // svc serves many APIs; who answers for this one is whoever runs it.
       contact: { name: 'The operators of this service' },
     },
