@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 description of the public API (`/openapi.json`, `/openapi.yaml`, `svc openapi`):
-// every enabled resource's endpoints, `/token`, the description itself, the health probes and the admin
-// endpoints (resource definitions, webhooks, users, API keys).
+// every enabled resource's endpoints, `/token` and the identity endpoints users call, `/me`, the description
+// itself, the health probes and the admin endpoints (resource definitions, webhooks, users, API keys, reload).
 // The parts live in ./openapi/; this module assembles them.
 import type { SvcConfig } from '../config/config-types.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
@@ -14,6 +14,9 @@ import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from 
 import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './openapi/admin-resource-paths.ts';
 import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adminWebhookSchemas } from './openapi/admin-webhook-paths.ts';
 import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './openapi/admin-account-paths.ts';
+import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './openapi/token-path.ts';
+import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './openapi/identity-paths.ts';
+import { IDENTITY_SCHEMAS, identitySchemas } from './openapi/identity-schemas.ts';
 import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './openapi/identity-and-reload-paths.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -22,12 +25,12 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const resources = registry.enabled();
   const names = allocateOpenApiNames(
     resources,
-    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS],
+    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS],
   );
 
   const paths: Record<string, OpenApiObject> = {};
-  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(config), ...adminSchemas() };
+  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(), ...tokenSchemas(config), ...identitySchemas(config), ...adminSchemas() };
   Object.assign(schemas, adminWebhookSchemas(), adminAccountSchemas(), identityAndReloadSchemas());
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
@@ -40,9 +43,10 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
     tags.push(tag);
   }
-  Object.assign(paths, servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
+  Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
   tags.push(
-    { name: AUTH_TAG, description: 'Issuing API keys' },
+    { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
+    { name: IDENTITY_TAG, description: 'Signing up, signing in and sessions, through the identity component under `' + config.auth.basePath + '`' },
     { name: META_TAG, description: 'This description and health probes' },
     { name: ADMIN_TAG, description: 'Administration with the admin token' },
   );
@@ -54,17 +58,21 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       version: '1.0.0',
       description:
         'Generated REST API in JSON:API form. Resource endpoints live under `/v1` and need `Authorization: Bearer <API_KEY>`; ' +
-        'keys are issued by `POST /token`. Errors are JSON:API error documents (`application/vnd.api+json`).',
+        'keys are issued by `POST /token`. Errors are JSON:API error documents (`application/vnd.api+json`), except those ' +
+        `the identity component under \`${config.auth.basePath}\` answers itself, which are \`{ code, message }\` objects.`,
+      // svc serves many APIs; who answers for this one is whoever runs it.
+      contact: { name: 'The operators of this service' },
     },
   };
-  // Without `servers` clients resolve paths against the document's own address, which is right
-  // unless the API is published under another public URL.
-  if (config.auth.baseUrl) document.servers = [{ url: config.auth.baseUrl }];
+  // `/` resolves against the address the document was fetched from, which is right unless the API is
+  // published under another public URL (auth.baseUrl).
+  const publicUrl = config.auth.baseUrl?.trim().replace(/\/+$/, '');
+  document.servers = [publicUrl ? { url: publicUrl, description: 'The public URL of this service' } : { url: '/', description: 'This server' }];
   document.security = [{ [BEARER_SCHEME]: [] }];
   document.tags = tags;
   document.paths = paths;
   document.components = {
-    securitySchemes: { ...securitySchemes(config), ...adminSecuritySchemes() },
+    securitySchemes: { ...securitySchemes(config), ...identitySecuritySchemes(config), ...adminSecuritySchemes() },
     schemas,
     parameters: sharedParameters(config),
     headers: sharedHeaders(config),

@@ -2,81 +2,28 @@
 // status must be declared for that operation and its body must match the schema declared for that status.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { startReceiver, type Receiver } from '../webhooks/fixtures/receiver.ts';
 import { WEBHOOK_TEST_RESOURCES, WEBHOOK_TEST_SETTINGS } from '../webhooks/fixtures/webhook-test-app.ts';
-import { strictAjv } from './openapi-fixtures.ts';
+import { ResponseConformance } from './response-conformance.ts';
 
 type Json = Record<string, unknown>;
-type Answer = Awaited<ReturnType<TestApp['request']>>;
 
-const DOCUMENT_ID = 'urn:svc:openapi';
 const JSON_API = 'application/vnd.api+json';
 const MISSING = '00000000-0000-7000-8000-000000000000';
-
-/** Checks answers against the document the app itself serves. */
-class Conformance {
-  readonly #paths: Record<string, Record<string, Json>>;
-  readonly #ajv = strictAjv();
-  readonly #validators = new Map<string, ValidateFunction>();
-  /** `METHOD template status` of every answer checked, to prove each operation was exercised. */
-  readonly seen = new Set<string>();
-
-  constructor(document: Json) {
-    this.#paths = document.paths as Record<string, Record<string, Json>>;
-    // The `$ref`s point at `#/components/schemas/…` of the document: adding its components under an id
-    // lets Ajv resolve them there. `components` itself is only a container, not a keyword to check.
-    this.#ajv.addKeyword({ keyword: 'components' });
-    this.#ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: (document.components as Json).schemas } });
-  }
-
-  #validator(ref: string): ValidateFunction {
-    let validate = this.#validators.get(ref);
-    if (!validate) {
-      validate = this.#ajv.compile({ $ref: `${DOCUMENT_ID}${ref}` });
-      this.#validators.set(ref, validate);
-    }
-    return validate;
-  }
-
-  check(method: string, template: string, response: Answer): Json | undefined {
-    const where = `${method} ${template} → ${response.statusCode}`;
-    const operation = this.#paths[template]?.[method.toLowerCase()] as Json | undefined;
-    assert.ok(operation, `${method} ${template} is not in the document`);
-    const declared = (operation.responses as Record<string, Json>)[String(response.statusCode)];
-    assert.ok(declared, `${where}: status not declared (${response.body})`);
-    this.seen.add(`${method} ${template} ${response.statusCode}`);
-    const content = declared.content as Record<string, Json> | undefined;
-    if (!content) {
-      assert.equal(response.body, '', `${where}: declared without a body`);
-      return undefined;
-    }
-    assert.match(String(response.headers['content-type']), /^application\/vnd\.api\+json/, where);
-    const ref = (content[JSON_API]!.schema as Json).$ref as string;
-    const body = response.json<Json>();
-    const validate = this.#validator(ref);
-    assert.ok(validate(body), `${where}: body does not match ${ref}: ${JSON.stringify(validate.errors)}\n${response.body}`);
-    if (response.statusCode >= 400) {
-      // The response's description names the codes this status can carry.
-      for (const error of body.errors as Json[]) assert.ok(String(declared.description).includes(`\`${error.code as string}\``), `${where}: ${error.code as string} not declared`);
-    }
-    return body;
-  }
-}
 
 for (const dialect of testDialects()) {
   describe(`admin endpoints answer as /openapi.json describes them (${dialect})`, () => {
     let t: TestApp;
     let receiver: Receiver;
-    let spec: Conformance;
+    let spec: ResponseConformance;
     before(async () => {
       t = await startTestApp(dialect, { resources: WEBHOOK_TEST_RESOURCES, webhooks: WEBHOOK_TEST_SETTINGS });
       receiver = await startReceiver();
       const served = await t.request({ method: 'GET', url: '/openapi.json' });
       assert.equal(served.statusCode, 200);
-      spec = new Conformance(served.json<Json>());
+      spec = new ResponseConformance(served.json<Json>());
     });
     after(async () => {
       await receiver.close();
@@ -92,7 +39,7 @@ for (const dialect of testDialects()) {
           ...(options.payload !== undefined ? { payload: options.payload as object } : {}),
           ...(options.headers ? { headers: options.headers } : {}),
         })
-        .then((response) => ({ response, body: spec.check(method, template, response) }));
+        .then((response) => ({ response, body: spec.check(method, template, response) as Json | undefined }));
 
     /** Polls the delivery records (bounded: 100 tries, 10 s) until every one is sent successfully. */
     async function waitForSent(webhookId: string): Promise<string[]> {

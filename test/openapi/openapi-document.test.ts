@@ -190,6 +190,8 @@ describe('buildOpenApiDocument', () => {
       if (path.startsWith('/v1/')) assert.deepEqual(security[0], { bearer: [] }, path);
       else if (path.startsWith('/admin/')) assert.deepEqual(security, [{ adminToken: [] }], path);
       else if (path === '/me') assert.deepEqual(security, [{ bearer: [] }, { adminToken: [] }], path);
+      else if (path === '/auth/get-session') assert.deepEqual(security, [{ sessionCookie: [] }, {}], path);
+      else if (path === '/auth/sign-out') assert.deepEqual(security, [{ sessionCookie: [] }], path);
       else assert.deepEqual(security, [], path);
     }
   });
@@ -348,7 +350,8 @@ describe('buildOpenApiDocument', () => {
     }));
     const text = JSON.stringify(strict);
     assert.equal(text.includes('queryToken'), false);
-    assert.equal(text.includes('"name":"token"'), false);
+    assert.equal(((strict.components as Json).parameters as Json).StreamToken, undefined);
+    assert.equal(text.includes('StreamToken'), false);
   });
 
   it('answers errors as application/vnd.api+json ErrorDocuments with the statuses that apply', () => {
@@ -362,7 +365,8 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '429', '500']);
     // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
     assert.deepEqual(statuses('/token', 'post'), ['400', '401', '413', '415', '429', '500']);
-    for (const { op } of operations()) {
+    // The identity endpoints answer with the identity component's own errors too (below).
+    for (const { op } of operations().filter((o) => !o.path.startsWith('/auth/'))) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (status < '400') continue;
         const content = response.content as Json;
@@ -381,6 +385,68 @@ describe('buildOpenApiDocument', () => {
     }));
     const token = (verifying.paths as Record<string, Json>)['/token']!.post as Json;
     assert.match(((token.responses as Record<string, Json>)['403']!.description as string), /EMAIL_NOT_VERIFIED/);
+  });
+
+  it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', async () => {
+    const identity = operations().filter((o) => o.path.startsWith('/auth/'));
+    assert.deepEqual(identity.map((o) => `${o.method} ${o.path}`).sort(), [
+      'get /auth/get-session', 'get /auth/verify-email', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
+      'post /auth/sign-out', 'post /auth/sign-up/email',
+    ]);
+    for (const { path, method, op } of identity) {
+      assert.deepEqual(op.tags, ['Users'], path);
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        if (status < '400') continue;
+        const content = response.content as Record<string, Json>;
+        assert.ok(Object.keys(content).length > 0, `${method} ${path} ${status}`);
+        for (const [mediaType, { schema }] of Object.entries(content)) {
+          const expected = mediaType === 'application/json' ? 'IdentityError' : 'ErrorDocument';
+          assert.equal((schema as Json).$ref, `#/components/schemas/${expected}`, `${method} ${path} ${status} ${mediaType}`);
+        }
+      }
+    }
+    const signIn = (paths['/auth/sign-in/email']!.post as Json).responses as Record<string, Json>;
+    assert.match(signIn['401']!.description as string, /INVALID_EMAIL_OR_PASSWORD/);
+    // The login throttle's 429 is svc's own JSON:API error; the identity component's limiter answers plain JSON.
+    assert.deepEqual(Object.keys(signIn['429']!.content as Json).sort(), ['application/json', 'application/vnd.api+json']);
+    assert.equal(JSON.stringify(doc).includes('sign-in/social'), false);
+    assert.equal(schemas.SignInSocialBody, undefined);
+
+    const social = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
+      resources: FIXTURE_RESOURCES,
+      auth: { ...config.auth, basePath: '/identity', social: { github: { clientId: 'id', clientSecret: 'secret' }, google: { clientId: 'id' } } },
+    }));
+    const socialPaths = social.paths as Record<string, Json>;
+    assert.ok(socialPaths['/identity/sign-in/social']!.post && socialPaths['/identity/sign-up/email']!.post);
+    const callback = socialPaths['/identity/callback/{provider}']!.get as Json;
+    const provider = (callback.parameters as Json[]).find((p) => p.name === 'provider')!;
+    assert.deepEqual((provider.schema as Json).enum, ['github'], 'google has no secret, so it is off');
+    const result = await new Validator().validate(social);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  });
+
+  it('says where the API is and who answers for it, and defines every tag it uses', () => {
+    assert.deepEqual(doc.servers, [{ url: '/', description: 'This server' }]);
+    const published = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
+      resources: FIXTURE_RESOURCES,
+      auth: { ...config.auth, baseUrl: 'https://api.example.com/' },
+    }));
+    assert.deepEqual((published.servers as Json[]).map((s) => s.url), ['https://api.example.com']);
+    assert.equal(((published.components as Json).securitySchemes as Record<string, Json>).sessionCookie!.name, '__Secure-svc.session_token');
+    assert.ok(((doc.info as Json).contact as Json).name);
+    const defined = (doc.tags as Json[]).map((t) => t.name);
+    const used = new Set(operations().flatMap((o) => o.op.tags as string[]));
+    assert.deepEqual([...used].sort(), [...defined].sort());
+    for (const { path, method, op } of operations()) assert.ok(typeof op.description === 'string' && op.description.length > 0, `${method} ${path}`);
+  });
+
+  it('describes /token as the route answers it', () => {
+    const token = paths['/token']!.post as Json;
+    const created = (token.responses as Record<string, Json>)['201']!;
+    assert.equal(((created.headers as Json)['Cache-Control'] as Json) !== undefined, true);
+    assert.equal(((created.content as Json)['application/json'] as Json) !== undefined, true);
+    assert.equal(schemas.TokenRequest!.additionalProperties, false);
+    assert.deepEqual(schemas.TokenResponse!.required, ['key', 'id', 'name', 'start', 'prefix', 'expiresAt', 'permissions']);
   });
 
   it('enumerates every catalogued error code in ErrorDocument', () => {
@@ -493,6 +559,9 @@ describe('buildOpenApiDocument', () => {
       assert.ok(check('TokenRequest', { email: 'a@b.co', password: 'pw', permissions: { posts: { read: ['title'], delete: [] } } }).ok);
       assert.equal(check('TokenRequest', { email: 'a@b.co', password: 'pw', permissions: { posts: { write: [] } } }).ok, false);
       assert.ok(check('TokenResponse', { key: 'svc_abc', id: 'k1', name: null, start: 'svc_ab', prefix: 'svc_', expiresAt: null, permissions: null }).ok);
+      assert.equal(check('TokenRequest', { email: 'a@b.co', password: 'pw', role: 'admin' }).ok, false, 'unknown fields are refused');
+      assert.ok(check('TokenRequest', { email: 'a@b.co', password: 'pw', name: null, expiresIn: null, remaining: 5 }).ok);
+      assert.equal(check('TokenRequest', { email: 'a@b.co', password: 'pw', remaining: 0 }).ok, false);
     });
   });
 });

@@ -28,17 +28,19 @@ const FIELDS = [
 ] as const;
 
 /** 100 years: far enough for "long-lived", near enough to stay a valid date everywhere. */
-const MAX_EXPIRES_IN_SECONDS = 100 * 365 * 24 * 3600;
-const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
-const MAX_COUNT = 1_000_000_000;
+export const MAX_EXPIRES_IN_SECONDS = 100 * 365 * 24 * 3600;
+export const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
+export const MAX_COUNT = 1_000_000_000;
+/** Bounds of the text fields, shared with the OpenAPI description of the body. */
+export const TOKEN_FIELD_LIMITS = { emailMaxLength: 320, passwordMaxLength: 1024, nameMaxLength: 255, metadataMaxBytes: 8192 } as const;
 
 export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pick<ResourceRegistry, 'find'>): TokenRequest {
   const reader = BodyReader.of(body);
   reader.rejectUnknown(FIELDS);
-  const email = reader.required('email') ? reader.string('email', { minLength: 1, maxLength: 320, trim: true }) : undefined;
-  const password = reader.required('password') ? reader.string('password', { minLength: 1, maxLength: 1024 }) : undefined;
-  const name = reader.string('name', { nullable: true, minLength: 1, maxLength: 255 });
-  const metadata = reader.object('metadata', { nullable: true, maxBytes: 8192 });
+  const email = reader.required('email') ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true }) : undefined;
+  const password = reader.required('password') ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength }) : undefined;
+  const name = reader.string('name', { nullable: true, minLength: 1, maxLength: TOKEN_FIELD_LIMITS.nameMaxLength });
+  const metadata = reader.object('metadata', { nullable: true, maxBytes: TOKEN_FIELD_LIMITS.metadataMaxBytes });
   const expiresIn = reader.integer('expiresIn', { nullable: true, minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS });
 
   const defaults = config.apiKeys.rateLimit;

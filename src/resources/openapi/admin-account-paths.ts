@@ -154,6 +154,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminListUsers',
         summary: 'List users',
+        description: 'Users of the identity component with their roles and verification state, oldest first.',
         parameters: [queryParameter('email', 'Only the user with this email.'), ...adminPageParameters()],
         success: { status: 200, description: 'A page of users.', schema: 'AdminUserListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],
@@ -163,6 +164,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminGetUser',
         summary: 'One user',
+        description: 'The user with their primary role, allowed roles and verification state.',
         parameters: [userId()],
         success: { status: 200, description: 'The user.', schema: 'AdminUserDocument' },
         codes: ['RESOURCE_NOT_FOUND'],
@@ -170,6 +172,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       patch: adminOperation({
         operationId: 'adminUpdateUser',
         summary: "Change a user's roles",
+        description: 'Sets the primary role and the roles the user may switch to with `X-Service-Role`; only roles the configuration defines are accepted.',
         parameters: [userId()],
         body: { schema: 'AdminUserUpdateBody', description: 'The role fields to change.' },
         success: { status: 200, description: 'The user as changed.', schema: 'AdminUserDocument' },
@@ -178,6 +181,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       delete: adminOperation({
         operationId: 'adminDeleteUser',
         summary: 'Delete a user and their keys',
+        description: 'The user, their sessions and every API key they hold are removed; the keys stop working on their next request.',
         parameters: [userId()],
         success: { status: 204, description: 'Deleted.' },
         codes: ['RESOURCE_NOT_FOUND'],
@@ -197,6 +201,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminGetApiKey',
         summary: 'One API key',
+        description: 'The key\'s settings, limits and usage; the secret is never shown.',
         parameters: [keyId()],
         success: { status: 200, description: 'The key.', schema: 'AdminApiKeyDocument' },
         codes: ['RESOURCE_NOT_FOUND'],
@@ -204,6 +209,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       patch: adminOperation({
         operationId: 'adminUpdateApiKey',
         summary: "Change an API key's settings",
+        description: 'Enable or disable the key, change its permissions, expiry, rate limit or quota; the change applies from the key\'s next request.',
         parameters: [keyId()],
         body: { schema: 'AdminApiKeyUpdateBody', description: 'The settings to change.' },
         success: { status: 200, description: 'The key as changed.', schema: 'AdminApiKeyDocument' },
@@ -212,6 +218,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       delete: adminOperation({
         operationId: 'adminDeleteApiKey',
         summary: 'Revoke an API key',
+        description: 'The key is deleted and refused from its next request on.',
         parameters: [keyId()],
         success: { status: 204, description: 'Deleted.' },
         codes: ['RESOURCE_NOT_FOUND'],

@@ -13,7 +13,8 @@ const GUARDED: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'FORBI
 export interface AdminOperationSpec {
   operationId: string;
   summary: string;
-  description?: string;
+  /** Required: every operation says what it does beyond its summary (Spectral's `operation-description`). */
+  description: string;
   parameters?: OpenApiObject[];
   /** Component schema name of a JSON body; adds the body error codes. */
   body?: { schema: string; description: string };
@@ -31,9 +32,9 @@ export function adminOperation(spec: AdminOperationSpec): OpenApiObject {
     tags: [ADMIN_TAG],
     operationId: spec.operationId,
     summary: spec.summary,
+    description: spec.description,
     security: [{ [ADMIN_SCHEME]: [] }],
   };
-  if (spec.description) operation.description = spec.description;
   if (spec.parameters) operation.parameters = spec.parameters;
   if (spec.body) operation.requestBody = jsonRequestBody(spec.body.schema, spec.body.description);
   const codes = [...GUARDED, ...spec.codes, ...(spec.body ? BODY_CODES : [])];

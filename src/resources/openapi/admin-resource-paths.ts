@@ -156,6 +156,7 @@ export function adminResourcePaths(): Record<string, OpenApiObject> {
         tags: [ADMIN_TAG],
         operationId: 'getResourceDefinition',
         summary: 'One resource definition in force',
+        description: 'The named resource as configured, disabled or not: its fields, soft delete and permissions per role.',
         security: security(),
         parameters: [{ name: 'name', in: 'path', required: true, description: 'Resource name.', schema: { type: 'string' } }],
         responses: { '200': ok('The definition.', 'ResourceDefinitionDocument'), ...errorResponses([...ADMIN_CODES, 'RESOURCE_NOT_FOUND']) },

@@ -174,6 +174,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminListWebhooks',
         summary: 'List webhook subscriptions',
+        description: 'Every subscription, oldest first, without its signing secret.',
         parameters: adminPageParameters(),
         success: { status: 200, description: 'A page of subscriptions.', schema: 'AdminWebhookListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],
@@ -183,6 +184,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminGetWebhook',
         summary: 'One webhook subscription',
+        description: 'The subscription with its settings; the signing secret is not shown again.',
         parameters: [id()],
         success: { status: 200, description: 'The subscription.', schema: 'AdminWebhookDocument' },
         codes: found,
@@ -199,6 +201,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       delete: adminOperation({
         operationId: 'adminDeleteWebhook',
         summary: 'Delete a webhook subscription',
+        description: 'The subscription stops receiving events at once; its delivery records, queued or done, are deleted with it.',
         parameters: [id()],
         success: { status: 204, description: 'Deleted.' },
         codes: found,
@@ -208,6 +211,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminListWebhookDeliveries',
         summary: 'List the delivery attempts of a webhook',
+        description: 'One record per attempt, newest first: its state, the target\'s status and response, and when the next attempt is due.',
         parameters: [
           id(),
           queryParameter('status', 'Only attempts in this state.', { type: 'string', enum: [...DELIVERY_STATUSES] }),
@@ -222,6 +226,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminGetWebhookDelivery',
         summary: 'One delivery attempt',
+        description: 'The attempt with the payload sent, the target\'s status and response body, and its timing.',
         parameters: [id(), deliveryId()],
         success: { status: 200, description: 'The attempt.', schema: 'AdminWebhookDeliveryDocument' },
         codes: found,

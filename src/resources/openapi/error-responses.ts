@@ -22,10 +22,16 @@ const REASONS: Readonly<Record<number, string>> = {
   409: 'Conflict',
   413: 'Payload too large',
   415: 'Unsupported media type',
+  422: 'Unprocessable content',
   429: 'Too many requests',
   500: 'Internal error',
   503: 'Service unavailable',
 };
+
+/** The reason phrase that starts an error response's description. */
+export function statusReason(status: number): string {
+  return REASONS[status] ?? 'Error';
+}
 
 const ALL_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
@@ -61,13 +67,18 @@ export function errorDocumentSchema(): JsonSchema {
   };
 }
 
+/** `CODE` (title), … as an error response's description names them. */
+export function listCodes(codes: readonly ErrorCode[]): string {
+  return codes.map((code) => `\`${code}\` (${ERROR_CATALOGUE[code].title})`).join(', ');
+}
+
 function errorResponse(status: number, codes: readonly ErrorCode[]): OpenApiObject {
-  const listed = codes.map((code) => `\`${code}\` (${ERROR_CATALOGUE[code].title})`).join(', ');
+  const listed = listCodes(codes);
   const headers: OpenApiObject = { 'X-Request-Id': headerRef('XRequestId') };
   if (status === 401) headers['WWW-Authenticate'] = headerRef('WwwAuthenticate');
   if (status === 429) headers['Retry-After'] = headerRef('RetryAfter');
   return {
-    description: `${REASONS[status] ?? 'Error'}: ${listed}.`,
+    description: `${statusReason(status)}: ${listed}.`,
     headers,
     content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(ERROR_DOCUMENT_SCHEMA) } },
   };

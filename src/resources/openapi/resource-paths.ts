@@ -62,6 +62,9 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     post: operation({
       operationId: names.operationId('create'),
       summary: `Create a ${name} record`,
+      description:
+        'Only the fields the caller\'s role may create are accepted, and the role\'s preset values are set by the server, as are `id`, ' +
+        '`created_at` and `updated_at`, and a `created` event follows on the stream and to webhooks.',
       requestBody: jsonRequestBody(names.schema('CreateBody'), `The new record's fields.`),
       responses: {
         '201': withLocation(
@@ -77,6 +80,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     get: operation({
       operationId: names.operationId('get'),
       summary: `Get a ${name} record`,
+      description: 'Only fields the caller may read appear. A record outside the caller\'s read filter answers 404, as if it did not exist.',
       responses: {
         '200': documentResponse('The record.', names.schema('Document')),
         ...errorResponses(['RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR']),
@@ -85,6 +89,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     put: operation({
       operationId: names.operationId('replace'),
       summary: `Replace a ${name} record`,
+      description: 'Every writable field is set from the body: a field left out takes its default, or null. `updated_at` is set by the server.',
       requestBody: jsonRequestBody(names.schema('ReplaceBody'), 'Every field of the record.'),
       responses: {
         '200': documentResponse('The replaced record.', names.schema('Document')),
@@ -94,6 +99,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     patch: operation({
       operationId: names.operationId('update'),
       summary: `Update fields of a ${name} record`,
+      description: 'Only the fields in the body change; the others keep their values. `updated_at` is set by the server.',
       requestBody: jsonRequestBody(names.schema('PatchBody'), 'The fields to change.'),
       responses: {
         '200': documentResponse('The updated record.', names.schema('Document')),
