@@ -4,7 +4,7 @@ import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { openSqlite } from './sqlite/open-sqlite.ts';
 import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
-import { WriteGroups } from './sqlite/write-groups.ts';
+import { GroupCommit } from './sqlite/group-commit.ts';
 import { openPostgres } from './postgres/open-postgres.ts';
 import { postgresDialect } from './postgres/postgres-dialect.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
@@ -19,7 +19,7 @@ export interface Store {
   readonly readNow: (query: CompiledQuery) => Record<string, unknown>[] | undefined;
   /**
    * Runs a record write in a transaction and resolves once it has committed. On SQLite the writes that
-   * arrive together share one transaction and one commit (group commit, write-groups.ts), and `work`
+   * arrive together share one transaction and one commit (group commit, group-commit.ts), and `work`
    * may run a second time after its group was rolled back for another write's failure: it must leave
    * nothing behind outside the transaction that a second run would duplicate.
    */
@@ -42,7 +42,7 @@ export function createStore(url: string): Store {
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const { db, raw, readNow, executeIn, walCatchUp, close } = openSqlite(path || ':memory:');
-  const groups = new WriteGroups(db, () => raw.inTransaction, walCatchUp, executeIn);
+  const groups = new GroupCommit(db, () => raw.inTransaction, walCatchUp, executeIn);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
   return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, close };
 }
