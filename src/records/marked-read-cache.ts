@@ -4,7 +4,7 @@
 // requests for the same read under the same mark share one run.
 import type { CompiledQuery } from 'kysely';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
-import { resourceWriteGeneration } from './resource-writes.ts';
+import { resourceWriteGeneration } from './write-generation.ts';
 
 export interface MarkedReadCacheOptions<T> {
   /** Entries kept; when full, the cache starts again empty. */

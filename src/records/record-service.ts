@@ -10,7 +10,9 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, updateByIdStatement, type ConditionalChange, type RequiredRow, type TableRows } from '../store/write-statements.ts';
+import { insertStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
+import type { ConditionalChange, OneStatementWriter, RequiredRow } from '../store/one-statement-writes.ts';
+import type { ListCount } from '../store/store-dialect.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
@@ -22,17 +24,14 @@ import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, type LikePatternLimits } from '../query/like-pattern-limits.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
-import { appendEvent, EVENTS_TABLE, eventRowOf } from '../events/outbox.ts';
-import { rowAsStored } from './stored-row.ts';
-import { countByPlan, countPlanOf, type CountPlan } from './stepped-count.ts';
+import { appendEvent, EVENTS_TABLE, eventRowOf, notifyReturning } from '../events/outbox.ts';
 import { diffRecords } from '../events/diff-records.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { MarkedReadCache, queryKey } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
-import { PointReadBatcher } from './point-read-batcher.ts';
-import { StatementGroups } from './statement-groups.ts';
-import { noteResourceWrite } from './resource-writes.ts';
+import { PointReadBatcher } from '../store/point-read-batcher.ts';
+import { noteResourceWrite } from './write-generation.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 import { checkReferences, mayReferToAnyRow, type Reference } from './check-references.ts';
 
@@ -79,7 +78,7 @@ const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
 type Row = Record<string, unknown>;
 
-/** A record by id under one row filter; `many` (PostgreSQL) takes an array of ids. */
+/** A record by id under one row filter; `many` takes an array of ids, where the dialect reads them together (StoreDialect.idAmong). */
 interface FindQueries {
   one: QueryTemplate<Row>;
   many: QueryTemplate<Row> | undefined;
@@ -88,14 +87,14 @@ interface FindQueries {
 interface CompiledList {
   page: CompiledQuery<Row>;
   count: CompiledQuery<{ total: number }>;
-  /** SQLite: how the count is taken without holding the event loop for long (stepped-count.ts). */
-  countPlan: CountPlan | undefined;
+  /** How the count is taken where the dialect has its own way (StoreDialect.planCount); else `count` is run. */
+  countPlan: ListCount | undefined;
   /** Their keys in the read caches, made once with them (undefined: not cacheable). */
   pageKey: string | undefined;
   countKey: string | undefined;
 }
 
-/** The read of a write's target row: locked in the write's transaction, or (PostgreSQL) unlocked with its version. */
+/** The read of a write's target row: locked in the write's transaction, or unlocked with its version where the store makes changes at a version read. */
 interface WriteTargetQueries {
   locking: QueryTemplate<Row>;
   versioned: FindQueries | undefined;
@@ -139,8 +138,8 @@ export class RecordService {
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
     this.#read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
   readonly #checkPredicates = new WeakMap<FilterNode, RecordPredicate>();
-  /** PostgreSQL one-statement writes of one pass, sent together (statement-groups.ts). */
-  readonly #groups: StatementGroups;
+  /** Where the store makes a write with its event in one statement (PostgreSQL), its writer. */
+  readonly #writer: OneStatementWriter | undefined;
   readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>>();
   readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
@@ -158,7 +157,7 @@ export class RecordService {
     this.#store = store;
     this.#registry = registry;
     this.#log = log;
-    this.#groups = new StatementGroups(store, () => this.#notifyChannel);
+    this.#writer = store.oneStatementWriter?.(() => notifyReturning(this.#notifyChannel));
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -213,7 +212,7 @@ export class RecordService {
       // Under the page's own mark (read before the page): no second mark read, and a change that
       // lands meanwhile only makes both older.
       total = await this.#counts.get(db, dialect, compiled.countKey, async () => {
-        if (compiled.countPlan) return countByPlan((query) => this.#read(query), compiled.countPlan);
+        if (compiled.countPlan) return compiled.countPlan.take((query) => this.#read(query));
         const counted = await this.#read(compiled.count);
         return Number(counted[0]?.total ?? 0);
       }, mark);
@@ -238,8 +237,9 @@ export class RecordService {
     const values = validateRecordBody(resource, grant, body, 'create');
     const id = uuidv7();
     const now = new Date().toISOString();
-    if (this.#writesInOneStatement()) {
-      const created = await this.#createInOneStatement(resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
+    const writer = this.#oneStatementWriter();
+    if (writer) {
+      const created = await this.#createInOneStatement(writer, resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
       if (created) return created;
     }
     const references = this.#referencesIn(resource, values);
@@ -259,7 +259,7 @@ export class RecordService {
   }
 
   /**
-   * PostgreSQL, when nothing has to be read inside the write's transaction besides the rows it refers
+   * Where the store offers it (PostgreSQL), when nothing has to be read inside the write's transaction besides the rows it refers
    * to (no hook that writes with the event; a check rule is decided beforehand, #passesCheck): the
    * write and its event, the event's deliveries and its NOTIFY go in one statement that commits by
    * itself, shared with the pass's other such writes (statement-groups.ts). A create is then one round
@@ -269,8 +269,8 @@ export class RecordService {
    * missing, the row changed since it was read), it writes nothing, and the write runs the usual way,
    * in a transaction that reports or locks.
    */
-  #writesInOneStatement(): boolean {
-    return this.#store.dialect.name === 'postgres' && this.#hooks.length === 0;
+  #oneStatementWriter(): OneStatementWriter | undefined {
+    return this.#hooks.length === 0 ? this.#writer : undefined;
   }
 
   /**
@@ -284,20 +284,20 @@ export class RecordService {
     return cached(this.#checkPredicates, grant.check, () => filterToPredicate(grant.check!, resource))(record);
   }
 
-  /** The event is built before the row is stored, from the row as PostgreSQL will give it back (stored-row.ts). */
-  async #createInOneStatement(resource: Resource, meta: RequestMeta, grant: AccessGrant, id: string, values: RecordValues, readable: string[]): Promise<ReadResult | undefined> {
+  /** The event is built before the row is stored, from the row as the database will give it back (OneStatementWriter.rowAsStored). */
+  async #createInOneStatement(writer: OneStatementWriter, resource: Resource, meta: RequestMeta, grant: AccessGrant, id: string, values: RecordValues, readable: string[]): Promise<ReadResult | undefined> {
     const { dialect } = this.#store;
     const columns = columnsOf(resource);
     const encoded = { id, ...encodeValues(resource, dialect, values) };
-    const record = decodeRow(resource, dialect, rowAsStored(resource, columns, encoded));
+    const record = decodeRow(resource, dialect, writer.rowAsStored(resource, columns, encoded));
     if (!this.#passesCheck(resource, grant, record)) return undefined;
     if (!this.#referableByStatement(resource, values, meta.principal)) return undefined;
     const event = this.#newEvent(resource, meta, 'created', id, null, record);
     const requires = this.#requiredRows(resource, values);
     const rows = await this.#writeWithEvent('RESOURCE_STORE_ERROR', event, (parts) =>
       requires.length === 0
-        ? this.#groups.create(resource, encoded, parts, columns)
-        : this.#groups.change({ kind: 'insert', table: resource.table, row: encoded, requires }, parts, columns),
+        ? writer.create(resource.table, encoded, parts, columns)
+        : writer.change({ kind: 'insert', table: resource.table, row: encoded, requires }, parts, columns),
     );
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
@@ -312,8 +312,9 @@ export class RecordService {
 
   async remove(resource: Resource, meta: RequestMeta, id: string): Promise<void> {
     const grant = resolveAccess(resource, meta.principal, 'delete');
-    if (this.#writesInOneStatement() && !(resource.softDelete && this.#isReferenced(resource))) {
-      if (await this.#removeByVersion(resource, meta, id, grant)) return;
+    const writer = this.#oneStatementWriter();
+    if (writer && !(resource.softDelete && this.#isReferenced(resource))) {
+      if (await this.#removeByVersion(writer, resource, meta, id, grant)) return;
     }
     await this.#write('RESOURCE_DELETE_ERROR', async (trx, events) => {
       const old = await this.#findForWrite(trx, resource, meta.principal, id, 'delete', grant);
@@ -337,8 +338,9 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
-    if (this.#writesInOneStatement()) {
-      const updated = await this.#updateByVersion(resource, meta, id, values, grant, readable);
+    const writer = this.#oneStatementWriter();
+    if (writer) {
+      const updated = await this.#updateByVersion(writer, resource, meta, id, values, grant, readable);
       if (updated) return updated;
     }
     // Filled inside the write, and read by #withReferenceIssues after it: one array, not a reassignment.
@@ -365,25 +367,25 @@ export class RecordService {
   }
 
   /** The update in one statement at the version read; undefined when the row changed after it was read or a reference is missing. */
-  async #updateByVersion(resource: Resource, meta: RequestMeta, id: string, values: RecordValues, grant: AccessGrant, readable: string[]): Promise<ReadResult | undefined> {
+  async #updateByVersion(writer: OneStatementWriter, resource: Resource, meta: RequestMeta, id: string, values: RecordValues, grant: AccessGrant, readable: string[]): Promise<ReadResult | undefined> {
     const target = await this.#guard('RESOURCE_UPDATE_ERROR', () => this.#targetOfWrite(this.#store.db, resource, meta.principal, id, 'update', grant, true));
     const old = target.record;
     const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
     if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
     const { dialect } = this.#store;
     const encoded = encodeValues(resource, dialect, { ...changed, updated_at: new Date().toISOString() });
-    // The row as PostgreSQL will give it back: the version read, with the changed columns as stored.
-    const record = decodeRow(resource, dialect, { ...target.row, ...rowAsStored(resource, Object.keys(encoded), encoded) });
+    // The row as the database will give it back: the version read, with the changed columns as stored.
+    const record = decodeRow(resource, dialect, { ...target.row, ...writer.rowAsStored(resource, Object.keys(encoded), encoded) });
     if (!this.#passesCheck(resource, grant, record)) return undefined;
     if (!this.#referableByStatement(resource, changed, meta.principal)) return undefined;
     const change: ConditionalChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded, requires: this.#requiredRows(resource, changed) };
     const event = this.#newEvent(resource, meta, 'updated', id, old, record);
-    const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => this.#groups.change(change, parts, columnsOf(resource)));
+    const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => writer.change(change, parts, columnsOf(resource)));
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
   /** The delete in one statement at the version read; false when the row changed after it was read. */
-  async #removeByVersion(resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant): Promise<boolean> {
+  async #removeByVersion(writer: OneStatementWriter, resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant): Promise<boolean> {
     const target = await this.#guard('RESOURCE_DELETE_ERROR', () => this.#targetOfWrite(this.#store.db, resource, meta.principal, id, 'delete', grant, true));
     const old = target.record;
     let change: ConditionalChange = { kind: 'delete', table: resource.table, id, version: target.version };
@@ -395,7 +397,7 @@ export class RecordService {
     } else {
       event = this.#newEvent(resource, meta, 'deleted', id, old, null);
     }
-    const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) => this.#groups.change(change, parts, ['id']));
+    const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) => writer.change(change, parts, ['id']));
     return written !== undefined;
   }
 
@@ -497,7 +499,7 @@ export class RecordService {
       const page = select.compile() as CompiledQuery<Row>;
       const total = count.compile();
       const pageKey = queryKey(page);
-      const countPlan = dialect.name === 'sqlite' ? countPlanOf(db, resource.table, requested ? [visible, requested] : [visible], total) : undefined;
+      const countPlan = dialect.planCount(db, resource.table, requested ? [visible, requested] : [visible], total);
       compiled = { page, count: total, countPlan, pageKey, countKey: queryKey(total) };
       if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
       lists.set(key, compiled);
@@ -505,7 +507,7 @@ export class RecordService {
     return compiled;
   }
 
-  /** A visible row by id, compiled once per resource and read filter; on PostgreSQL also many by id, for reads batched together. */
+  /** A visible row by id, compiled once per resource and read filter; where the dialect can, also many by id, for reads batched together. */
   #findQueries(resource: Resource, filter: FilterNode): FindQueries {
     const byFilter = cached(this.#findQueryCache, resource, () => new WeakMap<FilterNode, FindQueries>());
     return cached(byFilter, filter, () => {
@@ -514,7 +516,7 @@ export class RecordService {
       const select = () => db.selectFrom(resource.table).select(columnsOf(resource));
       return {
         one: new QueryTemplate(select().where('id', '=', TEMPLATE_SLOT).where(visible)),
-        many: dialect.name === 'postgres' ? new QueryTemplate(select().where('id', '=', sql<string>`any(${TEMPLATE_SLOT})`).where(visible)) : undefined,
+        many: dialect.idAmong ? new QueryTemplate(select().where('id', '=', dialect.idAmong(TEMPLATE_SLOT)).where(visible)) : undefined,
       };
     });
   }
@@ -526,7 +528,7 @@ export class RecordService {
 
   /**
    * #findForWrite's read, as the record and the row as stored (its columns only); `versioned` reads it
-   * without a lock, with its version (PostgreSQL's xmin) for conditionalChangeStatement.
+   * without a lock, with its version (OneStatementWriter.rowVersion) for a change made at that version.
    */
   async #targetOfWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant, versioned: boolean): Promise<WriteTarget> {
     if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
@@ -548,19 +550,29 @@ export class RecordService {
             sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
             sql<number>`case when ${filterToSql(grant.filter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
           ])
-          .where('id', '=', byIds ? sql<string>`any(${TEMPLATE_SLOT})` : TEMPLATE_SLOT);
+          .where('id', '=', byIds && dialect.idAmong ? dialect.idAmong(TEMPLATE_SLOT) : TEMPLATE_SLOT);
         if (resource.softDelete) query = query.where('deleted_at', 'is', null);
         return query;
       };
       const locking = dialect.supportsSkipLocked ? select(false).forUpdate() : select(false);
-      const versionOf = sql<string>`xmin::text`.as('__version');
+      const rowVersion = this.#writer?.rowVersion;
       return {
         locking: new QueryTemplate<Row>(locking),
-        versioned: dialect.name === 'postgres' ? { one: new QueryTemplate<Row>(select(false).select(versionOf)), many: new QueryTemplate<Row>(select(true).select(versionOf)) } : undefined,
+        versioned: rowVersion
+          ? {
+              one: new QueryTemplate<Row>(select(false).select(rowVersion.as('__version'))),
+              many: dialect.idAmong ? new QueryTemplate<Row>(select(true).select(rowVersion.as('__version'))) : undefined,
+            }
+          : undefined,
       };
     });
     // Unlocked reads of a pass share one round trip with each other and with the pass's reads by id.
-    const row = versioned && queries.versioned ? await this.#pointReads.read(queries.versioned, id) : (await this.#store.executeIn(trx, queries.locking.bind(id)))[0];
+    const byVersion = versioned ? queries.versioned : undefined;
+    const row = byVersion
+      ? byVersion.many
+        ? await this.#pointReads.read(byVersion, id)
+        : (await this.#read(byVersion.one.bind(id)))[0]
+      : (await this.#store.executeIn(trx, queries.locking.bind(id)))[0];
     if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
     if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
     const stored: Row = {};

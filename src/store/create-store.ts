@@ -7,6 +7,8 @@ import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
 import { GroupCommit } from './sqlite/group-commit.ts';
 import { openPostgres } from './postgres/open-postgres.ts';
 import { postgresDialect } from './postgres/postgres-dialect.ts';
+import { PostgresOneStatementWriter } from './postgres/one-statement-writer.ts';
+import type { OneStatementWriter, StatementReturning } from './one-statement-writes.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
 
 export interface Store {
@@ -26,6 +28,12 @@ export interface Store {
   readonly transact: <T>(work: (trx: Db) => Promise<T>) => Promise<T>;
   /** Rows of a compiled statement run on `db` (a transaction from `transact`, or the database). */
   readonly executeIn: (db: Db, query: CompiledQuery) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
+  /**
+   * Where a write with its event is worth making in one statement (PostgreSQL: each statement is a round
+   * trip), a writer of such statements; `returning` is read as each statement is built. Undefined: every
+   * write goes through `transact`.
+   */
+  readonly oneStatementWriter: ((returning: StatementReturning) => OneStatementWriter) | undefined;
   close(): Promise<void>;
 }
 
@@ -38,11 +46,12 @@ export function createStore(url: string): Store {
     const { db, pool } = openPostgres(url);
     const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
     const executeIn = (on: Db, query: CompiledQuery) => on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
-    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, close: () => db.destroy() };
+    const oneStatementWriter = (returning: StatementReturning) => new PostgresOneStatementWriter(db, executeIn, returning);
+    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, oneStatementWriter, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const { db, raw, readNow, executeIn, walCatchUp, close } = openSqlite(path || ':memory:');
   const groups = new GroupCommit(db, () => raw.inTransaction, walCatchUp, executeIn);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, close };
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, oneStatementWriter: undefined, close };
 }

@@ -54,6 +54,9 @@ function isPgConnectionError(error: unknown): boolean {
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
   supportsSkipLocked: true,
+  idAmong: (ids) => sql<string>`any(${ids})`,
+  // A count is one statement on a server process of its own: the event loop does not wait on it.
+  planCount: () => undefined,
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType === REPORTED_TYPES[kind],
   encode(kind, value) {

@@ -3,6 +3,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
+import { countByPlan, countPlanOf } from './stepped-count.ts';
 
 const COLUMN_TYPES: Record<StorageKind, string> = {
   text: 'text',
@@ -21,6 +22,12 @@ function sqliteCode(error: unknown): string | undefined {
 export const sqliteDialect: StoreDialect = {
   name: 'sqlite',
   supportsSkipLocked: false,
+  // A read is a call into the library, not a round trip: nothing to share.
+  idAmong: undefined,
+  planCount(db, table, conditions, whole) {
+    const plan = countPlanOf(db, table, conditions, whole);
+    return { take: (read) => countByPlan(read, plan) };
+  },
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType.toLowerCase() === COLUMN_TYPES[kind],
   encode(kind, value) {
