@@ -3,18 +3,19 @@
 import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../config/config-types.ts';
-import { ApiError, pointerTo } from '../errors/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
 import type { Resource, ResourceField } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
+import { mapDriverError } from '../store/map-driver-error.ts';
 import { insertStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
 import type { ConditionalChange, OneStatementWriter, RequiredRow } from '../store/one-statement-writes.ts';
 import type { ListCount } from '../store/store-dialect.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
-import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import type { AccessGrant } from '../permissions/access-grant.ts';
 import { filterToSql } from '../query/filter-to-sql.ts';
@@ -25,7 +26,7 @@ import { DEFAULT_LIKE_PATTERN_LIMITS, type LikePatternLimits } from '../query/li
 import type { ListQuery } from '../query/list-query.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import { appendEvent, EVENTS_TABLE, eventRowOf, notifyReturning } from '../events/outbox.ts';
-import { diffRecords } from '../events/diff-records.ts';
+import { buildRecordEvent } from '../events/build-record-event.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { MarkedReadCache, queryKey } from './marked-read-cache.ts';
@@ -73,8 +74,6 @@ export type EventWrittenHook = (trx: Db, event: RecordEvent) => Promise<void>;
  * insert, in the same statement where the database allows, so they cost no round trip of their own.
  */
 export type EventRowsHook = (event: RecordEvent) => TableRows | undefined;
-
-const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
 type Row = Record<string, unknown>;
 
@@ -292,7 +291,7 @@ export class RecordService {
     const record = decodeRow(resource, dialect, writer.rowAsStored(resource, columns, encoded));
     if (!this.#passesCheck(resource, grant, record)) return undefined;
     if (!this.#referableByStatement(resource, values, meta.principal)) return undefined;
-    const event = this.#newEvent(resource, meta, 'created', id, null, record);
+    const event = buildRecordEvent(resource.name, meta, 'created', id, null, record);
     const requires = this.#requiredRows(resource, values);
     const rows = await this.#writeWithEvent('RESOURCE_STORE_ERROR', event, (parts) =>
       requires.length === 0
@@ -379,7 +378,7 @@ export class RecordService {
     if (!this.#passesCheck(resource, grant, record)) return undefined;
     if (!this.#referableByStatement(resource, changed, meta.principal)) return undefined;
     const change: ConditionalChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded, requires: this.#requiredRows(resource, changed) };
-    const event = this.#newEvent(resource, meta, 'updated', id, old, record);
+    const event = buildRecordEvent(resource.name, meta, 'updated', id, old, record);
     const rows = await this.#writeWithEvent('RESOURCE_UPDATE_ERROR', event, (parts) => writer.change(change, parts, columnsOf(resource)));
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
@@ -393,9 +392,9 @@ export class RecordService {
     if (resource.softDelete) {
       const now = new Date().toISOString();
       change = { ...change, kind: 'update', values: { deleted_at: this.#store.dialect.encode('timestamp', now) }, requires: [] };
-      event = this.#newEvent(resource, meta, 'deleted', id, old, { ...old, deleted_at: now });
+      event = buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now });
     } else {
-      event = this.#newEvent(resource, meta, 'deleted', id, old, null);
+      event = buildRecordEvent(resource.name, meta, 'deleted', id, old, null);
     }
     const written = await this.#writeWithEvent('RESOURCE_DELETE_ERROR', event, (parts) => writer.change(change, parts, ['id']));
     return written !== undefined;
@@ -645,31 +644,10 @@ export class RecordService {
    * hook fail, the write discards the event with what its row hooks set aside (the worker's leases).
    */
   async #event(trx: Db, events: RecordEvent[], resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): Promise<void> {
-    const event = this.#newEvent(resource, meta, kind, id, old, next);
+    const event = buildRecordEvent(resource.name, meta, kind, id, old, next);
     events.push(event);
     await appendEvent(this.#store, trx, event, this.#notifyChannel, this.#rowsWith(event));
     for (const hook of this.#hooks) await hook(trx, event);
-  }
-
-  #newEvent(resource: Resource, meta: RequestMeta, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): RecordEvent {
-    const changes = diffRecords(old, next);
-    for (const list of [changes.added, changes.updated, changes.removed]) {
-      for (let i = list.length - 1; i >= 0; i--) if (CHANGE_EXCLUDED.has(list[i]!)) list.splice(i, 1);
-    }
-    const traceContext: RecordEvent['traceContext'] = {};
-    if (meta.traceId) traceContext.traceId = meta.traceId;
-    if (meta.requestId) traceContext.requestId = meta.requestId;
-    return {
-      id: uuidv7(),
-      type: `${resource.name}.${kind}`,
-      kind,
-      resource: resource.name,
-      resourceId: id,
-      createdAt: new Date().toISOString(),
-      data: { old, new: next, changes },
-      sessionVariables: sessionVariablesOf(meta.principal),
-      traceContext,
-    };
   }
 
   /** The rows the row hooks write with `event` (its webhook deliveries). */
@@ -729,25 +707,8 @@ export class RecordService {
     try {
       return await work();
     } catch (error) {
-      throw this.#translate(error, code);
+      throw error instanceof ApiError || error instanceof NotApplied ? error : mapDriverError(this.#store.dialect, error, code);
     }
-  }
-
-  #translate(error: unknown, code: ErrorCode): unknown {
-    if (error instanceof ApiError || error instanceof NotApplied) return error;
-    const { dialect } = this.#store;
-    if (dialect.isUniqueViolation(error)) {
-      const message = `${(error as Error).message} ${(error as { constraint?: string }).constraint ?? ''}`;
-      const field = /(?:uq_[a-z0-9_]+?_|\.)([a-z][a-z0-9_]*)\b/.exec(message)?.[1];
-      return new ApiError('CONFLICT', field ? { detail: `Another record already has this ${field}`, pointer: pointerTo(field) } : 'A unique value is already taken', { cause: error });
-    }
-    if (dialect.isForeignKeyViolation(error)) {
-      return code === 'RESOURCE_DELETE_ERROR'
-        ? new ApiError('CONFLICT', 'The record is still referenced by other records', { cause: error })
-        : new ApiError('RELATION_REFERENCE_ERROR', 'A referenced record does not exist', { cause: error });
-    }
-    if (dialect.isConnectionError(error)) return new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable', { cause: error });
-    return new ApiError(code, 'The operation failed', { cause: error });
   }
 }
 
