@@ -1,6 +1,6 @@
 // Create, list, get, replace, patch and delete records of a resource for a caller, with the caller's
 // access rules applied in SQL and each change written together with its event.
-import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -13,14 +13,17 @@ import { uuidv7 } from '../store/uuid-v7.ts';
 import { mapDriverError } from '../store/map-driver-error.ts';
 import { insertStatement, updateByIdStatement, type TableRows } from '../store/write-statements.ts';
 import type { ConditionalChange, OneStatementWriter, RequiredRow } from '../store/one-statement-writes.ts';
-import type { ListCount } from '../store/store-dialect.ts';
-import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
 import type { Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import type { AccessGrant } from '../permissions/access-grant.ts';
 import { filterToSql } from '../query/filter-to-sql.ts';
 import { filterToPredicate, type RecordPredicate } from '../query/filter-to-predicate.ts';
-import { MATCH_ALL, type FilterNode } from '../query/filter-node.ts';
+import type { FilterNode } from '../query/filter-node.ts';
+import { VisibleRows } from '../query/visible-rows.ts';
+import { ListPlans, type ListPlan } from '../query/list-plan.ts';
+import { ByIdQueries, type FindQueries } from '../query/by-id-queries.ts';
+import { columnsOf } from '../query/record-columns.ts';
+import { cached } from '../query/weak-cache.ts';
 import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, type LikePatternLimits } from '../query/like-pattern-limits.ts';
 import type { ListQuery } from '../query/list-query.ts';
@@ -29,7 +32,7 @@ import { appendEvent, EVENTS_TABLE, eventRowOf, notifyReturning } from '../event
 import { buildRecordEvent } from '../events/build-record-event.ts';
 import type { EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
-import { MarkedReadCache, queryKey } from './marked-read-cache.ts';
+import { MarkedReadCache } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
 import { PointReadBatcher } from '../store/point-read-batcher.ts';
 import { noteResourceWrite } from './write-generation.ts';
@@ -77,28 +80,6 @@ export type EventRowsHook = (event: RecordEvent) => TableRows | undefined;
 
 type Row = Record<string, unknown>;
 
-/** A record by id under one row filter; `many` takes an array of ids, where the dialect reads them together (StoreDialect.idAmong). */
-interface FindQueries {
-  one: QueryTemplate<Row>;
-  many: QueryTemplate<Row> | undefined;
-}
-
-interface CompiledList {
-  page: CompiledQuery<Row>;
-  count: CompiledQuery<{ total: number }>;
-  /** How the count is taken where the dialect has its own way (StoreDialect.planCount); else `count` is run. */
-  countPlan: ListCount | undefined;
-  /** Their keys in the read caches, made once with them (undefined: not cacheable). */
-  pageKey: string | undefined;
-  countKey: string | undefined;
-}
-
-/** The read of a write's target row: locked in the write's transaction, or unlocked with its version where the store makes changes at a version read. */
-interface WriteTargetQueries {
-  locking: QueryTemplate<Row>;
-  versioned: FindQueries | undefined;
-}
-
 /** The row a write targets: decoded, as stored (its columns), and its version when read for a versioned change. */
 interface WriteTarget {
   record: RecordValues;
@@ -114,9 +95,6 @@ interface PageRead {
   total: number;
 }
 
-/** Distinct list queries kept per grant; a flood of one-off queries only resets the map. */
-const MAX_COMPILED_LISTS = 256;
-
 export class RecordService {
   readonly #store: Store;
   readonly #registry: ResourceRegistry;
@@ -128,19 +106,14 @@ export class RecordService {
   readonly #rowHooks: EventRowsHook[] = [];
   /** The PostgreSQL channel each event's row notifies when it commits (create-event-hub.ts), if any. */
   #notifyChannel: string | undefined;
-  /**
-   * SQL worked out once per resource and access filter (grants are cached, so their filter objects are
-   * stable): the visible-rows condition, the read-by-id and the read-for-write queries.
-   */
-  readonly #visibleSql = new WeakMap<Resource, WeakMap<FilterNode, RawBuilder<SqlBool>>>();
-  readonly #findQueryCache = new WeakMap<Resource, WeakMap<FilterNode, FindQueries>>();
+  /** Lists planned and records read by id, their statements compiled once (query/). */
+  readonly #lists: ListPlans;
+  readonly #byId: ByIdQueries;
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
     this.#read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
   readonly #checkPredicates = new WeakMap<FilterNode, RecordPredicate>();
   /** Where the store makes a write with its event in one statement (PostgreSQL), its writer. */
   readonly #writer: OneStatementWriter | undefined;
-  readonly #writeTargetQueries = new WeakMap<Resource, WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>>();
-  readonly #compiledLists = new WeakMap<Resource, WeakMap<FilterNode, Map<string, CompiledList>>>();
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
   readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
   /**
@@ -157,6 +130,9 @@ export class RecordService {
     this.#registry = registry;
     this.#log = log;
     this.#writer = store.oneStatementWriter?.(() => notifyReturning(this.#notifyChannel));
+    const visible = new VisibleRows(store.dialect);
+    this.#lists = new ListPlans(store.db, store.dialect, visible);
+    this.#byId = new ByIdQueries(store.db, store.dialect, visible, this.#writer?.rowVersion);
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -192,7 +168,7 @@ export class RecordService {
     const attributes = query.fields ?? [...grant.fields];
     return this.#guard('RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;
-      const compiled = this.#listQueries(resource, grant.filter, query, attributes);
+      const compiled = this.#lists.planOf(resource, grant.filter, query, attributes);
       const readPage = (mark?: string) => this.#readPage(resource, query, compiled, mark);
       const { records, total } = await this.#pages.get(db, dialect, compiled.pageKey, readPage);
       return { records, total, query, attributes };
@@ -200,7 +176,7 @@ export class RecordService {
   }
 
   /** Cached pages are shared between requests: nothing downstream may change their records. */
-  async #readPage(resource: Resource, query: ListQuery, compiled: CompiledList, mark: string | undefined): Promise<PageRead> {
+  async #readPage(resource: Resource, query: ListQuery, compiled: ListPlan, mark: string | undefined): Promise<PageRead> {
     const { db, dialect } = this.#store;
     const rows = await this.#read(compiled.page);
     let total: number;
@@ -223,7 +199,7 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'read');
     const row = await this.#guard('RESOURCE_FIND_ERROR', async () => {
       if (!UUID_PATTERN.test(id)) return undefined;
-      const queries = this.#findQueries(resource, grant.filter);
+      const queries = this.#byId.find(resource, grant.filter);
       return queries.many ? this.#pointReads.read(queries, id) : (await this.#read(queries.one.bind(id)))[0];
     });
     if (!row) throw notFound(resource, id);
@@ -465,61 +441,6 @@ export class RecordService {
     }
   }
 
-  #visible(resource: Resource, filter: FilterNode): RawBuilder<SqlBool> {
-    const condition = filterToSql(filter, resource, this.#store.dialect);
-    return resource.softDelete ? sql<SqlBool>`(${condition} and ${sql.ref('deleted_at')} is null)` : condition;
-  }
-
-  /** #visible for a grant's own filter, compiled once (a RawBuilder is immutable, so it can be shared). */
-  #visibleTo(resource: Resource, filter: FilterNode): RawBuilder<SqlBool> {
-    const byFilter = cached(this.#visibleSql, resource, () => new WeakMap<FilterNode, RawBuilder<SqlBool>>());
-    return cached(byFilter, filter, () => this.#visible(resource, filter));
-  }
-
-  /**
-   * The page and count queries of a list, compiled once per distinct query (popular lists repeat: the
-   * same page, filters and sort): building and compiling them with Kysely was ~10% of a list request.
-   */
-  #listQueries(resource: Resource, filter: FilterNode, query: ListQuery, attributes: readonly string[]): CompiledList {
-    const byFilter = cached(this.#compiledLists, resource, () => new WeakMap<FilterNode, Map<string, CompiledList>>());
-    const lists = cached(byFilter, filter, () => new Map<string, CompiledList>());
-    const key = JSON.stringify([attributes, query.filter, query.sort, query.limit, query.offset]);
-    let compiled = lists.get(key);
-    if (!compiled) {
-      const { db, dialect } = this.#store;
-      const visible = this.#visibleTo(resource, filter);
-      const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
-      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(visible);
-      if (requested) select = select.where(requested);
-      for (const sortKey of query.sort) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
-      select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
-      let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
-      if (requested) count = count.where(requested);
-      const page = select.compile() as CompiledQuery<Row>;
-      const total = count.compile();
-      const pageKey = queryKey(page);
-      const countPlan = dialect.planCount(db, resource.table, requested ? [visible, requested] : [visible], total);
-      compiled = { page, count: total, countPlan, pageKey, countKey: queryKey(total) };
-      if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
-      lists.set(key, compiled);
-    }
-    return compiled;
-  }
-
-  /** A visible row by id, compiled once per resource and read filter; where the dialect can, also many by id, for reads batched together. */
-  #findQueries(resource: Resource, filter: FilterNode): FindQueries {
-    const byFilter = cached(this.#findQueryCache, resource, () => new WeakMap<FilterNode, FindQueries>());
-    return cached(byFilter, filter, () => {
-      const { db, dialect } = this.#store;
-      const visible = this.#visibleTo(resource, filter);
-      const select = () => db.selectFrom(resource.table).select(columnsOf(resource));
-      return {
-        one: new QueryTemplate(select().where('id', '=', TEMPLATE_SLOT).where(visible)),
-        many: dialect.idAmong ? new QueryTemplate(select().where('id', '=', dialect.idAmong(TEMPLATE_SLOT)).where(visible)) : undefined,
-      };
-    });
-  }
-
   /** The row a write targets, locked where the database can: 404 when the caller cannot read it, 403 when it is outside the action's filter. */
   async #findForWrite(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant): Promise<RecordValues> {
     return (await this.#targetOfWrite(trx, resource, principal, id, action, grant, false)).record;
@@ -539,32 +460,7 @@ export class RecordService {
       readFilter = grant.filter;
     }
     const dialect = this.#store.dialect;
-    const byFilters = cached(this.#writeTargetQueries, resource, () => new WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>());
-    const queries = cached(cached(byFilters, readFilter, () => new WeakMap<FilterNode, WriteTargetQueries>()), grant.filter, () => {
-      const select = (byIds: boolean) => {
-        let query = this.#store.db
-          .selectFrom(resource.table)
-          .select(columnsOf(resource))
-          .select([
-            sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
-            sql<number>`case when ${filterToSql(grant.filter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
-          ])
-          .where('id', '=', byIds && dialect.idAmong ? dialect.idAmong(TEMPLATE_SLOT) : TEMPLATE_SLOT);
-        if (resource.softDelete) query = query.where('deleted_at', 'is', null);
-        return query;
-      };
-      const locking = dialect.supportsSkipLocked ? select(false).forUpdate() : select(false);
-      const rowVersion = this.#writer?.rowVersion;
-      return {
-        locking: new QueryTemplate<Row>(locking),
-        versioned: rowVersion
-          ? {
-              one: new QueryTemplate<Row>(select(false).select(rowVersion.as('__version'))),
-              many: dialect.idAmong ? new QueryTemplate<Row>(select(true).select(rowVersion.as('__version'))) : undefined,
-            }
-          : undefined,
-      };
-    });
+    const queries = this.#byId.writeTarget(resource, readFilter, grant.filter);
     // Unlocked reads of a pass share one round trip with each other and with the pass's reads by id.
     const byVersion = versioned ? queries.versioned : undefined;
     const row = byVersion
@@ -710,25 +606,6 @@ export class RecordService {
       throw error instanceof ApiError || error instanceof NotApplied ? error : mapDriverError(this.#store.dialect, error, code);
     }
   }
-}
-
-const COLUMNS = new WeakMap<Resource, readonly string[]>();
-
-/**
- * Every column of a resource's rows, named: never `*`, so a statement prepared before a column was
- * added elsewhere still returns what it did (PostgreSQL refuses a cached plan whose result type changed).
- */
-function columnsOf(resource: Resource): readonly string[] {
-  return cached(COLUMNS, resource, () => ['id', ...resource.fieldNames, 'created_at', 'updated_at', ...(resource.softDelete ? ['deleted_at'] : [])]);
-}
-
-function cached<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
 }
 
 function notFound(resource: Resource, id: string): ApiError {
