@@ -33,7 +33,7 @@ export interface Store {
    * trip), a writer of such statements; `returning` is read as each statement is built. Undefined: every
    * write goes through `transact`.
    */
-  readonly oneStatementWriter: ((returning: StatementReturning) => OneStatementWriter) | undefined;
+  readonly oneStatementWriter?: (returning: StatementReturning) => OneStatementWriter;
   close(): Promise<void>;
 }
 
