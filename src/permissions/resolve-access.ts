@@ -5,8 +5,8 @@ import { sessionVariablesOf, type KeyPermissions, type Principal } from '../auth
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
 import type { AccessGrant } from './access-grant.ts';
-import { compileFilter } from './compile-filter.ts';
-import { MATCH_ALL } from './filter-node.ts';
+import { compileFilter } from '../query/compile-filter.ts';
+import { MATCH_ALL } from '../query/filter-node.ts';
 
 const ADMIN_ACTIONS: ReadonlySet<Action> = new Set(['read', 'delete']);
 

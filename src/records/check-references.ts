@@ -4,8 +4,8 @@
 import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
 import type { Principal } from '../auth/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import { filterToSql } from '../permissions/filter-to-sql.ts';
-import type { FilterNode } from '../permissions/filter-node.ts';
+import { filterToSql } from '../query/filter-to-sql.ts';
+import type { FilterNode } from '../query/filter-node.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 

@@ -2,9 +2,8 @@
 // (this process's resource writes, and StoreDialect.changeMark for other connections) and reused only
 // while the mark is the same, so a reused result is the one the query would return now. Concurrent
 // requests for the same read under the same mark share one run.
-import type { CompiledQuery } from 'kysely';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
-import { resourceWriteGeneration } from './resource-writes.ts';
+import { resourceWriteGeneration } from './write-generation.ts';
 
 export interface MarkedReadCacheOptions<T> {
   /** Entries kept; when full, the cache starts again empty. */
@@ -68,13 +67,4 @@ export class MarkedReadCache<T> {
 async function readMark(db: Db, dialect: StoreDialect): Promise<string> {
   const generation = resourceWriteGeneration(db);
   return `${generation}/${await dialect.changeMark(db)}`;
-}
-
-/** A cache key for a compiled query: its SQL and parameters; undefined when a parameter has no JSON form. */
-export function queryKey(query: CompiledQuery): string | undefined {
-  try {
-    return `${query.sql}\u0000${JSON.stringify(query.parameters)}`;
-  } catch {
-    return undefined; // a bigint parameter: just run the query
-  }
 }

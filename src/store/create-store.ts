@@ -4,10 +4,12 @@ import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { openSqlite } from './sqlite/open-sqlite.ts';
 import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
-import { WriteGroups } from './sqlite/write-groups.ts';
+import { GroupCommit } from './sqlite/group-commit.ts';
 import { openPostgres } from './postgres/open-postgres.ts';
 import { postgresDialect } from './postgres/postgres-dialect.ts';
 import { postgresCommitSignalling } from './postgres/postgres-notifier.ts';
+import { PostgresOneStatementWriter } from './postgres/one-statement-writer.ts';
+import type { OneStatementWriter, StatementReturning } from './one-statement-writes.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
 import { CommitSignal } from './commit-signal.ts';
 
@@ -21,7 +23,7 @@ export interface Store {
   readonly readNow: (query: CompiledQuery) => Record<string, unknown>[] | undefined;
   /**
    * Runs a record write in a transaction and resolves once it has committed. On SQLite the writes that
-   * arrive together share one transaction and one commit (group commit, write-groups.ts), and `work`
+   * arrive together share one transaction and one commit (group commit, group-commit.ts), and `work`
    * may run a second time after its group was rolled back for another write's failure: it must leave
    * nothing behind outside the transaction that a second run would duplicate.
    */
@@ -30,6 +32,12 @@ export interface Store {
   readonly executeIn: (db: Db, query: CompiledQuery) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
   /** Wake-on-commit: outbox inserts that tell the deployment's other processes when they commit. */
   readonly commitSignal: CommitSignal;
+  /**
+   * Where a write with its event is worth making in one statement (PostgreSQL: each statement is a round
+   * trip), a writer of such statements; `returning` is read as each statement is built. Undefined: every
+   * write goes through `transact`.
+   */
+  readonly oneStatementWriter?: (returning: StatementReturning) => OneStatementWriter;
   close(): Promise<void>;
 }
 
@@ -43,11 +51,12 @@ export function createStore(url: string): Store {
     const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
     const executeIn = (on: Db, query: CompiledQuery) => on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
     const commitSignal = new CommitSignal(postgresCommitSignalling(url));
-    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, commitSignal, close: () => db.destroy() };
+    const oneStatementWriter = (returning: StatementReturning) => new PostgresOneStatementWriter(db, executeIn, returning);
+    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, commitSignal, oneStatementWriter, close: () => db.destroy() };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const { db, raw, readNow, executeIn, walCatchUp, close } = openSqlite(path || ':memory:');
-  const groups = new WriteGroups(db, () => raw.inTransaction, walCatchUp, executeIn);
+  const groups = new GroupCommit(db, () => raw.inTransaction, walCatchUp, executeIn);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, commitSignal: new CommitSignal(), close };
+  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, commitSignal: new CommitSignal(), oneStatementWriter: undefined, close };
 }

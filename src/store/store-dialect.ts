@@ -1,5 +1,5 @@
 // What differs between SQLite and PostgreSQL, behind one interface. The rest of the code asks this.
-import type { Kysely, RawBuilder, Expression, SqlBool } from 'kysely';
+import type { CompiledQuery, Kysely, RawBuilder, Expression, SqlBool } from 'kysely';
 import type { StorageKind } from './storage-kind.ts';
 
 /** Tables are defined at run time from the config, so rows are plain records. */
@@ -20,6 +20,14 @@ export interface ExistingForeignKey {
   onDelete: string;
   /** The constraint's name where the database has one (PostgreSQL). */
   name?: string;
+}
+
+/** A read outside any transaction. */
+export type ReadRows = <R>(query: CompiledQuery<R>) => Promise<R[]>;
+
+/** A list's count taken the dialect's own way, planned once per compiled list (StoreDialect.planCount). */
+export interface ListCount {
+  take(read: ReadRows): Promise<number>;
 }
 
 export interface StoreDialect {
@@ -47,6 +55,17 @@ export interface StoreDialect {
   regex(column: Expression<unknown>, pattern: string): RawBuilder<SqlBool>;
   /** Substring containment for text, element/subset containment for json. */
   contains(column: Expression<unknown>, kind: StorageKind, value: unknown): RawBuilder<SqlBool>;
+  /**
+   * How a list's count is taken where the dialect has a way of its own (SQLite: in rowid steps once a
+   * whole count proves slow, sqlite/stepped-count.ts); undefined: run `whole` as it is. `conditions`
+   * are the count's where clauses, each complete in itself.
+   */
+  planCount(db: Db, table: string, conditions: readonly RawBuilder<SqlBool>[], whole: CompiledQuery<{ total: number }>): ListCount | undefined;
+  /**
+   * `any(ids)` over one array parameter, where each query is a round trip worth sharing (PostgreSQL):
+   * reads by id of one pass then go as one query (point-read-batcher.ts). Undefined: read one by one.
+   */
+  readonly idAmong: ((ids: unknown) => RawBuilder<string>) | undefined;
   /** Column names and types of an existing table, empty when it does not exist. */
   listColumns(db: Db, table: string): Promise<ExistingColumn[]>;
   /** Names of existing indexes on a table. */

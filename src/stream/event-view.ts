@@ -6,7 +6,7 @@
 import { diffRecords } from '../events/diff-records.ts';
 import type { EventChanges, EventData, EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
 import type { AccessGrant } from '../permissions/access-grant.ts';
-import { filterToPredicate } from '../permissions/filter-to-predicate.ts';
+import { filterToPredicate } from '../query/filter-to-predicate.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 import { filterKey } from './filter-key.ts';
 import type { StreamQuery } from './stream-query.ts';

@@ -8,10 +8,10 @@ import type { Resource } from '../../src/resources/resource.ts';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { applyResourceSchema } from '../../src/store/apply-resource-schema.ts';
 import { decodeRow, encodeValues } from '../../src/records/record-codec.ts';
-import { compileFilter } from '../../src/permissions/compile-filter.ts';
-import { filterToSql } from '../../src/permissions/filter-to-sql.ts';
-import { filterToPredicate } from '../../src/permissions/filter-to-predicate.ts';
-import type { FilterNode } from '../../src/permissions/filter-node.ts';
+import { compileFilter } from '../../src/query/compile-filter.ts';
+import { filterToSql } from '../../src/query/filter-to-sql.ts';
+import { filterToPredicate } from '../../src/query/filter-to-predicate.ts';
+import type { FilterNode } from '../../src/query/filter-node.ts';
 import type { SessionVariables } from '../../src/auth/principal.ts';
 import { createTestDatabase, testDialects, type TestDatabase, type TestDialect } from '../helpers/test-databases.ts';
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MarkedReadCache } from '../../src/records/marked-read-cache.ts';
 import { pageWeight } from '../../src/records/page-weight.ts';
-import { noteResourceWrite } from '../../src/records/resource-writes.ts';
+import { noteResourceWrite } from '../../src/records/write-generation.ts';
 import type { Db, StoreDialect } from '../../src/store/store-dialect.ts';
 
 function fixture() {

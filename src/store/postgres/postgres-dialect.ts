@@ -65,6 +65,9 @@ export const postgresDialect: StoreDialect = {
       select ${sql.ref(column)} as "value", count(*) as "total" from ${sql.table(table)} group by ${sql.ref(column)}`.execute(db);
     return new Map(rows.map((row) => [String(row.value), Number(row.total)]));
   },
+  idAmong: (ids) => sql<string>`any(${ids})`,
+  // A count is one statement on a server process of its own: the event loop does not wait on it.
+  planCount: () => undefined,
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType === REPORTED_TYPES[kind],
   encode(kind, value) {

@@ -4,6 +4,7 @@ import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
 import { countByInSteps } from './count-in-steps.ts';
+import { countByPlan, countPlanOf } from './stepped-count.ts';
 
 const COLUMN_TYPES: Record<StorageKind, string> = {
   text: 'text',
@@ -26,6 +27,12 @@ export const sqliteDialect: StoreDialect = {
   supportsInsertInWith: false,
   sharedAcrossMachines: false,
   countByValue: (db, table, column) => countByInSteps(db, table, column),
+  // A read is a call into the library, not a round trip: nothing to share.
+  idAmong: undefined,
+  planCount(db, table, conditions, whole) {
+    const plan = countPlanOf(db, table, conditions, whole);
+    return { take: (read) => countByPlan(read, plan) };
+  },
   columnType: (kind) => COLUMN_TYPES[kind],
   columnMatches: (kind, existing) => existing.dataType.toLowerCase() === COLUMN_TYPES[kind],
   encode(kind, value) {

@@ -9,7 +9,7 @@
 // when a write begins after every frame has been copied. Under steady writes the worker never catches
 // up at that moment, so the log grew until the backstop checkpointed 40 MB inside one commit, and
 // every read searched a long log. So once the log passes RESET_PAGES, the worker says so, and the
-// writer (write-groups.ts) holds its next write until one more checkpoint has copied everything:
+// writer (group-commit.ts) holds its next write until one more checkpoint has copied everything:
 // that write then restarts the log.
 import { Worker } from 'node:worker_threads';
 import { sqliteDriverPath } from './sqlite-driver.ts';

@@ -1,24 +1,21 @@
 // PostgreSQL writes that each go in one statement (a create with its event and deliveries; a change
 // at the version read; an insert under its references) are sent together with the other writes of
-// the same event-loop pass (grouped-writes.ts): a create group as one multi-row insert per table, a
-// change group as one statement with a WITH per change. Each write still gets its own answer: its
+// the same event-loop pass (statement-batcher.ts): a create batch as one multi-row insert per table, a
+// change batch as one statement with a WITH per change. Each write still gets its own answer: its
 // row, or no row when its own conditions failed (the caller then writes it the usual way).
-import type { Resource } from '../resources/resource.ts';
-import type { Store } from '../store/create-store.ts';
-import {
-  conditionalChangeStatement,
-  conditionalChangesStatement,
-  insertTogetherStatement,
-  type ConditionalChange,
-  type TableRows,
-} from '../store/write-statements.ts';
-import { GroupedWrites } from './grouped-writes.ts';
+import { sql, type CompiledQuery } from 'kysely';
+import type { Db } from '../store-dialect.ts';
+import { insertTogetherStatement, type TableRows } from '../write-statements.ts';
+import type { ColumnStorage, ConditionalChange, OneStatementWriter, StatementReturning } from '../one-statement-writes.ts';
+import { conditionalChangeStatement, conditionalChangesStatement } from './conditional-change-statements.ts';
+import { StatementBatcher } from './statement-batcher.ts';
+import { rowAsStored } from './stored-row.ts';
 
 type Row = Record<string, unknown>;
 
 /** A create waiting to share its statement: the row as sent, and its event's rows (the event's first). */
 interface GroupedCreate {
-  resource: Resource;
+  table: string;
   encoded: Row;
   parts: TableRows[];
   returning: readonly string[];
@@ -38,27 +35,44 @@ interface GroupedChange {
  */
 const MAX_GROUP = 32;
 
-export class StatementGroups {
-  readonly #store: Store;
-  readonly #creates = new GroupedWrites<Resource, GroupedCreate, Row[]>({
+/** Runs a compiled statement on the database (the store's executeIn). */
+export type RunStatement = (db: Db, query: CompiledQuery) => Row[] | Promise<Row[]>;
+
+export class PostgresOneStatementWriter implements OneStatementWriter {
+  /** Every update and re-insert of a row changes its xmin. */
+  readonly rowVersion = sql<string>`xmin::text`;
+  readonly #db: Db;
+  readonly #execute: RunStatement;
+  readonly #returning: StatementReturning;
+  readonly #creates = new StatementBatcher<readonly string[], GroupedCreate, Row[]>({
     runGroup: (creates) => this.#createGroup(creates),
     runOne: async (create) => this.#createOne(create),
     maxGroup: MAX_GROUP,
   });
-  readonly #changes = new GroupedWrites<string, GroupedChange, Row[]>({
+  readonly #changes = new StatementBatcher<string, GroupedChange, Row[]>({
     runGroup: (changes) => this.#changeGroup(changes),
     runOne: async (change) => this.#changeOne(change),
     maxGroup: MAX_GROUP,
   });
 
-  /** Each event's row carries the store's commit signal, read when a statement is built. */
-  constructor(store: Store) {
-    this.#store = store;
+  /** `returning`: what each statement answers from the event's row (its NOTIFY), read when a statement is built. */
+  constructor(db: Db, execute: RunStatement, returning: StatementReturning) {
+    this.#db = db;
+    this.#execute = execute;
+    this.#returning = returning;
   }
 
-  /** Inserts `encoded` into the resource's table with `parts`; answers its row (`returning` columns). */
-  create(resource: Resource, encoded: Row, parts: TableRows[], returning: readonly string[]): Promise<Row[]> {
-    return this.#creates.submit(resource, { resource, encoded, parts, returning });
+  rowAsStored(storage: ColumnStorage, columns: readonly string[], encoded: Row): Row {
+    return rowAsStored(storage, columns, encoded);
+  }
+
+  /**
+   * Inserts `encoded` into `table` with `parts`; answers its row (`returning` columns). Creates share a
+   * statement when they pass the same `returning` array: one per table and column list (the caller's
+   * own), so a create made under a reloaded definition never shares with one made under the old.
+   */
+  create(table: string, encoded: Row, parts: TableRows[], returning: readonly string[]): Promise<Row[]> {
+    return this.#creates.submit(returning, { table, encoded, parts, returning });
   }
 
   /** Makes `change` with `parts` if its conditions hold: its row (`returning` columns), or none. */
@@ -70,9 +84,9 @@ export class StatementGroups {
     return this.#changes.submit(key, { change, parts, returning });
   }
 
-  /** Creates of one resource in one statement: their events first, then each table's rows, the records last. */
+  /** Creates into one table in one statement: their events first, then each table's rows, the records last. */
   async #createGroup(creates: GroupedCreate[]): Promise<Row[][]> {
-    const { resource, returning } = creates[0]!;
+    const { table, returning } = creates[0]!;
     const byTable = new Map<string, Row[]>();
     for (const { parts } of creates) {
       for (const { table, rows } of parts) {
@@ -82,20 +96,20 @@ export class StatementGroups {
       }
     }
     const parts: TableRows[] = [...byTable].map(([table, rows]) => ({ table, rows }));
-    parts.push({ table: resource.table, rows: creates.map(({ encoded }) => encoded) });
-    const { db } = this.#store;
-    const rows = await this.#store.executeIn(db, insertTogetherStatement(db, parts, this.#store.commitSignal.returning(), returning));
+    parts.push({ table, rows: creates.map(({ encoded }) => encoded) });
+    const db = this.#db;
+    const rows = await this.#execute(db, insertTogetherStatement(db, parts, this.#returning(), returning));
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return creates.map(({ encoded }) => {
       const row = byId.get(String(encoded.id));
-      if (!row) throw new Error(`A grouped create of ${resource.name} did not return its row`);
+      if (!row) throw new Error(`A grouped create into ${table} did not return its row`);
       return [row];
     });
   }
 
-  #createOne({ resource, encoded, parts, returning }: GroupedCreate): Row[] | Promise<Row[]> {
-    const { db } = this.#store;
-    return this.#store.executeIn(db, insertTogetherStatement(db, [...parts, { table: resource.table, rows: [encoded] }], this.#store.commitSignal.returning(), returning));
+  #createOne({ table, encoded, parts, returning }: GroupedCreate): Row[] | Promise<Row[]> {
+    const db = this.#db;
+    return this.#execute(db, insertTogetherStatement(db, [...parts, { table, rows: [encoded] }], this.#returning(), returning));
   }
 
   /**
@@ -108,8 +122,8 @@ export class StatementGroups {
     const first = new Map<string, GroupedChange>();
     for (const entry of changes) if (!first.has(idOf(entry))) first.set(idOf(entry), entry);
     const ordered = [...first.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
-    const { db } = this.#store;
-    const rows = await this.#store.executeIn(db, conditionalChangesStatement(db, ordered, this.#store.commitSignal.returning(), changes[0]!.returning));
+    const db = this.#db;
+    const rows = await this.#execute(db, conditionalChangesStatement(db, ordered, this.#returning(), changes[0]!.returning));
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return changes.map((entry) => {
       const row = first.get(idOf(entry)) === entry ? byId.get(idOf(entry)) : undefined;
@@ -118,7 +132,7 @@ export class StatementGroups {
   }
 
   #changeOne({ change, parts, returning }: GroupedChange): Row[] | Promise<Row[]> {
-    const { db } = this.#store;
-    return this.#store.executeIn(db, conditionalChangeStatement(db, change, parts, this.#store.commitSignal.returning(), returning));
+    const db = this.#db;
+    return this.#execute(db, conditionalChangeStatement(db, change, parts, this.#returning(), returning));
   }
 }

@@ -6,9 +6,9 @@
 // per statement. Counts stay whole until one is slow: an index that selects a few rows counts them in
 // well under a millisecond, where a scan in steps would read the whole table.
 import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { DynamicSchema } from '../store/store-dialect.ts';
-import { STEP_ROWS } from '../store/nth-newest-key.ts';
-import { inRowidSteps } from '../store/sqlite/rowid-steps.ts';
+import type { DynamicSchema } from '../store-dialect.ts';
+import { STEP_ROWS } from '../nth-newest-key.ts';
+import { inRowidSteps } from './rowid-steps.ts';
 
 /** A whole count that took this long is taken in steps from then on. */
 export const SLOW_COUNT_MS = 20;

@@ -39,7 +39,7 @@ const SAVEPOINT = CompiledQuery.raw('savepoint svc_write');
 const RELEASE = CompiledQuery.raw('release svc_write');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to svc_write');
 
-export class WriteGroups {
+export class GroupCommit {
   readonly #db: Db;
   readonly #inTransaction: () => boolean;
   readonly #beforeGroup: () => Promise<void> | undefined;

@@ -1,7 +1,7 @@
 // Reads by id that arrive in one pass share one query per group; each caller gets its own row.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PointReadBatcher } from '../../src/records/point-read-batcher.ts';
+import { PointReadBatcher } from '../../src/store/point-read-batcher.ts';
 
 type Row = Record<string, unknown>;
 

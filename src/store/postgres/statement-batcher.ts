@@ -12,7 +12,7 @@ interface Waiting<E, R> {
   reject(error: unknown): void;
 }
 
-export interface GroupedWritesOptions<E, R> {
+export interface StatementBatcherOptions<E, R> {
   /** Writes a group of two or more in one statement: one result per entry, in order. */
   runGroup(entries: E[]): Promise<R[]>;
   /** Writes one entry by itself (a lone write, or each write of a group that failed). */
@@ -21,11 +21,11 @@ export interface GroupedWritesOptions<E, R> {
   maxGroup: number;
 }
 
-export class GroupedWrites<K, E, R> {
-  readonly #options: GroupedWritesOptions<E, R>;
+export class StatementBatcher<K, E, R> {
+  readonly #options: StatementBatcherOptions<E, R>;
   #pending = new Map<K, Waiting<E, R>[]>();
 
-  constructor(options: GroupedWritesOptions<E, R>) {
+  constructor(options: StatementBatcherOptions<E, R>) {
     this.#options = options;
   }
 

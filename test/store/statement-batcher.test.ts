@@ -3,11 +3,11 @@
 // never share.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GroupedWrites } from '../../src/records/grouped-writes.ts';
+import { StatementBatcher } from '../../src/store/postgres/statement-batcher.ts';
 
 function recorder(options: { failGroups?: boolean; failOne?: (n: number) => boolean; maxGroup?: number } = {}) {
   const calls: string[] = [];
-  const writes = new GroupedWrites<object, number, string>({
+  const writes = new StatementBatcher<object, number, string>({
     runGroup: async (entries) => {
       calls.push(`group ${entries.join(',')}`);
       if (options.failGroups) throw new Error('a row of the group failed');

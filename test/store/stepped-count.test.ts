@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import { createStore, type Store } from '../../src/store/create-store.ts';
-import { countByPlan, countPlanOf, type CountPlan } from '../../src/records/stepped-count.ts';
+import { countByPlan, countPlanOf, type CountPlan } from '../../src/store/sqlite/stepped-count.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases.ts';
 import { loopTurnsDuring } from '../helpers/loop-turns.ts';
 

@@ -1,0 +1,17 @@
+// What a record operation answers when the database fails it: its own ApiError as it is, a driver's
+// error as the API answers it (store/map-driver-error.ts).
+import { ApiError } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/error-catalogue.ts';
+import { mapDriverError } from '../store/map-driver-error.ts';
+import type { StoreDialect } from '../store/store-dialect.ts';
+
+/** A one-statement write whose conditions failed (a reference missing, the row changed since read): nothing was written. */
+export class NotApplied extends Error {}
+
+export async function guard<T>(dialect: StoreDialect, code: ErrorCode, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof ApiError || error instanceof NotApplied ? error : mapDriverError(dialect, error, code);
+  }
+}

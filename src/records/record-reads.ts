@@ -1,0 +1,110 @@
+// Lists and reads by id of a resource's records for a caller, with the caller's access rules applied in
+// SQL: planned in query/, run on the store, with list pages and counts reused while nothing changed them.
+import type { CompiledQuery } from 'kysely';
+import { ApiError } from '../errors/api-error.ts';
+import type { Resource } from '../resources/resource.ts';
+import type { Store } from '../store/create-store.ts';
+import { PointReadBatcher } from '../store/point-read-batcher.ts';
+import { resolveAccess } from '../permissions/resolve-access.ts';
+import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
+import type { LikePatternLimits } from '../query/like-pattern-limits.ts';
+import type { ListQuery } from '../query/list-query.ts';
+import type { ListPlan, ListPlans } from '../query/list-plan.ts';
+import type { ByIdQueries, FindQueries } from '../query/by-id-queries.ts';
+import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
+import type { RecordValues } from '../events/record-event.ts';
+import { decodeRow } from './record-codec.ts';
+import { MarkedReadCache } from './marked-read-cache.ts';
+import { pageWeight } from './page-weight.ts';
+import { guard } from './driver-error-guard.ts';
+import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+
+type Row = Record<string, unknown>;
+
+interface PageRead {
+  records: RecordValues[];
+  total: number;
+}
+
+export class RecordReads {
+  readonly #store: Store;
+  readonly #likeLimits: LikePatternLimits;
+  readonly #lists: ListPlans;
+  readonly #byId: ByIdQueries;
+  readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
+    this.read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
+  /** meta.total is the expensive part of a list: reused while the database has not changed. */
+  readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
+  /**
+   * Whole pages (rows and total), reused the same way. On PostgreSQL reading the mark is a round trip
+   * of its own, but a full page read it anyway for its count, and a reused page skips decoding rows,
+   * building the document and serializing it (most of a list's time and all of its garbage). Bounded
+   * by their size (about 16 MB of text; their JSON text, kept beside them, is about as much again).
+   */
+  readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
+
+  constructor(store: Store, lists: ListPlans, byId: ByIdQueries, likeLimits: LikePatternLimits) {
+    this.#store = store;
+    this.#lists = lists;
+    this.#byId = byId;
+    this.#likeLimits = likeLimits;
+  }
+
+  /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */
+  async read<R>(query: CompiledQuery<R>): Promise<R[]> {
+    return (this.#store.readNow(query) as R[] | undefined) ?? (await this.#store.db.executeQuery(query)).rows;
+  }
+
+  /** A row by id among what `queries` select, read with the other reads by id of this pass (point-read-batcher.ts). */
+  readInPass(queries: FindQueries, id: string): Promise<Row | undefined> {
+    return this.#pointReads.read(queries, id);
+  }
+
+  async list(resource: Resource, meta: RequestMeta, raw: RawQuery): Promise<ListResult> {
+    const grant = resolveAccess(resource, meta.principal, 'read');
+    const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
+    const attributes = query.fields ?? [...grant.fields];
+    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
+      const { db, dialect } = this.#store;
+      const plan = this.#lists.planOf(resource, grant.filter, query, attributes);
+      const readPage = (mark?: string) => this.#readPage(resource, query, plan, mark);
+      const { records, total } = await this.#pages.get(db, dialect, plan.pageKey, readPage);
+      return { records, total, query, attributes };
+    });
+  }
+
+  /** Cached pages are shared between requests: nothing downstream may change their records. */
+  async #readPage(resource: Resource, query: ListQuery, plan: ListPlan, mark: string | undefined): Promise<PageRead> {
+    const { db, dialect } = this.#store;
+    const rows = await this.read(plan.page);
+    let total: number;
+    if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
+      // A page that is not full (and not past the end) holds the last matching row: it gives the total.
+      total = query.offset + rows.length;
+    } else {
+      // Under the page's own mark (read before the page): no second mark read, and a change that
+      // lands meanwhile only makes both older.
+      total = await this.#counts.get(db, dialect, plan.countKey, async () => {
+        if (plan.countPlan) return plan.countPlan.take((query) => this.read(query));
+        const counted = await this.read(plan.count);
+        return Number(counted[0]?.total ?? 0);
+      }, mark);
+    }
+    return { records: rows.map((row) => decodeRow(resource, dialect, row)), total };
+  }
+
+  async get(resource: Resource, meta: RequestMeta, id: string): Promise<ReadResult> {
+    const grant = resolveAccess(resource, meta.principal, 'read');
+    const row = await guard(this.#store.dialect, 'RESOURCE_FIND_ERROR', async () => {
+      if (!UUID_PATTERN.test(id)) return undefined;
+      const queries = this.#byId.find(resource, grant.filter);
+      return queries.many ? this.#pointReads.read(queries, id) : (await this.read(queries.one.bind(id)))[0];
+    });
+    if (!row) throw notFound(resource, id);
+    return { record: decodeRow(resource, this.#store.dialect, row), attributes: [...grant.fields] };
+  }
+}
+
+export function notFound(resource: Resource, id: string): ApiError {
+  return new ApiError('RESOURCE_NOT_FOUND', `No ${resource.name} record with id '${id}'`);
+}
