@@ -1,11 +1,12 @@
 // The package is the product: `npm pack` the project, `npm install` the tarball into an empty folder as
 // a user would, and run `npx svc start` there on SQLite until /healthz answers, then stop it with
-// SIGTERM. Slow by nature (better-sqlite3 compiles from source in the new folder: 1-2 minutes, more on a
-// busy machine), so it is one test with a generous timeout, and scripts/run-tests.mjs starts it first.
+// SIGTERM. Slow by nature (an install of ~130 packages, and better-sqlite3 compiles from source when no
+// prebuilt binary is at hand: 1-2 minutes, more on a busy machine), so it is one test with a generous
+// timeout, and scripts/run-tests.mjs starts it first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 
@@ -31,9 +32,9 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs a command to its end; rejects with its output when it fails. */
-function run(command: string, args: string[], cwd: string): Promise<string> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...userEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -60,6 +61,28 @@ async function packProject(workDir: string): Promise<{ tarball: string; files: s
   const stdout = await run('npm', ['pack', '--pack-destination', workDir, '--json'], copy);
   const [result] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
   return { tarball: join(workDir, result!.filename), files: result!.files.map((file) => file.path) };
+}
+
+/**
+ * better-sqlite3 installs through prebuild-install, which takes a prebuilt binary (downloaded, or from a
+ * local folder) and compiles only when it finds none. This machine has one: the project's own, if it
+ * was built for the Node running this test. It is offered under the exact name prebuild-install looks
+ * for (package version, Node ABI, platform, architecture), so another version or Node finds nothing and
+ * compiles, and prebuild-install loads the binary before accepting it, compiling when that fails. The
+ * install then follows the path of a user whose install can download the prebuilt binary.
+ */
+async function localPrebuildEnv(dir: string): Promise<NodeJS.ProcessEnv> {
+  const driver = join(realpathSync(join(ROOT, 'node_modules')), 'better-sqlite3');
+  try {
+    process.dlopen({ exports: {} }, join(driver, 'build/Release/better_sqlite3.node'));
+  } catch {
+    return {}; // built for another Node (or not built): the install compiles its own
+  }
+  const { version } = JSON.parse(readFileSync(join(driver, 'package.json'), 'utf8')) as { version: string };
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  mkdirSync(dir);
+  await run('tar', ['-czf', join(dir, name), '-C', driver, 'build/Release/better_sqlite3.node'], driver);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
 }
 
 /** Starts `npx svc start` in `dir` on a free port; resolves with the process and its base URL. */
@@ -105,7 +128,8 @@ test('the packed tarball installs into an empty folder and `npx svc start` serve
     mkdirSync(consumer);
     // What README's install section asks of a user: npm's install-script policy must allow better-sqlite3's build.
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'svc-install-check', private: true, allowScripts: { 'better-sqlite3': true } }));
-    await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], consumer);
+    const prebuilds = await localPrebuildEnv(join(workDir, 'prebuilds'));
+    await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], consumer, prebuilds);
 
     const output: string[] = [];
     const started = await startInstalledSvc(consumer, output);
