@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The `svc` command. Runs the bundle that `npm install` builds (dist/bundle/cli.mjs, plain JavaScript:
-// less memory, faster start) while it is newer than every source file; otherwise the TypeScript
-// sources through tsx, so an edited tree never runs stale code and there is no build step to forget.
-import { readdirSync, statSync } from 'node:fs';
+// The `svc` command. Runs the bundle (dist/bundle/cli.mjs, plain JavaScript: less memory, faster
+// start). The installed package has no sources and always runs it. Only in a source checkout (src/
+// present) whose bundle is missing or older than a source file does it run the TypeScript sources
+// through tsx (a dev dependency), so an edited tree never runs stale code; `npm run dev` asks for that.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const bundle = new URL('../dist/bundle/cli.mjs', import.meta.url);
@@ -30,14 +31,21 @@ process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });
-let cli;
-if (process.env.SVC_FROM_SOURCE !== '1' && bundleIsFresh()) {
-  cli = await import(bundle.href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  cli = await import('../src/cli/cli.ts');
+async function importSources() {
+  let tsx;
+  try {
+    tsx = await import('tsx/esm/api');
+  } catch {
+    process.stderr.write('svc: running from src/ needs tsx, a dev dependency: run `npm install`, or `npm run build` for the bundle\n');
+    process.exit(1);
+  }
+  tsx.register();
+  return import('../src/cli/cli.ts');
 }
+
+const sourceCheckout = existsSync(sources);
+const fromSource = sourceCheckout && (process.env.SVC_FROM_SOURCE === '1' || !bundleIsFresh());
+const cli = fromSource ? await importSources() : await import(bundle.href);
 const code = await cli.main(process.argv.slice(2));
 // A failed command may leave handles open (a database pool, a half-started server): exit now.
 if (code !== 0) process.exit(code);

@@ -3,7 +3,18 @@
 // uses the bundle only while it is newer than every source file, so an edit never runs stale code.
 // The bundle sits two folders deep, like every source file (src/<dir>/x.ts), so the relative URLs the
 // sources resolve from import.meta.url (../../examples, ../../package.json) stay right.
-import { build } from 'esbuild';
+// esbuild and Vite are dev dependencies: an install without them skips the build with a notice, but
+// `npm pack` and `npm publish` (which run this as `prepare`) fail, so no package ships without it.
+const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
+
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch (error) {
+  if (packing) throw error;
+  console.warn('svc: esbuild is not installed; the bundle is not built (bin/svc.js runs src/ through tsx if present)');
+  process.exit(0);
+}
 
 await build({
   entryPoints: [new URL('../src/cli/cli.ts', import.meta.url).pathname],
@@ -14,9 +25,12 @@ await build({
   target: 'node20',
   packages: 'external',
   sourcemap: 'linked',
+  // The map names each source file and line (for `node --enable-source-maps`) without carrying the
+  // sources themselves into the package.
+  sourcesContent: false,
   logLevel: 'warning',
 });
 
 // The web console and API reference (dist/console/), served by the service at /console and /docs.
 const { buildConsole } = await import('./build-console.mjs');
-await buildConsole();
+if (!(await buildConsole()) && packing) throw new Error('the web console was not built: the package would have none');

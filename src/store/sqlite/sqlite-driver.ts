@@ -3,7 +3,9 @@
 // collected by the garbage collector then aborts the whole process ("Assertion failed: (env) !=
 // nullptr"). Version 13 is built on Node-API and does not, but it needs Node 22 or newer and crashes
 // on Node 20. So both are dependencies (13 under the alias `better-sqlite3-napi`, shipped prebuilt)
-// and each Node loads the one that works on it.
+// and each Node loads the one that works on it. 13 is an optional dependency: its engines field says
+// Node >= 22, and npm skips an optional package whose engines do not match instead of warning
+// (EBADENGINE) on every install on Node 20, where it is never loaded.
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
