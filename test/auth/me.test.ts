@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
+import { TEST_PASSWORD } from '../helpers/test-auth.ts';
 
 for (const dialect of testDialects()) {
   describe(`GET /me (${dialect})`, () => {
@@ -56,6 +57,43 @@ for (const dialect of testDialects()) {
       const response = await t.request({ method: 'GET', url: '/me', auth: t.admin });
       assert.equal(response.statusCode, 200);
       assert.deepEqual(response.json().data, { type: 'me', id: 'admin', attributes: { kind: 'admin' } });
+    });
+
+    it('DELETE /me/key revokes the calling key at once, and only that key', async () => {
+      const kept = await t.as('editor', 'revoker');
+      const email = (await t.request({ method: 'GET', url: '/me', auth: kept })).json().data.attributes.email as string;
+      const issued = await t.request({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD, name: 'console', expiresIn: 3600 } });
+      assert.equal(issued.statusCode, 201, issued.body);
+      const revoked = `Bearer ${issued.json().key as string}`;
+      // Used once first, so the key is cached in memory: the revocation must not wait for the cache to expire.
+      assert.equal((await t.request({ method: 'GET', url: '/v1/posts', auth: revoked })).statusCode, 200);
+      const keyId = (await t.request({ method: 'GET', url: '/me', auth: revoked })).json().data.attributes.key.id as string;
+
+      const response = await t.request({ method: 'DELETE', url: '/me/key', auth: revoked });
+      assert.equal(response.statusCode, 204, response.body);
+      assert.equal(response.body, '');
+
+      for (const url of ['/me', '/v1/posts']) {
+        const refused = await t.request({ method: 'GET', url, auth: revoked });
+        assert.equal(refused.statusCode, 401, url);
+        assert.equal(refused.json().errors[0].code, 'INVALID_API_KEY', url);
+      }
+      assert.equal((await t.request({ method: 'DELETE', url: '/me/key', auth: revoked })).statusCode, 401);
+      assert.equal((await t.request({ method: 'GET', url: `/admin/keys/${keyId}`, auth: t.admin })).statusCode, 404);
+      // The user's other key is untouched.
+      const other = await t.request({ method: 'GET', url: '/me', auth: kept });
+      assert.equal(other.statusCode, 200, other.body);
+      assert.equal((await t.request({ method: 'GET', url: '/v1/posts', auth: kept })).statusCode, 200);
+    });
+
+    it('DELETE /me/key answers 401 without a key and 403 to the admin token, which is not revoked', async () => {
+      const anonymous = await t.request({ method: 'DELETE', url: '/me/key' });
+      assert.equal(anonymous.statusCode, 401);
+      assert.equal(anonymous.json().errors[0].code, 'UNAUTHORIZED');
+      const admin = await t.request({ method: 'DELETE', url: '/me/key', auth: t.admin });
+      assert.equal(admin.statusCode, 403);
+      assert.equal(admin.json().errors[0].code, 'ADMIN_TOKEN_NOT_ALLOWED');
+      assert.equal((await t.request({ method: 'GET', url: '/me', auth: t.admin })).statusCode, 200);
     });
   });
 }

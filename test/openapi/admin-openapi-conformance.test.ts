@@ -212,6 +212,13 @@ for (const dialect of testDialects()) {
       assert.equal((await call('GET', '/me', '/me', { auth: key })).response.statusCode, 200);
       assert.equal((await call('GET', '/me', '/me')).response.statusCode, 200);
       assert.equal((await call('GET', '/me', '/me', { auth: null })).response.statusCode, 401);
+      const revoking = await t.as('editor', 'openapi-revoker');
+      assert.equal((await call('DELETE', '/me/key', '/me/key', { auth: revoking })).response.statusCode, 204);
+      assert.equal((await call('DELETE', '/me/key', '/me/key', { auth: revoking })).response.statusCode, 401);
+      assert.equal((await call('DELETE', '/me/key', '/me/key')).response.statusCode, 403);
+      assert.equal((await call('GET', '/admin/roles', '/admin/roles')).response.statusCode, 200);
+      assert.equal((await call('GET', '/admin/roles', '/admin/roles?x=1')).response.statusCode, 400);
+      assert.equal((await call('GET', '/admin/roles', '/admin/roles', { auth: key })).response.statusCode, 403);
       // Built from a config object, this app has no file to read again.
       assert.equal((await call('POST', '/admin/reload', '/admin/reload')).response.statusCode, 409);
     });
@@ -223,6 +230,7 @@ for (const dialect of testDialects()) {
         'POST /admin/webhooks/{id}/deliveries/{deliveryId}/retry 202', 'POST /admin/webhooks/{id}/test 202',
         'GET /admin/users 200', 'GET /admin/users/{id} 200', 'PATCH /admin/users/{id} 200', 'DELETE /admin/users/{id} 204',
         'GET /admin/keys 200', 'GET /admin/keys/{id} 200', 'PATCH /admin/keys/{id} 200', 'DELETE /admin/keys/{id} 204',
+        'GET /admin/roles 200', 'DELETE /me/key 204',
       ];
       for (const operation of operations) assert.ok(spec.seen.has(operation), operation);
     });

@@ -1,6 +1,8 @@
 // GET /me: who the caller is, for any API key (not under /v1, where `me` could be a resource's name):
 // the user, the role in force for this request, the roles it may switch to, and the key's permissions
 // and limits with what is left of them. The admin token is answered as the administrator it is.
+// DELETE /me/key: the key that makes the request revokes itself (signing out of a client such as the
+// console), without the admin token; the user's other keys are untouched.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
@@ -26,6 +28,16 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: AppContext): P
         return jsonApiAnswer(reply, 200, { data: { type: 'me', id: 'admin', attributes: { kind: 'admin' } } });
       }
       return jsonApiAnswer(reply, 200, { data: await keyHolder(ctx, principal, reply) });
+    });
+    scope.delete('/me/key', async (request, reply) => {
+      const principal = principalOf(request);
+      if (principal.kind === 'admin') {
+        throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'The admin token is not an API key: it is rotated with `svc admin-token --rotate`, not revoked here');
+      }
+      // Deleting drops the key from every node's cache and ends its open streams, as the admin API's delete does.
+      // Already gone (a concurrent revoke): the outcome the caller asked for.
+      await ctx.auth.keys.delete(principal.keyId);
+      return reply.code(204).send();
     });
   });
 }
