@@ -34,6 +34,7 @@ import { registerAdminKeyRoutes } from './http/routes/admin-key-routes.ts';
 import { registerStreamRoutes } from './http/routes/stream-routes.ts';
 import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.ts';
 import { registerAdminResourceRoutes } from './http/routes/admin-resource-routes.ts';
+import { registerAdminDeletedRecordRoutes } from './http/routes/admin-deleted-record-routes.ts';
 import { registerConsoleRoutes } from './http/routes/console-routes.ts';
 import { registerMeRoutes } from './http/routes/me-routes.ts';
 import { registerAdminReloadRoutes } from './http/routes/admin-reload-routes.ts';
@@ -134,6 +135,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await registerAdminKeyRoutes(app, ctx);
   await registerAdminWebhookRoutes(app, ctx);
   await registerAdminResourceRoutes(app, ctx);
+  await registerAdminDeletedRecordRoutes(app, ctx);
   await registerStreamRoutes(app, ctx);
   await registerConsoleRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);

@@ -16,6 +16,9 @@ import { ensureConsoleBuilt } from '../helpers/console-build.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const EDITOR_EMAIL = 'edna@example.test';
 const EDITOR_PASSWORD = 'correct horse battery staple';
+const UMA_EMAIL = 'uma@example.test';
+/** Declared roles: `auditor` is named by no permission, so only the configuration's list can offer it. */
+const ROLES = ['auditor', 'editor', 'user'];
 const SHOTS = mkdtempSync(join(tmpdir(), 'svc-console-shots-'));
 const README_IMAGES = join(import.meta.dirname, '../../docs/images');
 /** `CONSOLE_SCREENSHOTS_TO_DOCS=1` refreshes the README's two images; otherwise runs leave the tree alone. */
@@ -66,13 +69,21 @@ describe('web console in a browser', { skip }, () => {
   let receiverUrl: string;
   let received = 0;
   let editorKey: string;
+  let ednaOtherKey: string;
+  let umaKey: string;
   const cspViolations: string[] = [];
 
   before(async () => {
     await ensureConsoleBuilt();
-    t = await startTestApp('sqlite');
+    t = await startTestApp('sqlite', { roles: ROLES });
     await t.ctx.auth.users.create({ id: 'edna', email: EDITOR_EMAIL, password: EDITOR_PASSWORD, role: 'editor', verified: true });
+    await t.ctx.auth.users.create({ id: 'uma', email: UMA_EMAIL, password: EDITOR_PASSWORD, role: 'user', verified: true });
     editorKey = await t.as('editor');
+    // A second key of edna's, besides the console's: it must survive her signing out.
+    const issued = await t.request({ method: 'POST', url: '/token', payload: { email: EDITOR_EMAIL, password: EDITOR_PASSWORD, name: 'ci' } });
+    ednaOtherKey = `Bearer ${issued.json().key as string}`;
+    const umaIssued = await t.request({ method: 'POST', url: '/token', payload: { email: UMA_EMAIL, password: EDITOR_PASSWORD, name: 'script' } });
+    umaKey = `Bearer ${umaIssued.json().key as string}`;
     for (const name of ['News', 'Guides']) {
       await t.request({ method: 'POST', url: '/v1/categories', auth: editorKey, payload: { name } });
     }
@@ -210,8 +221,18 @@ describe('web console in a browser', { skip }, () => {
     await shot(page, 'resource');
   });
 
-  step('signs out, then signs in with the admin token, which cannot create records', async () => {
+  step('signs out, which revokes the console\'s key, then signs in with the admin token, which cannot create records', async () => {
+    const stored = (await page.evaluate("sessionStorage.getItem('svc.console.session')")) as string;
+    const consoleKey = `Bearer ${(JSON.parse(stored) as { token: string }).token}`;
+    assert.equal((await t.request({ method: 'GET', url: '/me', auth: consoleKey })).statusCode, 200);
     await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('tab', { name: 'Admin token' }).waitFor(WAIT);
+    assert.equal((await page.evaluate('sessionStorage.length')) as number, 0);
+    const refused = await t.request({ method: 'GET', url: '/me', auth: consoleKey });
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.json().errors[0].code, 'INVALID_API_KEY');
+    // Only the console's key: edna's other key still works.
+    assert.equal((await t.request({ method: 'GET', url: '/me', auth: ednaOtherKey })).statusCode, 200);
     await page.getByRole('tab', { name: 'Admin token' }).click();
     await page.locator('#signin-token').fill(t.admin.replace('Bearer ', ''));
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -262,16 +283,40 @@ describe('web console in a browser', { skip }, () => {
     await page.getByRole('row', { name: /Audit/ }).getByText('disabled').waitFor(WAIT);
   });
 
+  step('changes a user\'s role, offering only the defined roles', async () => {
+    await page.goto(`${base}/console#/users`);
+    await page.getByRole('link', { name: UMA_EMAIL }).click();
+    const picker = page.getByLabel('Primary role');
+    await picker.locator('option').nth(ROLES.length - 1).waitFor({ state: 'attached', ...WAIT });
+    // Exactly the configuration's roles: an undefined one is not there to be chosen.
+    assert.deepEqual(await picker.locator('option').allTextContents(), ROLES);
+    await assert.rejects(picker.selectOption('owner', { timeout: 500 }));
+    await picker.selectOption('editor');
+    await page.getByRole('checkbox', { name: 'auditor' }).check();
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page.getByRole('status').filter({ hasText: `${UMA_EMAIL} now has the role editor` }).waitFor(WAIT);
+    const user = (await t.request({ method: 'GET', url: '/admin/users/uma', auth: t.admin })).json().data.attributes;
+    assert.equal(user.primaryRole, 'editor');
+    assert.deepEqual(JSON.parse(user.allowedRoles), ['auditor']);
+    // The user's existing key acts with the new role on its next request.
+    assert.equal((await t.request({ method: 'GET', url: '/me', auth: umaKey })).json().data.attributes.role, 'editor');
+    await page.getByRole('row', { name: new RegExp(UMA_EMAIL) }).getByRole('cell', { name: 'auditor' }).waitFor(WAIT);
+  });
+
   step('lists users and disables a key', async () => {
     await page.goto(`${base}/console#/users`);
     await page.getByRole('link', { name: EDITOR_EMAIL }).click();
     await page.locator('tr.api-key').first().waitFor(WAIT);
-    const row = page.locator('tr.api-key').filter({ hasText: 'console' });
+    // Signing out deleted the console's key: the one left is the other.
+    assert.equal(await page.locator('tr.api-key').filter({ hasText: 'console' }).count(), 0);
+    const row = page.locator('tr.api-key').filter({ hasText: 'ci' });
     await row.getByRole('button', { name: /^Disable/ }).click();
     await row.getByText('disabled').waitFor(WAIT);
     const keys = await t.request({ method: 'GET', url: '/admin/keys?userId=edna', auth: t.admin });
-    const consoleKey = keys.json().data.find((k: { attributes: { name: string } }) => k.attributes.name === 'console');
-    assert.equal(consoleKey.attributes.enabled, false);
+    const ciKey = keys.json().data.find((k: { attributes: { name: string } }) => k.attributes.name === 'ci');
+    assert.equal(ciKey.attributes.enabled, false);
+    const refused = await t.request({ method: 'GET', url: '/me', auth: ednaOtherKey });
+    assert.equal(refused.json().errors[0].code, 'API_KEY_DISABLED');
     await checkAccessibility(page, 'users');
     await shot(page, 'users');
   });

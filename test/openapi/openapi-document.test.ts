@@ -26,6 +26,7 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
   '/admin/roles': { get: ['200', 'AdminRoleListDocument', ['400', '401', '403', '406', '500']] },
   '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '500']] },
   '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '500']] },
+  '/admin/resources/{name}/deleted': { get: ['200', 'AdminDeletedRecordListDocument', ['400', '401', '403', '404', '406', '500']] },
   '/admin/webhooks': {
     post: ['201', 'AdminWebhookCreatedDocument', ['400', '401', '403', '406', '413', '415', '500']],
     get: ['200', 'AdminWebhookListDocument', ['400', '401', '403', '406', '500']],

@@ -177,9 +177,3 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
   );
 }
 
-/** Roles named in any resource's permissions (offered when changing a user's role). */
-export function knownRoles(catalog: ResourceInfo[]): string[] {
-  const roles = new Set<string>();
-  for (const resource of catalog) for (const role of resource.permissions?.keys() ?? []) roles.add(role);
-  return [...roles].sort();
-}
