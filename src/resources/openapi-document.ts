@@ -16,6 +16,7 @@ import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adm
 import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './openapi/admin-account-paths.ts';
 import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './openapi/admin-role-paths.ts';
 import { OWN_KEY_OPERATIONS, ownKeyPaths } from './openapi/own-key-paths.ts';
+import { METRICS_OPERATIONS, metricsPaths } from './openapi/metrics-path.ts';
 import { ADMIN_DELETED_RECORD_OPERATIONS, ADMIN_DELETED_RECORD_SCHEMAS, adminDeletedRecordPaths, adminDeletedRecordSchemas } from './openapi/admin-deleted-record-paths.ts';
 import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './openapi/identity-and-reload-paths.ts';
 
@@ -26,7 +27,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const names = allocateOpenApiNames(
     resources,
     [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS],
   );
 
   const paths: Record<string, OpenApiObject> = {};
@@ -44,7 +45,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     tags.push(tag);
   }
   Object.assign(paths, servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
-  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths());
+  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
   tags.push(
     { name: AUTH_TAG, description: 'Issuing API keys' },
     { name: META_TAG, description: 'This description and health probes' },

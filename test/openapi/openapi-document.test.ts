@@ -138,7 +138,7 @@ describe('buildOpenApiDocument', () => {
     const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`]);
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
-    for (const path of ['/token', '/me', '/me/key', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
+    for (const path of ['/token', '/me', '/me/key', '/metrics', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
     assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin') && p !== '/admin/reload').sort(), Object.keys(ADMIN_OPERATIONS).sort());
     assert.ok(paths['/admin/reload']!.post, '/admin/reload');
   });
@@ -193,6 +193,7 @@ describe('buildOpenApiDocument', () => {
       else if (path.startsWith('/admin/')) assert.deepEqual(security, [{ adminToken: [] }], path);
       else if (path === '/me') assert.deepEqual(security, [{ bearer: [] }, { adminToken: [] }], path);
       else if (path === '/me/key') assert.deepEqual(security, [{ bearer: [] }], path);
+      else if (path === '/metrics') assert.deepEqual(security, [{ adminToken: [] }], path);
       else assert.deepEqual(security, [], path);
     }
   });
