@@ -421,8 +421,13 @@ describe('web console in a browser', { skip }, () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/console#/records/posts`);
     await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    // Closed, the menu is one slim bar above the records.
+    const bar = (await page.evaluate("document.querySelector('.sidebar').getBoundingClientRect().height")) as number;
+    assert.ok(bar < 100, `the closed menu bar is ${bar}px tall`);
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).isVisible(), false);
     await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Sign out' }).waitFor(WAIT);
     await page.getByRole('button', { name: 'Menu' }).click();
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
