@@ -41,6 +41,24 @@ for (const dialect of testDialects()) {
       assert.equal(JSON.stringify(data).includes(auth.replace('Bearer ', '')), false, 'the key itself is never shown');
     });
 
+    it('says what the request may do per resource: the allowed actions and their fields, by role and key scopes', async () => {
+      const asUser = (await t.request({ method: 'GET', url: '/me', auth: await t.as('user', 'access-user') })).json().data.attributes;
+      assert.deepEqual(asUser.access.posts, {
+        read: ['title', 'body', 'status', 'views', 'author_id', 'category_id'],
+        create: ['title', 'body', 'status', 'category_id'],
+        update: ['title', 'body', 'status'],
+        delete: [],
+      });
+      assert.deepEqual(asUser.access.categories, { read: ['name', 'description'] });
+      assert.equal(asUser.access.comments, undefined, 'no action on comments: left out');
+      // A key scoped to reading titles may do only that, whatever its role allows.
+      const email = asUser.email as string;
+      const scoped = await t.request({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD, permissions: { posts: { read: ['title'] } } } });
+      assert.equal(scoped.statusCode, 201, scoped.body);
+      const access = (await t.request({ method: 'GET', url: '/me', auth: `Bearer ${scoped.json().key as string}` })).json().data.attributes.access;
+      assert.deepEqual(access, { posts: { read: ['title'] } });
+    });
+
     it('shows the role a request switched to with X-Service-Role', async () => {
       const auth = await t.as('editor', 'switcher');
       const before = (await t.request({ method: 'GET', url: '/me', auth })).json().data;

@@ -1,6 +1,6 @@
 // GET /me: who the caller is, for any API key (not under /v1, where `me` could be a resource's name):
-// the user, the role in force for this request, the roles it may switch to, and the key's permissions
-// and limits with what is left of them. The admin token is answered as the administrator it is.
+// the user, the role in force for this request, the roles it may switch to, the key's permissions
+// and limits with what is left of them, and what the request may do per resource (`access`). The admin token is answered as the administrator it is.
 // DELETE /me/key: the key that makes the request revokes itself (signing out of a client such as the
 // console), without the admin token; the user's other keys are untouched.
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -8,6 +8,7 @@ import type { AppContext } from '../../app-context.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
 import type { KeyPrincipal } from '../../auth/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
+import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
 import { jsonApiAnswer } from '../json-api.ts';
@@ -59,6 +60,7 @@ async function keyHolder(ctx: AppContext, principal: KeyPrincipal, reply: Fastif
       role: principal.role,
       primaryRole: user.primaryRole,
       allowedRoles: decodeAllowedRoles(user.allowedRoles),
+      access: accessSummary(ctx.registry.enabled(), principal),
       key: {
         id: key.id,
         name: key.name,
