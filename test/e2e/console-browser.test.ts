@@ -218,7 +218,7 @@ describe('web console in a browser', { skip }, () => {
     await dialog.getByLabel(/^views/).fill('7');
     await dialog.getByLabel(/^category_id/).selectOption({ label: 'Guides' });
     await dialog.getByRole('button', { name: 'Create' }).click();
-    await dialog.getByRole('heading', { name: 'posts record' }).waitFor(WAIT);
+    await dialog.getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
     await dialog.getByRole('link', { name: 'Guides' }).waitFor(WAIT);
     assert.match((await dialog.getByRole('link', { name: 'Guides' }).getAttribute('href')) ?? '', /^#\/records\/categories\?record=[0-9a-f-]{36}$/);
     await dialog.getByRole('button', { name: 'Edit' }).click();
@@ -264,6 +264,46 @@ describe('web console in a browser', { skip }, () => {
     assert.match(await page.getByLabel('JSON Schema of posts').inputValue(), /"\$id": "\/v1\/posts\/schema"/);
     await checkAccessibility(page, 'resource');
     await shot(page, 'resource');
+  });
+
+  step('offers a user with a narrower role only the fields and actions the role allows', async () => {
+    // A second tab of its own (sessionStorage is per tab), signed in as uma, whose role is `user`.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => route.abort());
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${base}/console`);
+      await tab.getByLabel('Email', { exact: true }).fill(UMA_EMAIL);
+      await tab.getByLabel('Password', { exact: true }).fill(EDITOR_PASSWORD);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByText(`Signed in as ${UMA_EMAIL}`).waitFor(WAIT);
+      await tab.goto(`${base}/console#/resources/posts`);
+      const access = tab.getByRole('list', { name: 'What you may do' });
+      await access.getByText('Create: title, body, status, category_id').waitFor(WAIT);
+      await access.getByText('Delete: allowed').waitFor(WAIT);
+      await checkAccessibility(tab, 'resource (user role)');
+      await tab.goto(`${base}/console#/records/posts`);
+      await tab.getByRole('button', { name: 'New record' }).click();
+      const dialog = tab.getByRole('dialog');
+      await dialog.getByLabel(/^title/).waitFor(WAIT);
+      // Exactly the role's create fields: no views, no author_id (the API sets that one).
+      const labels = await dialog.locator('form label').evaluateAll((nodes) => nodes.map((n) => ((n as unknown as { htmlFor: string }).htmlFor)));
+      assert.deepEqual(labels.map((id) => id.replace(/^input-/, '')), ['title', 'body', 'status', 'category_id']);
+      await dialog.getByLabel(/^title/).fill('Uma writes');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      await dialog.getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
+      const mine = await t.request({ method: 'GET', url: '/v1/posts?title=Uma%20writes', auth: umaKey });
+      assert.equal(mine.json().meta.total, 1);
+      assert.equal(mine.json().data[0].attributes.author_id, 'uma');
+      // Categories: read only for this role.
+      await tab.goto(`${base}/console#/records/categories`);
+      await tab.getByRole('cell', { name: 'News' }).waitFor(WAIT);
+      assert.equal(await tab.getByRole('button', { name: 'New record' }).count(), 0);
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByRole('button', { name: 'Sign in' }).waitFor(WAIT);
+    } finally {
+      await context.close();
+    }
   });
 
   step('signs out, which revokes the console\'s key, then signs in with the admin token, which cannot create records', async () => {
