@@ -78,6 +78,8 @@ describe('web console in a browser', { skip }, () => {
   const consoleLines: string[] = [];
   /** `METHOD /path` of every API call the console made, to check each is in /openapi.json. */
   const apiCalls = new Set<string>();
+  /** Requests to any other origin (refused): the pages must need none. */
+  const foreignRequests: string[] = [];
 
   before(async () => {
     await ensureConsoleBuilt();
@@ -117,7 +119,10 @@ describe('web console in a browser', { skip }, () => {
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     // Nothing but this server may be reached: the console must work offline.
-    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => route.abort());
+    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
+      foreignRequests.push(route.request().url());
+      return route.abort();
+    });
     page = await context.newPage();
     page.on('console', (message) => {
       consoleLines.push(message.text());
@@ -506,6 +511,7 @@ describe('web console in a browser', { skip }, () => {
       return !operations.some((operation) => operation.method === method && operation.pattern.test(path));
     });
     assert.deepEqual(undocumented, []);
+    assert.deepEqual(foreignRequests.filter((url) => !url.startsWith('data:')), [], 'requests to other origins');
     for (const used of ['POST /token', 'DELETE /me/key', 'GET /admin/roles', 'GET /admin/resources/posts/deleted', 'GET /metrics']) assert.ok(apiCalls.has(used), used);
     for (const credential of [consoleKey, t.admin, editorKey]) {
       const secret = credential.replace('Bearer ', '');
