@@ -23,6 +23,7 @@ import { registerAdminKeyRoutes } from './http/routes/admin-key-routes.ts';
 import { registerStreamRoutes } from './http/routes/stream-routes.ts';
 import { registerAdminWebhookRoutes } from './http/routes/admin-webhook-routes.ts';
 import { registerAdminResourceRoutes } from './http/routes/admin-resource-routes.ts';
+import { registerAdminDeletedRecordRoutes } from './http/routes/admin-deleted-record-routes.ts';
 import { registerConsoleRoutes } from './http/routes/console-routes.ts';
 import { registerMeRoutes } from './http/routes/me-routes.ts';
 import { registerAdminReloadRoutes } from './http/routes/admin-reload-routes.ts';
@@ -69,6 +70,7 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
   await registerAdminKeyRoutes(app, ctx);
   await registerAdminWebhookRoutes(app, ctx);
   await registerAdminResourceRoutes(app, ctx);
+  await registerAdminDeletedRecordRoutes(app, ctx);
   await registerStreamRoutes(app, ctx);
   await registerConsoleRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);

@@ -17,6 +17,10 @@ import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adm
 import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './openapi/token-path.ts';
 import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './openapi/identity-paths.ts';
 import { IDENTITY_SCHEMAS, identitySchemas } from './openapi/identity-schemas.ts';
+import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './openapi/admin-role-paths.ts';
+import { OWN_KEY_OPERATIONS, ownKeyPaths } from './openapi/own-key-paths.ts';
+import { METRICS_OPERATIONS, metricsPaths } from './openapi/metrics-path.ts';
+import { ADMIN_DELETED_RECORD_OPERATIONS, ADMIN_DELETED_RECORD_SCHEMAS, adminDeletedRecordPaths, adminDeletedRecordSchemas } from './openapi/admin-deleted-record-paths.ts';
 import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './openapi/identity-and-reload-paths.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -25,13 +29,13 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const resources = registry.enabled();
   const names = allocateOpenApiNames(
     resources,
-    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS],
+    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS],
   );
 
   const paths: Record<string, OpenApiObject> = {};
   const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(), ...tokenSchemas(config), ...identitySchemas(config), ...adminSchemas() };
-  Object.assign(schemas, adminWebhookSchemas(), adminAccountSchemas(), identityAndReloadSchemas());
+  Object.assign(schemas, adminWebhookSchemas(), adminAccountSchemas(), identityAndReloadSchemas(), adminRoleSchemas(), adminDeletedRecordSchemas());
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
     const resourceNames = names.get(resource.name);
@@ -44,6 +48,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     tags.push(tag);
   }
   Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
+  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
   tags.push(
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
     { name: IDENTITY_TAG, description: 'Signing up, signing in and sessions, through the identity component under `' + config.auth.basePath + '`' },

@@ -19,7 +19,9 @@ for (const dialect of testDialects()) {
     let receiver: Receiver;
     let spec: ResponseConformance;
     before(async () => {
-      t = await startTestApp(dialect, { resources: WEBHOOK_TEST_RESOURCES, webhooks: WEBHOOK_TEST_SETTINGS });
+      // posts with soft delete, so /admin/resources/{name}/deleted has something to show.
+      const resources = { ...WEBHOOK_TEST_RESOURCES, posts: { ...WEBHOOK_TEST_RESOURCES.posts!, enableSoftDelete: true } };
+      t = await startTestApp(dialect, { resources, webhooks: WEBHOOK_TEST_SETTINGS });
       receiver = await startReceiver();
       const served = await t.request({ method: 'GET', url: '/openapi.json' });
       assert.equal(served.statusCode, 200);
@@ -159,6 +161,19 @@ for (const dialect of testDialects()) {
       assert.equal((await call('GET', '/me', '/me', { auth: key })).response.statusCode, 200);
       assert.equal((await call('GET', '/me', '/me')).response.statusCode, 200);
       assert.equal((await call('GET', '/me', '/me', { auth: null })).response.statusCode, 401);
+      const revoking = await t.as('editor', 'openapi-revoker');
+      assert.equal((await call('DELETE', '/me/key', '/me/key', { auth: revoking })).response.statusCode, 204);
+      assert.equal((await call('DELETE', '/me/key', '/me/key', { auth: revoking })).response.statusCode, 401);
+      assert.equal((await call('DELETE', '/me/key', '/me/key')).response.statusCode, 403);
+      assert.equal((await call('GET', '/admin/roles', '/admin/roles')).response.statusCode, 200);
+      const post = await t.request({ method: 'POST', url: '/v1/posts', auth: key, payload: { title: 'to be deleted' } });
+      assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${post.json().data.id as string}`, auth: key })).statusCode, 204);
+      const deleted = await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/posts/deleted');
+      assert.equal((deleted.body!.data as Json[]).length, 1);
+      assert.equal((await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/categories/deleted')).response.statusCode, 404);
+      assert.equal((await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/posts/deleted?_limit=0')).response.statusCode, 400);
+      assert.equal((await call('GET', '/admin/roles', '/admin/roles?x=1')).response.statusCode, 400);
+      assert.equal((await call('GET', '/admin/roles', '/admin/roles', { auth: key })).response.statusCode, 403);
       // Built from a config object, this app has no file to read again.
       assert.equal((await call('POST', '/admin/reload', '/admin/reload')).response.statusCode, 409);
     });
@@ -170,6 +185,7 @@ for (const dialect of testDialects()) {
         'POST /admin/webhooks/{id}/deliveries/{deliveryId}/retry 202', 'POST /admin/webhooks/{id}/test 202',
         'GET /admin/users 200', 'GET /admin/users/{id} 200', 'PATCH /admin/users/{id} 200', 'DELETE /admin/users/{id} 204',
         'GET /admin/keys 200', 'GET /admin/keys/{id} 200', 'PATCH /admin/keys/{id} 200', 'DELETE /admin/keys/{id} 204',
+        'GET /admin/roles 200', 'DELETE /me/key 204', 'GET /admin/resources/{name}/deleted 200',
       ];
       for (const operation of operations) assert.ok(spec.seen.has(operation), operation);
     });

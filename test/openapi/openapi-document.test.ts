@@ -23,8 +23,10 @@ type Json = Record<string, unknown>;
 const JSON_API = 'application/vnd.api+json';
 /** Per admin path and method: success status, its document schema (null: no body), error statuses. */
 const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, string[]]>> = {
+  '/admin/roles': { get: ['200', 'AdminRoleListDocument', ['400', '401', '403', '406', '500']] },
   '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '500']] },
   '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '500']] },
+  '/admin/resources/{name}/deleted': { get: ['200', 'AdminDeletedRecordListDocument', ['400', '401', '403', '404', '406', '500']] },
   '/admin/webhooks': {
     post: ['201', 'AdminWebhookCreatedDocument', ['400', '401', '403', '406', '413', '415', '500']],
     get: ['200', 'AdminWebhookListDocument', ['400', '401', '403', '406', '500']],
@@ -136,7 +138,7 @@ describe('buildOpenApiDocument', () => {
     const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`]);
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
-    for (const path of ['/token', '/me', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
+    for (const path of ['/token', '/me', '/me/key', '/metrics', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
     assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin') && p !== '/admin/reload').sort(), Object.keys(ADMIN_OPERATIONS).sort());
     assert.ok(paths['/admin/reload']!.post, '/admin/reload');
   });
@@ -192,6 +194,8 @@ describe('buildOpenApiDocument', () => {
       else if (path === '/me') assert.deepEqual(security, [{ bearer: [] }, { adminToken: [] }], path);
       else if (path === '/auth/get-session') assert.deepEqual(security, [{ sessionCookie: [] }, {}], path);
       else if (path === '/auth/sign-out') assert.deepEqual(security, [{ sessionCookie: [] }], path);
+      else if (path === '/me/key') assert.deepEqual(security, [{ bearer: [] }], path);
+      else if (path === '/metrics') assert.deepEqual(security, [{ adminToken: [] }], path);
       else assert.deepEqual(security, [], path);
     }
   });

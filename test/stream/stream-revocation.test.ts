@@ -99,6 +99,17 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await refusedCode(t, k), [401, 'INVALID_API_KEY']);
     });
 
+    it('ends the stream of a key that revoked itself with DELETE /me/key', async () => {
+      const k = await key();
+      const client = track(await open(t, k));
+      const since = Date.now();
+      const response = await t.app.inject({ method: 'DELETE', url: '/me/key', headers: { authorization: k.authorization } });
+      assert.equal(response.statusCode, 204, response.body);
+      const { elapsedMs } = await revoked(client, since);
+      assert.ok(elapsedMs < REVOCATION_BOUND_MS + SLACK_MS, `revoked after ${elapsedMs} ms`);
+      assert.deepEqual(await refusedCode(t, k), [401, 'INVALID_API_KEY']);
+    });
+
     it("ends the stream when the key's permissions change, and a reconnection gets the new scope", async () => {
       const k = await key();
       const client = track(await open(t, k));

@@ -32,6 +32,35 @@ export interface ResourceInfo {
   patchSchema: JsonSchema | null;
   /** role → action → summary; null when /admin/resources is not available. */
   permissions: Permissions | null;
+  /** What the signed-in caller may write: the fields of a create and of an update (null: not allowed), and delete. */
+  writable: Writable;
+}
+
+export interface Writable {
+  create: string[] | null;
+  update: string[] | null;
+  delete: boolean;
+}
+
+/**
+ * Per resource, what a user's key may write, from `GET /me`'s `access` (its role and the key's scopes).
+ * Null when the server does not say: every field is then offered and the API's answer decides.
+ */
+async function loadAccess(): Promise<Record<string, Record<string, string[]>> | null> {
+  try {
+    const access = (await call('/me')).data?.attributes?.access;
+    return access && typeof access === 'object' ? access : null;
+  } catch {
+    return null;
+  }
+}
+
+function writableOf(name: string, isAdmin: boolean, access: Record<string, Record<string, string[]>> | null, fieldsOf: (schema: JsonSchema | null) => string[], create: JsonSchema | null, patch: JsonSchema | null): Writable {
+  // The admin token reads and deletes only (spec): no form is offered.
+  if (isAdmin) return { create: null, update: null, delete: true };
+  if (access === null) return { create: create ? fieldsOf(create) : null, update: patch ? fieldsOf(patch) : null, delete: true };
+  const actions = access[name] ?? {};
+  return { create: actions.create ?? null, update: actions.update ?? null, delete: actions.delete !== undefined };
 }
 
 export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at'];
@@ -117,7 +146,11 @@ async function loadAdminResources(): Promise<Map<string, AdminResource>> {
 export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
   // The OpenAPI document is walked as untyped JSON (`any`), each step guarded with `?.`.
   const openApi: any = await call('/openapi.json', { accept: 'application/json', session: null });
-  const admin = isAdmin ? await loadAdminResources() : new Map<string, AdminResource>();
+  const [admin, access] = await Promise.all([
+    isAdmin ? loadAdminResources() : Promise.resolve(new Map<string, AdminResource>()),
+    isAdmin ? Promise.resolve(null) : loadAccess(),
+  ]);
+  const fieldsOf = (schema: JsonSchema | null): string[] => Object.keys(schema?.properties ?? {});
   const names = Object.keys(openApi.paths ?? {})
     .map((path) => /^\/v1\/([^/{}]+)$/.exec(path)?.[1])
     .filter((name): name is string => name !== undefined);
@@ -172,14 +205,9 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
         createSchema: schemaOf(createRef),
         patchSchema: schemaOf(patchRef),
         permissions: extra?.permissions ?? null,
+        writable: writableOf(name, isAdmin, access, fieldsOf, schemaOf(createRef), schemaOf(patchRef)),
       };
     }),
   );
 }
 
-/** Roles named in any resource's permissions (offered when changing a user's role). */
-export function knownRoles(catalog: ResourceInfo[]): string[] {
-  const roles = new Set<string>();
-  for (const resource of catalog) for (const role of resource.permissions?.keys() ?? []) roles.add(role);
-  return [...roles].sort();
-}

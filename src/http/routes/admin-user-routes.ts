@@ -1,10 +1,12 @@
 // Admin API for users (docs/admin-api.md): GET /admin/users (?email=, _limit, _offset), GET/PATCH/DELETE
 // /admin/users/:id. PATCH changes `primaryRole` and `allowedRoles`; keys see the change on their next request.
+// GET /admin/roles: the roles those fields may name, so a client offers only these.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep } from '../route-deps.ts';
+import type { AuthDep, ConfigDep, RegistryDep } from '../route-deps.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
 import type { UserRecord } from '../../auth/identity/user-record.ts';
+import { definedRoles } from '../../config/defined-roles.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
@@ -23,10 +25,19 @@ function notFound(id: string): ApiError {
   return new ApiError('RESOURCE_NOT_FOUND', `No user with id '${id}'`);
 }
 
-export async function registerAdminUserRoutes(app: FastifyInstance, ctx: AuthDep): Promise<void> {
+export async function registerAdminUserRoutes(app: FastifyInstance, ctx: ConfigDep & RegistryDep & AuthDep): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);
+
+    scope.get('/admin/roles', async (request, reply) => {
+      const [name] = Object.keys((request.query ?? {}) as Record<string, unknown>);
+      if (name !== undefined) throw new ApiError('INVALID_QUERY_PARAMS', { detail: `Unknown query parameter '${name}'`, parameter: name });
+      // Read at each request: a reload of the definitions can add or drop roles.
+      const roles = [...definedRoles(ctx.config, ctx.registry.definitions)].sort();
+      const data = roles.map((role) => ({ type: 'roles', id: role, attributes: { default: role === ctx.config.auth.defaultRole } }));
+      return jsonApiAnswer(reply, 200, { data, meta: { total: data.length }, links: { self: '/admin/roles' } });
+    });
 
     scope.get('/admin/users', async (request, reply) => {
       const query = request.query as Record<string, unknown>;

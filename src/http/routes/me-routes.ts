@@ -1,11 +1,14 @@
 // GET /me: who the caller is, for any API key (not under /v1, where `me` could be a resource's name):
-// the user, the role in force for this request, the roles it may switch to, and the key's permissions
-// and limits with what is left of them. The admin token is answered as the administrator it is.
+// the user, the role in force for this request, the roles it may switch to, the key's permissions
+// and limits with what is left of them, and what the request may do per resource (`access`). The admin token is answered as the administrator it is.
+// DELETE /me/key: the key that makes the request revokes itself (signing out of a client such as the
+// console), without the admin token; the user's other keys are untouched.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AuthDep, ConfigDep } from '../route-deps.ts';
+import type { AuthDep, ConfigDep, RegistryDep } from '../route-deps.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
 import type { KeyPrincipal } from '../../auth/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
+import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { authenticateHook, principalOf } from '../authenticate-hook.ts';
 import { jsonApiAnswer } from '../json-api.ts';
@@ -17,7 +20,7 @@ function windowState(reply: FastifyReply): { limit: number; remaining: number; r
   return { limit: Number(limit), remaining: Number(reply.getHeader('RateLimit-Remaining')), resetSeconds: Number(reply.getHeader('RateLimit-Reset')) };
 }
 
-export async function registerMeRoutes(app: FastifyInstance, ctx: ConfigDep & AuthDep): Promise<void> {
+export async function registerMeRoutes(app: FastifyInstance, ctx: ConfigDep & RegistryDep & AuthDep): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticateHook(ctx));
     scope.get('/me', async (request, reply) => {
@@ -27,10 +30,20 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: ConfigDep & Au
       }
       return jsonApiAnswer(reply, 200, { data: await keyHolder(ctx, principal, reply) });
     });
+    scope.delete('/me/key', async (request, reply) => {
+      const principal = principalOf(request);
+      if (principal.kind === 'admin') {
+        throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'The admin token is not an API key: it is rotated with `svc admin-token --rotate`, not revoked here');
+      }
+      // Deleting drops the key from every node's cache and ends its open streams, as the admin API's delete does.
+      // Already gone (a concurrent revoke): the outcome the caller asked for.
+      await ctx.auth.keys.delete(principal.keyId);
+      return reply.code(204).send();
+    });
   });
 }
 
-async function keyHolder(ctx: ConfigDep & AuthDep, principal: KeyPrincipal, reply: FastifyReply) {
+async function keyHolder(ctx: ConfigDep & RegistryDep & AuthDep, principal: KeyPrincipal, reply: FastifyReply) {
   const [user, key] = await Promise.all([ctx.auth.users.get(principal.userId), ctx.auth.keys.get(principal.keyId)]);
   // Authenticated a moment ago: gone since, it is as unknown as any other key.
   if (!user || !key) throw new ApiError('INVALID_API_KEY', 'The API key is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
@@ -47,6 +60,7 @@ async function keyHolder(ctx: ConfigDep & AuthDep, principal: KeyPrincipal, repl
       role: principal.role,
       primaryRole: user.primaryRole,
       allowedRoles: decodeAllowedRoles(user.allowedRoles),
+      access: accessSummary(ctx.registry.enabled(), principal),
       key: {
         id: key.id,
         name: key.name,

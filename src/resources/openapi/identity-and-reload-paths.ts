@@ -16,7 +16,7 @@ const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
 export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_SCHEMAS)[number], JsonSchema> {
   const keyHolder: JsonSchema = {
     type: 'object',
-    required: ['kind', 'userId', 'email', 'name', 'emailVerified', 'role', 'primaryRole', 'allowedRoles', 'key'],
+    required: ['kind', 'userId', 'email', 'name', 'emailVerified', 'role', 'primaryRole', 'allowedRoles', 'access', 'key'],
     properties: {
       kind: { const: 'key' },
       userId: { type: 'string' },
@@ -26,6 +26,10 @@ export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_S
       role: { type: 'string', description: 'The role in force for this request (X-Service-Role, else the primary role).' },
       primaryRole: { type: 'string' },
       allowedRoles: { type: 'array', items: { type: 'string' } },
+      access: {
+        ...schemaRef('KeyPermissions'),
+        description: 'What this request may do: per resource, the allowed actions with the fields each may use (delete: none); a refused action is left out. Row filters still apply.',
+      },
       key: {
         type: 'object',
         required: ['id', 'name', 'start', 'permissions', 'expiresAt', 'rateLimit', 'remaining', 'requestCount'],
