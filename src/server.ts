@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
-import { limitHeapGrowth } from './heap-growth.ts';
+import { limitHeapGrowth } from './tools/heap-growth.ts';
 
 export interface RunningServer {
   app: FastifyInstance;

@@ -6,7 +6,7 @@ import { FIELD_TYPE_NAMES } from './config-schema.ts';
 import { checkFieldDefault, STRING_MAX_LENGTH } from './check-field-default.ts';
 import { checkFieldName } from './check-name.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../tools/is-record.ts';
 
 const LENGTH_TYPES: ReadonlySet<FieldType> = new Set(['string', 'text', 'email', 'url']);
 const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['integer', 'number']);

@@ -5,7 +5,7 @@ import { checkPermissions, type FieldDefinitions } from './check-permissions.ts'
 import type { FieldDefinition } from './config-types.ts';
 import { checkResourceName } from './check-name.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../tools/is-record.ts';
 
 export function checkResources(resources: unknown): ConfigProblem[] {
   const problems: ConfigProblem[] = [];

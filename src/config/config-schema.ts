@@ -2,7 +2,7 @@
 // Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import type { FieldType, FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../tools/deep-freeze.ts';
 
 export const FIELD_TYPE_NAMES = [
   'string',

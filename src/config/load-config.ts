@@ -8,7 +8,7 @@ import type { SvcConfig } from './config-types.ts';
 import { applyEnvOverrides } from './apply-env-overrides.ts';
 import { ConfigError } from './config-error.ts';
 import { sortProblemsByDocument, type ConfigProblem } from './config-problem.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../tools/deep-freeze.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import { validateConfig } from './validate-config.ts';
 

@@ -7,8 +7,8 @@ import { applyRelationDefaults, checkResources } from './check-resources.ts';
 import { checkRoles } from './check-roles.ts';
 import { checkSettings } from './check-settings.ts';
 import { joinPath, pointerToDotted, sortProblemsByDocument, type ConfigProblem } from './config-problem.ts';
-import { deepFreeze } from './deep-freeze.ts';
-import { isRecord } from './is-record.ts';
+import { deepFreeze } from '../tools/deep-freeze.ts';
+import { isRecord } from '../tools/is-record.ts';
 
 export type { ConfigProblem } from './config-problem.ts';
 
