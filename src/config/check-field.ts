@@ -1,18 +1,18 @@
 // Rules on one field definition that JSON Schema cannot say: which attributes a type takes,
 // relation targets, consistent bounds, a pattern that compiles, a default the field accepts.
 import { linearRegexProblem } from '../store/linear-regex.ts';
-import type { FieldDefinition, FieldType } from './config-types.ts';
+import type { FieldDefinition, FieldTypeName } from './config-types.ts';
 import { FIELD_TYPE_NAMES } from './config-schema.ts';
 import { checkFieldDefault, STRING_MAX_LENGTH } from './check-field-default.ts';
 import { checkFieldName } from './check-name.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from '../tools/is-record.ts';
 
-const LENGTH_TYPES: ReadonlySet<FieldType> = new Set(['string', 'text', 'email', 'url']);
-const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['integer', 'number']);
+const LENGTH_TYPES: ReadonlySet<FieldTypeName> = new Set(['string', 'text', 'email', 'url']);
+const NUMERIC_TYPES: ReadonlySet<FieldTypeName> = new Set(['integer', 'number']);
 
 /** Attributes that only some types take; any other attribute applies to every type. */
-const ATTRIBUTE_TYPES: Readonly<Record<string, ReadonlySet<FieldType>>> = {
+const ATTRIBUTE_TYPES: Readonly<Record<string, ReadonlySet<FieldTypeName>>> = {
   minLength: LENGTH_TYPES,
   maxLength: LENGTH_TYPES,
   pattern: LENGTH_TYPES,
@@ -23,7 +23,7 @@ const ATTRIBUTE_TYPES: Readonly<Record<string, ReadonlySet<FieldType>>> = {
   onDelete: new Set(['relation']),
 };
 
-function isFieldType(value: unknown): value is FieldType {
+function isFieldType(value: unknown): value is FieldTypeName {
   return (FIELD_TYPE_NAMES as readonly unknown[]).includes(value);
 }
 

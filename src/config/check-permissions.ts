@@ -18,7 +18,7 @@ function portabilityProblem(pattern: string): string | null {
 import { ACTIONS } from './config-types.ts';
 import { joinPath, type ConfigProblem } from './config-problem.ts';
 import { isRecord } from '../tools/is-record.ts';
-import type { FieldDefinition, FieldType as FieldTypeName } from './config-types.ts';
+import type { FieldDefinition, FieldTypeName } from './config-types.ts';
 import { FIELD_TYPES } from '../resources/field-types/index.ts';
 import { FILTER_OPERATORS } from './config-schema.ts';
 

@@ -1,7 +1,8 @@
 // The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (docs/configuration.md).
 // Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
-import type { FieldType, FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';
+import { FILTER_OPERATORS } from './filter-operators.ts';
+import type { FieldTypeName, FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 
 export const FIELD_TYPE_NAMES = [
@@ -18,24 +19,9 @@ export const FIELD_TYPE_NAMES = [
   'enum',
   'json',
   'relation',
-] as const satisfies readonly FieldType[];
+] as const satisfies readonly FieldTypeName[];
 
-export const FILTER_OPERATORS = [
-  'eq',
-  'neq',
-  'lt',
-  'lte',
-  'gt',
-  'gte',
-  'in',
-  'nin',
-  'is_null',
-  'is_not_null',
-  'contains',
-  'like',
-  'ilike',
-  'regex',
-] as const satisfies readonly FilterOperator[];
+export { FILTER_OPERATORS } from './filter-operators.ts';
 
 export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'set_null'] as const satisfies readonly OnDeleteAction[];
 

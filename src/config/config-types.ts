@@ -1,6 +1,7 @@
 // The shape of a validated svc configuration (docs/configuration.md). Frozen after load.
 
-export type FieldType =
+/** The name of a field type; the types themselves are in src/resources/field-types/. */
+export type FieldTypeName =
   | 'string'
   | 'text'
   | 'integer'
@@ -18,7 +19,7 @@ export type FieldType =
 export type OnDeleteAction = 'restrict' | 'cascade' | 'set_null';
 
 export interface FieldDefinition {
-  type: FieldType;
+  type: FieldTypeName;
   required?: boolean;
   nullable?: boolean;
   unique?: boolean;
@@ -41,21 +42,7 @@ export interface FieldDefinition {
 }
 
 /** Filter grammar: `{ field: { op: value } }`, `_and`, `_or`, `_not`. */
-export type FilterOperator =
-  | 'eq'
-  | 'neq'
-  | 'lt'
-  | 'lte'
-  | 'gt'
-  | 'gte'
-  | 'in'
-  | 'nin'
-  | 'is_null'
-  | 'is_not_null'
-  | 'contains'
-  | 'like'
-  | 'ilike'
-  | 'regex';
+export type { FilterOperator } from './filter-operators.ts';
 
 export type FilterDefinition = {
   _and?: FilterDefinition[];

@@ -1,5 +1,6 @@
 // A field type: how values are stored, validated (JSON Schema), parsed from query strings, filtered.
-import type { FieldDefinition, FieldType as FieldTypeName, FilterOperator } from '../../config/config-types.ts';
+import type { FieldDefinition, FieldTypeName, FilterOperator } from '../../config/config-types.ts';
+import { TEXT_OPERATORS } from '../../config/filter-operators.ts';
 import type { StorageKind } from '../../store/storage-kind.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -17,8 +18,6 @@ export interface FieldType {
   readonly operators: ReadonlySet<FilterOperator>;
 }
 
-export const COMPARISON: FilterOperator[] = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null'];
-export const TEXT_OPERATORS: FilterOperator[] = [...COMPARISON, 'like', 'ilike', 'contains', 'regex'];
 
 export const identity = (value: unknown): unknown => value;
 
