@@ -22,8 +22,8 @@ import type { FieldDefinition, FieldTypeName } from './config-types.ts';
 import { FIELD_TYPES } from '../resources/field-types/index.ts';
 import { FILTER_OPERATORS } from './config-schema.ts';
 
-/** Fields every row has; filters may use them, fields lists and presets may not. */
-export const SYSTEM_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at'];
+// Fields every row has: filters may use them, fields lists and presets may not.
+import { SYSTEM_FIELDS } from './config-types.ts';
 
 export const SESSION_VARIABLES: readonly string[] = ['$userId', '$role'];
 

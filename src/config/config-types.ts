@@ -16,6 +16,9 @@ export type FieldTypeName =
   | 'json'
   | 'relation';
 
+/** Columns every record has besides its declared fields; no field may take their names. */
+export const SYSTEM_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at'];
+
 export type OnDeleteAction = 'restrict' | 'cascade' | 'set_null';
 
 export interface FieldDefinition {
