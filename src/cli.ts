@@ -2,12 +2,13 @@
 // Each command accepts only its own options (src/cli/cli-commands.ts); a failure is one line on standard
 // error and a non-zero exit, with the stack only under LOG_LEVEL=debug.
 import { parseArgs } from 'node:util';
-import { findConfigFile, loadConfig, ConfigError } from './config/load-config.ts';
+import { findConfigFile, ConfigError } from './config/load-config.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { DestructiveChangeError } from './store/apply-resource-schema.ts';
 import { commandHelp, COMMANDS, findCommand, overview, type CliCommand } from './cli/cli-commands.ts';
 import { describeCliFailure } from './cli/cli-failure.ts';
 import { SERVICE_VERSION } from './metrics/service-version.ts';
+import { loadConfig } from './resources/config-loader.ts';
 // Each command imports what it needs when it runs: `svc check` should not load the HTTP server.
 
 /** Parsed options of any command; each command reads only its own. */
@@ -101,7 +102,7 @@ async function run(command: CliCommand, values: CliValues): Promise<number> {
     case 'plan':
       return await (await import('./cli-plan.ts')).runPlanCommand(await loadConfig({ file: values.config }));
     case 'check': {
-      const { checkConfigFile } = await import('./config/check-config.ts');
+      const { checkConfigFile } = await import('./cli/check-config.ts');
       const result = await checkConfigFile(values.config);
       (result.ok ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
       return result.ok ? 0 : 1;

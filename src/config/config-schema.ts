@@ -1,5 +1,5 @@
 // The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (docs/configuration.md).
-// Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
+// Rules that relate several values (names, relations, permission field lists) are in src/resources/checks/.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import { FILTER_OPERATORS } from './filter-operators.ts';
 import type { FieldTypeName, FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';

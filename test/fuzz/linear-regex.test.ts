@@ -3,11 +3,11 @@
 // cannot run (backreferences, lookaround) are refused when the config is checked, with their path.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateConfig } from '../../src/config/validate-config.ts';
 import { compileLinearRegex } from '../../src/store/linear-regex.ts';
 import { re2ToPostgres, UntranslatableRegexError } from '../../src/store/postgres/re2-to-postgres.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
+import { validateConfig } from '../../src/resources/config-loader.ts';
 
 const EVIL = '^(a+)+$';
 const ATTACK = `${'a'.repeat(60)}!`;

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { buildApp, type BuiltApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/load-config.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import { writeConfigFile } from '../helpers/svc-process.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/test-config.ts';
 import { authorizationFor } from '../helpers/test-auth.ts';
+import { loadConfig } from '../../src/resources/config-loader.ts';
 
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 const NOTES = { fields: { text: { type: 'text' } }, permissions: { editor: { read: true, create: true } } };

@@ -4,11 +4,12 @@
 // take effect at the next start.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { ConfigError, loadConfig } from '../../config/load-config.ts';
+import { ConfigError } from '../../config/load-config.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/apply-resource-schema.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
+import { loadConfig } from '../../resources/config-loader.ts';
 
 export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (scope) => {

@@ -1,12 +1,13 @@
 // Rules on one field definition that JSON Schema cannot say: which attributes a type takes,
 // relation targets, consistent bounds, a pattern that compiles, a default the field accepts.
-import { linearRegexProblem } from '../store/linear-regex.ts';
-import type { FieldDefinition, FieldTypeName } from './config-types.ts';
-import { FIELD_TYPE_NAMES } from './config-schema.ts';
-import { checkFieldDefault, STRING_MAX_LENGTH } from './check-field-default.ts';
+import { linearRegexProblem } from '../../store/linear-regex.ts';
+import type { FieldDefinition, FieldTypeName } from '../../config/config-types.ts';
+import { FIELD_TYPE_NAMES } from '../../config/config-schema.ts';
+import { checkFieldDefault } from './check-field-default.ts';
+import { DEFAULT_STRING_MAX_LENGTH } from '../field-types/string-field.ts';
 import { checkFieldName } from './check-name.ts';
-import { joinPath, type ConfigProblem } from './config-problem.ts';
-import { isRecord } from '../tools/is-record.ts';
+import { joinPath, type ConfigProblem } from '../../config/config-problem.ts';
+import { isRecord } from '../../tools/is-record.ts';
 
 const LENGTH_TYPES: ReadonlySet<FieldTypeName> = new Set(['string', 'text', 'email', 'url']);
 const NUMERIC_TYPES: ReadonlySet<FieldTypeName> = new Set(['integer', 'number']);
@@ -82,8 +83,8 @@ export function checkField(path: string, name: string, field: unknown, resourceN
   }
   if (typeof minLength === 'number' && typeof maxLength === 'number' && minLength > maxLength) {
     at('minLength', `minLength (${minLength}) is greater than maxLength (${maxLength})`);
-  } else if (type === 'string' && typeof minLength === 'number' && maxLength === undefined && minLength > STRING_MAX_LENGTH) {
-    at('minLength', `minLength (${minLength}) is greater than the default maxLength of string fields (${STRING_MAX_LENGTH}); set maxLength`);
+  } else if (type === 'string' && typeof minLength === 'number' && maxLength === undefined && minLength > DEFAULT_STRING_MAX_LENGTH) {
+    at('minLength', `minLength (${minLength}) is greater than the default maxLength of string fields (${DEFAULT_STRING_MAX_LENGTH}); set maxLength`);
   }
 
   // A default cannot be judged against a pattern that does not compile or enum values that are not there.

@@ -1,5 +1,5 @@
 // Resource and field names: they become table and column names, URL segments and query parameters.
-import { NAME_PATTERN } from './config-schema.ts';
+import { NAME_PATTERN } from '../../config/config-schema.ts';
 
 const NAME = new RegExp(NAME_PATTERN);
 

@@ -1,8 +1,9 @@
 // `svc check`: validates the config the service would start with and says every problem by path, then
 // what is valid but likely a mistake (warnings, which do not fail the check).
-import { ConfigError, findConfigFile, loadConfig } from './load-config.ts';
-import { formatProblem } from './config-problem.ts';
-import { roleWarnings } from './check-roles.ts';
+import { ConfigError, findConfigFile } from '../config/load-config.ts';
+import { formatProblem } from '../config/config-problem.ts';
+import { roleWarnings } from '../config/check-roles.ts';
+import { loadConfig } from '../resources/config-loader.ts';
 
 export interface ConfigCheck {
   ok: boolean;

@@ -1,11 +1,12 @@
 // Rules over `resources` that JSON Schema cannot say: names, each field, field ids unique across
 // the config, permissions naming real fields.
 import { checkField } from './check-field.ts';
-import { checkPermissions, type FieldDefinitions } from './check-permissions.ts';
-import type { FieldDefinition } from './config-types.ts';
+import { checkPermissions, type FieldDefinitions } from '../../config/check-permissions.ts';
+import type { FieldDefinition } from '../../config/config-types.ts';
 import { checkResourceName } from './check-name.ts';
-import { joinPath, type ConfigProblem } from './config-problem.ts';
-import { isRecord } from '../tools/is-record.ts';
+import { joinPath, type ConfigProblem } from '../../config/config-problem.ts';
+import { isRecord } from '../../tools/is-record.ts';
+import type { DefinitionChecks } from '../../config/definition-checks.ts';
 
 export function checkResources(resources: unknown): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -51,3 +52,6 @@ export function applyRelationDefaults(resources: unknown): void {
     }
   }
 }
+
+/** The resource-definition rules the config validator is handed. */
+export const RESOURCE_DEFINITION_CHECKS: DefinitionChecks = { prepare: applyRelationDefaults, check: checkResources };
