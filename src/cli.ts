@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { findConfigFile, ConfigError } from './config/load-config.ts';
 import type { SvcConfig } from './config/config-types.ts';
-import { DestructiveChangeError } from './store/apply-resource-schema.ts';
+import { DestructiveChangeError } from './store/destructive-change.ts';
 import { commandHelp, COMMANDS, findCommand, overview, type CliCommand } from './cli/cli-commands.ts';
 import { describeCliFailure } from './cli/cli-failure.ts';
 import { SERVICE_VERSION } from './metrics/service-version.ts';

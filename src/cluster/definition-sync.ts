@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
 import { ResourceRegistry, type ResourceDefinitions } from '../resources/resource-registry.ts';
-import { applyResourceSchema } from '../store/apply-resource-schema.ts';
+import { applyResourceSchema } from './resource-schema.ts';
 import type { Store } from '../store/create-store.ts';
 import type { ClusterSignals } from './cluster-signals.ts';
 import { appliedRecord, createDefinitionsTable, latestDefinitions, recordAppliedDefinitions, type AppliedRecord } from './definitions-store.ts';

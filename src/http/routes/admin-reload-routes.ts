@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ConfigError } from '../../config/load-config.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { DestructiveChangeError } from '../../store/apply-resource-schema.ts';
+import { DestructiveChangeError } from '../../store/destructive-change.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
 import { loadConfig } from '../../resources/config-loader.ts';

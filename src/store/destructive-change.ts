@@ -1,9 +1,6 @@
-// Makes the database match the resource definitions: plans the changes (plan-resource-schema.ts), refuses
-// the ones that could lose data unless explicitly allowed, and applies the plan.
-import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import { applySchemaPlan } from './apply-schema-plan.ts';
-import type { Store } from './create-store.ts';
-import { formatSchemaChange, planResourceSchema, type SchemaChange, type SchemaPlan } from './plan-resource-schema.ts';
+// A schema plan's changes that could lose data are refused unless explicitly allowed, and the ones the
+// stored data rules out are refused always (src/cluster/resource-schema.ts plans, guards, applies).
+import { formatSchemaChange, type SchemaChange, type SchemaPlan } from './plan-resource-schema.ts';
 
 export class DestructiveChangeError extends Error {
   constructor(
@@ -31,11 +28,4 @@ export function assertPlanAllowed(plan: SchemaPlan, options: { allowDestructive:
   const destructive = options.allowDestructive ? [] : plan.changes.filter((c) => c.destructive && !c.blocked).map(describe);
   const blocked = plan.changes.filter((c) => c.blocked).map(describe);
   if (destructive.length > 0 || blocked.length > 0) throw new DestructiveChangeError(destructive, blocked);
-}
-
-export async function applyResourceSchema(store: Store, registry: ResourceRegistry, options: { allowDestructive: boolean }): Promise<SchemaPlan> {
-  const plan = await planResourceSchema(store, registry);
-  assertPlanAllowed(plan, options);
-  await applySchemaPlan(store, plan);
-  return plan;
 }
