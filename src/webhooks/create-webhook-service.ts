@@ -1,11 +1,11 @@
 // Builds the webhook component: its tables, the subscription cache, the hook that queues deliveries in
 // record writes, the delivery worker and the admin operations.
 import type { ComponentDeps } from '../app-context.ts';
-import { deliveryQueueHook } from './delivery-queue-hook.ts';
-import { DeliveryRepository } from './delivery-repository.ts';
-import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
-import { SubscriptionCache } from './subscription-cache.ts';
-import { SubscriptionRepository } from './subscription-repository.ts';
+import { deliveryQueueHook } from './delivery/delivery-queue-hook.ts';
+import { DeliveryRepository } from './delivery/delivery-repository.ts';
+import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/delivery-worker.ts';
+import { SubscriptionCache } from './subscriptions/subscription-cache.ts';
+import { SubscriptionRepository } from './subscriptions/subscription-repository.ts';
 import { WebhookAdmin } from './webhook-admin.ts';
 import type { WebhookService } from './webhook-service.ts';
 import { createWebhookTables } from './webhook-tables.ts';

@@ -1,8 +1,8 @@
 // The event a test delivery carries (POST /admin/webhooks/:id/test). Its kind, `ping`, is no record
 // event kind, so a receiver can tell it from real changes; it bypasses pattern matching.
-import type { RecordEvent } from '../events/record-event.ts';
-import { uuidv7 } from '../store/uuid-v7.ts';
-import type { WebhookSubscription } from './webhook-subscription.ts';
+import type { RecordEvent } from '../../events/record-event.ts';
+import { uuidv7 } from '../../store/uuid-v7.ts';
+import type { WebhookSubscription } from '../subscriptions/webhook-subscription.ts';
 
 export const PING_EVENT_TYPE = 'webhook.ping';
 

@@ -3,9 +3,9 @@
 // IN (SELECT …) cost more than running it (~0.25 ms against ~0.1 ms on SQLite). The SQL text stays the
 // same, so SQLite's statement cache and PostgreSQL's named statements are reused too.
 import type { CompiledQuery, ExpressionBuilder } from 'kysely';
-import { keyInLockedBatch } from '../store/key-in-locked-batch.ts';
-import type { Db, DynamicSchema, StoreDialect } from '../store/store-dialect.ts';
-import { DELIVERIES_TABLE } from './webhook-tables.ts';
+import { keyInLockedBatch } from '../../store/key-in-locked-batch.ts';
+import type { Db, DynamicSchema, StoreDialect } from '../../store/store-dialect.ts';
+import { DELIVERIES_TABLE } from '../webhook-tables.ts';
 
 export interface ClaimValues {
   /** Encoded timestamps. */

@@ -2,17 +2,17 @@
 // them, and the admin listings. Every write that settles an attempt checks the claim token, so a worker
 // that lost its lease cannot overwrite the attempt's record.
 import { CompiledQuery, sql } from 'kysely';
-import type { Store } from '../store/create-store.ts';
-import type { Db } from '../store/store-dialect.ts';
-import type { StorageKind } from '../store/storage-kind.ts';
-import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, type TableRows } from '../store/write-statements.ts';
+import type { Store } from '../../store/create-store.ts';
+import type { Db } from '../../store/store-dialect.ts';
+import type { StorageKind } from '../../store/storage-kind.ts';
+import { uuidv7 } from '../../store/uuid-v7.ts';
+import { insertStatement, type TableRows } from '../../store/write-statements.ts';
 import type { AttemptOutcome, SuccessOutcome } from './attempt-outcome.ts';
 import { ClaimStatement } from './claim-statement.ts';
 import { payloadForAttempt } from './delivery-payload.ts';
-import type { Page } from './subscription-repository.ts';
-import { targetUrlOf } from './target-url.ts';
-import { DELIVERIES_TABLE } from './webhook-tables.ts';
+import type { Page } from '../subscriptions/subscription-repository.ts';
+import { targetUrlOf } from '../targets/target-url.ts';
+import { DELIVERIES_TABLE } from '../webhook-tables.ts';
 import type { DeliveryStatus, WebhookDelivery } from './webhook-delivery.ts';
 
 /** Rows per statement when releasing claims, well under SQLite's bound-parameter limit. */

@@ -9,17 +9,17 @@
 import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent } from 'undici';
-import { uuidv7 } from '../store/uuid-v7.ts';
+import { uuidv7 } from '../../store/uuid-v7.ts';
 import { decideOutcome } from './attempt-outcome.ts';
 import { CoalescingTrigger } from './coalescing-trigger.ts';
 import { buildDeliveryRequest } from './delivery-request.ts';
 import type { ClaimedAttempt, DeliveryRepository, QueuedAttempt } from './delivery-repository.ts';
-import { effectiveRetryConfig } from './retry-config.ts';
+import { effectiveRetryConfig } from '../subscriptions/retry-config.ts';
 import { createDeliveryAgent, sendWebhook } from './send-webhook.ts';
 import { SuccessBatcher } from './success-batcher.ts';
-import type { SubscriptionCache } from './subscription-cache.ts';
-import { TargetLimiter } from './target-limiter.ts';
-import type { StoredSubscription } from './webhook-subscription.ts';
+import type { SubscriptionCache } from '../subscriptions/subscription-cache.ts';
+import { TargetLimiter } from '../targets/target-limiter.ts';
+import type { StoredSubscription } from '../subscriptions/webhook-subscription.ts';
 
 export interface DeliveryWorkerOptions {
   pollIntervalMs: number;

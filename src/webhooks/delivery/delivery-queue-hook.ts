@@ -2,13 +2,13 @@
 // its deliveries and a rolled-back one never does: their rows are written with the event's (on
 // PostgreSQL in the same statement). The cache answers "who matches" without a query. Where the
 // worker has room, each is written already leased to it, and sent after the commit without a claim.
-import type { EventRowsHook } from '../records/record-service.ts';
-import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import { uuidv7 } from '../store/uuid-v7.ts';
+import type { EventRowsHook } from '../../records/record-service.ts';
+import type { ResourceRegistry } from '../../resources/resource-registry.ts';
+import { uuidv7 } from '../../store/uuid-v7.ts';
 import { deliveryPayloadJson } from './delivery-payload.ts';
 import { targetHostOf, type DeliveryRepository, type QueuedAttempt } from './delivery-repository.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
-import type { SubscriptionCache } from './subscription-cache.ts';
+import type { SubscriptionCache } from '../subscriptions/subscription-cache.ts';
 
 export function deliveryQueueHook(
   subscriptions: SubscriptionCache,

@@ -1,7 +1,7 @@
 // What an attempt's result means (docs/webhooks.md): 2xx succeeds; network errors, timeouts, 408, 425, 429 and
 // 5xx are retried while attempts remain; anything else (3xx: redirects are not followed, other 4xx) fails.
 import { parseRetryAfter } from './parse-retry-after.ts';
-import type { RetryConfig } from './retry-config.ts';
+import type { RetryConfig } from '../subscriptions/retry-config.ts';
 import { retryDelayMs } from './retry-delay.ts';
 import type { CompletedSend } from './send-webhook.ts';
 

@@ -2,12 +2,12 @@
 // older than the retention age, or among the oldest beyond the retention count. The table is also the
 // durable queue, so an attempt not sent yet (`due_at` set) or held by a worker is never touched.
 import type { ExpressionBuilder } from 'kysely';
-import type { Store } from '../store/create-store.ts';
-import type { Db, DynamicSchema } from '../store/store-dialect.ts';
-import { deleteInBatches } from '../store/delete-in-batches.ts';
-import { nthNewestKey } from '../store/nth-newest-key.ts';
-import { uuidv7TimeFloor } from '../store/uuid-v7.ts';
-import { DELIVERIES_TABLE } from './webhook-tables.ts';
+import type { Store } from '../../store/create-store.ts';
+import type { Db, DynamicSchema } from '../../store/store-dialect.ts';
+import { deleteInBatches } from '../../store/delete-in-batches.ts';
+import { nthNewestKey } from '../../store/nth-newest-key.ts';
+import { uuidv7TimeFloor } from '../../store/uuid-v7.ts';
+import { DELIVERIES_TABLE } from '../webhook-tables.ts';
 
 export interface DeliveryPruneOptions {
   maxAgeMs: number;

@@ -3,9 +3,9 @@
 // undici's dispatcher rather than node:http: half the CPU per delivery (22 against 45-50 µs to a local
 // receiver, 32 at a time), and deliveries share the service's one core with the API.
 import { Agent, util, type Dispatcher } from 'undici';
-import { guardedLookup, PrivateTargetError } from './guarded-lookup.ts';
-import { privateHostProblem } from './private-address.ts';
-import { targetUrlOf } from './target-url.ts';
+import { guardedLookup, PrivateTargetError } from '../targets/guarded-lookup.ts';
+import { privateHostProblem } from '../targets/private-address.ts';
+import { targetUrlOf } from '../targets/target-url.ts';
 
 /** Response bodies are stored up to this many bytes (64 KiB); the rest is not read. */
 export const RESPONSE_BODY_LIMIT_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 // Custom delivery headers: string values, valid names, none that would change how the request is framed
 // or routed (hop-by-hop, Host, Content-Length) or impersonate the headers the service itself sends.
-import type { ErrorIssue } from '../errors/api-error.ts';
+import type { ErrorIssue } from '../../errors/api-error.ts';
 
 export const MAX_CUSTOM_HEADERS = 50;
 const MAX_HEADER_VALUE_LENGTH = 8192;

@@ -1,5 +1,5 @@
 // Delay before the next attempt (spec 3): exponential backoff, possibly lengthened by Retry-After.
-import type { RetryConfig } from './retry-config.ts';
+import type { RetryConfig } from '../subscriptions/retry-config.ts';
 
 /**
  * Milliseconds to wait after attempt `attempt` failed, before attempt `attempt + 1`:

@@ -3,7 +3,7 @@
 import type { ClaimedAttempt } from './delivery-repository.ts';
 import type { WebhookRequest } from './send-webhook.ts';
 import { signPayload } from './sign-payload.ts';
-import type { StoredSubscription } from './webhook-subscription.ts';
+import type { StoredSubscription } from '../subscriptions/webhook-subscription.ts';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
 

@@ -1,10 +1,10 @@
 // Reads and writes svc_webhooks rows; the dialect encodes booleans, json and timestamps.
 import { sql } from 'kysely';
-import type { Store } from '../store/create-store.ts';
-import { uuidv7 } from '../store/uuid-v7.ts';
+import type { Store } from '../../store/create-store.ts';
+import { uuidv7 } from '../../store/uuid-v7.ts';
 import type { RetryConfig } from './retry-config.ts';
-import { generateWebhookSecret } from './sign-payload.ts';
-import { DELIVERIES_TABLE, WEBHOOKS_TABLE } from './webhook-tables.ts';
+import { generateWebhookSecret } from '../delivery/sign-payload.ts';
+import { DELIVERIES_TABLE, WEBHOOKS_TABLE } from '../webhook-tables.ts';
 import type { StoredSubscription, WebhookInput } from './webhook-subscription.ts';
 
 export interface Page {

@@ -1,9 +1,9 @@
 // Checks an admin's flat JSON body for creating or updating a subscription (spec 2.5, 2.6): every
 // problem is reported at once, one error object each, pointing at /data/attributes/<member>.
-import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
 import { checkRetryConfig } from './check-retry-config.ts';
 import { checkWebhookHeaders } from './check-webhook-headers.ts';
-import { checkWebhookUrl } from './check-webhook-url.ts';
+import { checkWebhookUrl } from '../targets/check-webhook-url.ts';
 import { eventPatternProblem } from './match-event-pattern.ts';
 import type { WebhookInput } from './webhook-subscription.ts';
 

@@ -1,8 +1,8 @@
 // The JSON body of a delivery (spec 6.2): the event, the attempt, and the selected fields when the
 // subscription lists fieldIds.
-import { eventDataJson } from '../events/event-json.ts';
-import type { RecordEvent } from '../events/record-event.ts';
-import type { Resource } from '../resources/resource.ts';
+import { eventDataJson } from '../../events/event-json.ts';
+import type { RecordEvent } from '../../events/record-event.ts';
+import type { Resource } from '../../resources/resource.ts';
 
 export interface PayloadField {
   id: string;
