@@ -1,4 +1,4 @@
-// The JSON body of a delivery (spec 6.2): the event, the attempt, and the selected fields when the
+// The JSON body of a delivery (docs/webhooks.md, What a delivery looks like): the event, the attempt, and the selected fields when the
 // subscription lists fieldIds.
 import { eventDataJson } from '../../events/event-json.ts';
 import type { RecordEvent } from '../../events/record-event.ts';

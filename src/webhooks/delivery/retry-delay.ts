@@ -1,4 +1,4 @@
-// Delay before the next attempt (spec 3): exponential backoff, possibly lengthened by Retry-After.
+// Delay before the next attempt (docs/webhooks.md, Retries and delivery records): exponential backoff, possibly lengthened by Retry-After.
 import type { RetryConfig } from '../subscriptions/retry-config.ts';
 
 /**

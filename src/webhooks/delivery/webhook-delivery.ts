@@ -1,4 +1,4 @@
-// One delivery attempt (spec 2.7) as the admin API shows it.
+// One delivery attempt (docs/admin-api.md, Deliveries) as the admin API shows it.
 
 export type DeliveryStatus = 'pending' | 'success' | 'failed';
 

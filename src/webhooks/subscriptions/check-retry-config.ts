@@ -1,4 +1,4 @@
-// retryConfig (spec 2.6): an object of the four settings within their ranges (missing ones take the
+// retryConfig (docs/admin-api.md, Webhooks): an object of the four settings within their ranges (missing ones take the
 // defaults), or null for the defaults.
 import type { ErrorIssue } from '../../errors/api-error.ts';
 import { DEFAULT_RETRY_CONFIG, RETRY_BOUNDS, type RetryConfig } from './retry-config.ts';

@@ -23,7 +23,7 @@ const RESERVED = new Set([
   'host',
   'content-length',
   'expect',
-  // set by the service on every delivery (spec 6.2, Standard Webhooks)
+  // set by the service on every delivery (docs/webhooks.md, What a delivery looks like; Standard Webhooks)
   'content-type',
   'user-agent',
   'webhook-id',

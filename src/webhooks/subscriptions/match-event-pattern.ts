@@ -1,4 +1,4 @@
-// Subscription event patterns (spec 6.2): `*`, `<resource>.*`, `*.<kind>`, `<resource>.<kind>`.
+// Subscription event patterns (docs/webhooks.md, Subscribing): `*`, `<resource>.*`, `*.<kind>`, `<resource>.<kind>`.
 import type { EventKind } from '../../events/record-event.ts';
 
 /** Spec 2.5: the characters a pattern may contain. */

@@ -1,4 +1,4 @@
-// Retry settings of a subscription (spec 2.6): bounds, defaults, and the effective settings of a delivery.
+// Retry settings of a subscription (docs/admin-api.md, Webhooks): bounds, defaults, and the effective settings of a delivery.
 
 export interface RetryConfig {
   maxAttempts: number;

@@ -1,4 +1,4 @@
-// Checks an admin's flat JSON body for creating or updating a subscription (spec 2.5, 2.6): every
+// Checks an admin's flat JSON body for creating or updating a subscription (docs/admin-api.md, Webhooks): every
 // problem is reported at once, one error object each, pointing at /data/attributes/<member>.
 import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
 import { checkRetryConfig } from './check-retry-config.ts';

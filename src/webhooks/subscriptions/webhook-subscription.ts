@@ -1,4 +1,4 @@
-// A webhook subscription (spec 2.5) as stored, and the writable part of it an admin sends.
+// A webhook subscription (docs/admin-api.md, Webhooks) as stored, and the writable part of it an admin sends.
 import type { RetryConfig } from './retry-config.ts';
 
 export interface WebhookSubscription {
