@@ -5,24 +5,19 @@ import type { FieldDefinition, FieldTypeName } from '../../config/config-types.t
 import { FIELD_TYPE_NAMES } from '../../config/config-schema.ts';
 import { checkFieldDefault } from './check-field-default.ts';
 import { DEFAULT_STRING_MAX_LENGTH } from '../field-types/string-field.ts';
+import { FIELD_TYPES } from '../field-types/index.ts';
+import { TYPE_SPECIFIC_ATTRIBUTES, type TypeSpecificAttribute } from '../field-types/field-type.ts';
 import { checkFieldName } from './check-name.ts';
 import { joinPath, type ConfigProblem } from '../../config/config-problem.ts';
 import { isRecord } from '../../tools/is-record.ts';
 
-const LENGTH_TYPES: ReadonlySet<FieldTypeName> = new Set(['string', 'text', 'email', 'url']);
-const NUMERIC_TYPES: ReadonlySet<FieldTypeName> = new Set(['integer', 'number']);
-
-/** Attributes that only some types take; any other attribute applies to every type. */
-const ATTRIBUTE_TYPES: Readonly<Record<string, ReadonlySet<FieldTypeName>>> = {
-  minLength: LENGTH_TYPES,
-  maxLength: LENGTH_TYPES,
-  pattern: LENGTH_TYPES,
-  minimum: NUMERIC_TYPES,
-  maximum: NUMERIC_TYPES,
-  values: new Set(['enum']),
-  resource: new Set(['relation']),
-  onDelete: new Set(['relation']),
-};
+/** The types that take `attribute`, in the registry's order, for a message that names them. */
+function typesTaking(attribute: TypeSpecificAttribute): string {
+  return Object.values(FIELD_TYPES)
+    .filter((type) => type.attributes.has(attribute))
+    .map((type) => type.name)
+    .join(', ');
+}
 
 function isFieldType(value: unknown): value is FieldTypeName {
   return (FIELD_TYPE_NAMES as readonly unknown[]).includes(value);
@@ -47,9 +42,10 @@ export function checkField(path: string, name: string, field: unknown, resourceN
     problems.push({ path: joinPath(path, attribute), message });
   };
 
-  for (const [attribute, types] of Object.entries(ATTRIBUTE_TYPES)) {
-    if (field[attribute] !== undefined && !types.has(type)) {
-      at(attribute, `${attribute} does not apply to ${type} fields (only ${[...types].join(', ')})`);
+  const fieldType = FIELD_TYPES[type];
+  for (const attribute of TYPE_SPECIFIC_ATTRIBUTES) {
+    if (field[attribute] !== undefined && !fieldType.attributes.has(attribute)) {
+      at(attribute, `${attribute} does not apply to ${type} fields (only ${typesTaking(attribute)})`);
     }
   }
 
@@ -66,7 +62,7 @@ export function checkField(path: string, name: string, field: unknown, resourceN
     }
   }
 
-  if (field.sortable === true && type === 'json') at('sortable', 'json fields cannot be sortable');
+  if (field.sortable === true && !fieldType.sortable) at('sortable', `${type} fields cannot be sortable`);
 
   let patternOk = true;
   if (typeof field.pattern === 'string') {

@@ -1,5 +1,5 @@
 import { COMPARISON_OPERATORS } from '../../config/filter-operators.ts';
-import type { FieldType } from './field-type.ts';
+import { NO_ATTRIBUTES, type FieldType } from './field-type.ts';
 
 export function checkDate(raw: string): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
@@ -20,4 +20,6 @@ export const dateField: FieldType = {
   normalize: (value) => (typeof value === 'string' ? checkDate(value) : value),
   parse: (raw) => checkDate(raw),
   operators: new Set(COMPARISON_OPERATORS),
+  attributes: NO_ATTRIBUTES,
+  sortable: true,
 };

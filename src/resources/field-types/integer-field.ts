@@ -1,5 +1,5 @@
 import { COMPARISON_OPERATORS } from '../../config/filter-operators.ts';
-import { identity, numberBounds, type FieldType } from './field-type.ts';
+import { BOUND_ATTRIBUTES, identity, numberBounds, type FieldType } from './field-type.ts';
 
 export const integerField: FieldType = {
   name: 'integer',
@@ -16,4 +16,6 @@ export const integerField: FieldType = {
     return Number(raw);
   },
   operators: new Set(COMPARISON_OPERATORS),
+  attributes: BOUND_ATTRIBUTES,
+  sortable: true,
 };

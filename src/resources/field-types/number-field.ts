@@ -1,5 +1,5 @@
 import { COMPARISON_OPERATORS } from '../../config/filter-operators.ts';
-import { identity, numberBounds, type FieldType } from './field-type.ts';
+import { BOUND_ATTRIBUTES, identity, numberBounds, type FieldType } from './field-type.ts';
 
 export const numberField: FieldType = {
   name: 'number',
@@ -12,4 +12,6 @@ export const numberField: FieldType = {
     return value;
   },
   operators: new Set(COMPARISON_OPERATORS),
+  attributes: BOUND_ATTRIBUTES,
+  sortable: true,
 };
