@@ -1,20 +1,9 @@
 // The shape of a validated svc configuration (docs/configuration.md). Frozen after load.
 
+import type { FieldTypeName } from './field-type-names.ts';
+
 /** The name of a field type; the types themselves are in src/resources/field-types/. */
-export type FieldTypeName =
-  | 'string'
-  | 'text'
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'datetime'
-  | 'date'
-  | 'uuid'
-  | 'email'
-  | 'url'
-  | 'enum'
-  | 'json'
-  | 'relation';
+export type { FieldTypeName };
 
 /** Columns every record has besides its declared fields; no field may take their names. */
 export const SYSTEM_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at'];
