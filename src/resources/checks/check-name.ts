@@ -1,13 +1,12 @@
 // Resource and field names: they become table and column names, URL segments and query parameters.
 import { NAME_PATTERN } from '../../config/config-schema.ts';
+import { SYSTEM_FIELDS } from '../../config/config-types.ts';
 
 const NAME = new RegExp(NAME_PATTERN);
 
 /** System columns and list-query parameters: a field of that name would be ambiguous. */
 export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
-  'id',
-  'created_at',
-  'updated_at',
+  ...SYSTEM_FIELDS,
   'deleted_at',
   '_limit',
   '_offset',
