@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResourceDefinition, SvcConfig } from '../src/config/config-types.ts';
-import { loadConfigFromObject } from '../src/config/load-config.ts';
+import { loadConfigFromObject } from '../src/resources/config-loader.ts';
 
 export const BENCH_ROLE = 'author';
 

@@ -6,10 +6,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { buildDeliveryRequest } from '../src/webhooks/delivery-request.ts';
-import { createDeliveryAgent, sendWebhook } from '../src/webhooks/send-webhook.ts';
-import { generateWebhookSecret } from '../src/webhooks/sign-payload.ts';
-import type { StoredSubscription } from '../src/webhooks/webhook-subscription.ts';
+import { buildDeliveryRequest } from '../src/webhooks/delivery/delivery-request.ts';
+import { createDeliveryAgent, sendWebhook } from '../src/webhooks/delivery/send-webhook.ts';
+import { generateWebhookSecret } from '../src/webhooks/delivery/sign-payload.ts';
+import type { StoredSubscription } from '../src/webhooks/subscriptions/webhook-subscription.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
 const IN_FLIGHT = 32;

@@ -1,8 +1,8 @@
 // Fallback used only when `bin/svc.js` cannot start (the CLI is mid-change): the same steps as
 // `svc start --config FILE --port N` (load and validate the config, build the app, listen, shut down on
 // SIGTERM), without the rest of the CLI. run.ts notes in its output when this was used.
-import { loadConfig } from '../src/config/load-config.ts';
 import { closeOnSignals, startServer } from '../src/server.ts';
+import { loadConfig } from '../src/resources/config-loader.ts';
 
 const [, , configFile, portText] = process.argv;
 const config = await loadConfig({ file: configFile });

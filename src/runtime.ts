@@ -7,7 +7,7 @@ import type { SvcConfig } from './config/config-types.ts';
 import type { AppContext } from './app-context.ts';
 import { createStore, type Store } from './store/create-store.ts';
 import { ResourceRegistry } from './resources/resource-registry.ts';
-import { applyResourceSchema } from './store/apply-resource-schema.ts';
+import { applyResourceSchema } from './cluster/resource-schema.ts';
 import { createAuthComponent } from './auth/create-auth-component.ts';
 import type { AdminTokenAnnouncer } from './auth/admin/stored-admin-token.ts';
 import { definedRoles } from './config/defined-roles.ts';

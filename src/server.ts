@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { mountApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
-import { limitHeapGrowth } from './heap-growth.ts';
+import { limitHeapGrowth } from './tools/heap-growth.ts';
 import { chooseLogFormat } from './logging/log-format.ts';
 import { prettyLogStream } from './logging/pretty-log-stream.ts';
 import { createRuntime, type RuntimeOptions } from './runtime.ts';

@@ -4,6 +4,9 @@ import type { TokenRequest } from './keys/token-request.ts';
 import type { IssuedApiKey } from './keys/api-key-issuer.ts';
 import type { UserDirectory } from './identity/user-directory.ts';
 import type { KeyDirectory } from './keys/key-directory.ts';
+import type { RateLimitState } from './rate-limit/key-rate-limit.ts';
+
+export type { RateLimitState };
 
 export interface AuthenticateInput {
   /** The raw Authorization header. */
@@ -12,13 +15,6 @@ export interface AuthenticateInput {
   role?: string;
   /** `?token=` on the stream endpoint, when the deployment allows it. */
   queryToken?: string;
-}
-
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Seconds until the window resets. */
-  resetSeconds: number;
 }
 
 export interface AuthenticatedRequest {

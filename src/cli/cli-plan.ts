@@ -3,7 +3,8 @@
 import type { SvcConfig } from '../config/config-types.ts';
 import { ResourceRegistry } from '../resources/resource-registry.ts';
 import { openStoreToPlan } from '../store/open-store-to-plan.ts';
-import { formatSchemaChange, planResourceSchema } from '../store/plan-resource-schema.ts';
+import { formatSchemaChange } from '../store/plan-resource-schema.ts';
+import { planResourceSchema } from '../cluster/resource-schema.ts';
 
 export async function runPlanCommand(config: SvcConfig, out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const store = openStoreToPlan(config.database.url);

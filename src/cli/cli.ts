@@ -2,9 +2,10 @@
 // Each command accepts only its own options (src/cli/cli-commands.ts); a failure is one line on standard
 // error and a non-zero exit, with the stack only under LOG_LEVEL=debug.
 import { parseArgs } from 'node:util';
-import { findConfigFile, loadConfig, ConfigError } from '../config/load-config.ts';
+import { findConfigFile, ConfigError } from '../config/load-config.ts';
+import { loadConfig } from '../resources/config-loader.ts';
 import type { SvcConfig } from '../config/config-types.ts';
-import { DestructiveChangeError } from '../store/apply-resource-schema.ts';
+import { DestructiveChangeError } from '../store/destructive-change.ts';
 import { commandHelp, COMMANDS, findCommand, overview, type CliCommand } from './cli-commands.ts';
 import { describeCliFailure } from './cli-failure.ts';
 import { SERVICE_VERSION } from '../metrics/service-version.ts';
@@ -93,7 +94,7 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
     case 'plan':
       return await (await import('./cli-plan.ts')).runPlanCommand(await loadConfig({ file: values.config }));
     case 'check': {
-      const { checkConfigFile } = await import('../config/check-config.ts');
+      const { checkConfigFile } = await import('./check-config.ts');
       const result = await checkConfigFile(values.config);
       (result.ok ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
       return result.ok ? 0 : 1;

@@ -4,12 +4,12 @@
 // file applies that older file (never destructively unless allowed) and the others follow it.
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
-import { validateConfig } from '../config/validate-config.ts';
 import { ResourceRegistry, type ResourceDefinitions } from '../resources/resource-registry.ts';
-import { applyResourceSchema } from '../store/apply-resource-schema.ts';
+import { applyResourceSchema } from './resource-schema.ts';
 import type { Store } from '../store/create-store.ts';
 import type { ClusterSignals } from './cluster-signals.ts';
 import { appliedRecord, createDefinitionsTable, latestDefinitions, recordAppliedDefinitions, type AppliedRecord } from './definitions-store.ts';
+import { validateConfig } from '../resources/config-loader.ts';
 
 export const DEFINITIONS_TOPIC = 'resources';
 

@@ -1,7 +1,7 @@
 // Environment variables that override single settings of the file (docs/configuration.md), applied after
 // `${…}` interpolation so that they win over it.
 import { toPointer } from './config-problem.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../tools/is-record.ts';
 
 export const ENV_OVERRIDES: readonly { variable: string; path: readonly string[] }[] = [
   { variable: 'PORT', path: ['server', 'port'] },

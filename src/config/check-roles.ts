@@ -2,7 +2,7 @@
 // `permissions` and `auth.defaultRole` must be declared in it (problems). Without one, a role named under
 // a single resource while other roles are named under several is likely a typo (warnings).
 import { joinPath, type ConfigProblem } from './config-problem.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../tools/is-record.ts';
 import { roleNameProblem } from './role-name.ts';
 
 /** Where each role is named: role → paths of `resources.<r>.permissions.<role>`. */

@@ -1,6 +1,6 @@
 // Rules on the service settings that JSON Schema cannot say well: URL shapes that would otherwise
 // fail late (a database URL of an unknown kind) or silently (a CORS origin with a trailing slash).
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../tools/is-record.ts';
 import type { ConfigProblem } from './config-problem.ts';
 
 const DATABASE_URL = /^(sqlite:|postgres(ql)?:\/\/)/;

@@ -1,41 +1,13 @@
 // The JSON Schema (draft 2020-12) of an svc config file: its structure and its defaults (docs/configuration.md).
-// Rules that relate several values (names, relations, permission field lists) are in check-resources.ts.
+// Rules that relate several values (names, relations, permission field lists) are in src/resources/checks/.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
-import type { FieldType, FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import { FIELD_TYPE_NAMES } from './field-type-names.ts';
+import { FILTER_OPERATORS } from './filter-operators.ts';
+import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';
+import { deepFreeze } from '../tools/deep-freeze.ts';
 
-export const FIELD_TYPE_NAMES = [
-  'string',
-  'text',
-  'integer',
-  'number',
-  'boolean',
-  'datetime',
-  'date',
-  'uuid',
-  'email',
-  'url',
-  'enum',
-  'json',
-  'relation',
-] as const satisfies readonly FieldType[];
-
-export const FILTER_OPERATORS = [
-  'eq',
-  'neq',
-  'lt',
-  'lte',
-  'gt',
-  'gte',
-  'in',
-  'nin',
-  'is_null',
-  'is_not_null',
-  'contains',
-  'like',
-  'ilike',
-  'regex',
-] as const satisfies readonly FilterOperator[];
+/** The lists the schema's enums and operator keys are made of, for whoever reads the schema. */
+export { FIELD_TYPE_NAMES, FILTER_OPERATORS };
 
 export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'set_null'] as const satisfies readonly OnDeleteAction[];
 

@@ -1,24 +1,17 @@
 // The shape of a validated svc configuration (docs/configuration.md). Frozen after load.
 
-export type FieldType =
-  | 'string'
-  | 'text'
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'datetime'
-  | 'date'
-  | 'uuid'
-  | 'email'
-  | 'url'
-  | 'enum'
-  | 'json'
-  | 'relation';
+import type { FieldTypeName } from './field-type-names.ts';
+
+/** The name of a field type; the types themselves are in src/resources/field-types/. */
+export type { FieldTypeName };
+
+/** Columns every record has besides its declared fields; no field may take their names. */
+export const SYSTEM_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at'];
 
 export type OnDeleteAction = 'restrict' | 'cascade' | 'set_null';
 
 export interface FieldDefinition {
-  type: FieldType;
+  type: FieldTypeName;
   required?: boolean;
   nullable?: boolean;
   unique?: boolean;
@@ -41,21 +34,7 @@ export interface FieldDefinition {
 }
 
 /** Filter grammar: `{ field: { op: value } }`, `_and`, `_or`, `_not`. */
-export type FilterOperator =
-  | 'eq'
-  | 'neq'
-  | 'lt'
-  | 'lte'
-  | 'gt'
-  | 'gte'
-  | 'in'
-  | 'nin'
-  | 'is_null'
-  | 'is_not_null'
-  | 'contains'
-  | 'like'
-  | 'ilike'
-  | 'regex';
+export type { FilterOperator } from './filter-operators.ts';
 
 export type FilterDefinition = {
   _and?: FilterDefinition[];

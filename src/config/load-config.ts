@@ -8,9 +8,10 @@ import type { SvcConfig } from './config-types.ts';
 import { applyEnvOverrides } from './apply-env-overrides.ts';
 import { ConfigError } from './config-error.ts';
 import { sortProblemsByDocument, type ConfigProblem } from './config-problem.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../tools/deep-freeze.ts';
 import { interpolateEnv } from './interpolate-env.ts';
-import { validateConfig } from './validate-config.ts';
+import type { DefinitionChecks } from './definition-checks.ts';
+import { validateConfigWith } from './validate-config.ts';
 
 export { ConfigError } from './config-error.ts';
 export type { ConfigProblem } from './config-problem.ts';
@@ -49,7 +50,8 @@ export async function findConfigFile(options: LoadConfigOptions = {}): Promise<C
   }
 }
 
-export async function loadConfig(options: LoadConfigOptions = {}): Promise<SvcConfig> {
+/** Loads the config, checking its resource definitions with `definitions` (src/resources/config-loader.ts binds them). */
+export async function loadConfigWith(definitions: DefinitionChecks, options: LoadConfigOptions = {}): Promise<SvcConfig> {
   const { file } = await findConfigFile(options);
   let text: string;
   try {
@@ -59,16 +61,21 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<SvcCo
     throw new ConfigError([{ path: '', message: `cannot read ${file}: ${reason}` }], file);
   }
   const raw = parseConfigText(text, file);
-  return buildConfig(raw, options.env ?? process.env, options.cwd ?? process.cwd(), file);
+  return buildConfig(definitions, raw, options.env ?? process.env, options.cwd ?? process.cwd(), file);
 }
 
 /**
- * A config from an already parsed object, as `loadConfig` makes it from a file: interpolation,
+ * A config from an already parsed object, as `loadConfigWith` makes it from a file: interpolation,
  * environment overrides, validation, defaults, frozen. `env` defaults to none at all (not
  * process.env), so that a test's config does not depend on the shell that runs it.
  */
-export function loadConfigFromObject(raw: unknown, env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): SvcConfig {
-  return buildConfig(raw, env, options.cwd ?? process.cwd());
+export function loadConfigFromObjectWith(
+  definitions: DefinitionChecks,
+  raw: unknown,
+  env: NodeJS.ProcessEnv = {},
+  options: { cwd?: string } = {},
+): SvcConfig {
+  return buildConfig(definitions, raw, env, options.cwd ?? process.cwd());
 }
 
 /** YAML or JSON (JSON is YAML): the parsed tree, or a ConfigError naming the line of each syntax error. */
@@ -85,13 +92,13 @@ export function parseConfigText(text: string, file?: string): unknown {
   return document.toJS({ maxAliasCount: 100 });
 }
 
-function buildConfig(raw: unknown, env: NodeJS.ProcessEnv, cwd: string, file?: string): SvcConfig {
+function buildConfig(definitions: DefinitionChecks, raw: unknown, env: NodeJS.ProcessEnv, cwd: string, file?: string): SvcConfig {
   const interpolation = interpolateEnv(raw, env);
   const overridden = applyEnvOverrides(interpolation.value, env);
   const coercible = new Set(interpolation.interpolated);
   for (const override of overridden.applied) coercible.add(override.pointer);
 
-  const result = validateConfig(overridden.value, { coercible });
+  const result = validateConfigWith(definitions, overridden.value, { coercible });
   // A value whose variable was missing or malformed is reported once, for that reason.
   const interpolationPaths = new Set(interpolation.problems.map((p) => p.path));
   const problems: ConfigProblem[] = sortProblemsByDocument([

@@ -1,14 +1,15 @@
 // Validates a parsed config once: the JSON Schema (every error, not the first), then the rules the
-// schema cannot say; fills defaults on a copy and returns it deep-frozen.
+// schema cannot say (the settings' own here, the resource definitions' handed in); fills defaults on a
+// copy and returns it deep-frozen.
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { SvcConfig } from './config-types.ts';
 import { CONFIG_SCHEMA } from './config-schema.ts';
-import { applyRelationDefaults, checkResources } from './check-resources.ts';
+import type { DefinitionChecks } from './definition-checks.ts';
 import { checkRoles } from './check-roles.ts';
 import { checkSettings } from './check-settings.ts';
 import { joinPath, pointerToDotted, sortProblemsByDocument, type ConfigProblem } from './config-problem.ts';
-import { deepFreeze } from './deep-freeze.ts';
-import { isRecord } from './is-record.ts';
+import { deepFreeze } from '../tools/deep-freeze.ts';
+import { isRecord } from '../tools/is-record.ts';
 
 export type { ConfigProblem } from './config-problem.ts';
 
@@ -29,7 +30,7 @@ export interface ValidatedConfig {
 const ajv = new Ajv2020({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true });
 const validateSchema = ajv.compile(CONFIG_SCHEMA);
 
-export function validateConfig(raw: unknown, options: ValidateConfigOptions = {}): ValidatedConfig {
+export function validateConfigWith(definitions: DefinitionChecks, raw: unknown, options: ValidateConfigOptions = {}): ValidatedConfig {
   // Defaults are filled in place: work on a copy so the caller's object is left as it was.
   const data: unknown = structuredClone(raw);
   let valid = validateSchema(data);
@@ -40,8 +41,8 @@ export function validateConfig(raw: unknown, options: ValidateConfigOptions = {}
 
   const problems = valid ? [] : schemaProblems(validateSchema.errors ?? []);
   if (isRecord(data)) {
-    applyRelationDefaults(data.resources);
-    problems.push(...checkSettings(data), ...checkResources(data.resources), ...checkRoles(data));
+    definitions.prepare(data.resources);
+    problems.push(...checkSettings(data), ...definitions.check(data.resources), ...checkRoles(data));
   }
   const unique = sortProblemsByDocument(dedupe(problems), data);
   if (unique.length > 0 || !isRecord(data)) return { problems: unique };

@@ -1,7 +1,7 @@
 // Redis pub/sub as the wake-up signal, for deployments that set `redis.url`: every process publishes
 // after its commits and subscribes to the others'.
 import type { Redis } from 'ioredis';
-import { loadIoredis } from '../optional-packages.ts';
+import { loadIoredis } from '../tools/optional-packages.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeNotifier } from './change-notifier.ts';
 

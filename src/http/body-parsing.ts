@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
 import { refuseJsonApiContentTypeParameters } from './json-api-negotiation.ts';
+import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
 
 /**
  * Deeper bodies are refused before parsing: JSON.parse with a reviver, validation, JSON.stringify and
@@ -55,7 +56,7 @@ export function installBodyParsing(app: FastifyInstance): void {
   app.addHook('preParsing', refuseJsonApiContentTypeParameters);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
-    ['application/json', 'application/vnd.api+json'],
+    ['application/json', JSON_API_MEDIA_TYPE],
     { parseAs: 'string' },
     (_request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');

@@ -1,7 +1,8 @@
 // JSON:API media type and the document helpers every route uses.
 import type { FastifyReply } from 'fastify';
+import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
 
-export const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
+export { JSON_API_MEDIA_TYPE };
 
 /**
  * Sets a JSON:API answer's status and type and gives back its document, for the handler to return:

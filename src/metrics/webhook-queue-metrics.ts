@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Store } from '../store/create-store.ts';
 import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.ts';
-import { DELIVERY_STATUSES } from '../webhooks/webhook-delivery.ts';
+import { DELIVERY_STATUSES } from '../webhooks/delivery/webhook-delivery.ts';
 import type { MetricsRegistry } from './metrics-registry.ts';
 
 /** Records by status, over the whole table (in steps where a long statement would hold the event loop). */

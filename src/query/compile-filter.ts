@@ -1,13 +1,12 @@
 // Parses the filter grammar of resource permissions (`{ field: { op: value } }`, `_and`, `_or`, `_not`)
 // into a FilterNode, substituting session variables (`$userId`, `$role`).
 import type { FilterDefinition, FilterOperator } from '../config/config-types.ts';
+import { FILTER_OPERATORS } from '../config/filter-operators.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { SessionVariables } from '../auth/principal.ts';
 import { allOf, type FilterNode } from './filter-node.ts';
 
-const OPERATORS = new Set<FilterOperator>([
-  'eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in', 'nin', 'is_null', 'is_not_null', 'contains', 'like', 'ilike', 'regex',
-]);
+const OPERATORS = new Set<FilterOperator>(FILTER_OPERATORS);
 
 const COMPARED = new Set<FilterOperator>(['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in', 'nin']);
 

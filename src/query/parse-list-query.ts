@@ -1,6 +1,7 @@
 // HTTP query parameters → ListQuery, checked against the resource and the caller's readable fields.
 // Every problem is reported, each naming its parameter.
 import type { FilterOperator } from '../config/config-types.ts';
+import { LIST_QUERY_OPERATORS } from '../config/filter-operators.ts';
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
@@ -10,9 +11,7 @@ import { allOf, type FilterNode } from './filter-node.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
-export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set([
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null', 'like', 'ilike',
-]);
+export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
 
 /** Parameters that are never filters (spec 4.1, docs/records.md). */
 const IGNORED = new Set(['events', 'token', 'lastEventId']);

@@ -1,18 +1,10 @@
 // Turns a resource definition into a Resource: field types resolved, validators compiled once.
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { ajvLinearRegExp } from '../tools/linear-regex.ts';
 import type { ResourceDefinition } from '../config/config-types.ts';
 import { FIELD_TYPES } from './field-types/index.ts';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from './field-types/url-field.ts';
+import { compileValueSchema } from './field-types/value-validator.ts';
 import { SYSTEM_FIELDS, type Resource, type ResourceField } from './resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
-
-// ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
-const addFormats = addFormatsModule.default;
-// Field `pattern`s run on values callers choose: a linear-time engine, so none can hang the process.
-const ajv = new Ajv2020({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } });
-addFormats(ajv);
 
 // A Map, not an object literal: a field named `constructor` must not find Object's members.
 const SYSTEM_STORAGE: ReadonlyMap<string, StorageKind> = new Map([
@@ -26,7 +18,7 @@ export function compileResource(name: string, definition: ResourceDefinition): R
   const fields = new Map<string, ResourceField>();
   for (const [fieldName, fieldDef] of Object.entries(definition.fields)) {
     const type = FIELD_TYPES[fieldDef.type];
-    const check = ajv.compile(type.valueSchema(fieldDef));
+    const check = compileValueSchema(type.valueSchema(fieldDef));
     fields.set(fieldName, {
       name: fieldName,
       id: fieldDef.id ?? `${name}.${fieldName}`,

@@ -41,7 +41,7 @@ function fieldAttributes(field: ResourceField): Record<string, unknown> {
   if (definition.type === 'string' && definition.maxLength === undefined) entries.push(['maxLength', DEFAULT_STRING_MAX_LENGTH]);
   if (definition.type === 'enum') entries.push(['values', [...(definition.values ?? [])]]);
   if (definition.type === 'relation') {
-    // The store defaults onDelete to restrict (apply-resource-schema), so the answer says so too.
+    // The table spec defaults onDelete to restrict (table-spec.ts), so the answer says so too.
     entries.push(['resource', definition.resource ?? null], ['onDelete', definition.onDelete ?? 'restrict']);
   }
   return Object.fromEntries(entries);

@@ -33,7 +33,7 @@ export function fieldJsonSchema(field: ResourceField, use: FieldSchemaUse = 'rea
   let schema: JsonSchema = structuredClone(field.type.valueSchema(definition));
   if (definition.description !== undefined) schema.description = definition.description;
   if (definition.type === 'relation' && definition.resource !== undefined) {
-    // The store defaults onDelete to restrict (apply-resource-schema), so the annotation says so too.
+    // The table spec defaults onDelete to restrict (table-spec.ts), so the annotation says so too.
     schema['x-relation'] = { resource: definition.resource, onDelete: definition.onDelete ?? 'restrict' };
   }
   if (field.nullable) schema = withNull(schema);

@@ -3,7 +3,7 @@ import type { FieldDefinition, ResourceDefinition, RolePermissions } from '../co
 import type { FieldType } from './field-types/index.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 
-export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at'] as const;
+export { SYSTEM_FIELDS } from '../config/config-types.ts';
 
 export interface ResourceField {
   readonly name: string;

@@ -7,7 +7,7 @@ import type { Store } from '../store/create-store.ts';
 import { EVENTS_TABLE } from '../events/outbox.ts';
 import { pruneOutbox } from '../events/outbox-pruner.ts';
 import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.ts';
-import { pruneDeliveries } from '../webhooks/delivery-retention.ts';
+import { pruneDeliveries } from '../webhooks/delivery/delivery-retention.ts';
 import { recordPruned } from './pruned-rows.ts';
 
 export interface RetentionJobOptions {

@@ -36,7 +36,7 @@ async function applyOnSqlite(store: Store, plan: SchemaPlan): Promise<void> {
           }
           await fillDefaults(trx, table);
           // A rebuilt table lost every index with the old one.
-          for (const index of table.rebuild ? table.indexes : table.createIndexes) await createResourceIndex(trx, table.resource, index);
+          for (const index of table.rebuild ? table.indexes : table.createIndexes) await createResourceIndex(trx, table.table, table.softDelete, index);
         }
         if (rebuilding) {
           const { rows } = await sql<Record<string, unknown>>`pragma foreign_key_check`.execute(trx);
@@ -70,7 +70,7 @@ async function applyOnPostgres(trx: Db, dialect: StoreDialect, plan: SchemaPlan)
     await fillDefaults(trx, table);
   }
   for (const table of plan.tables) {
-    for (const index of table.createIndexes) await createResourceIndex(trx, table.resource, index);
+    for (const index of table.createIndexes) await createResourceIndex(trx, table.table, table.softDelete, index);
   }
   // Foreign keys last: a table may reference one created further down the plan.
   for (const table of plan.tables) {

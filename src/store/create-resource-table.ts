@@ -1,6 +1,5 @@
 // CREATE TABLE and CREATE INDEX for a resource's table, shared by a first start and a SQLite rebuild.
 import { sql, type CreateTableBuilder } from 'kysely';
-import type { Resource } from '../resources/resource.ts';
 import type { ColumnSpec, IndexSpec } from './resource-columns.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
 
@@ -18,10 +17,10 @@ export async function createResourceTable(db: Db, dialect: StoreDialect, name: s
   await create.execute();
 }
 
-export async function createResourceIndex(db: Db, resource: Resource, index: IndexSpec): Promise<void> {
-  let builder = db.schema.createIndex(index.name).on(resource.table).column(index.column);
+export async function createResourceIndex(db: Db, table: string, softDelete: boolean, index: IndexSpec): Promise<void> {
+  let builder = db.schema.createIndex(index.name).on(table).column(index.column);
   if (index.unique) builder = builder.unique();
   // Soft-deleted rows must not hold on to unique values.
-  if (index.unique && resource.softDelete) builder = builder.where(sql.ref('deleted_at'), 'is', null);
+  if (index.unique && softDelete) builder = builder.where(sql.ref('deleted_at'), 'is', null);
   await builder.execute();
 }

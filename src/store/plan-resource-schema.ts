@@ -4,12 +4,9 @@
 // of meaning is caught even where the column type stays the same.
 import { sql } from 'kysely';
 import type { FieldDefinition } from '../config/config-types.ts';
-import { DEFINITIONS_TABLE, latestDefinitions } from '../cluster/definitions-store.ts';
-import type { Resource } from '../resources/resource.ts';
-import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from './create-store.ts';
 import { describeFieldType, fieldTypeChange } from './field-type-change.ts';
-import { columnsOf, indexesOf, managedIndexColumn, type ColumnSpec, type IndexSpec } from './resource-columns.ts';
+import { managedIndexColumn, type ColumnSpec, type IndexSpec, type TableSpec } from './resource-columns.ts';
 
 /** One line of a plan. */
 export interface SchemaChange {
@@ -30,8 +27,9 @@ export interface ForeignKeyChange {
 
 /** What to do to one resource's table. */
 export interface TablePlan {
-  resource: Resource;
   table: string;
+  /** Unique indexes leave soft-deleted rows out. */
+  softDelete: boolean;
   create: boolean;
   /** The columns and indexes the table should end with. */
   columns: ColumnSpec[];
@@ -56,42 +54,33 @@ export interface SchemaPlan {
   changes: SchemaChange[];
 }
 
-export async function planResourceSchema(store: Store, registry: ResourceRegistry): Promise<SchemaPlan> {
-  const previous = await previousFields(store);
+/** The field definitions last applied, by resource name, then by field name. */
+export type PreviousFields = ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>>;
+
+export async function planSchema(store: Store, specs: readonly TableSpec[], previous: PreviousFields): Promise<SchemaPlan> {
   const tables: TablePlan[] = [];
   const changes: SchemaChange[] = [];
-  for (const resource of registry.all()) {
-    tables.push(await planTable(store, resource, previous.get(resource.name), changes));
+  for (const spec of specs) {
+    tables.push(await planTable(store, spec, previous.get(spec.name), changes));
   }
   return { tables, changes };
 }
 
-/** The field definitions last applied, per resource; empty when none were recorded. */
-async function previousFields(store: Store): Promise<Map<string, Map<string, FieldDefinition>>> {
-  const byResource = new Map<string, Map<string, FieldDefinition>>();
-  if ((await store.dialect.listColumns(store.db, DEFINITIONS_TABLE)).length === 0) return byResource;
-  const latest = await latestDefinitions(store.db);
-  for (const [name, definition] of Object.entries(latest?.definitions ?? {})) {
-    byResource.set(name, new Map(Object.entries(definition.fields ?? {})));
-  }
-  return byResource;
-}
-
 async function planTable(
   store: Store,
-  resource: Resource,
-  previous: Map<string, FieldDefinition> | undefined,
+  spec: TableSpec,
+  previous: ReadonlyMap<string, FieldDefinition> | undefined,
   changes: SchemaChange[],
 ): Promise<TablePlan> {
   const { db, dialect } = store;
-  const table = resource.table;
+  const table = spec.table;
   const current = await dialect.listColumns(db, table);
   const plan: TablePlan = {
-    resource,
     table,
+    softDelete: spec.softDelete,
     create: current.length === 0,
-    columns: columnsOf(resource),
-    indexes: indexesOf(resource),
+    columns: spec.columns,
+    indexes: spec.indexes,
     add: [],
     widen: [],
     reset: [],
@@ -113,12 +102,10 @@ async function planTable(
   const existing = new Map(current.map((c) => [c.name, c]));
   for (const column of plan.columns) {
     const found = existing.get(column.name);
-    const field = resource.fields.get(column.name);
+    const field = spec.fields.get(column.name);
     const defaultValue = field?.definition.default;
     const fillText = defaultValue === undefined ? '' : `, existing rows get the default ${JSON.stringify(defaultValue)}`;
-    if (defaultValue !== undefined && field) {
-      plan.fill.set(column.name, dialect.encode(column.kind, field.type.normalize(structuredClone(defaultValue))));
-    }
+    if (defaultValue !== undefined && field) plan.fill.set(column.name, dialect.encode(column.kind, field.defaultValue));
     const type = field ? describeFieldType(field.definition) : dialect.columnType(column.kind);
     if (!found) {
       plan.add.push(column.name);
@@ -183,7 +170,7 @@ async function planIndexes(store: Store, plan: TablePlan, changes: SchemaChange[
     if (softDeleteChanged && index.unique && present.has(index.name) && !gone.has(index.column)) {
       plan.dropIndexes.push(index.name);
       plan.createIndexes.push(index);
-      changes.push(await checkedUnique(store, plan, index, `recreate unique index ${index.name} (soft delete turned ${plan.resource.softDelete ? 'on' : 'off'})`));
+      changes.push(await checkedUnique(store, plan, index, `recreate unique index ${index.name} (soft delete turned ${plan.softDelete ? 'on' : 'off'})`));
       continue;
     }
     if (present.has(index.name) && !gone.has(index.column)) continue;
@@ -211,7 +198,7 @@ async function checkedUnique(store: Store, plan: TablePlan, index: IndexSpec, te
 }
 
 async function firstDuplicate(store: Store, plan: TablePlan, column: string): Promise<unknown> {
-  const live = plan.resource.softDelete && !plan.add.includes('deleted_at') ? sql`and deleted_at is null` : sql``;
+  const live = plan.softDelete && !plan.add.includes('deleted_at') ? sql`and deleted_at is null` : sql``;
   const { rows } = await sql<{ value: unknown }>`
     select ${sql.ref(column)} as value from ${sql.table(plan.table)} where ${sql.ref(column)} is not null ${live}
     group by ${sql.ref(column)} having count(*) > 1 limit 1`.execute(store.db);

@@ -1,5 +1,6 @@
-// The columns, indexes and foreign keys a resource's table should have, derived from its definition.
-import type { Resource } from '../resources/resource.ts';
+// What store/ is told of a resource's table: its columns, indexes and foreign keys, and for each declared
+// field what a change of its definition means. src/resources/table-spec.ts derives them from a Resource.
+import type { FieldDefinition } from '../config/config-types.ts';
 import type { StorageKind } from './storage-kind.ts';
 
 export type ForeignKeyAction = 'restrict' | 'cascade' | 'set null';
@@ -18,21 +19,25 @@ export interface IndexSpec {
   unique: boolean;
 }
 
-export function columnsOf(resource: Resource): ColumnSpec[] {
-  const columns: ColumnSpec[] = [
-    { name: 'created_at', kind: 'timestamp', notNull: true },
-    { name: 'updated_at', kind: 'timestamp', notNull: true },
-  ];
-  if (resource.softDelete) columns.push({ name: 'deleted_at', kind: 'timestamp', notNull: false });
-  for (const field of resource.fields.values()) {
-    const column: ColumnSpec = { name: field.name, kind: field.storage, notNull: false };
-    if (field.definition.type === 'relation' && field.definition.resource) {
-      const action = field.definition.onDelete ?? 'restrict';
-      column.references = { table: field.definition.resource, onDelete: action === 'set_null' ? 'set null' : action };
-    }
-    columns.push(column);
-  }
-  return columns;
+/** A declared field's column: its definition (to judge a change of type) and its default. */
+export interface FieldColumn {
+  definition: FieldDefinition;
+  required: boolean;
+  /** The default in its field type's canonical form; undefined when the field has none. */
+  defaultValue: unknown;
+}
+
+/** One resource's table as the schema planner needs it. */
+export interface TableSpec {
+  /** The resource's name: its definitions were recorded under it. */
+  name: string;
+  table: string;
+  softDelete: boolean;
+  /** Every column but `id`, system ones first. */
+  columns: ColumnSpec[];
+  indexes: IndexSpec[];
+  /** Declared fields by column name. */
+  fields: ReadonlyMap<string, FieldColumn>;
 }
 
 /** Index names svc gives a resource table's column indexes; other names on the table are left alone. */
@@ -42,19 +47,6 @@ export function uniqueIndexName(table: string, column: string): string {
 
 export function plainIndexName(table: string, column: string): string {
   return `ix_${table}_${column}`;
-}
-
-/** Every `unique` field, every other `sortable` or relation field, and the creation time (the default order). */
-export function indexesOf(resource: Resource): IndexSpec[] {
-  const indexes: IndexSpec[] = [];
-  for (const field of resource.fields.values()) {
-    if (field.definition.unique) indexes.push({ name: uniqueIndexName(resource.table, field.name), column: field.name, unique: true });
-    else if (field.sortable || field.definition.type === 'relation') {
-      indexes.push({ name: plainIndexName(resource.table, field.name), column: field.name, unique: false });
-    }
-  }
-  indexes.push({ name: plainIndexName(resource.table, 'created_at'), column: 'created_at', unique: false });
-  return indexes;
 }
 
 /** The column a managed index of `table` covers, or undefined for an index svc did not name. */

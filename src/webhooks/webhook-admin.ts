@@ -3,14 +3,14 @@
 import { ApiError } from '../errors/api-error.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { buildDeliveryPayload, payloadForAttempt } from './delivery-payload.ts';
-import type { DeliveryFilter, DeliveryRepository } from './delivery-repository.ts';
-import { pingEvent } from './ping-event.ts';
-import type { SubscriptionCache } from './subscription-cache.ts';
-import type { Page, SubscriptionRepository } from './subscription-repository.ts';
-import { validateWebhookInput } from './validate-webhook-input.ts';
-import type { WebhookDelivery } from './webhook-delivery.ts';
-import type { StoredSubscription, WebhookSubscription } from './webhook-subscription.ts';
+import { buildDeliveryPayload, payloadForAttempt } from './delivery/delivery-payload.ts';
+import type { DeliveryFilter, DeliveryRepository } from './delivery/delivery-repository.ts';
+import { pingEvent } from './delivery/ping-event.ts';
+import type { SubscriptionCache } from './subscriptions/subscription-cache.ts';
+import type { Page, SubscriptionRepository } from './subscriptions/subscription-repository.ts';
+import { validateWebhookInput } from './subscriptions/validate-webhook-input.ts';
+import type { WebhookDelivery } from './delivery/webhook-delivery.ts';
+import type { StoredSubscription, WebhookSubscription } from './subscriptions/webhook-subscription.ts';
 
 export interface WebhookAdminDeps {
   subscriptions: SubscriptionRepository;

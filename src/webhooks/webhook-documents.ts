@@ -1,6 +1,6 @@
 // Subscriptions and deliveries as JSON:API resource objects (types `webhooks`, `webhook-deliveries`).
-import type { WebhookDelivery } from './webhook-delivery.ts';
-import type { WebhookSubscription } from './webhook-subscription.ts';
+import type { WebhookDelivery } from './delivery/webhook-delivery.ts';
+import type { WebhookSubscription } from './subscriptions/webhook-subscription.ts';
 
 export const WEBHOOKS_PATH = '/admin/webhooks';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
 import { ENV_OVERRIDES } from '../../src/config/apply-env-overrides.ts';
-import { loadConfig } from '../../src/config/load-config.ts';
+import { loadConfig } from '../../src/resources/config-loader.ts';
 import { buildApp } from '../../src/server.ts';
 import { STARTER_CONFIG } from '../../src/cli/starter-config.ts';
 import { STARTER_ENV_EXAMPLE } from '../../src/cli/starter-env-example.ts';

@@ -9,7 +9,7 @@ import { buildApp, type BuiltApp } from '../../src/server.ts';
 import { ClusterSignals } from '../../src/cluster/cluster-signals.ts';
 import { recordAppliedDefinitions } from '../../src/cluster/definitions-store.ts';
 import { DEFINITIONS_TOPIC } from '../../src/cluster/definition-sync.ts';
-import { DestructiveChangeError } from '../../src/store/apply-resource-schema.ts';
+import { DestructiveChangeError } from '../../src/store/destructive-change.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testConfig } from '../helpers/test-config.ts';

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateConfig } from '../../src/config/validate-config.ts';
-import { checkConfigFile } from '../../src/config/check-config.ts';
+import { checkConfigFile } from '../../src/cli/check-config.ts';
+import { validateConfig } from '../../src/resources/config-loader.ts';
 
 /** Three resources; editor and member are named under several, so a role under one stands out. */
 function tasks(): Record<string, any> {

@@ -9,11 +9,10 @@ import {
   BUNDLED_CONFIG_FILE,
   ConfigError,
   findConfigFile,
-  loadConfig,
-  loadConfigFromObject,
 } from '../../src/config/load-config.ts';
-import { checkConfigFile } from '../../src/config/check-config.ts';
+import { checkConfigFile } from '../../src/cli/check-config.ts';
 import { FIELD_TYPE_NAMES } from '../../src/config/config-schema.ts';
+import { loadConfig, loadConfigFromObject } from '../../src/resources/config-loader.ts';
 
 const NOTES_YAML = `
 server:

@@ -2,9 +2,9 @@
 // interpolated values read as numbers.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateConfig } from '../../src/config/validate-config.ts';
-import { ConfigError, loadConfigFromObject } from '../../src/config/load-config.ts';
+import { ConfigError } from '../../src/config/load-config.ts';
 import { RETENTION_DEFAULTS } from '../../src/config/config-schema.ts';
+import { validateConfig, loadConfigFromObject } from '../../src/resources/config-loader.ts';
 
 const withRetention = (retention: unknown) => ({ resources: {}, retention });
 

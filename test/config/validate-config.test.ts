@@ -1,7 +1,8 @@
 // validateConfig: the schema and the rules beside it, each problem at its dotted path.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateConfig, type ConfigProblem } from '../../src/config/validate-config.ts';
+import { type ConfigProblem } from '../../src/config/validate-config.ts';
+import { validateConfig } from '../../src/resources/config-loader.ts';
 
 /** A valid two-resource config; scenarios change one part of it. */
 function blog(): Record<string, any> {
@@ -99,6 +100,10 @@ const PROBLEMS: ProblemScenario[] = [
   { name: 'an email default that is no email', change: (c) => (fields(c).mail = { type: 'email', default: 'nobody' }), path: 'resources.posts.fields.mail.default', message: /email/ },
   { name: 'a url default that is no url', change: (c) => (fields(c).link = { type: 'url', default: 'not a url' }), path: 'resources.posts.fields.link.default', message: /uri/ },
   { name: 'a url default with a javascript: scheme', change: (c) => (fields(c).link = { type: 'url', default: 'javascript:alert(1)' }), path: 'resources.posts.fields.link.default', message: /absolute http or https URL/ },
+  // The field type's own limits apply to defaults: an email over 320 characters and a url over 2048 are
+  // refused by a create, so they cannot be defaults either.
+  { name: 'an email default longer than an email may be', change: (c) => (fields(c).mail = { type: 'email', default: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(63)}.com` }), path: 'resources.posts.fields.mail.default', message: /must NOT have more than 320 characters/ },
+  { name: 'a url default longer than a url may be', change: (c) => (fields(c).link = { type: 'url', default: `https://example.com/${'a'.repeat(2040)}` }), path: 'resources.posts.fields.link.default', message: /must NOT have more than 2048 characters/ },
   { name: 'a null default on a required field', change: (c) => (fields(c).title.default = null), path: 'resources.posts.fields.title.default', message: /cannot be null/ },
   // field ids
   { name: 'a field id used twice', change: (c) => (fields(c).views.id = 'posts.title'), path: 'resources.posts.fields.views.id', message: /already used by resources.posts.fields.title/ },

@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import type { Resource } from '../../src/resources/resource.ts';
 import { createStore, type Store } from '../../src/store/create-store.ts';
-import { applyResourceSchema } from '../../src/store/apply-resource-schema.ts';
+import { applyResourceSchema } from '../../src/cluster/resource-schema.ts';
 import { RecordService, type RequestMeta } from '../../src/records/record-service.ts';
 import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { OutboxEventHub } from '../../src/events/outbox-event-hub.ts';

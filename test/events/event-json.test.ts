@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { eventDataJson, eventJson } from '../../src/events/event-json.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
-import { buildDeliveryPayload, deliveryPayloadJson } from '../../src/webhooks/delivery-payload.ts';
+import { buildDeliveryPayload, deliveryPayloadJson } from '../../src/webhooks/delivery/delivery-payload.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';
 
 function updatedEvent(): RecordEvent {

@@ -3,12 +3,12 @@
 // cannot run (backreferences, lookaround) are refused when the config is checked, with their path.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateConfig } from '../../src/config/validate-config.ts';
 import { compileLinearRegex } from '../../src/tools/linear-regex.ts';
 import { re2ToPostgres } from '../../src/store/postgres/re2-to-postgres.ts';
 import { UntranslatableRegexError } from '../../src/tools/portable-regex.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
+import { validateConfig } from '../../src/resources/config-loader.ts';
 
 const EVIL = '^(a+)+$';
 const ATTACK = `${'a'.repeat(60)}!`;

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResourceDefinition, SvcConfig } from '../../src/config/config-types.ts';
-import { loadConfigFromObject } from '../../src/config/load-config.ts';
+import { loadConfigFromObject } from '../../src/resources/config-loader.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 

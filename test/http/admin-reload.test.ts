@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { buildApp, type BuiltApp } from '../../src/server.ts';
-import { loadConfig } from '../../src/config/load-config.ts';
+import { loadConfig } from '../../src/resources/config-loader.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import { writeConfigFile } from '../helpers/svc-process.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/test-config.ts';

@@ -5,10 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp, type BuiltApp } from '../../src/server.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
-import { loadConfigFromObject } from '../../src/config/load-config.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { BLOG_RESOURCES, testConfig } from '../helpers/test-config.ts';
+import { loadConfigFromObject } from '../../src/resources/config-loader.ts';
 
 type Json = Record<string, any>;
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
-import { DeliveryRepository } from '../../src/webhooks/delivery-repository.ts';
+import { DeliveryRepository } from '../../src/webhooks/delivery/delivery-repository.ts';
 import { DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';

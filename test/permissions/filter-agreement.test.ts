@@ -6,7 +6,7 @@ import type { FilterDefinition, ResourceDefinition } from '../../src/config/conf
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import type { Resource } from '../../src/resources/resource.ts';
 import { createStore, type Store } from '../../src/store/create-store.ts';
-import { applyResourceSchema } from '../../src/store/apply-resource-schema.ts';
+import { applyResourceSchema } from '../../src/cluster/resource-schema.ts';
 import { decodeRow, encodeValues } from '../../src/records/record-codec.ts';
 import { compileFilter } from '../../src/query/compile-filter.ts';
 import { filterToSql } from '../../src/query/filter-to-sql.ts';

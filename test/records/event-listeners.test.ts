@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import { createStore, type Store } from '../../src/store/create-store.ts';
-import { applyResourceSchema } from '../../src/store/apply-resource-schema.ts';
+import { applyResourceSchema } from '../../src/cluster/resource-schema.ts';
 import { RecordService, type RequestMeta } from '../../src/records/record-service.ts';
 import { createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';

@@ -14,7 +14,7 @@ import type { Db } from '../../src/store/store-dialect.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { uuidv7At } from '../helpers/uuidv7-at.ts';
-import { DeliveryRepository } from '../../src/webhooks/delivery-repository.ts';
+import { DeliveryRepository } from '../../src/webhooks/delivery/delivery-repository.ts';
 import { DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';

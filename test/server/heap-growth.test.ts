@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { heapGrowthFlag, HEAP_GROWING_PERCENT } from '../../src/heap-growth.ts';
+import { heapGrowthFlag, HEAP_GROWING_PERCENT } from '../../src/tools/heap-growth.ts';
 
 describe('heap growth', () => {
   it('is set for the service unless the operator chose a value, in either spelling', () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { sql, type CompiledQuery } from 'kysely';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { keyInLockedBatch } from '../../src/store/key-in-locked-batch.ts';
-import { ClaimStatement } from '../../src/webhooks/claim-statement.ts';
+import { ClaimStatement } from '../../src/webhooks/delivery/claim-statement.ts';
 import { createWebhookTables } from '../../src/webhooks/webhook-tables.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 

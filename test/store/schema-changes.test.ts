@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { buildApp, type BuiltApp } from '../../src/server.ts';
 import type { FieldDefinition, ResourceDefinition } from '../../src/config/config-types.ts';
-import { DestructiveChangeError } from '../../src/store/apply-resource-schema.ts';
+import { DestructiveChangeError } from '../../src/store/destructive-change.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { authorizationFor } from '../helpers/test-auth.ts';
 import { testConfig } from '../helpers/test-config.ts';
@@ -294,7 +294,7 @@ for (const dialect of testDialects()) {
       await db.stop();
       const store = createStore(db.database.url);
       try {
-        const { planResourceSchema } = await import('../../src/store/plan-resource-schema.ts');
+        const { planResourceSchema } = await import('../../src/cluster/resource-schema.ts');
         const { ResourceRegistry } = await import('../../src/resources/resource-registry.ts');
         const plan = await planResourceSchema(store, new ResourceRegistry(testConfig(db.database.url, { resources })));
         assert.deepEqual(plan.changes, []);

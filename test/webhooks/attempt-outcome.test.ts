@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideOutcome } from '../../src/webhooks/attempt-outcome.ts';
-import type { CompletedSend } from '../../src/webhooks/send-webhook.ts';
+import { decideOutcome } from '../../src/webhooks/delivery/attempt-outcome.ts';
+import type { CompletedSend } from '../../src/webhooks/delivery/send-webhook.ts';
 
 const retry = { maxAttempts: 3, initialDelayMs: 100, backoffMultiplier: 2, maxDelayMs: 10000 };
 const now = Date.parse('2025-01-01T00:00:00.000Z');

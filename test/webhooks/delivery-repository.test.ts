@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
-import { DeliveryRepository, type QueuedAttempt } from '../../src/webhooks/delivery-repository.ts';
+import { DeliveryRepository, type QueuedAttempt } from '../../src/webhooks/delivery/delivery-repository.ts';
 import { createWebhookTables, DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 

@@ -8,8 +8,8 @@ import { createStore, type Store } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { uuidv7At } from '../helpers/uuidv7-at.ts';
 import { createWebhookTables, DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
-import { pruneDeliveries, type DeliveryPruneOptions } from '../../src/webhooks/delivery-retention.ts';
-import type { DeliveryStatus } from '../../src/webhooks/webhook-delivery.ts';
+import { pruneDeliveries, type DeliveryPruneOptions } from '../../src/webhooks/delivery/delivery-retention.ts';
+import type { DeliveryStatus } from '../../src/webhooks/delivery/webhook-delivery.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 
 const MINUTE = 60_000;

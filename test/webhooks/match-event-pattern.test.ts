@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventPatternProblem, matchEventPattern } from '../../src/webhooks/match-event-pattern.ts';
+import { eventPatternProblem, matchEventPattern } from '../../src/webhooks/subscriptions/match-event-pattern.ts';
 
 describe('matchEventPattern', () => {
   const cases: [pattern: string, eventType: string, matches: boolean][] = [

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isPrivateAddress, privateHostProblem } from '../../src/webhooks/private-address.ts';
-import { guardedLookup, PrivateTargetError } from '../../src/webhooks/guarded-lookup.ts';
-import { createDeliveryAgent, sendWebhook } from '../../src/webhooks/send-webhook.ts';
+import { isPrivateAddress, privateHostProblem } from '../../src/webhooks/targets/private-address.ts';
+import { guardedLookup, PrivateTargetError } from '../../src/webhooks/targets/guarded-lookup.ts';
+import { createDeliveryAgent, sendWebhook } from '../../src/webhooks/delivery/send-webhook.ts';
 import { startReceiver } from './fixtures/receiver.ts';
 
 describe('isPrivateAddress', () => {

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { retryDelayMs } from '../../src/webhooks/retry-delay.ts';
-import { parseRetryAfter } from '../../src/webhooks/parse-retry-after.ts';
-import { DEFAULT_RETRY_CONFIG } from '../../src/webhooks/retry-config.ts';
+import { retryDelayMs } from '../../src/webhooks/delivery/retry-delay.ts';
+import { parseRetryAfter } from '../../src/webhooks/delivery/parse-retry-after.ts';
+import { DEFAULT_RETRY_CONFIG } from '../../src/webhooks/subscriptions/retry-config.ts';
 
 describe('retryDelayMs', () => {
   it('follows min(initialDelayMs * backoffMultiplier ^ (attempt - 1), maxDelayMs) with the spec defaults', () => {

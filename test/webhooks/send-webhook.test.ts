@@ -2,7 +2,7 @@
 // receiver, a shutdown, and a body past the kept limit.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDeliveryAgent, RESPONSE_BODY_LIMIT_BYTES, sendWebhook, type SendOptions } from '../../src/webhooks/send-webhook.ts';
+import { createDeliveryAgent, RESPONSE_BODY_LIMIT_BYTES, sendWebhook, type SendOptions } from '../../src/webhooks/delivery/send-webhook.ts';
 import { startReceiver } from './fixtures/receiver.ts';
 
 describe('sendWebhook', () => {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { generateWebhookSecret, signPayload } from '../../src/webhooks/sign-payload.ts';
+import { generateWebhookSecret, signPayload } from '../../src/webhooks/delivery/sign-payload.ts';
 
 describe('signPayload', () => {
   it('reproduces the Standard Webhooks reference test vector', () => {

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SubscriptionCache } from '../../src/webhooks/subscription-cache.ts';
-import type { SubscriptionRepository } from '../../src/webhooks/subscription-repository.ts';
-import type { StoredSubscription } from '../../src/webhooks/webhook-subscription.ts';
+import { SubscriptionCache } from '../../src/webhooks/subscriptions/subscription-cache.ts';
+import type { SubscriptionRepository } from '../../src/webhooks/subscriptions/subscription-repository.ts';
+import type { StoredSubscription } from '../../src/webhooks/subscriptions/webhook-subscription.ts';
 
 function subscription(id: string, eventPattern: string, enabled = true): StoredSubscription {
   const now = new Date().toISOString();

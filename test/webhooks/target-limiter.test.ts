@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TargetLimiter } from '../../src/webhooks/target-limiter.ts';
+import { TargetLimiter } from '../../src/webhooks/targets/target-limiter.ts';
 
 describe('TargetLimiter', () => {
   it('runs at most perTarget at once for one target, without holding back other targets', async () => {

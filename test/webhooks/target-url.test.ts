@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { targetHostOf } from '../../src/webhooks/delivery-repository.ts';
-import { targetUrlOf } from '../../src/webhooks/target-url.ts';
+import { targetHostOf } from '../../src/webhooks/delivery/delivery-repository.ts';
+import { targetUrlOf } from '../../src/webhooks/targets/target-url.ts';
 
 describe('targetUrlOf', () => {
   it('splits a url into what a send needs, with the default port filled in for the per-target key', () => {

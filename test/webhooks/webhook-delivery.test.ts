@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { testDialects } from '../helpers/test-databases.ts';
-import { RESPONSE_BODY_LIMIT_BYTES } from '../../src/webhooks/send-webhook.ts';
+import { RESPONSE_BODY_LIMIT_BYTES } from '../../src/webhooks/delivery/send-webhook.ts';
 import { startReceiver, type ReceivedRequest } from './fixtures/receiver.ts';
 import { startWebhookTestApp, type WebhookTestApp } from './fixtures/webhook-test-app.ts';
 

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
-import { isPrivateAddress } from '../../src/webhooks/private-address.ts';
+import { isPrivateAddress } from '../../src/webhooks/targets/private-address.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { startReceiver } from './fixtures/receiver.ts';
 import { startWebhookTestApp, type WebhookTestApp } from './fixtures/webhook-test-app.ts';

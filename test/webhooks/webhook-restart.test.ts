@@ -13,7 +13,7 @@ import { buildApp } from '../../src/server.ts';
 import { testConfig, TEST_ADMIN_TOKEN } from '../helpers/test-config.ts';
 import { createTestDatabase, testDialects } from '../helpers/test-databases.ts';
 import { webhookAdminAuthorization, webhookUserAuthorization } from '../helpers/webhook-test-auth.ts';
-import type { WebhookDelivery } from '../../src/webhooks/webhook-delivery.ts';
+import type { WebhookDelivery } from '../../src/webhooks/delivery/webhook-delivery.ts';
 import { startReceiver } from './fixtures/receiver.ts';
 import { WEBHOOK_TEST_RESOURCES, WEBHOOK_TEST_SETTINGS } from './fixtures/webhook-test-app.ts';
 

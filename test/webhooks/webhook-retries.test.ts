@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { testDialects } from '../helpers/test-databases.ts';
-import type { WebhookDelivery } from '../../src/webhooks/webhook-delivery.ts';
+import type { WebhookDelivery } from '../../src/webhooks/delivery/webhook-delivery.ts';
 import { startReceiver, type ReceivedRequest } from './fixtures/receiver.ts';
 import { startWebhookTestApp, WEBHOOK_TEST_SETTINGS, type WebhookTestApp } from './fixtures/webhook-test-app.ts';
 

@@ -2,7 +2,7 @@
 // (development: the link is printed so a user can still be verified).
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../../config/config-types.ts';
-import { loadNodemailer } from '../../optional-packages.ts';
+import { loadNodemailer } from '../../tools/optional-packages.ts';
 
 export interface VerificationMailer {
   send(to: string, url: string): Promise<void>;

@@ -1,8 +1,15 @@
 // Which window limit applies to a key: its own rateLimitMax/rateLimitTimeWindow, else the global
 // default (config.apiKeys.rateLimit). `rateLimitEnabled: false` turns limiting off for the key.
 import type { SvcConfig } from '../../config/config-types.ts';
-import type { RateLimitState } from '../auth-component.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
+
+/** A key's window as its RateLimit-* headers describe it. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+}
 
 export interface WindowLimit {
   max: number;

@@ -2,7 +2,7 @@
 // one Lua script, so the count is atomic across processes. When Redis cannot be reached the limiter
 // counts in memory instead (per process, so looser) and says so in the log, rather than failing requests.
 import type { Redis, Result } from 'ioredis';
-import { loadIoredis } from '../../optional-packages.ts';
+import { loadIoredis } from '../../tools/optional-packages.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { decide, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';

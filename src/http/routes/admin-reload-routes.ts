@@ -4,9 +4,10 @@
 // take effect at the next start.
 import type { FastifyInstance } from 'fastify';
 import type { AuthDep, DefinitionsDep } from '../route-deps.ts';
-import { ConfigError, loadConfig } from '../../config/load-config.ts';
+import { ConfigError } from '../../config/load-config.ts';
+import { loadConfig } from '../../resources/config-loader.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { DestructiveChangeError } from '../../store/apply-resource-schema.ts';
+import { DestructiveChangeError } from '../../store/destructive-change.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
 

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthDep, WebhooksDep } from '../route-deps.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/webhook-delivery.ts';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/delivery/webhook-delivery.ts';
 import { deliveryObject, pageLinks, webhookObject, WEBHOOKS_PATH } from '../../webhooks/webhook-documents.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';

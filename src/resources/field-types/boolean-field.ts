@@ -1,4 +1,4 @@
-import { identity, type FieldType } from './field-type.ts';
+import { identity, NO_ATTRIBUTES, type FieldType } from './field-type.ts';
 
 export const booleanField: FieldType = {
   name: 'boolean',
@@ -11,4 +11,6 @@ export const booleanField: FieldType = {
     throw new Error('expected true or false');
   },
   operators: new Set(['eq', 'neq', 'in', 'nin', 'is_null', 'is_not_null']),
+  attributes: NO_ATTRIBUTES,
+  sortable: true,
 };

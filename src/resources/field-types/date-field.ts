@@ -1,4 +1,5 @@
-import { COMPARISON, type FieldType } from './field-type.ts';
+import { COMPARISON_OPERATORS } from '../../config/filter-operators.ts';
+import { NO_ATTRIBUTES, type FieldType } from './field-type.ts';
 
 export function checkDate(raw: string): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
@@ -18,5 +19,7 @@ export const dateField: FieldType = {
   // Bodies pass the JSON Schema `date` format first, which allows year 0000.
   normalize: (value) => (typeof value === 'string' ? checkDate(value) : value),
   parse: (raw) => checkDate(raw),
-  operators: new Set(COMPARISON),
+  operators: new Set(COMPARISON_OPERATORS),
+  attributes: NO_ATTRIBUTES,
+  sortable: true,
 };

@@ -1,5 +1,6 @@
 // ISO 8601 date-time with an offset; stored and returned in UTC with milliseconds.
-import { COMPARISON, type FieldType } from './field-type.ts';
+import { COMPARISON_OPERATORS } from '../../config/filter-operators.ts';
+import { NO_ATTRIBUTES, type FieldType } from './field-type.ts';
 
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -19,5 +20,7 @@ export const datetimeField: FieldType = {
   valueSchema: () => ({ type: 'string', format: 'date-time' }),
   normalize: (value) => (typeof value === 'string' ? toUtcIso(value) : value),
   parse: (raw) => toUtcIso(raw),
-  operators: new Set(COMPARISON),
+  operators: new Set(COMPARISON_OPERATORS),
+  attributes: NO_ATTRIBUTES,
+  sortable: true,
 };

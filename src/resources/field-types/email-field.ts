@@ -1,3 +1,3 @@
-import { stringBounds, textualType } from './field-type.ts';
+import { LENGTH_ATTRIBUTES, stringBounds, textualType } from './field-type.ts';
 
-export const emailField = textualType('email', (field) => ({ type: 'string', format: 'email', maxLength: 320, ...stringBounds(field) }));
+export const emailField = textualType('email', (field) => ({ type: 'string', format: 'email', maxLength: 320, ...stringBounds(field) }), undefined, LENGTH_ATTRIBUTES);

@@ -1,5 +1,6 @@
 // A field type: how values are stored, validated (JSON Schema), parsed from query strings, filtered.
-import type { FieldDefinition, FieldType as FieldTypeName, FilterOperator } from '../../config/config-types.ts';
+import type { FieldDefinition, FieldTypeName, FilterOperator } from '../../config/config-types.ts';
+import { TEXT_OPERATORS } from '../../config/filter-operators.ts';
 import type { StorageKind } from '../../store/storage-kind.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -15,10 +16,21 @@ export interface FieldType {
   parse(raw: string, field: FieldDefinition): unknown;
   /** Filter operators that make sense for the type. */
   readonly operators: ReadonlySet<FilterOperator>;
+  /** Which of the attributes only some types take (TYPE_SPECIFIC_ATTRIBUTES) a definition of this type may carry. */
+  readonly attributes: ReadonlySet<TypeSpecificAttribute>;
+  /** Whether its values have an order a list can be sorted by. */
+  readonly sortable: boolean;
 }
 
-export const COMPARISON: FilterOperator[] = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null'];
-export const TEXT_OPERATORS: FilterOperator[] = [...COMPARISON, 'like', 'ilike', 'contains', 'regex'];
+/** Definition attributes that only some types take; every other attribute applies to every type. */
+export const TYPE_SPECIFIC_ATTRIBUTES = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'values', 'resource', 'onDelete'] as const;
+
+export type TypeSpecificAttribute = (typeof TYPE_SPECIFIC_ATTRIBUTES)[number];
+
+export const LENGTH_ATTRIBUTES: ReadonlySet<TypeSpecificAttribute> = new Set(['minLength', 'maxLength', 'pattern']);
+export const BOUND_ATTRIBUTES: ReadonlySet<TypeSpecificAttribute> = new Set(['minimum', 'maximum']);
+export const NO_ATTRIBUTES: ReadonlySet<TypeSpecificAttribute> = new Set();
+
 
 export const identity = (value: unknown): unknown => value;
 
@@ -43,6 +55,7 @@ export function textualType(
   name: FieldTypeName,
   schema: (field: FieldDefinition) => JsonSchema,
   check?: (raw: string, field: FieldDefinition) => string | undefined,
+  attributes: ReadonlySet<TypeSpecificAttribute> = NO_ATTRIBUTES,
 ): FieldType {
   return {
     name,
@@ -55,5 +68,7 @@ export function textualType(
       return raw;
     },
     operators: new Set(TEXT_OPERATORS),
+    attributes,
+    sortable: true,
   };
 }

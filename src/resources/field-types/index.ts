@@ -1,5 +1,5 @@
 // The field-type registry: one entry per field type (docs/configuration.md lists them).
-import type { FieldType as FieldTypeName } from '../../config/config-types.ts';
+import type { FieldTypeName } from '../../config/config-types.ts';
 import type { FieldType } from './field-type.ts';
 import { stringField } from './string-field.ts';
 import { textField } from './text-field.ts';

@@ -1,4 +1,5 @@
-import { COMPARISON, identity, numberBounds, type FieldType } from './field-type.ts';
+import { COMPARISON_OPERATORS } from '../../config/filter-operators.ts';
+import { BOUND_ATTRIBUTES, identity, numberBounds, type FieldType } from './field-type.ts';
 
 export const integerField: FieldType = {
   name: 'integer',
@@ -14,5 +15,7 @@ export const integerField: FieldType = {
     if (!/^-?\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error('expected an integer');
     return Number(raw);
   },
-  operators: new Set(COMPARISON),
+  operators: new Set(COMPARISON_OPERATORS),
+  attributes: BOUND_ATTRIBUTES,
+  sortable: true,
 };

@@ -1,5 +1,5 @@
 // Any JSON value; filtered only by presence and containment (an array element or a scalar inside).
-import { identity, type FieldType } from './field-type.ts';
+import { identity, NO_ATTRIBUTES, type FieldType } from './field-type.ts';
 
 export const jsonField: FieldType = {
   name: 'json',
@@ -14,4 +14,6 @@ export const jsonField: FieldType = {
     }
   },
   operators: new Set(['is_null', 'is_not_null', 'contains']),
+  attributes: NO_ATTRIBUTES,
+  sortable: false,
 };

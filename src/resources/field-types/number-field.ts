@@ -1,4 +1,5 @@
-import { COMPARISON, identity, numberBounds, type FieldType } from './field-type.ts';
+import { COMPARISON_OPERATORS } from '../../config/filter-operators.ts';
+import { BOUND_ATTRIBUTES, identity, numberBounds, type FieldType } from './field-type.ts';
 
 export const numberField: FieldType = {
   name: 'number',
@@ -10,5 +11,7 @@ export const numberField: FieldType = {
     if (raw.trim() === '' || !Number.isFinite(value)) throw new Error('expected a number');
     return value;
   },
-  operators: new Set(COMPARISON),
+  operators: new Set(COMPARISON_OPERATORS),
+  attributes: BOUND_ATTRIBUTES,
+  sortable: true,
 };

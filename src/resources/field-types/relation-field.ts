@@ -6,4 +6,4 @@ export const relationField = textualType('relation', (field) => ({
   type: 'string',
   format: 'uuid',
   description: field.description ?? `id of a ${field.resource ?? ''} record`,
-}), (raw) => (UUID_PATTERN.test(raw) ? undefined : 'expected a UUID'));
+}), (raw) => (UUID_PATTERN.test(raw) ? undefined : 'expected a UUID'), new Set(['resource', 'onDelete']));

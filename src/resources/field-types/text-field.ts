@@ -1,3 +1,3 @@
-import { stringBounds, textualType } from './field-type.ts';
+import { LENGTH_ATTRIBUTES, stringBounds, textualType } from './field-type.ts';
 
-export const textField = textualType('text', (field) => ({ type: 'string', ...stringBounds(field) }));
+export const textField = textualType('text', (field) => ({ type: 'string', ...stringBounds(field) }), undefined, LENGTH_ATTRIBUTES);

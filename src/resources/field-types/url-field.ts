@@ -1,7 +1,7 @@
 // `url` fields hold absolute http(s) URLs: a scheme such as `javascript:` or `data:` would be live in any
 // client that renders the value as a link.
 import type { FieldDefinition } from '../../config/config-types.ts';
-import { stringBounds, textualType, type JsonSchema } from './field-type.ts';
+import { LENGTH_ATTRIBUTES, stringBounds, textualType, type JsonSchema } from './field-type.ts';
 
 /** The scheme (either case) and the start of a host: what `format: uri` alone does not require. */
 export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]';
@@ -21,4 +21,4 @@ export function urlSchema(field: FieldDefinition, maxLength?: number): JsonSchem
   };
 }
 
-export const urlField = textualType('url', (field) => urlSchema(field, 2048));
+export const urlField = textualType('url', (field) => urlSchema(field, 2048), undefined, LENGTH_ATTRIBUTES);

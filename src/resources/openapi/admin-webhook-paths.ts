@@ -1,10 +1,10 @@
 // The admin webhook endpoints (/admin/webhooks…): subscriptions, their delivery records, redelivery
 // and test pings, with the bodies validate-webhook-input accepts and the objects webhook-documents renders.
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import { MAX_CUSTOM_HEADERS } from '../../webhooks/check-webhook-headers.ts';
-import { RETRY_BOUNDS } from '../../webhooks/retry-config.ts';
-import { MAX_FIELD_ID_LENGTH, MAX_FIELD_IDS, MAX_NAME_LENGTH } from '../../webhooks/validate-webhook-input.ts';
-import { DELIVERY_STATUSES } from '../../webhooks/webhook-delivery.ts';
+import { MAX_CUSTOM_HEADERS } from '../../webhooks/subscriptions/check-webhook-headers.ts';
+import { RETRY_BOUNDS } from '../../webhooks/subscriptions/retry-config.ts';
+import { MAX_FIELD_ID_LENGTH, MAX_FIELD_IDS, MAX_NAME_LENGTH } from '../../webhooks/subscriptions/validate-webhook-input.ts';
+import { DELIVERY_STATUSES } from '../../webhooks/delivery/webhook-delivery.ts';
 import type { JsonSchema } from '../field-types/index.ts';
 import {
   adminOperation,

@@ -1,9 +1,10 @@
 // Media types and `$ref` helpers shared by the parts of the OpenAPI document.
 import type { JsonSchema } from '../field-types/index.ts';
+import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 
 export type OpenApiObject = Record<string, unknown>;
 
-export const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
+export { JSON_API_MEDIA_TYPE };
 export const JSON_MEDIA_TYPE = 'application/json';
 export const JSON_SCHEMA_MEDIA_TYPE = 'application/schema+json';
 

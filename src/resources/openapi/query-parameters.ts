@@ -1,5 +1,5 @@
-// Query parameters of a resource's list and stream endpoints (spec 4.1, 6.1): sorting, field
-// selection and one filter parameter per field and operator, as parseListQuery accepts them.
+// Query parameters of a resource's list and stream endpoints (docs/records.md, docs/streams.md): sorting,
+// field selection and one filter parameter per field and operator, as parseListQuery accepts them.
 import type { FieldDefinition, FilterOperator } from '../../config/config-types.ts';
 import { LIST_OPERATORS } from '../../query/parse-list-query.ts';
 import type { FieldType, JsonSchema } from '../field-types/index.ts';

@@ -1,4 +1,4 @@
-// Path items of one resource: collection, record, JSON Schema and event stream (spec 4, 6.1).
+// Path items of one resource: collection, record, JSON Schema and event stream (docs/records.md, docs/streams.md).
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import type { Resource } from '../resource.ts';

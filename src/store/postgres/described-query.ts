@@ -5,7 +5,7 @@
 // (PostgreSQL fails the execution with "cached plan must not change result type"), so the description
 // seen first stays right for that connection. Relies on pg 8's Query internals (prepare, _result).
 import { createRequire } from 'node:module';
-import { loadPg } from '../../optional-packages.ts';
+import { loadPg } from '../../tools/optional-packages.ts';
 
 /** A statement's row description and what pg derives from it, shared by its later executions. */
 export interface RowDescription {

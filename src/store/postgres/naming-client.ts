@@ -3,7 +3,7 @@
 // of it the server's). Names map one-to-one to texts for the whole process; texts beyond the cap (many
 // distinct filters) run unnamed, so the statements prepared on a connection stay bounded.
 import type pg from 'pg';
-import { loadPg } from '../../optional-packages.ts';
+import { loadPg } from '../../tools/optional-packages.ts';
 import { describedQuery, type RowDescription } from './described-query.ts';
 
 const MAX_NAMED_STATEMENTS = 500;

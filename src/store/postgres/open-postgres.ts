@@ -2,7 +2,7 @@
 // timestamptz (1184) still becomes a Date (the identity component and others expect one), parsed faster.
 import type pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { loadPg } from '../../optional-packages.ts';
+import { loadPg } from '../../tools/optional-packages.ts';
 import type { DynamicSchema } from '../store-dialect.ts';
 import { namingClient } from './naming-client.ts';
 import { timestamptzParser } from './parse-timestamptz.ts';

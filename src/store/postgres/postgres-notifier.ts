@@ -1,7 +1,7 @@
 // PostgreSQL LISTEN/NOTIFY as the wake-up signal: one dedicated connection listens on `svc_events`;
 // writers NOTIFY inside the transaction that writes the event, so the signal goes out exactly at commit.
 import type pg from 'pg';
-import { loadPg } from '../../optional-packages.ts';
+import { loadPg } from '../../tools/optional-packages.ts';
 import type { CommitListener, CommitLog, CommitSignalling, CommitWake } from '../commit-signal.ts';
 
 export const NOTIFY_CHANNEL = 'svc_events';

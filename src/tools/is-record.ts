@@ -1,0 +1,5 @@
+// A parsed value is a plain object (not null, not a list): the guard config and definition checks share.
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
