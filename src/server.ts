@@ -8,7 +8,7 @@ import { limitHeapGrowth } from './tools/heap-growth.ts';
 import { chooseLogFormat } from './logging/log-format.ts';
 import { prettyLogStream } from './logging/pretty-log-stream.ts';
 import { createRuntime, type RuntimeOptions } from './runtime.ts';
-import { createServiceLogger, type ServiceLoggerOptions } from './service-logger.ts';
+import { createServiceLogger, type ServiceLoggerOptions } from './logging/service-logger.ts';
 
 export interface BuildAppOptions extends Omit<RuntimeOptions, 'log'> {
   /** Log lines and where they go (default: none). */

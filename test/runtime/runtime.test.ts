@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
-import { createServiceLogger } from '../../src/service-logger.ts';
+import { createServiceLogger } from '../../src/logging/service-logger.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import { testConfig, BLOG_RESOURCES } from '../helpers/test-config.ts';
