@@ -152,6 +152,14 @@ for (const dialect of testDialects()) {
         assert.equal((await get(id)).statusCode, 404);
       });
 
+      it('takes the admin token’s own tag on a delete', async () => {
+        const id = await create({ title: 'admin deletes' });
+        const tag = await tagOf(id, t.admin);
+        assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: t.admin, headers: { 'if-match': `W/${tag}` } })).statusCode, 412);
+        const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: t.admin, headers: { 'if-match': tag } });
+        assert.equal(deleted.statusCode, 204, deleted.body);
+      });
+
       it('takes If-Match: * as "the record exists": 412 for a record that does not, or that the caller cannot see', async () => {
         const id = await create({ title: 'exists' });
         assert.equal((await patch(id, { title: 'still exists' }, '*')).statusCode, 200);
