@@ -33,6 +33,7 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
+  PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Request headers clients send: credentials, JSON:API bodies, preconditions, retries, stream resumption, role choice. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Service-Role', 'X-Request-Id'];
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Service-Role', 'X-Request-Id'];
 
 /** Response headers a page may read besides the always-safe ones. */
 export const CORS_EXPOSED_HEADERS = ['ETag', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];

@@ -26,6 +26,7 @@ import type { ChangeRunner } from './change-runner.ts';
 import type { CheckRule } from './check-rule.ts';
 import type { WriteTargets } from './write-targets.ts';
 import type { ReadResult, RequestMeta } from './record-results.ts';
+import { readUnder, type WritePrecondition } from './precondition.ts';
 
 export class OneStatementChanges {
   readonly #store: Store;
@@ -62,10 +63,22 @@ export class OneStatementChanges {
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
-  /** The update at the version read; undefined when the row changed after it was read or a reference is missing. */
-  async update(resource: Resource, meta: RequestMeta, id: string, values: RecordValues, grant: AccessGrant, readable: string[]): Promise<ReadResult | undefined> {
+  /**
+   * The update at the version read; undefined when the row changed after it was read or a reference is
+   * missing. `precondition` is judged on the version read: the change is made only at that version.
+   */
+  async update(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    values: RecordValues,
+    grant: AccessGrant,
+    readable: string[],
+    precondition?: WritePrecondition,
+  ): Promise<ReadResult | undefined> {
     const { db, dialect } = this.#store;
-    const target = await guard(dialect, 'RESOURCE_UPDATE_ERROR', () => this.#targets.read(db, resource, meta.principal, id, 'update', grant, true));
+    const read = () => this.#targets.read(db, resource, meta.principal, id, 'update', grant, true);
+    const target = await guard(dialect, 'RESOURCE_UPDATE_ERROR', () => readUnder(precondition, resource, id, readable, read, ({ record }) => record));
     const old = target.record;
     const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
     if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
@@ -80,10 +93,11 @@ export class OneStatementChanges {
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
-  /** The delete at the version read; false when the row changed after it was read. */
-  async remove(resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant): Promise<boolean> {
+  /** The delete at the version read; false when the row changed after it was read. `readable`: the fields `precondition` is judged with. */
+  async remove(resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant, precondition?: WritePrecondition, readable: readonly string[] = []): Promise<boolean> {
     const { db, dialect } = this.#store;
-    const target = await guard(dialect, 'RESOURCE_DELETE_ERROR', () => this.#targets.read(db, resource, meta.principal, id, 'delete', grant, true));
+    const read = () => this.#targets.read(db, resource, meta.principal, id, 'delete', grant, true);
+    const target = await guard(dialect, 'RESOURCE_DELETE_ERROR', () => readUnder(precondition, resource, id, readable, read, ({ record }) => record));
     const old = target.record;
     let change: ConditionalChange = { kind: 'delete', table: resource.table, id, version: target.version };
     let event: RecordEvent;

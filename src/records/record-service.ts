@@ -28,6 +28,7 @@ import { RecordReads } from './record-reads.ts';
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+import { readUnder, type WritePrecondition } from './precondition.ts';
 
 export type { CommittedEventsListener, DiscardedEventsListener, EventRowsHook, EventWrittenHook, ListenerErrorLog } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
@@ -113,22 +114,25 @@ export class RecordService {
     return references.length === 0 ? written : this.#withReferenceIssues(written, references, meta.principal);
   }
 
-  async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown): Promise<ReadResult> {
-    return this.#update(resource, meta, id, body, 'replace');
+  /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */
+  async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+    return this.#update(resource, meta, id, body, 'replace', precondition);
   }
 
-  async patch(resource: Resource, meta: RequestMeta, id: string, body: unknown): Promise<ReadResult> {
-    return this.#update(resource, meta, id, body, 'patch');
+  async patch(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+    return this.#update(resource, meta, id, body, 'patch', precondition);
   }
 
-  async remove(resource: Resource, meta: RequestMeta, id: string): Promise<void> {
+  async remove(resource: Resource, meta: RequestMeta, id: string, precondition?: WritePrecondition): Promise<void> {
     const grant = resolveAccess(resource, meta.principal, 'delete');
+    const readable = precondition ? this.#readableAfterWrite(resource, meta.principal) : [];
     const oneStatement = this.#oneStatementChanges();
     if (oneStatement && !(resource.softDelete && isReferenced(this.#registry, resource))) {
-      if (await oneStatement.remove(resource, meta, id, grant)) return;
+      if (await oneStatement.remove(resource, meta, id, grant, precondition, readable)) return;
     }
     await this.#runner.run('RESOURCE_DELETE_ERROR', async (trx, events) => {
-      const old = await this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
+      const find = () => this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
+      const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
       if (resource.softDelete) {
         await applySoftDeleteReferences(trx, this.#store.dialect, this.#registry, resource, id);
         const now = new Date().toISOString();
@@ -145,19 +149,20 @@ export class RecordService {
     });
   }
 
-  async #update(resource: Resource, meta: RequestMeta, id: string, body: unknown, mode: WriteMode): Promise<ReadResult> {
+  async #update(resource: Resource, meta: RequestMeta, id: string, body: unknown, mode: WriteMode, precondition: WritePrecondition | undefined): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
     const oneStatement = this.#oneStatementChanges();
     if (oneStatement) {
-      const updated = await oneStatement.update(resource, meta, id, values, grant, readable);
+      const updated = await oneStatement.update(resource, meta, id, values, grant, readable, precondition);
       if (updated) return updated;
     }
     // Filled inside the write, and read by #withReferenceIssues after it: one array, not a reassignment.
     const references: Reference[] = [];
     const written = this.#runner.run('RESOURCE_UPDATE_ERROR', async (trx, events) => {
-      const old = await this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
+      const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
+      const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
       const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
       // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };

@@ -364,9 +364,10 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '429', '500']);
     assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '429', '500']);
     assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['401', '403', '404', '429', '500']);
-    assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '413', '415', '429', '500']);
+    // 412 PRECONDITION_FAILED: If-Match names no current tag.
+    assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '412', '413', '415', '429', '500']);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
-    assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '412', '429', '500']);
     // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
     assert.deepEqual(statuses('/token', 'post'), ['400', '401', '413', '415', '429', '500']);
     // The identity endpoints answer with the identity component's own errors too (below).
@@ -380,6 +381,31 @@ describe('buildOpenApiDocument', () => {
     const unauthorized = ((paths['/v1/posts']!.get as Json).responses as Record<string, Json>)['401']!;
     assert.match(unauthorized.description as string, /INVALID_API_KEY/);
     assert.ok((unauthorized.headers as Json)['WWW-Authenticate']);
+  });
+
+  it('describes conditional requests: ETag on reads and updates, If-None-Match and 304 on reads, If-Match and 412 on writes', () => {
+    const operation = (path: string, method: string) => paths[path]![method] as Json;
+    const parameterRefs = (op: Json) => ((op.parameters ?? []) as Json[]).map((parameter) => parameter.$ref);
+    const responses = (op: Json) => op.responses as Record<string, Json>;
+    const ETAG = { $ref: '#/components/headers/ETag' };
+    for (const [path, method] of [['/v1/posts', 'get'], ['/v1/posts/{id}', 'get']] as const) {
+      const op = operation(path, method);
+      assert.ok(parameterRefs(op).includes('#/components/parameters/IfNoneMatch'), `${method} ${path}`);
+      assert.deepEqual((responses(op)['200']!.headers as Json).ETag, ETAG);
+      const notModified = responses(op)['304']!;
+      assert.equal(notModified.content, undefined, '304 has no body');
+      assert.deepEqual((notModified.headers as Json).ETag, ETAG);
+    }
+    for (const method of ['put', 'patch', 'delete']) {
+      const op = operation('/v1/posts/{id}', method);
+      assert.ok(parameterRefs(op).includes('#/components/parameters/IfMatch'), method);
+      assert.match(responses(op)['412']!.description as string, /`PRECONDITION_FAILED`/);
+      if (method !== 'delete') assert.deepEqual((responses(op)['200']!.headers as Json).ETag, ETAG);
+    }
+    const components = doc.components as Json;
+    assert.equal(((components.parameters as Json).IfMatch as Json).name, 'If-Match');
+    assert.equal(((components.parameters as Json).IfNoneMatch as Json).name, 'If-None-Match');
+    assert.ok((components.headers as Json).ETag);
   });
 
   it('lists EMAIL_NOT_VERIFIED for /token only when verification is required', () => {

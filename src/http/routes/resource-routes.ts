@@ -10,6 +10,8 @@ import { requestMeta } from '../request-meta.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { listBody } from '../list-body.ts';
 import { recordDocument } from '../resource-document.ts';
+import { ifMatchOf, recordView } from '../record-view.ts';
+import { taggedAnswer } from '../tagged-answer.ts';
 import { authorizeAction } from '../authorize-action.ts';
 import { refusingRoute } from '../refusing-route.ts';
 import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
@@ -41,7 +43,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.list(resource, requestMeta(request), request.query);
-        return jsonApiAnswer(reply, 200, listBody(resource, result));
+        return taggedAnswer(request, reply, 200, listBody(resource, result));
       });
 
       v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
@@ -64,24 +66,24 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
       v1.get<{ Params: RecordParams }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.get(resource, requestMeta(request), request.params.id);
-        return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
+        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
       v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.replace(resource, requestMeta(request), request.params.id, request.body);
-        return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
+        const result = await records.replace(resource, requestMeta(request), request.params.id, request.body, ifMatchOf(request, resource));
+        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.patch(resource, requestMeta(request), request.params.id, request.body);
-        return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
+        const result = await records.patch(resource, requestMeta(request), request.params.id, request.body, ifMatchOf(request, resource));
+        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
       v1.delete<{ Params: RecordParams }>('/:resource/:id', mayDelete, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        await records.remove(resource, requestMeta(request), request.params.id);
+        await records.remove(resource, requestMeta(request), request.params.id, ifMatchOf(request, resource));
         return reply.code(204).send();
       });
 

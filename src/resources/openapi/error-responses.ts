@@ -20,6 +20,7 @@ const REASONS: Readonly<Record<number, string>> = {
   405: 'Method not allowed',
   406: 'Not acceptable',
   409: 'Conflict',
+  412: 'Precondition failed',
   413: 'Payload too large',
   415: 'Unsupported media type',
   422: 'Unprocessable content',

@@ -16,6 +16,7 @@ import {
 } from './openapi-refs.ts';
 import { fieldsParameter, listParameters } from './query-parameters.ts';
 import { BEARER_SCHEME, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
+import { ifMatchParameter, ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
 
 /** Codes every keyed operation can answer with, besides its own. */
 const KEYED: readonly ErrorCode[] = [...KEY_AUTH_CODES, 'FORBIDDEN', 'KEY_PERMISSION_DENIED', ...RATE_LIMIT_CODES, 'INTERNAL_ERROR'];
@@ -53,9 +54,10 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('list'),
       summary: `List ${name} records`,
       description: 'Filters on different parameters combine with AND. Only rows inside the caller\'s read filter are listed.',
-      parameters: listParameters(resource),
+      parameters: [...listParameters(resource), ifNoneMatchParameter()],
       responses: {
-        '200': documentResponse(`A page of ${name} records.`, names.schema('ListDocument')),
+        '200': withEntityTag(documentResponse(`A page of ${name} records.`, names.schema('ListDocument'))),
+        '304': notModifiedResponse(),
         ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED, 'RESOURCE_FETCH_ERROR']),
       },
     }),
@@ -81,8 +83,10 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('get'),
       summary: `Get a ${name} record`,
       description: 'Only fields the caller may read appear. A record outside the caller\'s read filter answers 404, as if it did not exist.',
+      parameters: [ifNoneMatchParameter()],
       responses: {
-        '200': documentResponse('The record.', names.schema('Document')),
+        '200': withEntityTag(documentResponse('The record.', names.schema('Document'))),
+        '304': notModifiedResponse(),
         ...errorResponses(['RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR']),
       },
     }),
@@ -90,29 +94,32 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('replace'),
       summary: `Replace a ${name} record`,
       description: 'Every writable field is set from the body: a field left out takes its default, or null. `updated_at` is set by the server.',
+      parameters: [ifMatchParameter()],
       requestBody: jsonRequestBody(names.schema('ReplaceBody'), 'Every field of the record.'),
       responses: {
-        '200': documentResponse('The replaced record.', names.schema('Document')),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        '200': withEntityTag(documentResponse('The replaced record.', names.schema('Document'))),
+        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
       },
     }),
     patch: operation({
       operationId: names.operationId('update'),
       summary: `Update fields of a ${name} record`,
       description: 'Only the fields in the body change; the others keep their values. `updated_at` is set by the server.',
+      parameters: [ifMatchParameter()],
       requestBody: jsonRequestBody(names.schema('PatchBody'), 'The fields to change.'),
       responses: {
-        '200': documentResponse('The updated record.', names.schema('Document')),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        '200': withEntityTag(documentResponse('The updated record.', names.schema('Document'))),
+        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
       },
     }),
     delete: operation({
       operationId: names.operationId('delete'),
       summary: `Delete a ${name} record`,
       description: deletion,
+      parameters: [ifMatchParameter()],
       responses: {
         '204': { description: 'Deleted; no body.', headers: successHeaders() },
-        ...errorResponses(['RESOURCE_NOT_FOUND', 'CONFLICT', ...KEYED, 'RESOURCE_DELETE_ERROR']),
+        ...errorResponses(['RESOURCE_NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_DELETE_ERROR']),
       },
     }),
   };

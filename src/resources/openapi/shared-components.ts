@@ -3,6 +3,7 @@
 import type { SvcConfig } from '../../config/config-types.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../query/list-query.ts';
 import { headerRef, type OpenApiObject } from './openapi-refs.ts';
+import { conditionalHeaders, conditionalParameters } from './conditional-requests.ts';
 
 export const BEARER_SCHEME = 'bearer';
 export const QUERY_TOKEN_SCHEME = 'queryToken';
@@ -40,6 +41,7 @@ export function sharedHeaders(config: SvcConfig): OpenApiObject {
     RateLimitLimit: { description: `Requests the key may make per window (default ${max} per ${timeWindow} ms).`, schema: integer() },
     RateLimitRemaining: { description: 'Requests left in the current window.', schema: integer() },
     RateLimitReset: { description: 'Seconds until the window resets.', schema: integer() },
+    ...conditionalHeaders(),
   };
 }
 
@@ -103,6 +105,7 @@ export function sharedParameters(config: SvcConfig): OpenApiObject {
       description: 'Same as the `Last-Event-ID` header, for clients that cannot set it.',
       schema: { type: 'string', format: 'uuid' },
     },
+    ...conditionalParameters(),
   };
   if (config.stream.allowQueryToken) {
     parameters.StreamToken = {
