@@ -26,28 +26,30 @@ mkdirSync('coverage', { recursive: true });
 if (!process.env.TEST_DATABASE_URL) process.stdout.write('# PostgreSQL suites are skipped: TEST_DATABASE_URL is not set\n');
 if (!process.env.TEST_REDIS_URL) process.stdout.write('# Redis suites are skipped: TEST_REDIS_URL is not set\n');
 
+// TEST_COVERAGE=off runs the same files without c8 (CI's second Node version: coverage is measured once,
+// and collecting it slows every test).
+const measureCoverage = process.env.TEST_COVERAGE !== 'off';
 const coverage = ['--include=src/**', '--exclude=src/cli/cli.ts'];
-const run = spawnSync(
-  'npx',
-  [
-    'c8', '--reporter=none', '--clean', ...coverage,
-    process.execPath, '--import', 'tsx', '--test', '--test-concurrency=3',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/test-summary-reporter.mjs', `--test-reporter-destination=${summaryFile}`,
-    ...files,
-  ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', SVC_TEST_RUNNER: '1' } },
-);
+const runner = [
+  process.execPath, '--import', 'tsx', '--test', '--test-concurrency=3',
+  '--test-reporter=spec', '--test-reporter-destination=stdout',
+  '--test-reporter=./scripts/test-summary-reporter.mjs', `--test-reporter-destination=${summaryFile}`,
+  ...files,
+];
+const [command, ...args] = measureCoverage ? ['npx', 'c8', '--reporter=none', '--clean', ...coverage, ...runner] : runner;
+const run = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', SVC_TEST_RUNNER: '1' } });
 
-process.stdout.write('\n# Coverage (files under 90% of lines; the full table: coverage/coverage-summary.json)\n');
-spawnSync('npx', ['c8', 'report', ...coverage, '--reporter=json-summary', '--reporter=text-summary'], { stdio: 'inherit' });
-try {
-  const summary = JSON.parse(readFileSync(join('coverage', 'coverage-summary.json'), 'utf8'));
-  for (const [path, entry] of Object.entries(summary)) {
-    if (path !== 'total' && entry.lines.pct < 90) process.stdout.write(`  ${entry.lines.pct.toFixed(1).padStart(5)}%  ${relative(process.cwd(), path)}\n`);
+if (measureCoverage) {
+  process.stdout.write('\n# Coverage (files under 90% of lines; the full table: coverage/coverage-summary.json)\n');
+  spawnSync('npx', ['c8', 'report', ...coverage, '--reporter=json-summary', '--reporter=text-summary'], { stdio: 'inherit' });
+  try {
+    const summary = JSON.parse(readFileSync(join('coverage', 'coverage-summary.json'), 'utf8'));
+    for (const [path, entry] of Object.entries(summary)) {
+      if (path !== 'total' && entry.lines.pct < 90) process.stdout.write(`  ${entry.lines.pct.toFixed(1).padStart(5)}%  ${relative(process.cwd(), path)}\n`);
+    }
+  } catch {
+    process.stdout.write('  (no coverage summary was written)\n');
   }
-} catch {
-  process.stdout.write('  (no coverage summary was written)\n');
 }
 
 let events = [];
