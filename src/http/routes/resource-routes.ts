@@ -13,6 +13,7 @@ import { recordDocument } from '../resource-document.ts';
 import { authorizeAction } from '../authorize-action.ts';
 import { refusingRoute } from '../refusing-route.ts';
 import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { writeWithBody } from '../request-document.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -46,7 +47,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.create(resource, requestMeta(request), request.body);
+        const result = await writeWithBody(request, { resource, urlId: undefined }, (body) => records.create(resource, requestMeta(request), body));
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
         return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
       });
@@ -69,13 +70,13 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.replace(resource, requestMeta(request), request.params.id, request.body);
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.replace(resource, requestMeta(request), request.params.id, body));
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.patch(resource, requestMeta(request), request.params.id, request.body);
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.patch(resource, requestMeta(request), request.params.id, body));
         return jsonApiAnswer(reply, 200, recordDocument(resource, result.record, result.attributes));
       });
 

@@ -9,7 +9,7 @@ import {
   headerRef,
   JSON_API_MEDIA_TYPE,
   JSON_SCHEMA_MEDIA_TYPE,
-  jsonRequestBody,
+  JSON_MEDIA_TYPE,
   parameterRef,
   schemaRef,
   type OpenApiObject,
@@ -28,6 +28,20 @@ const WRITE: readonly ErrorCode[] = [
   'CONFLICT',
   'ADMIN_TOKEN_NOT_ALLOWED',
 ];
+/** A create may also be refused a client-generated id. */
+const CREATE: readonly ErrorCode[] = [...WRITE, 'CLIENT_GENERATED_ID_FORBIDDEN'];
+
+/** A write's body: the flat object as application/json, the JSON:API document as its media type (docs/records.md). */
+function writeRequestBody(flatSchema: string, documentSchema: string, description: string): OpenApiObject {
+  return {
+    description: `${description} As \`${JSON_MEDIA_TYPE}\`, a flat object of field values; as \`${JSON_API_MEDIA_TYPE}\`, a JSON:API document whose relation fields are \`relationships\` with {type, id} linkage.`,
+    required: true,
+    content: {
+      [JSON_MEDIA_TYPE]: { schema: schemaRef(flatSchema) },
+      [JSON_API_MEDIA_TYPE]: { schema: schemaRef(documentSchema) },
+    },
+  };
+}
 
 function documentResponse(description: string, schemaName: string): OpenApiObject {
   return { description, headers: successHeaders(), content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(schemaName) } } };
@@ -65,12 +79,12 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       description:
         'Only the fields the caller\'s role may create are accepted, and the role\'s preset values are set by the server, as are `id`, ' +
         '`created_at` and `updated_at`, and a `created` event follows on the stream and to webhooks.',
-      requestBody: jsonRequestBody(names.schema('CreateBody'), `The new record's fields.`),
+      requestBody: writeRequestBody(names.schema('CreateBody'), names.schema('CreateRequestDocument'), `The new record's fields.`),
       responses: {
         '201': withLocation(
           documentResponse('The created record, with its generated `id`, `created_at` and `updated_at`.', names.schema('Document')),
         ),
-        ...errorResponses([...WRITE, ...KEYED, 'RESOURCE_STORE_ERROR']),
+        ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR']),
       },
     }),
   };
@@ -90,7 +104,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('replace'),
       summary: `Replace a ${name} record`,
       description: 'Every writable field is set from the body: a field left out takes its default, or null. `updated_at` is set by the server.',
-      requestBody: jsonRequestBody(names.schema('ReplaceBody'), 'Every field of the record.'),
+      requestBody: writeRequestBody(names.schema('ReplaceBody'), names.schema('ReplaceRequestDocument'), 'Every field of the record.'),
       responses: {
         '200': documentResponse('The replaced record.', names.schema('Document')),
         ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
@@ -100,7 +114,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('update'),
       summary: `Update fields of a ${name} record`,
       description: 'Only the fields in the body change; the others keep their values. `updated_at` is set by the server.',
-      requestBody: jsonRequestBody(names.schema('PatchBody'), 'The fields to change.'),
+      requestBody: writeRequestBody(names.schema('PatchBody'), names.schema('PatchRequestDocument'), 'The fields to change.'),
       responses: {
         '200': documentResponse('The updated record.', names.schema('Document')),
         ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
