@@ -3,8 +3,10 @@
 // its write answers point back into the document. docs/records.md explains which bodies count as one.
 import type { FastifyRequest } from 'fastify';
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/error-catalogue.ts';
 import type { Resource } from '../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
+import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 
 type Members = Record<string, unknown>;
 
@@ -41,7 +43,8 @@ function relationTarget(resource: Resource, name: string): string | undefined {
   return definition?.type === 'relation' ? definition.resource : undefined;
 }
 
-function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): void {
+/** Checks type and id against the URL; returns the id a create may take from the client. */
+function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): string | undefined {
   if (typeof data.type !== 'string') {
     throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.type must be a string naming the resource', pointer: '/data/type' });
   }
@@ -49,14 +52,20 @@ function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): void
     throw new ApiError('CONFLICT', { detail: `data.type is '${data.type}' but this URL takes '${resource.name}'`, pointer: '/data/type' });
   }
   if (urlId === undefined) {
-    if (Object.hasOwn(data, 'id')) {
+    if (!Object.hasOwn(data, 'id')) return undefined;
+    if (resource.definition.clientIds !== true) {
       throw new ApiError('CLIENT_GENERATED_ID_FORBIDDEN', { detail: `${resource.name} records get their id from the server; leave data.id out`, pointer: '/data/id' });
     }
-    return;
+    if (typeof data.id !== 'string' || !UUID_PATTERN.test(data.id)) {
+      throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a UUID', pointer: '/data/id' });
+    }
+    // Ids are stored as text: one spelling per id, the one the server's own ids use.
+    return data.id.toLowerCase();
   }
   if (!Object.hasOwn(data, 'id')) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id is required and must be the id in the URL', pointer: '/data/id' });
   if (typeof data.id !== 'string') throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a string', pointer: '/data/id' });
   if (data.id !== urlId) throw new ApiError('CONFLICT', { detail: `data.id is '${data.id}' but the URL names '${urlId}'`, pointer: '/data/id' });
+  return undefined;
 }
 
 function attributeValues(data: Members, resource: Resource, values: Members, issues: ErrorIssue[]): void {
@@ -115,28 +124,48 @@ function relationshipValues(data: Members, resource: Resource, values: Members, 
   }
 }
 
+export interface DocumentBody {
+  /** The flat body the document stands for. */
+  values: Members;
+  /** The id a create takes from `data.id`, where the resource allows client ids. */
+  clientId: string | undefined;
+}
+
 /** The flat body a document stands for; a malformed document or a type/id mismatch is refused here. */
-export function flatBodyOf(document: Members, target: DocumentTarget): Members {
+export function flatBodyOf(document: Members, target: DocumentTarget): DocumentBody {
   const data = document.data;
   if (!isObject(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
-  checkIdentity(data, target);
+  const clientId = checkIdentity(data, target);
   const values: Members = {};
   const issues: ErrorIssue[] = [];
   attributeValues(data, target.resource, values, issues);
   relationshipValues(data, target.resource, values, issues);
   if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);
-  return values;
+  return { values, clientId };
 }
 
-/** Errors about a relation field point at its relationship, where the document gave it. */
-export function documentError(error: unknown, resource: Resource): unknown {
+/** The issue as the document's sender reads it, or undefined when it needs no change. */
+function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, clientId: string | undefined): ErrorIssue | undefined {
+  // A taken primary key: SQLite names the column (`<table>.id`), PostgreSQL's `<table>_pkey` names none,
+  // while every other unique index is named after its field (store/map-driver-error.ts).
+  if (clientId !== undefined && code === 'CONFLICT' && (issue.pointer === undefined || issue.pointer === '/data/attributes/id')) {
+    return { ...issue, detail: `${resource.name} already has a record with id '${clientId}'`, pointer: '/data/id' };
+  }
+  // Field names need no JSON Pointer escaping (config NAME_PATTERN): the last token is the name itself.
+  const name = issue.pointer?.match(/^\/data\/attributes\/([^/]+)$/)?.[1];
+  if (name === undefined || relationTarget(resource, name) === undefined) return undefined;
+  return { ...issue, pointer: `/data/relationships/${name}` };
+}
+
+/** Errors about a relation field point at its relationship, where the document gave it; a taken id at data.id. */
+export function documentError(error: unknown, resource: Resource, clientId: string | undefined): unknown {
   if (!(error instanceof ApiError)) return error;
   let moved = false;
   const issues = error.issues.map((issue) => {
-    const name = issue.pointer?.match(/^\/data\/attributes\/([^/]+)$/)?.[1];
-    if (name === undefined || relationTarget(resource, name.replace(/~1/g, '/').replace(/~0/g, '~')) === undefined) return issue;
+    const changed = documentIssue(issue, error.code, resource, clientId);
+    if (changed === undefined) return issue;
     moved = true;
-    return { ...issue, pointer: `/data/relationships/${name}` };
+    return changed;
   });
   return moved ? new ApiError(error.code, issues, { cause: error.cause, headers: error.headers }) : error;
 }
@@ -145,13 +174,17 @@ export function documentError(error: unknown, resource: Resource): unknown {
  * Runs a write with the body the request stands for: the flat body itself, or the one its document
  * translates to, with the write's errors pointing into the document.
  */
-export async function writeWithBody<T>(request: FastifyRequest, target: DocumentTarget, write: (body: unknown) => Promise<T>): Promise<T> {
+export async function writeWithBody<T>(
+  request: FastifyRequest,
+  target: DocumentTarget,
+  write: (body: unknown, clientId: string | undefined) => Promise<T>,
+): Promise<T> {
   const body = request.body;
-  if (!isRequestDocument(request, target.resource, body)) return write(body);
-  const values = flatBodyOf(body, target);
+  if (!isRequestDocument(request, target.resource, body)) return write(body, undefined);
+  const { values, clientId } = flatBodyOf(body, target);
   try {
-    return await write(values);
+    return await write(values, clientId);
   } catch (error) {
-    throw documentError(error, target.resource);
+    throw documentError(error, target.resource, clientId);
   }
 }

@@ -39,7 +39,12 @@ for (const dialect of testDialects()) {
         resources: {
           ...BLOG_RESOURCES,
           // A field named `data`: a flat body holding it must not be mistaken for a document.
-          notes: { fields: { data: { type: 'json' }, label: { type: 'string' } }, permissions: { editor: { read: true, create: true, update: true, delete: true } } },
+          // It also takes client-generated ids.
+          notes: {
+            clientIds: true,
+            fields: { data: { type: 'json' }, label: { type: 'string' } },
+            permissions: { editor: { read: true, create: true, update: true, delete: true } },
+          },
         },
       });
       editor = await t.as('editor');
@@ -220,6 +225,31 @@ for (const dialect of testDialects()) {
       assert.equal(document.statusCode, 201, document.body);
       assert.deepEqual(document.json().data.attributes.data, [1, 2]);
       assert.equal(document.json().data.attributes.label, 'doc');
+    });
+
+    it('takes a client-generated UUID on POST where the resource sets clientIds, and answers 409 when it is taken', async () => {
+      const id = '0B1E1C4E-3C9A-4D8E-9A57-2F0C1E0A9B11';
+      const created = await send('POST', '/v1/notes', { data: { type: 'notes', id, attributes: { label: 'mine' } } });
+      assert.equal(created.statusCode, 201, created.body);
+      assert.equal(created.json().data.id, id.toLowerCase());
+      assert.equal(created.headers.location, `/v1/notes/${id.toLowerCase()}`);
+      const fetched = await t.request({ method: 'GET', url: `/v1/notes/${id.toLowerCase()}`, auth: editor });
+      assert.equal(fetched.json().data.attributes.label, 'mine');
+
+      for (const again of [id, id.toLowerCase()]) {
+        const taken = await send('POST', '/v1/notes', { data: { type: 'notes', id: again, attributes: { label: 'again' } } });
+        assert.equal(taken.statusCode, 409, taken.body);
+        assert.equal(errorsOf(taken)[0]!.code, 'CONFLICT');
+        assert.deepEqual(pointers(taken), ['/data/id']);
+      }
+      for (const bad of ['not-a-uuid', 42, '']) {
+        const refused = await send('POST', '/v1/notes', { data: { type: 'notes', id: bad, attributes: { label: 'bad' } } });
+        assert.equal(refused.statusCode, 400, `${String(bad)}: ${refused.body}`);
+        assert.deepEqual(pointers(refused), ['/data/id']);
+      }
+      const generated = await send('POST', '/v1/notes', { data: { type: 'notes', attributes: { label: 'server id' } } });
+      assert.equal(generated.statusCode, 201, generated.body);
+      assert.notEqual(generated.json().data.id, id.toLowerCase());
     });
   });
 }

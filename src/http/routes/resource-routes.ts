@@ -47,7 +47,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: undefined }, (body) => records.create(resource, requestMeta(request), body));
+        const result = await writeWithBody(request, { resource, urlId: undefined }, (body, clientId) => records.create(resource, requestMeta(request), body, clientId));
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
         return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
       });
