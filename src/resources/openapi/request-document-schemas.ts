@@ -2,7 +2,7 @@
 // fields split into `attributes` and to-one `relationships` with {type,id} linkage (docs/records.md).
 import type { JsonSchema } from '../field-types/index.ts';
 import type { Resource } from '../resource.ts';
-import { fieldJsonSchema, SYSTEM_FIELD_SCHEMAS, type FieldSchemaUse } from '../resource-json-schema.ts';
+import { fieldJsonSchema, type FieldSchemaUse } from '../resource-json-schema.ts';
 
 export type RequestDocumentMode = 'create' | 'replace' | 'patch';
 
@@ -19,7 +19,14 @@ function linkageSchema(target: string, nullable: boolean): JsonSchema {
   };
 }
 
-/** A request document of `mode`: `data.id` is absent on create and required (the URL's id) otherwise. */
+/** `data.id`: the URL's id on replace and patch; on create only where the resource takes client ids. */
+function idProperty(resource: Resource, mode: RequestDocumentMode): Record<string, JsonSchema> {
+  if (mode !== 'create') return { id: { type: 'string', format: 'uuid', description: 'The id in the URL' } };
+  if (resource.definition.clientIds !== true) return {};
+  return { id: { type: 'string', format: 'uuid', description: 'An id the client chose (`clientIds`); left out, the server makes one' } };
+}
+
+/** A request document of `mode`: `data.id` is required (the URL's id) on replace and patch. */
 export function requestDocumentSchema(resource: Resource, mode: RequestDocumentMode, description: string): JsonSchema {
   const use: FieldSchemaUse = mode === 'patch' ? 'patch' : 'write';
   const attributes: Record<string, JsonSchema> = {};
@@ -46,7 +53,7 @@ export function requestDocumentSchema(resource: Resource, mode: RequestDocumentM
     ],
     properties: {
       type: { type: 'string', const: resource.name },
-      ...(mode === 'create' ? {} : { id: { ...SYSTEM_FIELD_SCHEMAS.id, description: 'The id in the URL' } }),
+      ...idProperty(resource, mode),
       attributes: { type: 'object', properties: attributes, additionalProperties: false, ...(requiredAttributes.length > 0 ? { required: requiredAttributes } : {}) },
     },
   };

@@ -66,7 +66,9 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     get: operation({
       operationId: names.operationId('list'),
       summary: `List ${name} records`,
-      description: 'Filters on different parameters combine with AND. Only rows inside the caller\'s read filter are listed.',
+      description:
+        'Filters on different parameters combine with AND. Only rows inside the caller\'s read filter are listed. ' +
+        'Every filter may also be written as JSON:API clients send it: `filter[<field>]=` for `<field>=`, `filter[<field>][<op>]=` for `<field>__<op>=`.',
       parameters: listParameters(resource),
       responses: {
         '200': documentResponse(`A page of ${name} records.`, names.schema('ListDocument')),
