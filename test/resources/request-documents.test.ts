@@ -173,6 +173,30 @@ for (const dialect of testDialects()) {
       assert.equal(comment.json().data.attributes.post_id, post);
     });
 
+    it('points text no database stores, and __proto__ members, into the document as well', async () => {
+      const unstorable = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: '{"data":{"type":"posts","attributes":{"title":"a\\u0000b","body":"\\ud800"}}}',
+        headers: { 'content-type': JSON_API },
+      });
+      assert.equal(unstorable.statusCode, 400, unstorable.body);
+      assert.deepEqual(pointers(unstorable).sort(), ['/data/attributes/body', '/data/attributes/title']);
+      const proto = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: '{"data":{"type":"posts","attributes":{"title":"x","__proto__":{"views":1}}}}',
+        headers: { 'content-type': JSON_API },
+      });
+      assert.equal(proto.statusCode, 400, proto.body);
+      assert.deepEqual(pointers(proto), ['/data/attributes/__proto__']);
+      // A flat body keeps its pointers under either media type.
+      const flat = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: '{"title":"a\\u0000b"}', headers: { 'content-type': JSON_API } });
+      assert.deepEqual(pointers(flat), ['/data/attributes/title']);
+    });
+
     it('answers 400 with a pointer for a malformed document', async () => {
       const cases: [unknown, string][] = [
         [{ data: [{ type: 'posts' }] }, '/data'],
