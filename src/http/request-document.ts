@@ -16,8 +16,10 @@ function isObject(value: unknown): value is Members {
 
 const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** Members a JSON:API request document may hold besides `data`. */
-const DOCUMENT_MEMBERS = new Set(['data', 'meta', 'jsonapi']);
+/** Top-level members a JSON:API request document may hold. */
+const DOCUMENT_MEMBERS = new Set(['data', 'meta', 'jsonapi', 'links']);
+/** Members of a resource object; `lid`, `links` and `meta` are allowed and ignored. */
+const RESOURCE_OBJECT_MEMBERS = new Set(['type', 'id', 'lid', 'attributes', 'relationships', 'links', 'meta']);
 
 /**
  * A body is a document when it comes as application/vnd.api+json with a top-level `data` member. Flat
@@ -131,13 +133,23 @@ export interface DocumentBody {
   clientId: string | undefined;
 }
 
+/** Members JSON:API does not define there: a field put beside `attributes` would otherwise go unnoticed. */
+function unknownMembers(object: Members, known: ReadonlySet<string>, at: string, where: string): ErrorIssue[] {
+  return Object.keys(object)
+    .filter((member) => !known.has(member))
+    .map((member) => ({ detail: `'${member}' is not a member of ${where}`, pointer: `${at}/${escapeToken(member)}` }));
+}
+
 /** The flat body a document stands for; a malformed document or a type/id mismatch is refused here. */
 export function flatBodyOf(document: Members, target: DocumentTarget): DocumentBody {
   const data = document.data;
   if (!isObject(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
   const clientId = checkIdentity(data, target);
   const values: Members = {};
-  const issues: ErrorIssue[] = [];
+  const issues: ErrorIssue[] = [
+    ...unknownMembers(document, DOCUMENT_MEMBERS, '', 'a JSON:API request document'),
+    ...unknownMembers(data, RESOURCE_OBJECT_MEMBERS, '/data', 'a resource object (fields go under attributes)'),
+  ];
   attributeValues(data, target.resource, values, issues);
   relationshipValues(data, target.resource, values, issues);
   if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);

@@ -55,7 +55,16 @@ for (const dialect of testDialects()) {
 
     it('creates from a document: attributes become fields, a to-one relationship its id', async () => {
       const response = await send('POST', '/v1/posts', {
-        data: { type: 'posts', attributes: { title: 'From a document', views: 3 }, relationships: { category_id: { data: { type: 'categories', id: news } } } },
+        data: {
+          type: 'posts',
+          lid: 'local-1',
+          attributes: { title: 'From a document', views: 3 },
+          relationships: { category_id: { data: { type: 'categories', id: news } } },
+          meta: { ignored: true },
+          links: {},
+        },
+        meta: { ignored: true },
+        jsonapi: { version: '1.0' },
       });
       assert.equal(response.statusCode, 201, response.body);
       const { data } = response.json();
@@ -212,6 +221,8 @@ for (const dialect of testDialects()) {
         [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { data: { type: 'categories', id: 5 } } } } }, '/data/relationships/category_id/data/id'],
         [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { title: { data: null } } } }, '/data/relationships/title'],
         [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { nope: { data: null } } } }, '/data/relationships/nope'],
+        [{ data: { type: 'posts', title: 'x' } }, '/data/title'],
+        [{ data: { type: 'posts', attributes: { title: 'x' } }, included: [] }, '/included'],
       ];
       const before = await countPosts();
       for (const [document, pointer] of cases) {
