@@ -342,6 +342,11 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       properties: {
         enabled: { description: 'false: every endpoint answers 404 RESOURCE_DISABLED.', type: 'boolean', default: true },
         enableSoftDelete: { description: 'Delete sets deleted_at instead of removing the row.', type: 'boolean', default: false },
+        clientIds: {
+          description: 'true: a JSON:API create document may carry data.id, a UUID the client chose; otherwise that is 403 CLIENT_GENERATED_ID_FORBIDDEN.',
+          type: 'boolean',
+          default: false,
+        },
         description: { type: 'string' },
         fields: {
           type: 'object',

@@ -60,6 +60,8 @@ export type RolePermissions = Partial<Record<Action, true | ActionRule>>;
 export interface ResourceDefinition {
   enabled?: boolean;
   enableSoftDelete?: boolean;
+  /** A JSON:API create document may carry its own `data.id` (a UUID). */
+  clientIds?: boolean;
   description?: string;
   fields: Record<string, FieldDefinition>;
   permissions?: Record<string, RolePermissions>;

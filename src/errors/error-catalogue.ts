@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   USAGE_EXCEEDED: { status: 429, title: 'Usage exceeded' },
   CONFLICT: { status: 409, title: 'Conflict' },
+  CLIENT_GENERATED_ID_FORBIDDEN: { status: 403, title: 'Client-generated id not allowed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },

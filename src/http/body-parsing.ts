@@ -31,13 +31,21 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
-/** Bodies are flat objects whose members stand for `data.attributes`; anything else stands for `data`. */
-export function bodyPointer(body: unknown): string {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? '/data/attributes' : '/data';
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Where a body's members are pointed at. Flat objects stand for `data.attributes`, anything else for
+ * `data`; a JSON:API document (vnd.api+json, `data` an object with `type`: request-document.ts) is
+ * pointed into as it is, from its root. Parsing does not know the resource, so this is the document
+ * test without the resource's part.
+ */
+export function bodyPointer(body: unknown, contentType = 'application/json'): string {
+  if (contentType === JSON_API_MEDIA_TYPE && isObject(body) && isObject(body.data) && Object.hasOwn(body.data, 'type')) return '';
+  return isObject(body) ? '/data/attributes' : '/data';
 }
 
 /** Pointer to the first `__proto__` member, as `/data/attributes/<path>` like other body problems. */
-function protoPointer(root: unknown): string {
+function protoPointer(root: unknown, rootPointer: string): string {
   const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
   const find = (node: unknown, path: string): string | undefined => {
     if (node === null || typeof node !== 'object') return undefined;
@@ -49,7 +57,7 @@ function protoPointer(root: unknown): string {
     }
     return undefined;
   };
-  return find(root, '/data/attributes') ?? '/data';
+  return find(root, rootPointer) ?? '/data';
 }
 
 export function installBodyParsing(app: FastifyInstance): void {
@@ -58,7 +66,7 @@ export function installBodyParsing(app: FastifyInstance): void {
   app.addContentTypeParser(
     ['application/json', JSON_API_MEDIA_TYPE],
     { parseAs: 'string' },
-    (_request, body, done) => {
+    (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
       if (jsonDepth(text) > MAX_JSON_DEPTH) {
@@ -77,11 +85,13 @@ export function installBodyParsing(app: FastifyInstance): void {
       } catch {
         return done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
       }
+      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (sawProto) {
-        return done(new ApiError('INVALID_RESOURCE_DATA', { detail: 'A member named __proto__ is not accepted', pointer: protoPointer(parsed) }), undefined);
+        const rootPointer = isObject(parsed) ? bodyPointer(parsed, contentType) : '/data/attributes';
+        return done(new ApiError('INVALID_RESOURCE_DATA', { detail: 'A member named __proto__ is not accepted', pointer: protoPointer(parsed, rootPointer) }), undefined);
       }
       if (mayHoldUnstorableText(text)) {
-        const issues = findUnstorableText(parsed, bodyPointer(parsed));
+        const issues = findUnstorableText(parsed, bodyPointer(parsed, contentType));
         if (issues.length > 0) return done(new ApiError('INVALID_RESOURCE_DATA', issues), undefined);
       }
       done(null, parsed);

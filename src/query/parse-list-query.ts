@@ -8,6 +8,7 @@ import type { FieldType } from '../resources/field-types/index.ts';
 import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
 import { allOf, type FilterNode } from './filter-node.ts';
+import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
@@ -100,10 +101,16 @@ export function parseListQuery(
     }
     const text = single(name);
     if (text === undefined) continue;
-    const separator = name.lastIndexOf('__');
-    const suffix = separator > 0 ? name.slice(separator + 2) : '';
-    const hasOperator = separator > 0 && !fieldTypeOf(name);
-    const field = hasOperator ? name.slice(0, separator) : name;
+    // Errors and links keep the name the caller gave; the filter is read from the spec's spelling of it.
+    const filterName = filterParameterName(name);
+    if (filterName === undefined) {
+      fail(name, `Parameter '${name}' must be filter[field] or filter[field][operator]`);
+      continue;
+    }
+    const separator = filterName.lastIndexOf('__');
+    const suffix = separator > 0 ? filterName.slice(separator + 2) : '';
+    const hasOperator = separator > 0 && !fieldTypeOf(filterName);
+    const field = hasOperator ? filterName.slice(0, separator) : filterName;
     const op = (hasOperator ? suffix : 'eq') as FilterOperator;
     const type = fieldTypeOf(field);
     if (!type) {

@@ -87,11 +87,12 @@ export class RecordService {
     return this.#runner.hasWriteHooks ? undefined : this.#oneStatement;
   }
 
-  async create(resource: Resource, meta: RequestMeta, body: unknown): Promise<ReadResult> {
+  /** `clientId`: the id a client chose, where the resource allows it (http/request-document.ts); otherwise a new UUIDv7. */
+  async create(resource: Resource, meta: RequestMeta, body: unknown, clientId?: string): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, 'create');
-    const id = uuidv7();
+    const id = clientId ?? uuidv7();
     const now = new Date().toISOString();
     const oneStatement = this.#oneStatementChanges();
     if (oneStatement) {

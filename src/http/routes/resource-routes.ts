@@ -15,6 +15,7 @@ import { taggedAnswer } from '../tagged-answer.ts';
 import { authorizeAction } from '../authorize-action.ts';
 import { refusingRoute } from '../refusing-route.ts';
 import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { writeWithBody } from '../request-document.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -48,7 +49,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.create(resource, requestMeta(request), request.body);
+        const result = await writeWithBody(request, { resource, urlId: undefined }, (body, clientId) => records.create(resource, requestMeta(request), body, clientId));
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
         return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
       });
@@ -71,13 +72,13 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.replace(resource, requestMeta(request), request.params.id, request.body, ifMatchOf(request, resource));
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)));
         return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.patch(resource, requestMeta(request), request.params.id, request.body, ifMatchOf(request, resource));
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)));
         return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 

@@ -11,6 +11,9 @@ export const RESOURCE_SCHEMA_SUFFIXES = [
   'CreateBody',
   'ReplaceBody',
   'PatchBody',
+  'CreateRequestDocument',
+  'ReplaceRequestDocument',
+  'PatchRequestDocument',
 ] as const;
 export type ResourceSchemaSuffix = (typeof RESOURCE_SCHEMA_SUFFIXES)[number];
 

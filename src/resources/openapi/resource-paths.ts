@@ -9,7 +9,7 @@ import {
   headerRef,
   JSON_API_MEDIA_TYPE,
   JSON_SCHEMA_MEDIA_TYPE,
-  jsonRequestBody,
+  JSON_MEDIA_TYPE,
   parameterRef,
   schemaRef,
   type OpenApiObject,
@@ -29,6 +29,20 @@ const WRITE: readonly ErrorCode[] = [
   'CONFLICT',
   'ADMIN_TOKEN_NOT_ALLOWED',
 ];
+/** A create may also be refused a client-generated id. */
+const CREATE: readonly ErrorCode[] = [...WRITE, 'CLIENT_GENERATED_ID_FORBIDDEN'];
+
+/** A write's body: the flat object as application/json, the JSON:API document as its media type (docs/records.md). */
+function writeRequestBody(flatSchema: string, documentSchema: string, description: string): OpenApiObject {
+  return {
+    description: `${description} As \`${JSON_MEDIA_TYPE}\`, a flat object of field values; as \`${JSON_API_MEDIA_TYPE}\`, a JSON:API document whose relation fields are \`relationships\` with {type, id} linkage.`,
+    required: true,
+    content: {
+      [JSON_MEDIA_TYPE]: { schema: schemaRef(flatSchema) },
+      [JSON_API_MEDIA_TYPE]: { schema: schemaRef(documentSchema) },
+    },
+  };
+}
 
 function documentResponse(description: string, schemaName: string): OpenApiObject {
   return { description, headers: successHeaders(), content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(schemaName) } } };
@@ -53,7 +67,9 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     get: operation({
       operationId: names.operationId('list'),
       summary: `List ${name} records`,
-      description: 'Filters on different parameters combine with AND. Only rows inside the caller\'s read filter are listed.',
+      description:
+        'Filters on different parameters combine with AND. Only rows inside the caller\'s read filter are listed. ' +
+        'Every filter may also be written as JSON:API clients send it: `filter[<field>]=` for `<field>=`, `filter[<field>][<op>]=` for `<field>__<op>=`.',
       parameters: [...listParameters(resource), ifNoneMatchParameter()],
       responses: {
         '200': withEntityTag(documentResponse(`A page of ${name} records.`, names.schema('ListDocument'))),
@@ -67,12 +83,12 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       description:
         'Only the fields the caller\'s role may create are accepted, and the role\'s preset values are set by the server, as are `id`, ' +
         '`created_at` and `updated_at`, and a `created` event follows on the stream and to webhooks.',
-      requestBody: jsonRequestBody(names.schema('CreateBody'), `The new record's fields.`),
+      requestBody: writeRequestBody(names.schema('CreateBody'), names.schema('CreateRequestDocument'), `The new record's fields.`),
       responses: {
         '201': withLocation(
           documentResponse('The created record, with its generated `id`, `created_at` and `updated_at`.', names.schema('Document')),
         ),
-        ...errorResponses([...WRITE, ...KEYED, 'RESOURCE_STORE_ERROR']),
+        ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR']),
       },
     }),
   };
@@ -95,7 +111,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       summary: `Replace a ${name} record`,
       description: 'Every writable field is set from the body: a field left out takes its default, or null. `updated_at` is set by the server.',
       parameters: [ifMatchParameter()],
-      requestBody: jsonRequestBody(names.schema('ReplaceBody'), 'Every field of the record.'),
+      requestBody: writeRequestBody(names.schema('ReplaceBody'), names.schema('ReplaceRequestDocument'), 'Every field of the record.'),
       responses: {
         '200': withEntityTag(documentResponse('The replaced record.', names.schema('Document'))),
         ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
@@ -106,7 +122,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       summary: `Update fields of a ${name} record`,
       description: 'Only the fields in the body change; the others keep their values. `updated_at` is set by the server.',
       parameters: [ifMatchParameter()],
-      requestBody: jsonRequestBody(names.schema('PatchBody'), 'The fields to change.'),
+      requestBody: writeRequestBody(names.schema('PatchBody'), names.schema('PatchRequestDocument'), 'The fields to change.'),
       responses: {
         '200': withEntityTag(documentResponse('The updated record.', names.schema('Document'))),
         ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),

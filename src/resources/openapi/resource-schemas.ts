@@ -5,6 +5,7 @@ import type { Resource } from '../resource.ts';
 import { fieldJsonSchema, resourceJsonSchema, SYSTEM_FIELD_SCHEMAS, type FieldSchemaUse } from '../resource-json-schema.ts';
 import type { ResourceNames, ResourceSchemaSuffix } from './openapi-names.ts';
 import { schemaRef } from './openapi-refs.ts';
+import { requestDocumentSchema } from './request-document-schemas.ts';
 
 // Links are paths such as `/v1/posts?page[offset]=0&page[limit]=50`; the brackets are sent unencoded
 // (docs/records.md), which RFC 3986 does not allow in a query, so `format: uri-reference` would reject them.
@@ -112,6 +113,9 @@ export function resourceSchemas(resource: Resource, names: ResourceNames): Recor
       `Every field of the ${resource.name} record (full replace). Omitted fields take their default, or null.`,
     ),
     PatchBody: bodySchema(resource, 'patch', `Only the ${resource.name} fields to change; the others keep their values.`),
+    CreateRequestDocument: requestDocumentSchema(resource, 'create', `A new ${resource.name} record as a JSON:API document; \`data.id\` is set by the server.`),
+    ReplaceRequestDocument: requestDocumentSchema(resource, 'replace', `Every field of the ${resource.name} record as a JSON:API document.`),
+    PatchRequestDocument: requestDocumentSchema(resource, 'patch', `The ${resource.name} fields to change as a JSON:API document.`),
   };
   return Object.fromEntries(Object.entries(schemas).map(([suffix, schema]) => [names.schema(suffix as ResourceSchemaSuffix), schema]));
 }
