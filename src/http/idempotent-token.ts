@@ -21,11 +21,13 @@ export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
 export async function issueIdempotently(ctx: AuthDep & IdempotencyDep, request: FastifyRequest, reply: FastifyReply, tokenRequest: TokenRequest, key: string): Promise<string> {
   const { idempotency } = ctx;
   const { password, ...rest } = tokenRequest;
+  // Emails are matched in any letter case (docs/authentication.md): so are retries.
+  const email = tokenRequest.email.toLowerCase();
   const use = {
-    caller: `token:${createHash('sha256').update(tokenRequest.email.toLowerCase()).digest('hex')}`,
+    caller: `token:${createHash('sha256').update(email).digest('hex')}`,
     key,
     // Without the password: the table must hold nothing that checks a guessed password quickly.
-    fingerprint: requestFingerprint(['POST', '/token', rest]),
+    fingerprint: requestFingerprint(['POST', '/token', { ...rest, email }]),
   };
   const context = `${use.caller}\n${use.fingerprint}`;
   const outcome = await runIdempotently(idempotency, use, request.log, async (attempt) => {
