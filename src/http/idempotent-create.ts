@@ -25,14 +25,22 @@ function createdAnswer(resource: Resource, result: ReadResult): StoredResponse {
   };
 }
 
-export async function createIdempotently(ctx: IdempotencyDep & RecordsDep, request: FastifyRequest, reply: FastifyReply, resource: Resource, key: string): Promise<string> {
+/** `body`: the new record's fields, as the route hands them to the record service. */
+export async function createIdempotently(
+  ctx: IdempotencyDep & RecordsDep,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  resource: Resource,
+  key: string,
+  body: unknown,
+): Promise<string> {
   const meta = requestMeta(request);
   const { principal } = meta;
   // The role is part of the request: under another X-Service-Role the same body may write and show other fields.
   const role = principal.kind === 'admin' ? 'admin' : principal.role;
-  const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(['POST', `/v1/${resource.name}`, role, request.body ?? null]) };
+  const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(['POST', `/v1/${resource.name}`, role, body ?? null]) };
   const outcome = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
-    const result = await ctx.records.create(resource, meta, request.body, (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)));
+    const result = await ctx.records.create(resource, meta, body, (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)));
     return createdAnswer(resource, result);
   });
   return sendAnswer(reply, outcome);

@@ -33,7 +33,7 @@ export async function issueIdempotently(ctx: AuthDep & IdempotencyDep, request: 
   const outcome = await runIdempotently(idempotency, use, request.log, async (attempt) => {
     const issued = await ctx.auth.issueKey(tokenRequest, request.ip);
     const answer: StoredResponse = { status: 201, headers: { 'Content-Type': TOKEN_CONTENT_TYPE, 'Cache-Control': 'no-store' }, body: JSON.stringify(issued) };
-    await idempotency.complete(idempotency.db, use, attempt, { ...answer, body: await seal(answer.body, password, context) });
+    await idempotency.completeAlone(use, attempt, { ...answer, body: await seal(answer.body, password, context) });
     return answer;
   });
   if (!outcome.replayed) return sendAnswer(reply, outcome);

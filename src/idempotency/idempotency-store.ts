@@ -120,9 +120,9 @@ export class IdempotencyStore {
       .execute();
   }
 
-  /** The database the answers are written on outside a write's transaction (POST /token). */
-  get db(): Db {
-    return this.#db;
+  /** The same, on its own, for a request whose write has no transaction to share (POST /token). */
+  completeAlone(use: KeyUse, attempt: string, response: StoredResponse): Promise<void> {
+    return this.complete(this.#db, use, attempt, response);
   }
 
   async #read(use: KeyUse): Promise<KeyRow | undefined> {

@@ -49,7 +49,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
       v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const idempotencyKey = idempotencyKeyOf(request.headers);
-        if (idempotencyKey !== undefined) return createIdempotently(ctx, request, reply, resource, idempotencyKey);
+        if (idempotencyKey !== undefined) return createIdempotently(ctx, request, reply, resource, idempotencyKey, request.body);
         const result = await records.create(resource, requestMeta(request), request.body);
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
         return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
