@@ -70,15 +70,26 @@ export class IdempotencyStore {
           throw error;
         }
       }
-      const expired = row.created_at < iso(now - this.#settings.ttlMs);
-      const abandoned = row.state === 'running' && (row.lease_until === null || row.lease_until < iso(now));
+      const cutoff = iso(now - this.#settings.ttlMs);
+      const leaseEnd = iso(now);
+      // A running request is never taken over while its lease lasts, however old its key.
+      const expired = row.state === 'done' && row.created_at < cutoff;
+      const abandoned = row.state === 'running' && (row.lease_until === null || row.lease_until < leaseEnd);
       if (expired || abandoned) {
+        // The same conditions in the statement: on PostgreSQL it may wait for the request's write to
+        // commit its answer, and must then find the row no longer free rather than overwrite the answer.
         const taken = await this.#db
           .updateTable(IDEMPOTENCY_TABLE)
           .set({ ...fresh, status: null, headers: null, body: null })
           .where('caller', '=', use.caller)
           .where('idempotency_key', '=', use.key)
           .where('attempt', '=', row.attempt)
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('state', '=', 'done'), eb('created_at', '<', cutoff)]),
+              eb.and([eb('state', '=', 'running'), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', leaseEnd)])]),
+            ]),
+          )
           .executeTakeFirst();
         if (Number(taken.numUpdatedRows) === 1) return { kind: 'run', attempt };
         continue;

@@ -175,6 +175,40 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('does not take over a key whose request commits its answer while the takeover waits', async () => {
+      const key = randomUUID();
+      const { idempotency } = t.ctx;
+      const complete = idempotency.complete.bind(idempotency);
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      let stored!: () => void;
+      const answerStored = new Promise<void>((resolve) => (stored = resolve));
+      // The answer is written in the create's transaction, which then waits, uncommitted.
+      idempotency.complete = async (...args: Parameters<typeof complete>) => {
+        await complete(...args);
+        stored();
+        await gate;
+      };
+      try {
+        const first = create(key, { name: 'Committing' });
+        await answerStored;
+        // Another node, its clock past the lease, sees the committed row still 'running' and tries to take it.
+        const rows = dialect === 'postgres' ? await t.ctx.store.db.selectFrom(IDEMPOTENCY_TABLE).select(['caller', 'fingerprint']).where('idempotency_key', '=', key).execute() : [];
+        const use = rows[0] ? { caller: String(rows[0].caller), key, fingerprint: String(rows[0].fingerprint) } : undefined;
+        const claiming = use && idempotency.claim(use, Date.now() + 2 * IDEMPOTENCY_DEFAULTS.leaseMs);
+        await sleep(200);
+        open();
+        const done = await first;
+        assert.equal(done.statusCode, 201, done.body);
+        if (claiming) assert.equal((await claiming).kind, 'replay', 'the answer committed while the takeover waited is kept');
+        assert.equal((await create(key, { name: 'Committing' })).body, done.body);
+        assert.equal(await categories('Committing'), 1);
+      } finally {
+        open();
+        idempotency.complete = complete;
+      }
+    });
+
     it('runs again once the key expired, and retention prunes expired keys and counts them', async () => {
       const key = randomUUID();
       const first = await create(key, { name: 'Expiring' });
