@@ -1,6 +1,7 @@
 // The retention job every node runs: on an interval, it prunes the event outbox and the webhook delivery
-// records by the `retention` settings, and Idempotency-Keys past `idempotency.ttlMs`. Passes never overlap within a process; nodes on one database may
-// prune side by side (each batch skips the rows another is deleting).
+// records by the `retention` settings, and Idempotency-Keys past `idempotency.ttlMs`. Passes never
+// overlap within a process; nodes on one database may prune side by side (each batch skips the rows
+// another is deleting).
 import type { FastifyBaseLogger } from 'fastify';
 import type { RetentionConfig } from '../config/config-types.ts';
 import type { Store } from '../store/create-store.ts';
