@@ -12,6 +12,7 @@ import type { ClusterSignals } from './cluster/cluster-signals.ts';
 import type { DefinitionSync } from './cluster/definition-sync.ts';
 import type { StreamRegistry } from './stream/stream-registry.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
+import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
 
 export interface AppContext {
   readonly config: SvcConfig;
@@ -28,5 +29,7 @@ export interface AppContext {
   /** The streams open on this node, ended when their right to read goes. */
   readonly streams: StreamRegistry;
   readonly metrics: ServiceMetrics;
+  /** Idempotency-Keys and the answers kept for retries. */
+  readonly idempotency: IdempotencyStore;
   readonly log: FastifyBaseLogger;
 }

@@ -23,6 +23,9 @@ import { createStreamRegistry } from './stream/create-stream-registry.ts';
 import { createServiceMetrics } from './metrics/service-metrics.ts';
 import { RETENTION_DEFAULTS } from './config/config-schema.ts';
 import { RetentionJob } from './retention/retention-job.ts';
+import { IDEMPOTENCY_DEFAULTS } from './config/idempotency-settings.ts';
+import { createIdempotencyTable } from './idempotency/idempotency-table.ts';
+import { IdempotencyStore } from './idempotency/idempotency-store.ts';
 
 /** How soon other nodes learn of a key, user or definitions change. */
 const SIGNAL_POLL_MS = 500;
@@ -83,6 +86,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   await auth.migrate();
   await createOutboxTable(store.db, store.dialect);
+  await createIdempotencyTable(store.db);
+  const idempotency = new IdempotencyStore(store.db, store.dialect, config.idempotency ?? IDEMPOTENCY_DEFAULTS);
   const records = new RecordService(store, registry, log, likePatternLimits(config.server));
   const events = await createEventHub({ config, store, registry, records, log });
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
@@ -93,10 +98,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     store,
     settings: config.retention ?? RETENTION_DEFAULTS,
     replayWindow: config.stream.replayWindow,
+    idempotencyTtlMs: idempotency.settings.ttlMs,
     resources: resourceNames,
     log,
   });
-  const context: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, streams: streams.registry, metrics, log };
+  const context: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, streams: streams.registry, metrics, idempotency, log };
 
   let stopping: Promise<void> | undefined;
   let closing: Promise<void> | undefined;

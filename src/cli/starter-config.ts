@@ -74,6 +74,9 @@ retention:
   events: { maxAgeMs: 86400000, maxCount: 1000000 }
   deliveries: { maxAgeMs: 604800000, maxCount: 1000000 }
 
+# Idempotency-Key on POST: how long an answer is kept for retries, how long a running request holds its key.
+idempotency: { ttlMs: 86400000, leaseMs: 60000 }
+
 # The roles users may have; every role under a resource's permissions must be one of them.
 roles: [manager, user]
 

@@ -5,6 +5,7 @@ import { FIELD_TYPE_NAMES } from './field-type-names.ts';
 import { FILTER_OPERATORS } from './filter-operators.ts';
 import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig } from './config-types.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
+import { IDEMPOTENCY_SCHEMA } from './idempotency-settings.ts';
 
 /** The lists the schema's enums and operator keys are made of, for whoever reads the schema. */
 export { FIELD_TYPE_NAMES, FILTER_OPERATORS };
@@ -313,6 +314,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         ),
       },
     },
+    idempotency: IDEMPOTENCY_SCHEMA,
     dataDir: {
       description: 'Folder for generated secrets and the default SQLite file, relative to the working directory.',
       type: 'string',

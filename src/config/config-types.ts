@@ -87,6 +87,12 @@ export interface RetentionConfig {
   deliveries: RetentionLimits;
 }
 
+/** Idempotency-Key answers (docs/records.md): kept `ttlMs`; a running request holds its key `leaseMs`. */
+export interface IdempotencyConfig {
+  ttlMs: number;
+  leaseMs: number;
+}
+
 /** Limits on failed credential checks (POST /token, sign-in): per account (email) and per client address. */
 export interface LoginThrottleConfig {
   enabled: boolean;
@@ -145,6 +151,8 @@ export interface SvcConfig {
    * out by hand, as tests do, may leave it out and get RETENTION_DEFAULTS.
    */
   retention?: RetentionConfig;
+  /** Present once validated; absent means IDEMPOTENCY_DEFAULTS. */
+  idempotency?: IdempotencyConfig;
   /** Folder for generated secrets and the default SQLite file. */
   dataDir: string;
   /**

@@ -38,6 +38,10 @@ export const ERROR_CATALOGUE = {
   ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+  // Idempotency-Key on POST (docs/records.md, "Idempotent creates").
+  INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Invalid Idempotency-Key' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Idempotency-Key in use' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency-Key reused' },
   // Answered for Node's HTTP parser, before a request exists (src/http/client-errors.ts).
   BAD_REQUEST: { status: 400, title: 'Bad request' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },

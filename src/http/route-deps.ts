@@ -12,6 +12,7 @@ import type { WebhookService } from '../webhooks/webhook-service.ts';
 import type { DefinitionSync } from '../cluster/definition-sync.ts';
 import type { StreamRegistry } from '../stream/stream-registry.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
+import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 
 export interface ConfigDep {
   readonly config: SvcConfig;
@@ -51,6 +52,10 @@ export interface StreamsDep {
 
 export interface MetricsDep {
   readonly metrics: ServiceMetrics;
+}
+
+export interface IdempotencyDep {
+  readonly idempotency: IdempotencyStore;
 }
 
 export interface LogDep {

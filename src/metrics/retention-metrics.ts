@@ -6,7 +6,7 @@ import type { MetricsRegistry } from './metrics-registry.ts';
 export function registerRetentionMetrics(registry: MetricsRegistry, store: Store): void {
   const pruned = registry.counter<'table'>({
     name: 'svc_retention_pruned_rows_total',
-    help: 'Rows deleted by retention in this process, by table (svc_events, svc_webhook_deliveries).',
+    help: 'Rows deleted by retention in this process, by table (svc_events, svc_webhook_deliveries, svc_idempotency_keys).',
     labelNames: ['table'],
   });
   // Every table is shown from the start, so a rate over it has a first sample of 0.

@@ -7,6 +7,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
+import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -32,6 +33,9 @@ import { readUnder, type WritePrecondition } from './precondition.ts';
 
 export type { CommittedEventsListener, DiscardedEventsListener, EventRowsHook, EventWrittenHook, ListenerErrorLog } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+
+/** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
+export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
 
 export class RecordService {
   readonly #store: Store;
@@ -87,14 +91,19 @@ export class RecordService {
     return this.#runner.hasWriteHooks ? undefined : this.#oneStatement;
   }
 
-  /** `clientId`: the id a client chose, where the resource allows it (http/request-document.ts); otherwise a new UUIDv7. */
-  async create(resource: Resource, meta: RequestMeta, body: unknown, clientId?: string): Promise<ReadResult> {
+  /**
+   * `clientId`: the id a client chose, where the resource allows it (http/request-document.ts); otherwise
+   * a new UUIDv7. `withinWrite` runs in the create's transaction after its event, and fails the write if
+   * it fails (an Idempotency-Key's answer, stored with the write it answers); a create with it takes the
+   * transaction, not the one-statement write.
+   */
+  async create(resource: Resource, meta: RequestMeta, body: unknown, clientId?: string, withinWrite?: WithinWrite): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, 'create');
     const id = clientId ?? uuidv7();
     const now = new Date().toISOString();
-    const oneStatement = this.#oneStatementChanges();
+    const oneStatement = withinWrite ? undefined : this.#oneStatementChanges();
     if (oneStatement) {
       const created = await oneStatement.create(resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
       if (created) return created;
@@ -109,7 +118,9 @@ export class RecordService {
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#checks.enforce(trx, resource, id, grant);
       await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'created', id, null, record));
-      return { record, attributes: readable };
+      const result = { record, attributes: readable };
+      if (withinWrite) await withinWrite(trx, result);
+      return result;
     });
     // Without references no foreign key can refuse the write: no wrapper, no extra promise turn.
     return references.length === 0 ? written : this.#withReferenceIssues(written, references, meta.principal);

@@ -3,9 +3,10 @@
 import type { Store } from '../store/create-store.ts';
 import { EVENTS_TABLE } from '../events/outbox.ts';
 import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.ts';
+import { IDEMPOTENCY_TABLE } from '../idempotency/idempotency-table.ts';
 
 /** The tables retention prunes. */
-export const RETENTION_TABLES: readonly string[] = [EVENTS_TABLE, DELIVERIES_TABLE];
+export const RETENTION_TABLES: readonly string[] = [EVENTS_TABLE, DELIVERIES_TABLE, IDEMPOTENCY_TABLE];
 
 const totals = new WeakMap<Store, Map<string, number>>();
 

@@ -1,6 +1,7 @@
 // The retention job every node runs: on an interval, it prunes the event outbox and the webhook delivery
-// records by the `retention` settings. Passes never overlap within a process; nodes on one database may
-// prune side by side (each batch skips the rows another is deleting).
+// records by the `retention` settings, and Idempotency-Keys past `idempotency.ttlMs`. Passes never
+// overlap within a process; nodes on one database may prune side by side (each batch skips the rows
+// another is deleting).
 import type { FastifyBaseLogger } from 'fastify';
 import type { RetentionConfig } from '../config/config-types.ts';
 import type { Store } from '../store/create-store.ts';
@@ -9,12 +10,17 @@ import { pruneOutbox } from '../events/outbox-pruner.ts';
 import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.ts';
 import { pruneDeliveries } from '../webhooks/delivery/delivery-retention.ts';
 import { recordPruned } from './pruned-rows.ts';
+import { IDEMPOTENCY_TABLE } from '../idempotency/idempotency-table.ts';
+import { pruneIdempotencyKeys } from '../idempotency/idempotency-pruner.ts';
+import { IDEMPOTENCY_DEFAULTS } from '../config/idempotency-settings.ts';
 
 export interface RetentionJobOptions {
   store: Store;
   settings: RetentionConfig;
   /** `stream.replayWindow`: the events per resource that stay replayable. */
   replayWindow: number;
+  /** `idempotency.ttlMs`: Idempotency-Keys older than this go (default IDEMPOTENCY_DEFAULTS). */
+  idempotencyTtlMs?: number;
   /** Configured resource names, read at each pass (definitions can be reloaded). */
   resources: () => readonly string[];
   log: FastifyBaseLogger;
@@ -24,6 +30,7 @@ export interface RetentionJobOptions {
 export interface RetentionPass {
   events: number;
   deliveries: number;
+  idempotencyKeys: number;
 }
 
 export class RetentionJob {
@@ -76,7 +83,9 @@ export class RetentionJob {
       }),
     );
     const deliveries = await this.#prune(DELIVERIES_TABLE, () => pruneDeliveries(store, { ...batches(DELIVERIES_TABLE), ...settings.deliveries }));
-    return { events, deliveries };
+    const ttlMs = this.#options.idempotencyTtlMs ?? IDEMPOTENCY_DEFAULTS.ttlMs;
+    const idempotencyKeys = await this.#prune(IDEMPOTENCY_TABLE, () => pruneIdempotencyKeys(store, { ...batches(IDEMPOTENCY_TABLE), ttlMs }));
+    return { events, deliveries, idempotencyKeys };
   }
 
   /** A failure is logged and retried at the next pass; it does not stop the other table's pruning. */

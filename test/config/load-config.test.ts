@@ -214,6 +214,7 @@ describe('loadConfigFromObject', () => {
           events: { maxAgeMs: 86400000, maxCount: 1000000 },
           deliveries: { maxAgeMs: 604800000, maxCount: 1000000 },
         },
+        idempotency: { ttlMs: 86400000, leaseMs: 60000 },
         dataDir: '/srv/app/.svc',
         resources: {},
       },

@@ -8,7 +8,7 @@ import { testDialects } from '../helpers/test-databases.ts';
 
 const ALLOWED = 'https://app.example';
 const CLIENT_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Service-Role'];
-const EXPOSED = ['ETag', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
+const EXPOSED = ['ETag', 'Idempotency-Replayed', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
 
 const list = (value: unknown) => new Set(String(value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== ''));
 const corsHeaders = (headers: Record<string, unknown>) => Object.keys(headers).filter((name) => name.startsWith('access-control-'));

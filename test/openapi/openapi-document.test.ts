@@ -362,14 +362,15 @@ describe('buildOpenApiDocument', () => {
     const statuses = (path: string, method: string) =>
       Object.keys((paths[path]![method] as Json).responses as Json).filter((s) => s >= '400');
     assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '429', '500']);
-    assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '429', '500']);
+    // 409 and 422: an Idempotency-Key still in use, or used for another request.
+    assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '422', '429', '500']);
     assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['401', '403', '404', '429', '500']);
     // 412 PRECONDITION_FAILED: If-Match names no current tag.
     assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '412', '413', '415', '429', '500']);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
     assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '412', '429', '500']);
     // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
-    assert.deepEqual(statuses('/token', 'post'), ['400', '401', '413', '415', '429', '500']);
+    assert.deepEqual(statuses('/token', 'post'), ['400', '401', '409', '413', '415', '422', '429', '500']);
     // The identity endpoints answer with the identity component's own errors too (below).
     for (const { op } of operations().filter((o) => !o.path.startsWith('/auth/'))) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {

@@ -1,6 +1,6 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, RecordsDep, RegistryDep } from '../route-deps.ts';
+import type { AuthDep, IdempotencyDep, RecordsDep, RegistryDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
@@ -16,6 +16,8 @@ import { authorizeAction } from '../authorize-action.ts';
 import { refusingRoute } from '../refusing-route.ts';
 import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
 import { writeWithBody } from '../request-document.ts';
+import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
+import { createIdempotently } from '../idempotent-create.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -26,7 +28,7 @@ function methodNotAllowed(allowed: string) {
   );
 }
 
-export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & RecordsDep): Promise<void> {
+export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & RecordsDep & IdempotencyDep): Promise<void> {
   const { registry, records } = ctx;
 
   await app.register(
@@ -49,9 +51,13 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: undefined }, (body, clientId) => records.create(resource, requestMeta(request), body, clientId));
-        reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-        return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
+        const idempotencyKey = idempotencyKeyOf(request.headers);
+        return writeWithBody(request, { resource, urlId: undefined }, async (body, clientId) => {
+          if (idempotencyKey !== undefined) return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId);
+          const result = await records.create(resource, requestMeta(request), body, clientId);
+          reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
+          return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
+        });
       });
 
       v1.get<{ Params: ResourceParams }>('/:resource/schema', { config: { jsonApi: false } }, async (request, reply) => {

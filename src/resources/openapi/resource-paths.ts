@@ -17,6 +17,8 @@ import {
 import { fieldsParameter, listParameters } from './query-parameters.ts';
 import { BEARER_SCHEME, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
 import { ifMatchParameter, ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
+import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
+import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
 
 /** Codes every keyed operation can answer with, besides its own. */
 const KEYED: readonly ErrorCode[] = [...KEY_AUTH_CODES, 'FORBIDDEN', 'KEY_PERMISSION_DENIED', ...RATE_LIMIT_CODES, 'INTERNAL_ERROR'];
@@ -83,12 +85,13 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       description:
         'Only the fields the caller\'s role may create are accepted, and the role\'s preset values are set by the server, as are `id`, ' +
         '`created_at` and `updated_at`, and a `created` event follows on the stream and to webhooks.',
+      parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
       requestBody: writeRequestBody(names.schema('CreateBody'), names.schema('CreateRequestDocument'), `The new record's fields.`),
       responses: {
-        '201': withLocation(
+        '201': withReplayedHeader(withLocation(
           documentResponse('The created record, with its generated `id`, `created_at` and `updated_at`.', names.schema('Document')),
-        ),
-        ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR']),
+        )),
+        ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
       },
     }),
   };

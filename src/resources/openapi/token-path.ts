@@ -8,6 +8,8 @@ import type { JsonSchema } from '../field-types/index.ts';
 import { BODY_CODES, errorResponses } from './error-responses.ts';
 import { headerRef, JSON_MEDIA_TYPE, jsonRequestBody, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { AUTH_TAG } from './service-paths.ts';
+import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
+import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
 
 export const TOKEN_SCHEMAS = ['TokenRequest', 'TokenResponse'] as const;
 export const TOKEN_OPERATIONS = ['createToken'] as const;
@@ -64,7 +66,7 @@ export function tokenSchemas(config: SvcConfig): Record<'TokenRequest' | 'TokenR
 export function tokenPath(config: SvcConfig): Record<string, OpenApiObject> {
   const base = config.auth.basePath.replace(/\/+$/, '');
   const throttled = (config.auth.loginThrottle ?? LOGIN_THROTTLE_DEFAULTS).enabled;
-  const tokenErrors: ErrorCode[] = [...BODY_CODES, 'INVALID_RESOURCE_DATA', 'INVALID_PERMISSIONS', 'INVALID_CREDENTIALS', 'INTERNAL_ERROR'];
+  const tokenErrors: ErrorCode[] = [...BODY_CODES, 'INVALID_RESOURCE_DATA', 'INVALID_PERMISSIONS', 'INVALID_CREDENTIALS', 'INTERNAL_ERROR', ...IDEMPOTENCY_CODES];
   if (config.auth.requireEmailVerification) tokenErrors.push('EMAIL_NOT_VERIFIED');
   // Too many failed attempts for the email or from the caller's address.
   if (throttled) tokenErrors.push('RATE_LIMITED');
@@ -80,13 +82,14 @@ export function tokenPath(config: SvcConfig): Record<string, OpenApiObject> {
           'header. An unknown email and a wrong password get the same answer.' +
           (throttled ? ' Failed attempts are throttled per email and per client address, together with `' + base + '/sign-in/email`.' : ''),
         security: [],
+        parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
         requestBody: jsonRequestBody('TokenRequest', 'Credentials and options of the new key, as a flat JSON object.'),
         responses: {
-          '201': {
+          '201': withReplayedHeader({
             description: 'The key was issued.',
             headers: { 'X-Request-Id': headerRef('XRequestId'), 'Cache-Control': noStore },
             content: { [JSON_MEDIA_TYPE]: { schema: schemaRef('TokenResponse') } },
-          },
+          }),
           ...errorResponses(tokenErrors),
         },
       },
