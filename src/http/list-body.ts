@@ -13,12 +13,12 @@ const MAX_SPELLINGS = 4;
 const bodies = new WeakMap<readonly RecordValues[], Map<string, string>>();
 
 export function listBody(resource: Resource, result: ListResult): string {
-  const { records, attributes, total, query } = result;
-  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried]);
+  const { records, attributes, total, query, more } = result;
+  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried, query.keyset?.text, more]);
   let texts = bodies.get(records);
   let text = texts?.get(spelling);
   if (text !== undefined) return text;
-  text = JSON.stringify(listDocument(resource, records, attributes, total, query));
+  text = JSON.stringify(listDocument(resource, records, attributes, total, query, more));
   if (!texts) bodies.set(records, (texts = new Map()));
   if (texts.size >= MAX_SPELLINGS) texts.clear();
   texts.set(spelling, text);
