@@ -18,43 +18,47 @@ export function readOrder(sort: readonly SortKey[], page: KeysetPage): SortKey[]
   return page.side === 'after' ? keys : keys.map((key) => ({ field: key.field, descending: !key.descending }));
 }
 
+/** System columns are never empty: no NULL cases for them. */
+const NEVER_NULL: ReadonlySet<string> = new Set(['id', 'created_at', 'updated_at']);
+
 /**
  * Rows strictly past `values` in the order `keys` (as read), where NULL sorts first in an ascending
- * order when `nullsSortFirst` (SQLite) and last otherwise (PostgreSQL), mirroring each database's ORDER BY.
+ * order when `nullsSortFirst` (SQLite) and last otherwise (PostgreSQL), mirroring each database's ORDER BY:
  *
- * k1 past c1, or k1 = c1 and (k2 past c2, or k2 = c2 and (… id past c_id)), where "past" includes the
- * empty values when they come after the cursor's. When the first key's empty values all lie behind
- * the cursor, a plain range on it (k1 >= c1) is added so the database walks its index from the cursor
- * instead of from the start: that keeps a deep page as cheap as the first.
+ *   k1 past c1, or k1 = c1 and (k2 past c2, or k2 = c2 and (… id past c_id))
+ *
+ * where "past" takes in the empty values when they come after the cursor's. Given as one or two arms,
+ * each a condition the database can answer from an index starting at the cursor, so a deep page costs
+ * what the first does: a range on the first key (k1 >= c1) beside the exact condition; and when that
+ * key's empty values follow the cursor, a second arm with them (k1 is null), read after the first.
  */
-export function pastCursor(keys: readonly SortKey[], values: readonly unknown[], nullsSortFirst: boolean): FilterNode {
-  const nullsLastIn = (key: SortKey) => (key.descending ? nullsSortFirst : !nullsSortFirst);
+export function pastCursor(keys: readonly SortKey[], values: readonly unknown[], nullsSortFirst: boolean): FilterNode[] {
+  const nullsLastIn = (key: SortKey) => !NEVER_NULL.has(key.field) && (key.descending ? nullsSortFirst : !nullsSortFirst);
   const condition = (field: string, op: 'gt' | 'lt' | 'gte' | 'lte' | 'eq' | 'is_null' | 'is_not_null', value: unknown = null): FilterNode =>
     ({ kind: 'condition', field, op, value });
   const or = (nodes: FilterNode[]): FilterNode => (nodes.length === 1 ? nodes[0]! : { kind: 'or', nodes });
   const and = (nodes: FilterNode[]): FilterNode => (nodes.length === 1 ? nodes[0]! : { kind: 'and', nodes });
 
-  const strictlyPast = (key: SortKey, value: unknown): FilterNode => {
+  const strictlyPast = (key: SortKey, value: unknown, withNulls: boolean): FilterNode => {
     if (value === null) return nullsLastIn(key) ? NEVER : condition(key.field, 'is_not_null');
     const beyond = condition(key.field, key.descending ? 'lt' : 'gt', value);
-    return nullsLastIn(key) ? or([beyond, condition(key.field, 'is_null')]) : beyond;
+    return withNulls && nullsLastIn(key) ? or([beyond, condition(key.field, 'is_null')]) : beyond;
   };
   const equal = (key: SortKey, value: unknown): FilterNode =>
     (value === null ? condition(key.field, 'is_null') : condition(key.field, 'eq', value));
-  const past = (i: number): FilterNode => {
+  const past = (i: number, withNulls = true): FilterNode => {
     const key = keys[i]!;
     const value = values[i] ?? null;
-    if (i === keys.length - 1) return strictlyPast(key, value);
+    const strictly = strictlyPast(key, value, withNulls);
+    if (i === keys.length - 1) return strictly;
     const rest = and([equal(key, value), past(i + 1)]);
-    const strictly = strictlyPast(key, value);
     return strictly === NEVER ? rest : or([strictly, rest]);
   };
 
-  const whole = past(0);
   const first = keys[0]!;
   const firstValue = values[0] ?? null;
-  if (keys.length > 1 && firstValue !== null && !nullsLastIn(first)) {
-    return and([condition(first.field, first.descending ? 'lte' : 'gte', firstValue), whole]);
-  }
-  return whole;
+  if (firstValue === null) return [past(0)];
+  const range = condition(first.field, first.descending ? 'lte' : 'gte', firstValue);
+  const beforeNulls = keys.length === 1 ? past(0, false) : and([range, past(0, false)]);
+  return nullsLastIn(first) ? [beforeNulls, condition(first.field, 'is_null')] : [beforeNulls];
 }

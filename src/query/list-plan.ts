@@ -6,7 +6,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { Db, ListCount, StoreDialect } from '../store/store-dialect.ts';
 import { MATCH_ALL, type FilterNode } from './filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
-import { pastCursor, readOrder } from './keyset-order.ts';
+import { keysetSelect } from './keyset-select.ts';
 import type { ListQuery } from './list-query.ts';
 import type { VisibleRows } from './visible-rows.ts';
 import { cached } from './weak-cache.ts';
@@ -55,11 +55,7 @@ export class ListPlans {
       let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(visible);
       if (requested) select = select.where(requested);
       if (keyset) {
-        const order = readOrder(query.sort, keyset);
-        if (keyset.values) select = select.where(filterToSql(pastCursor(order, keyset.values, dialect.nullsSortFirst), resource, dialect));
-        for (const sortKey of order) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
-        // One row more than the page: whether another page follows, without a second query.
-        select = select.limit(query.limit + 1);
+        select = keysetSelect(db, select, keyset, query, (arm) => filterToSql(arm, resource, dialect), dialect.nullsSortFirst);
       } else {
         for (const sortKey of query.sort) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
         select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
