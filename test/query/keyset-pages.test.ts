@@ -18,7 +18,7 @@ interface ListAnswer {
   links: Record<string, string | undefined>;
 }
 
-const SORTS = ['', '-views,title', 'rating', '-rating', 'published_at', '-publish_on,views', 'title', '-created_at'];
+const SORTS = ['', '-views,title', 'rating', '-rating', 'published_at', '-publish_on,views', 'title', '-created_at', '-id', 'published,-views', 'status,rating'];
 
 for (const dialect of testDialects()) {
   describe(`keyset pages on ${dialect}`, () => {
