@@ -2,7 +2,6 @@
 // names the sort it was made for, then the values of a record's sort keys and its id. A cursor is data,
 // never SQL: each value is checked against its column's kind here and later bound as a parameter, so a
 // forged cursor can only point at another position in the same list.
-import type { RecordValues } from '../events/record-event.ts';
 import type { Resource } from '../resources/resource.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
@@ -17,7 +16,7 @@ export function sortSignature(sort: readonly SortKey[]): string {
 }
 
 /** The cursor of `record` in a list sorted by `sort`. */
-export function encodeCursor(sort: readonly SortKey[], record: RecordValues): string {
+export function encodeCursor(sort: readonly SortKey[], record: Readonly<Record<string, unknown>>): string {
   const values = sort.map((key) => record[key.field] ?? null);
   return Buffer.from(JSON.stringify([sortSignature(sort), ...values, record.id])).toString('base64url');
 }
