@@ -43,7 +43,8 @@ export class ListPlans {
     const byFilter = cached(this.#plans, resource, () => new WeakMap<FilterNode, Map<string, ListPlan>>());
     const lists = cached(byFilter, filter, () => new Map<string, ListPlan>());
     const keyset = query.keyset;
-    // A cursor's plan serves that one page: kept, cursors would only push the popular lists out.
+    // A cursor's plan and page serve that one request: kept (here or in the page cache), a client
+    // walking through a long list would only push the popular lists out.
     const keep = keyset?.values == null;
     const key = JSON.stringify([attributes, query.filter, query.sort, query.limit, query.offset, keyset?.side]);
     let plan = keep ? lists.get(key) : undefined;
@@ -64,7 +65,7 @@ export class ListPlans {
       if (requested) count = count.where(requested);
       const page = select.compile() as CompiledQuery<Row>;
       const total = count.compile();
-      const pageKey = queryKey(page);
+      const pageKey = keep ? queryKey(page) : undefined;
       const countPlan = dialect.planCount(db, resource.table, requested ? [visible, requested] : [visible], total);
       plan = { page, count: total, countPlan, pageKey, countKey: queryKey(total) };
       if (keep) {

@@ -200,6 +200,20 @@ for (const dialect of testDialects()) {
       assert.equal(page.links.prev, '/v1/posts?page[offset]=0&page[limit]=5');
     });
 
+    it('keeps the plans and pages of cursors out of the caches, and the plan of an empty cursor in them', () => {
+      const { db, dialect: storeDialect } = t.ctx.store;
+      const resource = t.ctx.registry.require('posts');
+      const plans = new ListPlans(db, storeDialect, new VisibleRows(storeDialect));
+      const planOf = (raw: Record<string, string>) =>
+        plans.planOf(resource, MATCH_ALL, parseListQuery(raw, resource, new Set(resource.fieldNames)), ['title']);
+      const cursor = { 'page[after]': forge(['', anId]) };
+      assert.notEqual(planOf(cursor), planOf(cursor));
+      assert.equal(planOf(cursor).pageKey, undefined, 'a walk through a long list does not evict the popular pages');
+      assert.equal(planOf({ 'page[after]': '' }), planOf({ 'page[after]': '' }));
+      assert.notEqual(planOf({ 'page[after]': '' }), planOf({ 'page[before]': '' }));
+      assert.notEqual(planOf({ 'page[after]': '' }).pageKey, undefined);
+    });
+
     it('starts a deep page from the cursor in an index rather than from the start of the table', async () => {
       const { db, dialect: storeDialect } = t.ctx.store;
       const resource = t.ctx.registry.require('posts');
