@@ -53,7 +53,9 @@ export class ListPlans {
       const dialect = this.#dialect;
       const visible = this.#visible.of(resource, filter);
       const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
-      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(visible);
+      // A keyset page's links need its records' sort values, shown or not (`fields` may leave them out).
+      const columns = keyset ? [...new Set([...attributes, ...query.sort.map((key) => key.field)])] : attributes;
+      let select = db.selectFrom(resource.table).select([...new Set(['id', 'created_at', 'updated_at', ...columns])]).where(visible);
       if (requested) select = select.where(requested);
       if (keyset) {
         select = keysetSelect(db, select, keyset, query, (arm) => filterToSql(arm, resource, dialect), dialect.nullsSortFirst);

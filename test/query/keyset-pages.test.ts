@@ -73,6 +73,14 @@ for (const dialect of testDialects()) {
       });
     }
 
+    it('makes cursors from the sort values of records whose fields= leaves them out', async () => {
+      const whole = ids(await get('/v1/posts?_sort=-views,rating&_limit=1000'));
+      const walked = await walk('/v1/posts?_sort=-views,rating&fields=title&page[after]=&_limit=4', 'next', 4);
+      assert.deepEqual(walked, whole);
+      const page = await get('/v1/posts?_sort=-views&fields=title&page[after]=&_limit=2');
+      assert.deepEqual(Object.keys(page.data[0]!.attributes).sort(), ['created_at', 'title', 'updated_at'], 'the sort field is still not shown');
+    });
+
     it('links a page to its neighbours with cursors, keeps the filter, and counts the whole filter in meta.total', async () => {
       const first = await get('/v1/posts?status=published&_sort=-views,title&page[after]=&_limit=5');
       assert.equal(first.meta.total, 15);
