@@ -38,7 +38,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --warmup S                   seconds of warm-up before each measurement (default 1)
   --connections N              concurrent connections (default 32)
   --rows N                     posts seeded (default 10000)
-  --growth N                   afterwards grow posts to N rows and re-run the list scenarios (default off)
+  --growth N                   afterwards grow posts to N rows, re-run the list scenarios and time keyset
+                               pages at 90% depth against the first (default off)
   --sse-clients N              SSE clients in the fan-out measurement (default 1000; 0 skips SSE and webhooks)
   --sse-rate N                 writes per second during the fan-out (default 200)
   --sse-reader native|node     who reads the SSE clients: bench/sse-reader.c, built with $CC or cc

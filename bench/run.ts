@@ -26,6 +26,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.t
 import { compareProfiles, formatComparison, readMeasuredProfile } from './compare-cpu-profiles.ts';
 import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize-cpu-profile.ts';
 import { measureCountCost, type CountCost } from './count-cost.ts';
+import { measureKeysetCost, type KeysetCost } from './keyset-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
 import { buildSseReader } from './sse-reader-build.ts';
 
@@ -75,6 +76,7 @@ class Bench {
   readonly notes: string[] = [];
   readonly profiles: { database: BenchDatabase; scenario: string; file: string; summary: string }[] = [];
   readonly countCosts: (CountCost & { database: BenchDatabase })[] = [];
+  readonly keysetCosts: (KeysetCost & { database: BenchDatabase })[] = [];
   readonly sse: (SseFanout & { database: BenchDatabase })[] = [];
   readonly webhooks: (WebhookThroughput & { database: BenchDatabase })[] = [];
   #counter = 1_000_000;
@@ -343,6 +345,8 @@ class Bench {
         if (small) row.note = `${(small.requestsPerSecond / row.requestsPerSecond).toFixed(2)}x slower than at ${rows.toLocaleString('en')} rows (target: within 2x)`;
         this.rows.push(row);
       }
+      log('  keyset pages at depth');
+      for (const cost of await measureKeysetCost(bench.config, svc.url, seeded.authorization, growthRows)) this.keysetCosts.push({ database, ...cost });
     } finally {
       await svc.stop();
     }
@@ -418,13 +422,14 @@ async function main(): Promise<number> {
     ...bench.rows.filter((r) => r.note).map((r) => `- ${r.database} ${r.scenario}: ${r.note}`),
     ...realtimeTables(bench),
     ...bench.countCosts.map((c) => `- ${c.database} @ ${c.rows} rows: count(*) for the filter ${c.countMs.toFixed(2)} ms; page query alone ${c.pageMs.toFixed(2)} ms (medians)`),
+    ...bench.keysetCosts.map((k) => `- ${k.database} @ ${k.rows} rows, keyset page ${k.order}: after a cursor at the start ${k.firstMs.toFixed(2)} ms, at depth ${k.depth} ${k.deepMs.toFixed(2)} ms: deep/first ${(k.deepMs / k.firstMs).toFixed(2)} (medians; target: within 2x)`),
     `- total run time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
   ];
   for (const profile of bench.profiles) output.push('', `### profile: ${profile.database} ${profile.scenario} (${profile.file})`, '```', profile.summary, '```');
   process.stdout.write(`\n${output.join('\n')}\n`);
   if (parsed.json) {
     mkdirSync(join(parsed.json, '..'), { recursive: true });
-    writeFileSync(parsed.json, JSON.stringify({ rows: bench.rows, notes: bench.notes, countCosts: bench.countCosts, sse: bench.sse, webhooks: bench.webhooks, profiles: bench.profiles }, null, 2));
+    writeFileSync(parsed.json, JSON.stringify({ rows: bench.rows, notes: bench.notes, countCosts: bench.countCosts, keysetCosts: bench.keysetCosts, sse: bench.sse, webhooks: bench.webhooks, profiles: bench.profiles }, null, 2));
   }
   return bench.rows.some((r) => r.errors > 0) ? 1 : 0;
 }

@@ -16,12 +16,12 @@ const MAX_SPELLINGS = 4;
 const bodies = new WeakMap<readonly RecordValues[], Map<string, TaggedBody>>();
 
 export function listBody(resource: Resource, result: ListResult): TaggedBody {
-  const { records, attributes, total, query } = result;
-  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried]);
+  const { records, attributes, total, query, more } = result;
+  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried, query.keyset?.text, more]);
   let texts = bodies.get(records);
   const kept = texts?.get(spelling);
   if (kept !== undefined) return kept;
-  const body = JSON.stringify(listDocument(resource, records, attributes, total, query));
+  const body = JSON.stringify(listDocument(resource, records, attributes, total, query, more));
   const tagged = { body, tag: entityTagOf(body) };
   if (!texts) bodies.set(records, (texts = new Map()));
   if (texts.size >= MAX_SPELLINGS) texts.clear();

@@ -2,6 +2,7 @@
 import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';
+import { keysetLinks } from './keyset-links.ts';
 
 export interface ResourceObject {
   type: string;
@@ -30,7 +31,16 @@ function pageLink(resource: Resource, query: ListQuery, offset: number): string 
   return `/v1/${resource.name}?${parts.join('&')}`;
 }
 
-export function listDocument(resource: Resource, records: RecordValues[], attributes: readonly string[], total: number, query: ListQuery) {
+export function listDocument(resource: Resource, records: RecordValues[], attributes: readonly string[], total: number, query: ListQuery, more = false) {
+  const links = query.keyset ? keysetLinks(resource, query, query.keyset, records, more) : offsetLinks(resource, query, total);
+  return {
+    data: records.map((record) => resourceObject(resource, record, attributes)),
+    meta: { total },
+    links,
+  };
+}
+
+function offsetLinks(resource: Resource, query: ListQuery, total: number): Record<string, string> {
   const { offset, limit } = query;
   const links: Record<string, string> = {
     self: pageLink(resource, query, offset),
@@ -39,9 +49,5 @@ export function listDocument(resource: Resource, records: RecordValues[], attrib
   if (offset > 0) links.prev = pageLink(resource, query, Math.max(offset - limit, 0));
   if (offset + limit < total) links.next = pageLink(resource, query, offset + limit);
   if (total > 0) links.last = pageLink(resource, query, Math.floor((total - 1) / limit) * limit);
-  return {
-    data: records.map((record) => resourceObject(resource, record, attributes)),
-    meta: { total },
-    links,
-  };
+  return links;
 }

@@ -6,6 +6,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { Db, ListCount, StoreDialect } from '../store/store-dialect.ts';
 import { MATCH_ALL, type FilterNode } from './filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
+import { keysetSelect } from './keyset-select.ts';
 import type { ListQuery } from './list-query.ts';
 import type { VisibleRows } from './visible-rows.ts';
 import { cached } from './weak-cache.ts';
@@ -41,26 +42,38 @@ export class ListPlans {
   planOf(resource: Resource, filter: FilterNode, query: ListQuery, attributes: readonly string[]): ListPlan {
     const byFilter = cached(this.#plans, resource, () => new WeakMap<FilterNode, Map<string, ListPlan>>());
     const lists = cached(byFilter, filter, () => new Map<string, ListPlan>());
-    const key = JSON.stringify([attributes, query.filter, query.sort, query.limit, query.offset]);
-    let plan = lists.get(key);
+    const keyset = query.keyset;
+    // A cursor's plan and page serve that one request: kept (here or in the page cache), a client
+    // walking through a long list would only push the popular lists out.
+    const keep = keyset?.values == null;
+    const key = JSON.stringify([attributes, query.filter, query.sort, query.limit, query.offset, keyset?.side]);
+    let plan = keep ? lists.get(key) : undefined;
     if (!plan) {
       const db = this.#db;
       const dialect = this.#dialect;
       const visible = this.#visible.of(resource, filter);
       const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
-      let select = db.selectFrom(resource.table).select(['id', 'created_at', 'updated_at', ...attributes]).where(visible);
+      // A keyset page's links need its records' sort values, shown or not (`fields` may leave them out).
+      const columns = keyset ? [...new Set([...attributes, ...query.sort.map((key) => key.field)])] : attributes;
+      let select = db.selectFrom(resource.table).select([...new Set(['id', 'created_at', 'updated_at', ...columns])]).where(visible);
       if (requested) select = select.where(requested);
-      for (const sortKey of query.sort) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
-      select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
+      if (keyset) {
+        select = keysetSelect(db, select, keyset, query, (arm) => filterToSql(arm, resource, dialect), dialect.nullsSortFirst);
+      } else {
+        for (const sortKey of query.sort) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
+        select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
+      }
       let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
       if (requested) count = count.where(requested);
       const page = select.compile() as CompiledQuery<Row>;
       const total = count.compile();
-      const pageKey = queryKey(page);
+      const pageKey = keep ? queryKey(page) : undefined;
       const countPlan = dialect.planCount(db, resource.table, requested ? [visible, requested] : [visible], total);
       plan = { page, count: total, countPlan, pageKey, countKey: queryKey(total) };
-      if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
-      lists.set(key, plan);
+      if (keep) {
+        if (lists.size >= MAX_COMPILED_LISTS) lists.clear();
+        lists.set(key, plan);
+      }
     }
     return plan;
   }

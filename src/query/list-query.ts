@@ -15,6 +15,18 @@ export interface ListQuery {
   fields: string[] | null;
   /** The filter, `_sort` and `fields` parameters as given, kept for pagination links. */
   carried: [string, string][];
+  /** A keyset page (`page[after]` / `page[before]`) instead of an offset one. */
+  keyset?: KeysetPage;
+}
+
+/** Where a keyset page starts (docs/records.md, "Keyset pages"). */
+export interface KeysetPage {
+  /** The page holds the records right after the cursor, or right before it. */
+  side: 'after' | 'before';
+  /** The cursor's values: each sort key's, then the id; null for an empty cursor (the first or last page). */
+  values: unknown[] | null;
+  /** The cursor as given, for links.self. */
+  text: string;
 }
 
 export const DEFAULT_LIMIT = 50;

@@ -10,6 +10,7 @@ import { datetimeField } from '../resources/field-types/datetime-field.ts';
 import { allOf, type FilterNode } from './filter-node.ts';
 import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
+import { parseKeysetPage } from './keyset-cursor.ts';
 import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
@@ -94,7 +95,7 @@ export function parseListQuery(
   let listValues = 0;
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(name)) continue;
-    if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]'].includes(name)) continue;
+    if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]', 'page[after]', 'page[before]'].includes(name)) continue;
     if (name.startsWith('_') || name.startsWith('page[')) {
       fail(name, `Unknown parameter '${name}'`);
       continue;
@@ -151,11 +152,19 @@ export function parseListQuery(
       fail(name, `Invalid value for '${name}': ${(error as Error).message}`);
     }
   }
+  const keyset = parseKeysetPage(
+    { after: single('page[after]'), before: single('page[before]'), offsetGiven: raw._offset !== undefined || raw['page[offset]'] !== undefined },
+    sort,
+    resource,
+    fail,
+  );
   if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
   if (listValues > MAX_QUERY_VALUES) fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
 
   if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
   // Links repeat the parameters in the order the caller gave them.
   const carried = Object.entries(raw).filter(([name]) => carriedNames.has(name)) as [string, string][];
-  return { filter: allOf(conditions), sort, limit, offset, fields, carried };
+  const query: ListQuery = { filter: allOf(conditions), sort, limit, offset, fields, carried };
+  if (keyset) query.keyset = keyset;
+  return query;
 }

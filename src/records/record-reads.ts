@@ -17,6 +17,7 @@ import { decodeRow } from './record-codec.ts';
 import { MarkedReadCache } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
 import { guard } from './driver-error-guard.ts';
+import { keysetRecords } from './keyset-page.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 
 type Row = Record<string, unknown>;
@@ -69,6 +70,7 @@ export class RecordReads {
       const plan = this.#lists.planOf(resource, grant.filter, query, attributes);
       const readPage = (mark?: string) => this.#readPage(resource, query, plan, mark);
       const { records, total } = await this.#pages.get(db, dialect, plan.pageKey, readPage);
+      if (query.keyset) return { ...keysetRecords(records, query.limit, query.keyset), total, query, attributes };
       return { records, total, query, attributes };
     });
   }
@@ -78,7 +80,8 @@ export class RecordReads {
     const { db, dialect } = this.#store;
     const rows = await this.read(plan.page);
     let total: number;
-    if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
+    // A keyset page past a cursor knows nothing of the rows before it: those are counted.
+    if (!query.keyset?.values && rows.length < query.limit && (rows.length > 0 || query.offset === 0)) {
       // A page that is not full (and not past the end) holds the last matching row: it gives the total.
       total = query.offset + rows.length;
     } else {

@@ -12,6 +12,8 @@ export interface ListResult {
   query: ListQuery;
   /** Attribute names to show: the requested or readable fields. */
   attributes: string[];
+  /** A keyset page only: whether the list goes on beyond it, on the side it was read towards. */
+  more?: boolean;
 }
 
 export interface ReadResult {

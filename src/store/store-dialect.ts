@@ -92,6 +92,11 @@ export interface StoreDialect {
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` is available for claiming work. */
   readonly supportsSkipLocked: boolean;
   /**
+   * Where NULL falls in an ascending ORDER BY: first on SQLite (NULL is the smallest value), last on
+   * PostgreSQL (the largest); a descending order puts it at the other end. Keyset pages follow it.
+   */
+  readonly nullsSortFirst: boolean;
+  /**
    * Whether a WITH may insert (a data-modifying WITH), so rows for several tables go in one statement,
    * one round trip (write-statements.ts, insertTogetherStatement). Where it may not (SQLite), a statement
    * costs no round trip anyway: one per table.

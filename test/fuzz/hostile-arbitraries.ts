@@ -135,6 +135,16 @@ const pagingValue: fc.Arbitrary<string> = fc.oneof(
   hostileString,
 );
 
+/** `page[after]` / `page[before]` values: forged cursors (the shape svc writes, hostile contents), and anything. */
+const cursorValue: fc.Arbitrary<string> = fc.oneof(
+  fc.tuple(
+    fc.constantFrom('', 'views', '-views', 'title', '-created_at', 'id'),
+    fc.array(fc.oneof(hostileString, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '2026-01-01T00:00:00Z')), { maxLength: 3 }),
+  ).map(([sort, values]) => Buffer.from(JSON.stringify([sort, ...values])).toString('base64url')),
+  fc.constant(''),
+  hostileString,
+);
+
 /** One query parameter as [name, value], before encoding. */
 export const queryParameter: fc.Arbitrary<[string, string]> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(fieldName, filterValue) },
@@ -142,6 +152,7 @@ export const queryParameter: fc.Arbitrary<[string, string]> = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(fc.constant('_sort'), sortValue) },
   { weight: 2, arbitrary: fc.tuple(fc.constant('fields'), fieldsValue) },
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom('_limit', '_offset', 'page[limit]', 'page[offset]'), pagingValue) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('page[after]', 'page[before]'), cursorValue) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('_where', '_or', 'page[size]', 'events', 'token', 'lastEventId', 'filter[title]', 'include'), hostileString) },
   { weight: 1, arbitrary: fc.tuple(hostileString, hostileString) },
 );

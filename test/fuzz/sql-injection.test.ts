@@ -30,6 +30,8 @@ const PAYLOADS: readonly string[] = [
 type Position = { name: string; request: (p: string, app: FuzzApp) => { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; payload?: string; headers?: Record<string, string> } };
 
 const q = encodeComponent;
+/** A keyset cursor as svc encodes one (query/keyset-cursor.ts): base64url of a JSON array. */
+const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
 const json = { 'content-type': 'application/json' };
 
 /** Every place a caller's text reaches the server. */
@@ -56,6 +58,10 @@ const POSITIONS: readonly Position[] = [
   { name: '_limit', request: (p) => ({ method: 'GET', url: `/v1/posts?_limit=${q(p)}` }) },
   { name: '_offset', request: (p) => ({ method: 'GET', url: `/v1/posts?_offset=${q(p)}` }) },
   { name: 'page[limit]', request: (p) => ({ method: 'GET', url: `/v1/posts?page[limit]=${q(p)}` }) },
+  { name: 'page[after]', request: (p) => ({ method: 'GET', url: `/v1/posts?page[after]=${q(p)}` }) },
+  // A cursor of the shape svc writes, carrying the payload as the sort value it compares with.
+  { name: 'page[after] cursor value', request: (p) => ({ method: 'GET', url: `/v1/posts?_sort=title&page[after]=${cursor(['title', p, '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'])}` }) },
+  { name: 'page[before] cursor id', request: (p) => ({ method: 'GET', url: `/v1/posts?page[before]=${cursor(['', p])}` }) },
   { name: 'canary filter', request: (p) => ({ method: 'GET', url: `/v1/canary?secret__like=${q(p)}` }) },
   { name: 'resource name', request: (p) => ({ method: 'GET', url: `/v1/${q(p)}` }) },
   { name: 'id (read)', request: (p) => ({ method: 'GET', url: `/v1/posts/${q(p)}` }) },

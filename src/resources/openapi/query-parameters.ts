@@ -107,6 +107,8 @@ export function listParameters(resource: Resource): OpenApiObject[] {
     parameterRef('Offset'),
     parameterRef('PageLimit'),
     parameterRef('PageOffset'),
+    parameterRef('PageAfter'),
+    parameterRef('PageBefore'),
     fieldsParameter(
       resource,
       'Fields to return, comma-separated (default: every field the caller may read; `id`, `created_at` and `updated_at` are always returned). ' +

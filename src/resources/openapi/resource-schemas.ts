@@ -66,9 +66,9 @@ function listDocumentSchema(resource: Resource, names: ResourceNames): JsonSchem
         properties: {
           self: link('This page'),
           first: link('The first page'),
-          prev: link('The previous page; present when the offset is above 0'),
-          next: link('The next page; present when more records follow'),
-          last: link('The last page; present when there is at least one record'),
+          prev: link('The previous page; present when the offset is above 0, or (keyset pages) when records come before this page'),
+          next: link('The next page; present when more records follow. On a keyset page it carries the cursor of its last record'),
+          last: link('The last page; present when there is at least one record (always on keyset pages)'),
         },
       },
     },

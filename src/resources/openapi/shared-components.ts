@@ -78,6 +78,19 @@ export function sharedParameters(config: SvcConfig): OpenApiObject {
       description: 'Synonym of `_offset`, as used in pagination links; give only one of the two.',
       schema: pageOffset,
     },
+    PageAfter: {
+      name: 'page[after]',
+      in: 'query',
+      description: 'Keyset page: the records right after this cursor, taken from `links.next` (empty: the first page). ' +
+        'Not with an offset; a cursor made for another `_sort`: 400 `INVALID_QUERY_PARAMS`.',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]*$' },
+    },
+    PageBefore: {
+      name: 'page[before]',
+      in: 'query',
+      description: 'Keyset page: the records right before this cursor, taken from `links.prev` (empty: the last page).',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]*$' },
+    },
     ServiceRole: {
       name: 'X-Service-Role',
       in: 'header',

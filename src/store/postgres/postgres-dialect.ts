@@ -57,6 +57,7 @@ function isPgConnectionError(error: unknown): boolean {
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
   label: 'PostgreSQL',
+  nullsSortFirst: false,
   supportsSkipLocked: true,
   supportsInsertInWith: true,
   sharedAcrossMachines: true,

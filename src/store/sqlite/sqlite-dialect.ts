@@ -23,6 +23,7 @@ function sqliteCode(error: unknown): string | undefined {
 export const sqliteDialect: StoreDialect = {
   name: 'sqlite',
   label: 'SQLite',
+  nullsSortFirst: true,
   supportsSkipLocked: false,
   supportsInsertInWith: false,
   sharedAcrossMachines: false,
