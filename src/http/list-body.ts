@@ -14,6 +14,10 @@ const bodies = new WeakMap<readonly RecordValues[], Map<string, string>>();
 
 export function listBody(resource: Resource, result: ListResult): string {
   const { records, attributes, total, query } = result;
+  // Included records are read anew for each request, and a relation's list has its own links: not kept.
+  if (result.included !== undefined || result.path !== undefined) {
+    return JSON.stringify(listDocument(resource, records, attributes, total, query, { path: result.path, included: result.included }));
+  }
   const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried]);
   let texts = bodies.get(records);
   let text = texts?.get(spelling);

@@ -2,12 +2,21 @@
 import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';
+import { toOneRelations } from '../resources/relations.ts';
+import type { IncludedRecord } from '../records/include-reads.ts';
 
 export interface ResourceObject {
   type: string;
   id: string;
   attributes: Record<string, unknown>;
+  relationships?: Record<string, RelationshipObject>;
   links: { self: string };
+}
+
+/** A to-one relationship: its linkage, and where the related record is read. */
+export interface RelationshipObject {
+  data: { type: string; id: string } | null;
+  links?: { related: string };
 }
 
 export function resourceObject(resource: Resource, record: RecordValues, attributes: readonly string[]): ResourceObject {
@@ -16,31 +25,63 @@ export function resourceObject(resource: Resource, record: RecordValues, attribu
   shown.created_at = record.created_at;
   shown.updated_at = record.updated_at;
   const id = String(record.id);
-  return { type: resource.name, id, attributes: shown, links: { self: `/v1/${resource.name}/${id}` } };
+  const relationships = relationshipsOf(resource, record, attributes);
+  const links = { self: `/v1/${resource.name}/${id}` };
+  return relationships ? { type: resource.name, id, attributes: shown, relationships, links } : { type: resource.name, id, attributes: shown, links };
 }
 
-export function recordDocument(resource: Resource, record: RecordValues, attributes: readonly string[]) {
+/** The to-one relationships among the shown fields: a relation field the caller may not read is not one. */
+function relationshipsOf(resource: Resource, record: RecordValues, attributes: readonly string[]): Record<string, RelationshipObject> | undefined {
+  let relationships: Record<string, RelationshipObject> | undefined;
+  for (const relation of toOneRelations(resource)) {
+    if (!attributes.includes(relation.field)) continue;
+    const value = record[relation.field];
+    relationships ??= {};
+    relationships[relation.name] =
+      value === null || value === undefined
+        ? { data: null }
+        : { data: { type: relation.target, id: String(value) }, links: { related: `/v1/${relation.target}/${String(value)}` } };
+  }
+  return relationships;
+}
+
+/** The `included` member of a compound document, when the request asked for one. */
+function includedObjects(included: readonly IncludedRecord[] | undefined): { included?: ResourceObject[] } {
+  return included ? { included: included.map(({ resource, record, attributes }) => resourceObject(resource, record, attributes)) } : {};
+}
+
+export function recordDocument(resource: Resource, record: RecordValues, attributes: readonly string[], included?: readonly IncludedRecord[]) {
   const data = resourceObject(resource, record, attributes);
-  return { data, links: { self: data.links.self } };
+  return { data, links: { self: data.links.self }, ...includedObjects(included) };
 }
 
-function pageLink(resource: Resource, query: ListQuery, offset: number): string {
+function pageLink(base: string, query: ListQuery, offset: number): string {
   const parts = query.carried.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
   parts.push(`page[offset]=${offset}`, `page[limit]=${query.limit}`);
-  return `/v1/${resource.name}?${parts.join('&')}`;
+  return `${base}${base.includes('?') ? '&' : '?'}${parts.join('&')}`;
 }
 
-export function listDocument(resource: Resource, records: RecordValues[], attributes: readonly string[], total: number, query: ListQuery) {
+/** `path`: where the list is read, when not at /v1/<resource> (a relation's to-many side). */
+export function listDocument(
+  resource: Resource,
+  records: RecordValues[],
+  attributes: readonly string[],
+  total: number,
+  query: ListQuery,
+  options: { path?: string; included?: readonly IncludedRecord[] } = {},
+) {
+  const base = options.path ?? `/v1/${resource.name}`;
   const { offset, limit } = query;
   const links: Record<string, string> = {
-    self: pageLink(resource, query, offset),
-    first: pageLink(resource, query, 0),
+    self: pageLink(base, query, offset),
+    first: pageLink(base, query, 0),
   };
-  if (offset > 0) links.prev = pageLink(resource, query, Math.max(offset - limit, 0));
-  if (offset + limit < total) links.next = pageLink(resource, query, offset + limit);
-  if (total > 0) links.last = pageLink(resource, query, Math.floor((total - 1) / limit) * limit);
+  if (offset > 0) links.prev = pageLink(base, query, Math.max(offset - limit, 0));
+  if (offset + limit < total) links.next = pageLink(base, query, offset + limit);
+  if (total > 0) links.last = pageLink(base, query, Math.floor((total - 1) / limit) * limit);
   return {
     data: records.map((record) => resourceObject(resource, record, attributes)),
+    ...includedObjects(options.included),
     meta: { total },
     links,
   };

@@ -9,6 +9,7 @@ import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
 import { allOf, type FilterNode } from './filter-node.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
+import { isCompoundParameter } from './parse-compound-query.ts';
 import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
@@ -94,6 +95,11 @@ export function parseListQuery(
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(name)) continue;
     if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]'].includes(name)) continue;
+    // `include` and `fields[<type>]` shape the document, not the rows (parse-compound-query.ts); links carry them.
+    if (isCompoundParameter(name)) {
+      if (!Array.isArray(value)) carriedNames.add(name);
+      continue;
+    }
     if (name.startsWith('_') || name.startsWith('page[')) {
       fail(name, `Unknown parameter '${name}'`);
       continue;

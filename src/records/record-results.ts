@@ -2,6 +2,7 @@
 import type { EventOrigin } from '../events/build-record-event.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';
+import type { IncludedRecord } from './include-reads.ts';
 
 /** The caller, and the request's ids that its events carry. */
 export type RequestMeta = EventOrigin;
@@ -12,9 +13,14 @@ export interface ListResult {
   query: ListQuery;
   /** Attribute names to show: the requested or readable fields. */
   attributes: string[];
+  /** The records `?include=` asked for, when it asked. */
+  included?: IncludedRecord[];
+  /** Where the list was read, when not at /v1/<resource> (the to-many side of a relation). */
+  path?: string;
 }
 
 export interface ReadResult {
   record: RecordValues;
   attributes: string[];
+  included?: IncludedRecord[];
 }
