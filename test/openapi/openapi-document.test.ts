@@ -136,6 +136,8 @@ describe('buildOpenApiDocument', () => {
   it('describes every enabled resource, and the disabled one nowhere', () => {
     const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/'));
     const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`]);
+    // The to-many sides of the fixture's relations (posts.category_id, comments.post_id).
+    expected.push('/v1/categories/{id}/posts', '/v1/posts/{id}/comments');
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
     for (const path of ['/token', '/me', '/me/key', '/metrics', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
@@ -363,7 +365,9 @@ describe('buildOpenApiDocument', () => {
       Object.keys((paths[path]![method] as Json).responses as Json).filter((s) => s >= '400');
     assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '429', '500']);
     assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '429', '500']);
-    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['401', '403', '404', '429', '500']);
+    // 400: a bad `include` or `fields[<type>]`.
+    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['400', '401', '403', '404', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}/comments', 'get'), ['400', '401', '403', '404', '429', '500']);
     assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '413', '415', '429', '500']);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
     assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '429', '500']);

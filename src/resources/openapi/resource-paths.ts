@@ -14,7 +14,7 @@ import {
   schemaRef,
   type OpenApiObject,
 } from './openapi-refs.ts';
-import { fieldsParameter, listParameters } from './query-parameters.ts';
+import { compoundParameters, fieldsParameter, listParameters } from './query-parameters.ts';
 import { BEARER_SCHEME, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
 
 /** Codes every keyed operation can answer with, besides its own. */
@@ -81,9 +81,10 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('get'),
       summary: `Get a ${name} record`,
       description: 'Only fields the caller may read appear. A record outside the caller\'s read filter answers 404, as if it did not exist.',
+      parameters: compoundParameters(resource),
       responses: {
         '200': documentResponse('The record.', names.schema('Document')),
-        ...errorResponses(['RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR']),
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR', 'RESOURCE_FETCH_ERROR']),
       },
     }),
     put: operation({
