@@ -3,7 +3,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { toOneRelations } from '../resources/relations.ts';
-import type { IncludedRecord } from '../records/include-reads.ts';
+import type { Inclusion, ToManyLinkage } from '../records/include-reads.ts';
 
 export interface ResourceObject {
   type: string;
@@ -15,17 +15,23 @@ export interface ResourceObject {
 
 /** A to-one relationship: its linkage, and where the related record is read. */
 export interface RelationshipObject {
-  data: { type: string; id: string } | null;
+  data: { type: string; id: string } | { type: string; id: string }[] | null;
   links?: { related: string };
 }
 
-export function resourceObject(resource: Resource, record: RecordValues, attributes: readonly string[]): ResourceObject {
+/** `toMany`: the linkage of the to-many relationships an include read (include-reads.ts). */
+export function resourceObject(resource: Resource, record: RecordValues, attributes: readonly string[], toMany?: ToManyLinkage): ResourceObject {
   const shown: Record<string, unknown> = {};
   for (const name of attributes) shown[name] = Object.hasOwn(record, name) ? (record[name] ?? null) : null;
   shown.created_at = record.created_at;
   shown.updated_at = record.updated_at;
   const id = String(record.id);
-  const relationships = relationshipsOf(resource, record, attributes);
+  let relationships = relationshipsOf(resource, record, attributes);
+  const included = toMany?.get(`${resource.name}\u0000${id}`);
+  if (included) {
+    relationships ??= {};
+    for (const [name, data] of included) relationships[name] = { data, links: { related: `/v1/${resource.name}/${id}/${name}` } };
+  }
   const links = { self: `/v1/${resource.name}/${id}` };
   return relationships ? { type: resource.name, id, attributes: shown, relationships, links } : { type: resource.name, id, attributes: shown, links };
 }
@@ -46,12 +52,13 @@ function relationshipsOf(resource: Resource, record: RecordValues, attributes: r
 }
 
 /** The `included` member of a compound document, when the request asked for one. */
-function includedObjects(included: readonly IncludedRecord[] | undefined): { included?: ResourceObject[] } {
-  return included ? { included: included.map(({ resource, record, attributes }) => resourceObject(resource, record, attributes)) } : {};
+function includedObjects(inclusion: Inclusion | undefined): { included?: ResourceObject[] } {
+  if (!inclusion) return {};
+  return { included: inclusion.included.map(({ resource, record, attributes }) => resourceObject(resource, record, attributes, inclusion.toMany)) };
 }
 
-export function recordDocument(resource: Resource, record: RecordValues, attributes: readonly string[], included?: readonly IncludedRecord[]) {
-  const data = resourceObject(resource, record, attributes);
+export function recordDocument(resource: Resource, record: RecordValues, attributes: readonly string[], included?: Inclusion) {
+  const data = resourceObject(resource, record, attributes, included?.toMany);
   return { data, links: { self: data.links.self }, ...includedObjects(included) };
 }
 
@@ -68,7 +75,7 @@ export function listDocument(
   attributes: readonly string[],
   total: number,
   query: ListQuery,
-  options: { path?: string; included?: readonly IncludedRecord[] } = {},
+  options: { path?: string; included?: Inclusion } = {},
 ) {
   const base = options.path ?? `/v1/${resource.name}`;
   const { offset, limit } = query;
@@ -80,7 +87,7 @@ export function listDocument(
   if (offset + limit < total) links.next = pageLink(base, query, offset + limit);
   if (total > 0) links.last = pageLink(base, query, Math.floor((total - 1) / limit) * limit);
   return {
-    data: records.map((record) => resourceObject(resource, record, attributes)),
+    data: records.map((record) => resourceObject(resource, record, attributes, options.included?.toMany)),
     ...includedObjects(options.included),
     meta: { total },
     links,

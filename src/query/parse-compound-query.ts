@@ -5,16 +5,30 @@ import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import { SERVER_LIMIT_DEFAULTS } from '../config/config-schema.ts';
 import type { SvcConfig } from '../config/config-types.ts';
 import type { Resource } from '../resources/resource.ts';
-import { toOneRelation, type ToOneRelation } from '../resources/relations.ts';
+import { toManyRelation, toOneRelation, type ToManyRelation, type ToOneRelation } from '../resources/relations.ts';
 import type { RawQuery } from './parse-list-query.ts';
 
 /** One relationship path step of `include`; its children are the paths that continue from it. */
-export interface IncludeNode {
-  /** The dotted path up to this step, as the caller wrote it: it names the step in errors and statement counts. */
+export type IncludeNode = ToOneStep | ToManyStep;
+
+interface IncludeStep {
+  /** The dotted path up to this step, as the caller wrote it: it names the step in errors. */
   readonly path: string;
-  readonly relation: ToOneRelation;
+  /** The resource the step arrives at. */
   readonly target: Resource;
   readonly children: IncludeNode[];
+}
+
+/** From a record to the one its relation field refers to. */
+export interface ToOneStep extends IncludeStep {
+  readonly kind: 'to-one';
+  readonly relation: ToOneRelation;
+}
+
+/** From a record to the records of another resource whose relation field refers to it. */
+export interface ToManyStep extends IncludeStep {
+  readonly kind: 'to-many';
+  readonly relation: ToManyRelation;
 }
 
 export interface CompoundQuery {
@@ -104,17 +118,20 @@ export function parseCompoundQuery(
       let from = resource;
       for (let i = 0; i < steps.length; i++) {
         const step = steps[i]!;
-        const relation = toOneRelation(from, step);
-        const target = relation && findResource(relation.target);
-        if (!relation || !target) {
+        const stepPath = steps.slice(0, i + 1).join('.');
+        const toOne = toOneRelation(from, step);
+        const toOneTarget = toOne && findResource(toOne.target);
+        const toMany = toOne ? undefined : toManyRelation(from, step, findResource);
+        let node = level.find((n) => n.path === stepPath);
+        if (!node && toOne && toOneTarget) node = { kind: 'to-one', path: stepPath, relation: toOne, target: toOneTarget, children: [] };
+        else if (!node && toMany) node = { kind: 'to-many', path: stepPath, relation: toMany, target: toMany.child, children: [] };
+        else if (!node) {
           fail('include', `Unknown relationship '${step}' of ${from.name} in include path '${path}'`);
           break;
         }
-        const stepPath = steps.slice(0, i + 1).join('.');
-        let node = level.find((n) => n.relation === relation);
-        if (!node) level.push((node = { path: stepPath, relation, target, children: [] }));
+        if (!level.includes(node)) level.push(node);
         level = node.children;
-        from = target;
+        from = node.target;
       }
     }
   }

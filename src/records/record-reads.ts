@@ -82,7 +82,11 @@ export class RecordReads {
         throw error;
       }
     };
-    return parseCompoundQuery(raw, resource, (name) => this.#registry.find(name), readableOf, this.#includeBounds);
+    const findEnabled = (name: string) => {
+      const found = this.#registry.find(name);
+      return found?.enabled ? found : undefined;
+    };
+    return parseCompoundQuery(raw, resource, findEnabled, readableOf, this.#includeBounds);
   }
 
   /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */

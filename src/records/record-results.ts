@@ -2,7 +2,7 @@
 import type { EventOrigin } from '../events/build-record-event.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';
-import type { IncludedRecord } from './include-reads.ts';
+import type { Inclusion } from './include-reads.ts';
 
 /** The caller, and the request's ids that its events carry. */
 export type RequestMeta = EventOrigin;
@@ -13,8 +13,8 @@ export interface ListResult {
   query: ListQuery;
   /** Attribute names to show: the requested or readable fields. */
   attributes: string[];
-  /** The records `?include=` asked for, when it asked. */
-  included?: IncludedRecord[];
+  /** The records `?include=` asked for, and the to-many linkage, when it asked. */
+  included?: Inclusion;
   /** Where the list was read, when not at /v1/<resource> (the to-many side of a relation). */
   path?: string;
 }
@@ -22,5 +22,5 @@ export interface ListResult {
 export interface ReadResult {
   record: RecordValues;
   attributes: string[];
-  included?: IncludedRecord[];
+  included?: Inclusion;
 }

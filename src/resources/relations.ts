@@ -38,3 +38,24 @@ export function toOneRelation(resource: Resource, name: string): ToOneRelation |
 export function fieldsReferring(child: Resource, target: Resource): readonly ToOneRelation[] {
   return toOneRelations(child).filter((relation) => relation.target === target.name);
 }
+
+/** A to-many relationship: the records of `child` whose relation field refers to the record it is read from. */
+export interface ToManyRelation {
+  /** The child resource's name: a to-many side is included by it (`?include=comments`). */
+  readonly name: string;
+  readonly child: Resource;
+  /** The child's relation field that refers to the parent. */
+  readonly field: string;
+}
+
+/**
+ * The to-many relationship named `name` of `parent`: the resource `name` when exactly one of its
+ * fields refers to `parent`. With several (`author_id`, `editor_id`) the side is not includable, since
+ * the name would not say which; its path takes `_via` instead.
+ */
+export function toManyRelation(parent: Resource, name: string, findResource: (name: string) => Resource | undefined): ToManyRelation | undefined {
+  const child = findResource(name);
+  if (!child) return undefined;
+  const referring = fieldsReferring(child, parent);
+  return referring.length === 1 ? { name, child, field: referring[0]!.field } : undefined;
+}

@@ -46,6 +46,7 @@ describe('JSON:API 1.0 conformance', () => {
     ['an empty list', () => ({ method: 'GET', url: '/v1/posts?title=none' })],
     ['a record with relationships and included records', () => ({ method: 'GET', url: `/v1/comments/${commentId}?include=post.category` })],
     ['a compound list with sparse fieldsets', () => ({ method: 'GET', url: '/v1/comments?include=post&fields[posts]=title,category' })],
+    ['a record with a to-many relationship included', () => ({ method: 'GET', url: `/v1/posts/${postId}?include=comments,category` })],
     ['the to-many side of a relation', () => ({ method: 'GET', url: `/v1/posts/${postId}/comments?include=post` })],
     ['a patched record', () => ({ method: 'PATCH', url: `/v1/posts/${postId}`, payload: { body: 'b' } })],
     ['a validation error document', () => ({ method: 'POST', url: '/v1/posts', payload: { nope: 1, views: 'x' } })],

@@ -122,12 +122,30 @@ for (const dialect of testDialects()) {
       assert.equal(missing.json().included, undefined);
     });
 
+    it('includes the to-many side of a relation, with its linkage, through the caller\'s row filter', async () => {
+      const response = await t.request({ method: 'GET', url: `/v1/companies/${ids.acme}?include=authors`, auth: reader });
+      assert.equal(response.statusCode, 200, response.body);
+      const { data, included } = response.json();
+      // Bob works at Acme too, but the reader may not read him: neither included nor linked.
+      assert.deepEqual(data.relationships.authors, { data: [{ type: 'authors', id: ids.ann }], links: { related: `/v1/companies/${ids.acme}/authors` } });
+      assert.deepEqual(included.map((record: { id: string }) => record.id), [ids.ann]);
+      const nested = await t.request({ method: 'GET', url: `/v1/posts/${ids.p2}?include=author.company.authors`, auth: editor });
+      assert.equal(nested.statusCode, 200, nested.body);
+      const types = nested.json().included.map(({ type, id }: { type: string; id: string }) => `${type}/${id}`).sort();
+      assert.deepEqual(types, [`authors/${ids.ann}`, `authors/${ids.bob}`, `companies/${ids.acme}`].sort());
+      // Several fields of posts refer to authors: the name would not say which, so it is not includable.
+      const ambiguous = await t.request({ method: 'GET', url: `/v1/authors/${ids.ann}?include=posts`, auth: editor });
+      assert.equal(ambiguous.statusCode, 400, ambiguous.body);
+    });
+
     it('reads each relationship path with one statement, whatever the number of records', async () => {
       const texts = await statementTexts(t, dialect, () => t.request({ method: 'GET', url: '/v1/posts?include=author.company,editor', auth: editor }));
       const reading = (table: string) => texts.filter((text) => new RegExp(`from "${table}"`, 'i').test(text)).length;
       // author and editor are two paths to authors: one statement each; author.company one more.
       assert.equal(reading('authors'), 2, texts.join('\n'));
       assert.equal(reading('companies'), 1, texts.join('\n'));
+      const toMany = await statementTexts(t, dialect, () => t.request({ method: 'GET', url: '/v1/companies?include=authors', auth: editor }));
+      assert.equal(toMany.filter((text) => /from "authors"/i.test(text)).length, 1, toMany.join('\n'));
     });
 
     const refused: [string, string, string, string][] = [

@@ -104,18 +104,18 @@ export function fieldsParameter(resource: Resource, description: string): OpenAp
 /** `include` and `fields[<type>]` (docs/records.md, "Relationships"): the compound document's parameters. */
 export function compoundParameters(resource: Resource): OpenApiObject[] {
   const relations = toOneRelations(resource);
-  const parameters: OpenApiObject[] = [];
-  if (relations.length > 0) {
-    parameters.push({
+  const toOne = relations.length > 0 ? `${relations.map((relation) => `\`${relation.name}\``).join(', ')}, or ` : '';
+  const parameters: OpenApiObject[] = [
+    {
       name: 'include',
       in: 'query',
       description:
         `Related records to return in \`included\`: relationship paths, comma-separated, nested with dots (from ${resource.name}: ` +
-        `${relations.map((relation) => `\`${relation.name}\``).join(', ')}). Each is shown through the caller's own permissions. ` +
+        `${toOne}a resource exactly one field of which refers to ${resource.name}). Each is shown through the caller's own permissions. ` +
         'An unknown relationship, a path deeper than `server.includeMaxDepth` or more records than `server.includeMaxRecords`: 400.',
       schema: { type: 'string' },
-    });
-  }
+    },
+  ];
   const types = [...new Set([resource.name, ...relations.map((relation) => relation.target)])];
   for (const type of types) {
     parameters.push({

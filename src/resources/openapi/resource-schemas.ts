@@ -48,7 +48,21 @@ function relationshipsSchema(resource: Resource): JsonSchema {
       },
     };
   }
-  return { type: 'object', description: 'Relation fields as JSON:API to-one relationships.', properties, additionalProperties: false };
+  // A to-many side, present when `include` read it: the linkage of the related records the caller may read.
+  const toMany: JsonSchema = {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: { type: 'array', items: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string' }, id: { ...SYSTEM_FIELD_SCHEMAS.id } } } },
+      links: { type: 'object', required: ['related'], properties: { related: { ...LINK } } },
+    },
+  };
+  return {
+    type: 'object',
+    description: 'Relation fields as JSON:API to-one relationships; to-many sides when `include` named them.',
+    properties,
+    additionalProperties: toMany,
+  };
 }
 
 /** `included` of a compound document: related records of any type, each as its resource's own resource object. */
@@ -63,7 +77,6 @@ const included = (): JsonSchema => ({
 });
 
 function resourceObjectSchema(resource: Resource, names: ResourceNames): JsonSchema {
-  const relationships: Record<string, JsonSchema> = toOneRelations(resource).length > 0 ? { relationships: relationshipsSchema(resource) } : {};
   return {
     type: 'object',
     description: `A ${resource.name} record as a JSON:API resource object.`,
@@ -72,7 +85,7 @@ function resourceObjectSchema(resource: Resource, names: ResourceNames): JsonSch
       type: { type: 'string', const: resource.name },
       id: { ...SYSTEM_FIELD_SCHEMAS.id },
       attributes: schemaRef(names.schema('Attributes')),
-      ...relationships,
+      relationships: relationshipsSchema(resource),
       links: {
         type: 'object',
         required: ['self'],
