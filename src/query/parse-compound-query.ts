@@ -7,6 +7,7 @@ import type { SvcConfig } from '../config/config-types.ts';
 import type { Resource } from '../resources/resource.ts';
 import { toManyRelation, toOneRelation, type ToManyRelation, type ToOneRelation } from '../resources/relations.ts';
 import type { RawQuery } from './parse-list-query.ts';
+import { FIELDSET_PARAMETER, isCompoundParameter } from './compound-parameter-names.ts';
 
 /** One relationship path step of `include`; its children are the paths that continue from it. */
 export type IncludeNode = ToOneStep | ToManyStep;
@@ -57,12 +58,7 @@ export function includeBounds(server: Pick<SvcConfig['server'], 'includeMaxDepth
   };
 }
 
-const FIELDSET = /^fields\[([^\]]*)\]$/;
-
-/** Whether a query parameter belongs to the compound document rather than to the list's filters. */
-export function isCompoundParameter(name: string): boolean {
-  return name === 'include' || FIELDSET.test(name);
-}
+export { isCompoundParameter };
 
 export const NO_COMPOUND: CompoundQuery = { include: [], fieldsets: new Map() };
 
@@ -82,7 +78,7 @@ export function parseCompoundQuery(
     issues.push({ parameter, detail, code });
   const fieldsets = new Map<string, string[]>();
   for (const [name, value] of Object.entries(raw)) {
-    const type = FIELDSET.exec(name)?.[1];
+    const type = FIELDSET_PARAMETER.exec(name)?.[1];
     if (type === undefined || value === undefined) continue;
     if (Array.isArray(value)) {
       fail(name, `Parameter '${name}' is given more than once`);

@@ -9,7 +9,7 @@ import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
 import { allOf, type FilterNode } from './filter-node.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
-import { isCompoundParameter } from './parse-compound-query.ts';
+import { isCompoundParameter } from './compound-parameter-names.ts';
 import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
