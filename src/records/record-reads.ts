@@ -107,7 +107,7 @@ export class RecordReads {
     const query = scope ? { ...parsed, filter: allOf([scopeCondition(scope), parsed.filter]) } : parsed;
     const page = await guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;
-      const plan = this.#lists.planOf(resource, grant.filter, query, attributes);
+      const plan = this.#lists.planOf(resource, grant.filter, query, withIncludedFields(attributes, compound));
       const readPage = (mark?: string) => this.#readPage(resource, query, plan, mark);
       return this.#pages.get(db, dialect, plan.pageKey, readPage);
     });
@@ -164,6 +164,15 @@ function sparseFields(resource: Resource, fields: string[] | null, compound: Com
   if (typed === undefined) return fields;
   if (fields !== null) throw new ApiError('INVALID_QUERY_PARAMS', { parameter: `fields[${resource.name}]`, detail: `Use only one of fields and fields[${resource.name}]` });
   return typed;
+}
+
+/**
+ * The columns a page selects: the attributes shown, and the relation fields a to-one include follows
+ * even when a sparse fieldset leaves them out of the document (JSON:API allows that exception to full linkage).
+ */
+function withIncludedFields(attributes: string[], compound: CompoundQuery): string[] {
+  const followed = compound.include.flatMap((node) => (node.kind === 'to-one' && !attributes.includes(node.relation.field) ? [node.relation.field] : []));
+  return followed.length === 0 ? attributes : [...attributes, ...new Set(followed)];
 }
 
 function scopeCondition(scope: ListScope): FilterNode {

@@ -118,6 +118,12 @@ for (const dialect of testDialects()) {
       assert.deepEqual(Object.keys(data.relationships), ['author']);
       assert.equal(included.length, 1);
       assert.deepEqual(Object.keys(included[0].attributes).sort(), ['created_at', 'name', 'updated_at']);
+      // A list whose fieldset leaves the relation field out still includes through it, without its linkage.
+      const list = await t.request({ method: 'GET', url: `/v1/posts?title=p1&fields=title&include=author`, auth: editor });
+      assert.equal(list.statusCode, 200, list.body);
+      assert.deepEqual(list.json().included.map((record: { id: string }) => record.id), [ids.ann]);
+      assert.equal(list.json().data[0].attributes.author_id, undefined);
+      assert.equal(list.json().data[0].relationships, undefined);
       const missing = await t.request({ method: 'GET', url: `/v1/posts/${ids.p2}`, auth: editor });
       assert.equal(missing.json().included, undefined);
     });
