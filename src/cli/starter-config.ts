@@ -32,6 +32,8 @@ server:
   maxConnections: 10000         # open connections at once; more are closed as they arrive
   likePatternMaxLength: 100     # longest like/ilike filter value
   likePatternMaxWildcards: 16   # most % and _ in one like/ilike filter value
+  includeMaxDepth: 3            # most relationships in one include path
+  includeMaxRecords: 1000       # most related records one request may include
   publicMetrics: false          # true: /metrics without the admin token
   console: true                 # the web console at /console and the API reference at /docs
 

@@ -46,6 +46,8 @@ export const SERVER_LIMIT_DEFAULTS = deepFreeze({
   maxConnections: 10_000,
   likePatternMaxLength: 100,
   likePatternMaxWildcards: 16,
+  includeMaxDepth: 3,
+  includeMaxRecords: 1000,
 });
 
 /** setInterval runs a longer delay at once (it overflows to 1 ms). */
@@ -180,6 +182,20 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           minimum: 0,
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.likePatternMaxWildcards,
+        },
+        includeMaxDepth: {
+          description: 'Most relationships in one `include` path (`author.company` is 2).',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10,
+          default: SERVER_LIMIT_DEFAULTS.includeMaxDepth,
+        },
+        includeMaxRecords: {
+          description: 'Most related records one request may include.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
         },
         console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
       },

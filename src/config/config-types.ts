@@ -115,6 +115,8 @@ export interface SvcConfig {
     maxConnections?: number;
     likePatternMaxLength?: number;
     likePatternMaxWildcards?: number;
+    includeMaxDepth?: number;
+    includeMaxRecords?: number;
     /** Serve the web console at /console and the API reference at /docs (default true). */
     console?: boolean;
   };

@@ -4,13 +4,13 @@
 import type { RecordValues } from '../events/record-event.ts';
 import { encodeCursor } from '../query/keyset-cursor.ts';
 import type { KeysetPage, ListQuery } from '../query/list-query.ts';
-import type { Resource } from '../resources/resource.ts';
 
-export function keysetLinks(resource: Resource, query: ListQuery, page: KeysetPage, records: readonly RecordValues[], more: boolean) {
+/** `base`: the list's path, /v1/<resource> or a relation's to-many side. */
+export function keysetLinks(base: string, query: ListQuery, page: KeysetPage, records: readonly RecordValues[], more: boolean) {
   const link = (side: 'after' | 'before', cursor: string) => {
     const parts = query.carried.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
     parts.push(`page[${side}]=${cursor}`, `page[limit]=${query.limit}`);
-    return `/v1/${resource.name}?${parts.join('&')}`;
+    return `${base}?${parts.join('&')}`;
   };
   const links: Record<string, string> = {
     self: link(page.side, encodeURIComponent(page.text)),

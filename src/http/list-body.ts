@@ -17,11 +17,16 @@ const bodies = new WeakMap<readonly RecordValues[], Map<string, TaggedBody>>();
 
 export function listBody(resource: Resource, result: ListResult): TaggedBody {
   const { records, attributes, total, query, more } = result;
+  // Included records are read anew for each request, and a relation's list has its own links: not kept.
+  if (result.included !== undefined || result.path !== undefined) {
+    const body = JSON.stringify(listDocument(resource, records, attributes, total, query, { path: result.path, included: result.included, more }));
+    return { body, tag: entityTagOf(body) };
+  }
   const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried, query.keyset?.text, more]);
   let texts = bodies.get(records);
   const kept = texts?.get(spelling);
   if (kept !== undefined) return kept;
-  const body = JSON.stringify(listDocument(resource, records, attributes, total, query, more));
+  const body = JSON.stringify(listDocument(resource, records, attributes, total, query, { more }));
   const tagged = { body, tag: entityTagOf(body) };
   if (!texts) bodies.set(records, (texts = new Map()));
   if (texts.size >= MAX_SPELLINGS) texts.clear();

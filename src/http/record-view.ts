@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { WritePrecondition } from '../records/precondition.ts';
+import type { Inclusion } from '../records/include-reads.ts';
 import { recordDocument } from './resource-document.ts';
 import { entityTagOf, matchesStrongly, parseEntityTags } from './entity-tag.ts';
 
@@ -13,8 +14,9 @@ export interface TaggedBody {
   tag: string;
 }
 
-export function recordView(resource: Resource, record: RecordValues, attributes: readonly string[]): TaggedBody {
-  const body = JSON.stringify(recordDocument(resource, record, attributes));
+/** `included`: what `?include=` added (a GET's own view; a write compares the view without it). */
+export function recordView(resource: Resource, record: RecordValues, attributes: readonly string[], included?: Inclusion): TaggedBody {
+  const body = JSON.stringify(recordDocument(resource, record, attributes, included));
   return { body, tag: entityTagOf(body) };
 }
 

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
+import { toOneRelation } from '../resources/relations.ts';
 import type { Resource } from '../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
@@ -45,6 +46,11 @@ function relationTarget(resource: Resource, name: string): string | undefined {
   return definition?.type === 'relation' ? definition.resource : undefined;
 }
 
+/** The relation field a relationship names: by the name answers give it (`author`) or by the field's own (`author_id`). */
+function relationFieldOf(resource: Resource, name: string): string | undefined {
+  return toOneRelation(resource, name)?.field;
+}
+
 /** Checks type and id against the URL; returns the id a create may take from the client. */
 function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): string | undefined {
   if (typeof data.type !== 'string') {
@@ -79,7 +85,7 @@ function attributeValues(data: Members, resource: Resource, values: Members, iss
   }
   for (const [name, value] of Object.entries(attributes)) {
     if (relationTarget(resource, name) !== undefined) {
-      issues.push({ detail: `'${name}' is a relationship: send it as data.relationships.${name}.data = {"type","id"} or null`, pointer: `/data/attributes/${escapeToken(name)}` });
+      issues.push({ detail: `'${name}' is a relationship: send it as data.relationships.${toOneRelation(resource, name)?.name ?? name}.data = {"type","id"} or null`, pointer: `/data/attributes/${escapeToken(name)}` });
     } else values[name] = value;
   }
 }
@@ -105,7 +111,7 @@ function linkedId(name: string, linkage: unknown, target: string, issues: ErrorI
   return linkage.id;
 }
 
-function relationshipValues(data: Members, resource: Resource, values: Members, issues: ErrorIssue[]): void {
+function relationshipValues(data: Members, resource: Resource, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
   if (!Object.hasOwn(data, 'relationships')) return;
   const relationships = data.relationships;
   if (!isObject(relationships)) {
@@ -114,14 +120,16 @@ function relationshipValues(data: Members, resource: Resource, values: Members, 
   }
   for (const [name, relationship] of Object.entries(relationships)) {
     const at = `/data/relationships/${escapeToken(name)}`;
-    const target = relationTarget(resource, name);
-    if (target === undefined) {
+    const field = relationFieldOf(resource, name);
+    const target = field === undefined ? undefined : relationTarget(resource, field);
+    if (field === undefined || target === undefined) {
       issues.push({ detail: `${resource.name} has no relationship '${name}'`, pointer: at });
     } else if (!isObject(relationship) || !Object.hasOwn(relationship, 'data')) {
       issues.push({ detail: `data.relationships.${name} must be an object with a data member`, pointer: at });
     } else {
       const id = linkedId(name, relationship.data, target, issues);
-      if (id !== undefined) values[name] = id;
+      if (id !== undefined) values[field] = id;
+      sentAs.set(field, name);
     }
   }
 }
@@ -131,6 +139,8 @@ export interface DocumentBody {
   values: Members;
   /** The id a create takes from `data.id`, where the resource allows client ids. */
   clientId: string | undefined;
+  /** The relationship name each relation field was sent under, for the pointers of its errors. */
+  sentAs: ReadonlyMap<string, string>;
 }
 
 /** Members JSON:API does not define there: a field put beside `attributes` would otherwise go unnoticed. */
@@ -146,18 +156,19 @@ export function flatBodyOf(document: Members, target: DocumentTarget): DocumentB
   if (!isObject(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
   const clientId = checkIdentity(data, target);
   const values: Members = {};
+  const sentAs = new Map<string, string>();
   const issues: ErrorIssue[] = [
     ...unknownMembers(document, DOCUMENT_MEMBERS, '', 'a JSON:API request document'),
     ...unknownMembers(data, RESOURCE_OBJECT_MEMBERS, '/data', 'a resource object (fields go under attributes)'),
   ];
   attributeValues(data, target.resource, values, issues);
-  relationshipValues(data, target.resource, values, issues);
+  relationshipValues(data, target.resource, values, sentAs, issues);
   if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);
-  return { values, clientId };
+  return { values, clientId, sentAs };
 }
 
 /** The issue as the document's sender reads it, or undefined when it needs no change. */
-function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, clientId: string | undefined): ErrorIssue | undefined {
+function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string>): ErrorIssue | undefined {
   // A taken primary key: SQLite names the column (`<table>.id`), PostgreSQL's `<table>_pkey` names none,
   // while every other unique index is named after its field (store/map-driver-error.ts).
   if (clientId !== undefined && code === 'CONFLICT' && (issue.pointer === undefined || issue.pointer === '/data/attributes/id')) {
@@ -166,15 +177,16 @@ function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, c
   // Field names need no JSON Pointer escaping (config NAME_PATTERN): the last token is the name itself.
   const name = issue.pointer?.match(/^\/data\/attributes\/([^/]+)$/)?.[1];
   if (name === undefined || relationTarget(resource, name) === undefined) return undefined;
-  return { ...issue, pointer: `/data/relationships/${name}` };
+  const relationship = sentAs.get(name) ?? toOneRelation(resource, name)?.name ?? name;
+  return { ...issue, pointer: `/data/relationships/${escapeToken(relationship)}` };
 }
 
 /** Errors about a relation field point at its relationship, where the document gave it; a taken id at data.id. */
-export function documentError(error: unknown, resource: Resource, clientId: string | undefined): unknown {
+export function documentError(error: unknown, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string> = new Map()): unknown {
   if (!(error instanceof ApiError)) return error;
   let moved = false;
   const issues = error.issues.map((issue) => {
-    const changed = documentIssue(issue, error.code, resource, clientId);
+    const changed = documentIssue(issue, error.code, resource, clientId, sentAs);
     if (changed === undefined) return issue;
     moved = true;
     return changed;
@@ -193,10 +205,10 @@ export async function writeWithBody<T>(
 ): Promise<T> {
   const body = request.body;
   if (!isRequestDocument(request, target.resource, body)) return write(body, undefined);
-  const { values, clientId } = flatBodyOf(body, target);
+  const { values, clientId, sentAs } = flatBodyOf(body, target);
   try {
     return await write(values, clientId);
   } catch (error) {
-    throw documentError(error, target.resource, clientId);
+    throw documentError(error, target.resource, clientId, sentAs);
   }
 }

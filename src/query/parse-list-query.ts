@@ -11,6 +11,7 @@ import { allOf, type FilterNode } from './filter-node.ts';
 import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { parseKeysetPage } from './keyset-cursor.ts';
+import { isCompoundParameter } from './compound-parameter-names.ts';
 import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
@@ -96,6 +97,11 @@ export function parseListQuery(
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(name)) continue;
     if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]', 'page[after]', 'page[before]'].includes(name)) continue;
+    // `include` and `fields[<type>]` shape the document, not the rows (parse-compound-query.ts); links carry them.
+    if (isCompoundParameter(name)) {
+      if (!Array.isArray(value)) carriedNames.add(name);
+      continue;
+    }
     if (name.startsWith('_') || name.startsWith('page[')) {
       fail(name, `Unknown parameter '${name}'`);
       continue;

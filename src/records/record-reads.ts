@@ -19,6 +19,20 @@ import { pageWeight } from './page-weight.ts';
 import { guard } from './driver-error-guard.ts';
 import { keysetRecords } from './keyset-page.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
+import { allOf, type FilterNode } from '../query/filter-node.ts';
+import { isCompoundParameter, NO_COMPOUND, parseCompoundQuery, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
+import type { VisibleRows } from '../query/visible-rows.ts';
+import { IncludeReads } from './include-reads.ts';
+import type { Principal } from '../auth/principal.ts';
+
+/** A list narrowed to the records whose `field` refers to one record: the to-many side of a relation. */
+export interface ListScope {
+  field: string;
+  id: string;
+  /** Where the list is read, for its page links (it may carry a query of its own). */
+  path: string;
+}
 
 type Row = Record<string, unknown>;
 
@@ -44,11 +58,36 @@ export class RecordReads {
    */
   readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
 
-  constructor(store: Store, lists: ListPlans, byId: ByIdQueries, likeLimits: LikePatternLimits) {
+  readonly #registry: ResourceRegistry;
+  readonly #includes: IncludeReads;
+  readonly #includeBounds: IncludeBounds;
+
+  constructor(store: Store, lists: ListPlans, byId: ByIdQueries, likeLimits: LikePatternLimits, registry: ResourceRegistry, visible: VisibleRows, includeBounds: IncludeBounds) {
     this.#store = store;
     this.#lists = lists;
     this.#byId = byId;
     this.#likeLimits = likeLimits;
+    this.#registry = registry;
+    this.#includeBounds = includeBounds;
+    this.#includes = new IncludeReads(store, visible, (query) => this.read(query), includeBounds);
+  }
+
+  /** The `include` and `fields[type]` parameters, when the request has any. */
+  #compound(raw: RawQuery, resource: Resource, principal: Principal): CompoundQuery {
+    if (!Object.keys(raw).some(isCompoundParameter)) return NO_COMPOUND;
+    const readableOf = (target: Resource) => {
+      try {
+        return resolveAccess(target, principal, 'read').fields;
+      } catch (error) {
+        if (error instanceof ApiError) return null;
+        throw error;
+      }
+    };
+    const findEnabled = (name: string) => {
+      const found = this.#registry.find(name);
+      return found?.enabled ? found : undefined;
+    };
+    return parseCompoundQuery(raw, resource, findEnabled, readableOf, this.#includeBounds);
   }
 
   /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */
@@ -61,18 +100,28 @@ export class RecordReads {
     return this.#pointReads.read(queries, id);
   }
 
-  async list(resource: Resource, meta: RequestMeta, raw: RawQuery): Promise<ListResult> {
+  async list(resource: Resource, meta: RequestMeta, raw: RawQuery, scope?: ListScope): Promise<ListResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
-    const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
-    const attributes = query.fields ?? [...grant.fields];
-    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
+    const parsed = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
+    const compound = this.#compound(raw, resource, meta.principal);
+    const attributes = sparseFields(resource, parsed.fields, compound) ?? [...grant.fields];
+    const query = scope ? { ...parsed, filter: allOf([scopeCondition(scope), parsed.filter]) } : parsed;
+    const page = await guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;
-      const plan = this.#lists.planOf(resource, grant.filter, query, attributes);
+      const plan = this.#lists.planOf(resource, grant.filter, query, withIncludedFields(attributes, compound));
       const readPage = (mark?: string) => this.#readPage(resource, query, plan, mark);
-      const { records, total } = await this.#pages.get(db, dialect, plan.pageKey, readPage);
-      if (query.keyset) return { ...keysetRecords(records, query.limit, query.keyset), total, query, attributes };
-      return { records, total, query, attributes };
+      const read = await this.#pages.get(db, dialect, plan.pageKey, readPage);
+      return query.keyset ? { ...keysetRecords(read.records, query.limit, query.keyset), total: read.total } : { records: read.records, total: read.total, more: undefined };
     });
+    const { records, total, more } = page;
+    if (compound === NO_COMPOUND && !scope) return more === undefined ? { records, total, query, attributes } : { records, total, query, attributes, more };
+    const included = await this.#included(meta.principal, resource, records, compound);
+    return { records, total, query, attributes, included, path: scope?.path, ...(more === undefined ? {} : { more }) };
+  }
+
+  #included(principal: Principal, resource: Resource, records: readonly RecordValues[], compound: CompoundQuery) {
+    if (compound.include.length === 0) return Promise.resolve(undefined);
+    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', () => this.#includes.include(principal, resource, records, compound));
   }
 
   /** Cached pages are shared between requests: nothing downstream may change their records. */
@@ -96,16 +145,41 @@ export class RecordReads {
     return { records: rows.map((row) => decodeRow(resource, dialect, row)), total };
   }
 
-  async get(resource: Resource, meta: RequestMeta, id: string): Promise<ReadResult> {
+  async get(resource: Resource, meta: RequestMeta, id: string, raw: RawQuery = {}): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
+    const compound = this.#compound(raw, resource, meta.principal);
     const row = await guard(this.#store.dialect, 'RESOURCE_FIND_ERROR', async () => {
       if (!UUID_PATTERN.test(id)) return undefined;
       const queries = this.#byId.find(resource, grant.filter);
       return queries.many ? this.#pointReads.read(queries, id) : (await this.read(queries.one.bind(id)))[0];
     });
     if (!row) throw notFound(resource, id);
-    return { record: decodeRow(resource, this.#store.dialect, row), attributes: [...grant.fields] };
+    const record = decodeRow(resource, this.#store.dialect, row);
+    const attributes = sparseFields(resource, null, compound) ?? [...grant.fields];
+    const included = await this.#included(meta.principal, resource, [record], compound);
+    return included ? { record, attributes, included } : { record, attributes };
   }
+}
+
+/** The attributes asked for with `fields=` or `fields[<type>]` (not both), or null for every readable one. */
+function sparseFields(resource: Resource, fields: string[] | null, compound: CompoundQuery): string[] | null {
+  const typed = compound.fieldsets.get(resource.name);
+  if (typed === undefined) return fields;
+  if (fields !== null) throw new ApiError('INVALID_QUERY_PARAMS', { parameter: `fields[${resource.name}]`, detail: `Use only one of fields and fields[${resource.name}]` });
+  return typed;
+}
+
+/**
+ * The columns a page selects: the attributes shown, and the relation fields a to-one include follows
+ * even when a sparse fieldset leaves them out of the document (JSON:API allows that exception to full linkage).
+ */
+function withIncludedFields(attributes: string[], compound: CompoundQuery): string[] {
+  const followed = compound.include.flatMap((node) => (node.kind === 'to-one' && !attributes.includes(node.relation.field) ? [node.relation.field] : []));
+  return followed.length === 0 ? attributes : [...attributes, ...new Set(followed)];
+}
+
+function scopeCondition(scope: ListScope): FilterNode {
+  return { kind: 'condition', field: scope.field, op: 'eq', value: scope.id };
 }
 
 export function notFound(resource: Resource, id: string): ApiError {

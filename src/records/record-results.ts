@@ -2,6 +2,7 @@
 import type { EventOrigin } from '../events/build-record-event.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';
+import type { Inclusion } from './include-reads.ts';
 
 /** The caller, and the request's ids that its events carry. */
 export type RequestMeta = EventOrigin;
@@ -14,9 +15,14 @@ export interface ListResult {
   attributes: string[];
   /** A keyset page only: whether the list goes on beyond it, on the side it was read towards. */
   more?: boolean;
+  /** The records `?include=` asked for, and the to-many linkage, when it asked. */
+  included?: Inclusion;
+  /** Where the list was read, when not at /v1/<resource> (the to-many side of a relation). */
+  path?: string;
 }
 
 export interface ReadResult {
   record: RecordValues;
   attributes: string[];
+  included?: Inclusion;
 }

@@ -25,7 +25,8 @@ import { checkReferences, type Reference } from './check-references.ts';
 import { applySoftDeleteReferences, isReferenced, referencesIn } from './relation-references.ts';
 import { ChangeRunner, type CommittedEventsListener, type DiscardedEventsListener, type EventRowsHook, type EventWrittenHook, type ListenerErrorLog } from './change-runner.ts';
 import { CheckRule } from './check-rule.ts';
-import { RecordReads } from './record-reads.ts';
+import { RecordReads, type ListScope } from './record-reads.ts';
+import { DEFAULT_INCLUDE_BOUNDS, type IncludeBounds } from '../query/parse-compound-query.ts';
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
@@ -33,6 +34,7 @@ import { readUnder, type WritePrecondition } from './precondition.ts';
 
 export type { CommittedEventsListener, DiscardedEventsListener, EventRowsHook, EventWrittenHook, ListenerErrorLog } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+export type { ListScope } from './record-reads.ts';
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
@@ -47,7 +49,13 @@ export class RecordService {
   /** Where the store makes writes in one statement (PostgreSQL). */
   readonly #oneStatement: OneStatementChanges | undefined;
 
-  constructor(store: Store, registry: ResourceRegistry, log?: ListenerErrorLog, likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS) {
+  constructor(
+    store: Store,
+    registry: ResourceRegistry,
+    log?: ListenerErrorLog,
+    likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
+    includeBounds: IncludeBounds = DEFAULT_INCLUDE_BOUNDS,
+  ) {
     this.#store = store;
     this.#registry = registry;
     const { db, dialect } = store;
@@ -55,7 +63,7 @@ export class RecordService {
     const writer = store.oneStatementWriter?.(() => store.commitSignal.returning());
     const visible = new VisibleRows(dialect);
     const byId = new ByIdQueries(db, dialect, visible, writer?.rowVersion);
-    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, likeLimits);
+    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, likeLimits, registry, visible, includeBounds);
     this.#targets = new WriteTargets(store, byId, this.#reads);
     this.#checks = new CheckRule(dialect);
     this.#oneStatement = writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
@@ -78,12 +86,12 @@ export class RecordService {
     this.#runner.onEventRows(hook);
   }
 
-  list(resource: Resource, meta: RequestMeta, raw: RawQuery): Promise<ListResult> {
-    return this.#reads.list(resource, meta, raw);
+  list(resource: Resource, meta: RequestMeta, raw: RawQuery, scope?: ListScope): Promise<ListResult> {
+    return this.#reads.list(resource, meta, raw, scope);
   }
 
-  get(resource: Resource, meta: RequestMeta, id: string): Promise<ReadResult> {
-    return this.#reads.get(resource, meta, id);
+  get(resource: Resource, meta: RequestMeta, id: string, raw?: RawQuery): Promise<ReadResult> {
+    return this.#reads.get(resource, meta, id, raw);
   }
 
   /** One-statement writes, when the store offers them and no hook has to write inside the write's transaction. */

@@ -8,6 +8,7 @@ import { ERROR_DOCUMENT_SCHEMA, errorDocumentSchema } from './openapi/error-resp
 import { allocateOpenApiNames } from './openapi/openapi-names.ts';
 import type { OpenApiObject } from './openapi/openapi-refs.ts';
 import { resourcePaths } from './openapi/resource-paths.ts';
+import { relatedPaths } from './openapi/related-paths.ts';
 import { resourceSchemas } from './openapi/resource-schemas.ts';
 import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './openapi/service-paths.ts';
 import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './openapi/shared-components.ts';
@@ -42,6 +43,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     // allocateOpenApiNames names every resource it is given; a miss would be a bug in it.
     if (!resourceNames) throw new Error(`no OpenAPI names allocated for resource '${resource.name}'`);
     Object.assign(paths, resourcePaths(resource, resourceNames, config));
+    Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name))));
     Object.assign(schemas, resourceSchemas(resource, resourceNames));
     const tag: OpenApiObject = { name: resource.name };
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;

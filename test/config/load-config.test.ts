@@ -194,6 +194,8 @@ describe('loadConfigFromObject', () => {
           maxConnections: 10000,
           likePatternMaxLength: 100,
           likePatternMaxWildcards: 16,
+          includeMaxDepth: 3,
+          includeMaxRecords: 1000,
           console: true,
         },
         auth: {

@@ -102,7 +102,18 @@ for (const dialect of testDialects()) {
       assert.equal(failure.errors?.[0]?.source?.pointer, '/data/attributes/title');
     });
 
-    // Steps that read the created post's relations (`include`) go here, before it is deleted.
+    it('fetches a record with its related record included, and relinks it under the name answers give it', async () => {
+      type Linked = { id?: string; name?: string; data?: { id?: string; name?: string } | null };
+      const fetched = await api.get(`posts/${createdId}`, { params: { include: 'category' } });
+      const linked = (fetched.data as KitsuPost & { category?: Linked }).category;
+      const category = linked?.data ?? linked;
+      assert.equal(category?.id, categoryId);
+      assert.equal(category?.name, 'News', 'the included category, resolved by kitsu');
+
+      const other = await api.create('categories', { name: 'Other' });
+      const updated = await api.update('posts', { id: createdId, category: { data: { type: 'categories', id: other.data.id } } });
+      assert.equal(relatedId((updated.data as KitsuPost).category_id), other.data.id);
+    });
 
     it('deletes a record', async () => {
       const deleted = await api.delete('posts', createdId);

@@ -21,11 +21,15 @@ describe('JSON:API 1.0 conformance', () => {
   let t: TestApp;
   let editor: string;
   let postId: string;
+  let commentId: string;
   before(async () => {
     t = await startTestApp('sqlite');
     editor = await t.as('editor');
-    const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Conform', tags: ['x'] } });
+    const category = await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'Conformance' } });
+    const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Conform', tags: ['x'], category_id: category.json().data.id } });
     postId = created.json().data.id;
+    const comment = await t.request({ method: 'POST', url: '/v1/comments', auth: editor, payload: { post_id: postId, body: 'c' } });
+    commentId = comment.json().data.id;
   });
   after(() => t.close());
 
@@ -40,6 +44,10 @@ describe('JSON:API 1.0 conformance', () => {
     ['a fetched record', () => ({ method: 'GET', url: `/v1/posts/${postId}` })],
     ['a list with links and meta', () => ({ method: 'GET', url: '/v1/posts?_limit=1&_offset=1' })],
     ['an empty list', () => ({ method: 'GET', url: '/v1/posts?title=none' })],
+    ['a record with relationships and included records', () => ({ method: 'GET', url: `/v1/comments/${commentId}?include=post.category` })],
+    ['a compound list with sparse fieldsets', () => ({ method: 'GET', url: '/v1/comments?include=post&fields[posts]=title,category' })],
+    ['a record with a to-many relationship included', () => ({ method: 'GET', url: `/v1/posts/${postId}?include=comments,category` })],
+    ['the to-many side of a relation', () => ({ method: 'GET', url: `/v1/posts/${postId}/comments?include=post` })],
     ['a patched record', () => ({ method: 'PATCH', url: `/v1/posts/${postId}`, payload: { body: 'b' } })],
     ['a validation error document', () => ({ method: 'POST', url: '/v1/posts', payload: { nope: 1, views: 'x' } })],
     ['a query error document', () => ({ method: 'GET', url: '/v1/posts?_limit=0&x=1' })],

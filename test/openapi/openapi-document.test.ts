@@ -136,6 +136,8 @@ describe('buildOpenApiDocument', () => {
   it('describes every enabled resource, and the disabled one nowhere', () => {
     const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/'));
     const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`]);
+    // The to-many sides of the fixture's relations (posts.category_id, comments.post_id).
+    expected.push('/v1/categories/{id}/posts', '/v1/posts/{id}/comments');
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
     for (const path of ['/token', '/me', '/me/key', '/metrics', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
@@ -374,7 +376,9 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '429', '500']);
     // 409 and 422: an Idempotency-Key still in use, or used for another request.
     assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '422', '429', '500']);
-    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['401', '403', '404', '429', '500']);
+    // 400: a bad `include` or `fields[<type>]`.
+    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['400', '401', '403', '404', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}/comments', 'get'), ['400', '401', '403', '404', '429', '500']);
     // 412 PRECONDITION_FAILED: If-Match names no current tag.
     assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '412', '413', '415', '429', '500']);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
@@ -563,7 +567,7 @@ describe('buildOpenApiDocument', () => {
       const listed = check('PostsListDocument', page);
       assert.ok(listed.ok, listed.errors);
       const keyset = parseListQuery({ _sort: '-views', 'page[after]': '' }, posts, new Set(posts.fieldNames));
-      const keysetPage = listDocument(posts, [stored], posts.fieldNames, 12, keyset, true);
+      const keysetPage = listDocument(posts, [stored], posts.fieldNames, 12, keyset, { more: true });
       assert.deepEqual(Object.keys(keysetPage.links).sort(), ['first', 'last', 'next', 'self']);
       const keysetListed = check('PostsListDocument', keysetPage);
       assert.ok(keysetListed.ok, keysetListed.errors);

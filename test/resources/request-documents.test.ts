@@ -88,6 +88,27 @@ for (const dialect of testDialects()) {
       assert.equal(relatedId(fetched.json().data, 'category_id'), news);
     });
 
+    it('takes a relationship under the name answers give it (`category` for category_id), and points its errors there', async () => {
+      const response = await send('POST', '/v1/posts', {
+        data: { type: 'posts', attributes: { title: 'By relationship name' }, relationships: { category: { data: { type: 'categories', id: sport } } } },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      const { data } = response.json();
+      assert.equal(data.attributes.category_id, sport);
+      assert.deepEqual(data.relationships.category.data, { type: 'categories', id: sport }, 'the name the answer uses is the name it took');
+
+      const missing = await send('POST', '/v1/posts', {
+        data: { type: 'posts', attributes: { title: 'x' }, relationships: { category: { data: { type: 'categories', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f' } } } },
+      });
+      assert.equal(missing.statusCode, 400, missing.body);
+      assert.deepEqual(pointers(missing), ['/data/relationships/category']);
+      const wrongType = await send('POST', '/v1/posts', {
+        data: { type: 'posts', attributes: { title: 'x' }, relationships: { category: { data: { type: 'posts', id: sport } } } },
+      });
+      assert.equal(wrongType.statusCode, 409, wrongType.body);
+      assert.deepEqual(pointers(wrongType), ['/data/relationships/category/data/type']);
+    });
+
     it('patches and replaces from a document whose data.id is the URL id; a null linkage clears the relation', async () => {
       const id = await newPost('before');
       const patched = await send('PATCH', `/v1/posts/${id}`, {
@@ -185,7 +206,8 @@ for (const dialect of testDialects()) {
       const post = await newPost('commented');
       const requiredRelation = await send('POST', '/v1/comments', { data: { type: 'comments', attributes: { body: 'hi' } } });
       assert.equal(requiredRelation.statusCode, 400, requiredRelation.body);
-      assert.deepEqual(pointers(requiredRelation), ['/data/relationships/post_id']);
+      // Left out, it is named as answers name it.
+      assert.deepEqual(pointers(requiredRelation), ['/data/relationships/post']);
       const comment = await send('POST', '/v1/comments', {
         data: { type: 'comments', attributes: { body: 'hi' }, relationships: { post_id: { data: { type: 'posts', id: post } } } },
       });

@@ -18,9 +18,11 @@ import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
 import { writeWithBody } from '../request-document.ts';
 import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { createIdempotently } from '../idempotent-create.ts';
+import { relatedListScope } from '../related-list.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
+type RelatedParams = { resource: string; id: string; related: string };
 
 function methodNotAllowed(allowed: string) {
   return refusingRoute(
@@ -70,10 +72,21 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
         }
       });
 
-      v1.get<{ Params: RecordParams }>('/:resource/:id', mayRead, async (request, reply) => {
+      v1.get<{ Params: RecordParams; Querystring: RawQuery }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.get(resource, requestMeta(request), request.params.id);
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
+        const result = await records.get(resource, requestMeta(request), request.params.id, request.query);
+        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes, result.included));
+      });
+
+      v1.get<{ Params: RelatedParams; Querystring: RawQuery }>('/:resource/:id/:related', mayRead, async (request, reply) => {
+        const target = registry.require(request.params.resource);
+        const child = registry.require(request.params.related);
+        const meta = requestMeta(request);
+        const { scope, query } = relatedListScope(target, request.params.id, child, request.query, meta.principal);
+        // A target the caller cannot read answers as a missing one.
+        await records.get(target, meta, request.params.id);
+        const result = await records.list(child, meta, query, scope);
+        return taggedAnswer(request, reply, 200, listBody(child, result));
       });
 
       v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
@@ -97,6 +110,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
       v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', ...methodNotAllowed('GET, POST') });
       v1.route({ method: ['POST'], url: '/:resource/:id', ...methodNotAllowed('GET, PUT, PATCH, DELETE') });
       v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', ...methodNotAllowed('GET') });
+      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/:id/:related', ...methodNotAllowed('GET') });
     },
     { prefix: '/v1' },
   );

@@ -7,6 +7,7 @@ import { uuidField } from '../field-types/uuid-field.ts';
 import { datetimeField } from '../field-types/datetime-field.ts';
 import type { Resource } from '../resource.ts';
 import { parameterRef, type OpenApiObject } from './openapi-refs.ts';
+import { toOneRelations } from '../relations.ts';
 
 const OPERATOR_TEXT: Readonly<Record<FilterOperator, string>> = {
   eq: 'equals the value',
@@ -100,8 +101,40 @@ export function fieldsParameter(resource: Resource, description: string): OpenAp
   return { name: 'fields', in: 'query', description, style: 'form', explode: false, schema: { type: 'array', uniqueItems: true, items } };
 }
 
+/** `include` and `fields[<type>]` (docs/records.md, "Relationships"): the compound document's parameters. */
+export function compoundParameters(resource: Resource): OpenApiObject[] {
+  const relations = toOneRelations(resource);
+  const toOne = relations.length > 0 ? `${relations.map((relation) => `\`${relation.name}\``).join(', ')}, or ` : '';
+  const parameters: OpenApiObject[] = [
+    {
+      name: 'include',
+      in: 'query',
+      description:
+        `Related records to return in \`included\`: relationship paths, comma-separated, nested with dots (from ${resource.name}: ` +
+        `${toOne}a resource exactly one field of which refers to ${resource.name}). Each is shown through the caller's own permissions. ` +
+        'An unknown relationship, a path deeper than `server.includeMaxDepth` or more records than `server.includeMaxRecords`: 400.',
+      schema: { type: 'string' },
+    },
+  ];
+  const types = [...new Set([resource.name, ...relations.map((relation) => relation.target)])];
+  for (const type of types) {
+    parameters.push({
+      name: `fields[${type}]`,
+      in: 'query',
+      description:
+        `JSON:API sparse fieldset: the fields of ${type} records to return, comma-separated (a relationship name stands for its field). ` +
+        'Any type may be named this way.' + (type === resource.name ? ' Not together with `fields`.' : ''),
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+    });
+  }
+  return parameters;
+}
+
 export function listParameters(resource: Resource): OpenApiObject[] {
   return [
+    ...compoundParameters(resource),
     sortParameter(resource),
     parameterRef('Limit'),
     parameterRef('Offset'),

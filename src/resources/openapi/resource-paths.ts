@@ -14,7 +14,7 @@ import {
   schemaRef,
   type OpenApiObject,
 } from './openapi-refs.ts';
-import { fieldsParameter, listParameters } from './query-parameters.ts';
+import { compoundParameters, fieldsParameter, listParameters } from './query-parameters.ts';
 import { BEARER_SCHEME, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
 import { ifMatchParameter, ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
 import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
@@ -102,11 +102,11 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('get'),
       summary: `Get a ${name} record`,
       description: 'Only fields the caller may read appear. A record outside the caller\'s read filter answers 404, as if it did not exist.',
-      parameters: [ifNoneMatchParameter()],
+      parameters: [...compoundParameters(resource), ifNoneMatchParameter()],
       responses: {
         '200': withEntityTag(documentResponse('The record.', names.schema('Document'))),
         '304': notModifiedResponse(),
-        ...errorResponses(['RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR']),
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR', 'RESOURCE_FETCH_ERROR']),
       },
     }),
     put: operation({

@@ -6,6 +6,7 @@ import { fieldJsonSchema, resourceJsonSchema, SYSTEM_FIELD_SCHEMAS, type FieldSc
 import type { ResourceNames, ResourceSchemaSuffix } from './openapi-names.ts';
 import { schemaRef } from './openapi-refs.ts';
 import { requestDocumentSchema } from './request-document-schemas.ts';
+import { toOneRelations } from '../relations.ts';
 
 // Links are paths such as `/v1/posts?page[offset]=0&page[limit]=50`; the brackets are sent unencoded
 // (docs/records.md), which RFC 3986 does not allow in a query, so `format: uri-reference` would reject them.
@@ -29,6 +30,53 @@ function attributesSchema(resource: Resource): JsonSchema {
   };
 }
 
+/** The to-one relationships: one per relation field, present when the field is shown (docs/records.md). */
+function relationshipsSchema(resource: Resource): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const relation of toOneRelations(resource)) {
+    properties[relation.name] = {
+      type: 'object',
+      description: `The ${relation.target} record \`${relation.field}\` refers to; \`data\` is null when it refers to none.`,
+      required: ['data'],
+      properties: {
+        data: {
+          oneOf: [
+            { type: 'null' },
+            { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', const: relation.target }, id: { ...SYSTEM_FIELD_SCHEMAS.id } } },
+          ],
+        },
+        links: { type: 'object', required: ['related'], properties: { related: { ...LINK, examples: [`/v1/${relation.target}/0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f`] } } },
+      },
+    };
+  }
+  // A to-many side, present when `include` read it: the linkage of the related records the caller may read.
+  const toMany: JsonSchema = {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: { type: 'array', items: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string' }, id: { ...SYSTEM_FIELD_SCHEMAS.id } } } },
+      links: { type: 'object', required: ['related'], properties: { related: { ...LINK } } },
+    },
+  };
+  return {
+    type: 'object',
+    description: 'Relation fields as JSON:API to-one relationships; to-many sides when `include` named them.',
+    properties,
+    additionalProperties: toMany,
+  };
+}
+
+/** `included` of a compound document: related records of any type, each as its resource's own resource object. */
+const included = (): JsonSchema => ({
+  type: 'array',
+  description: 'The records `include` asked for, each (type, id) once, as the caller may read them; present when `include` is given.',
+  items: {
+    type: 'object',
+    required: ['type', 'id', 'attributes', 'links'],
+    properties: { type: { type: 'string' }, id: { ...SYSTEM_FIELD_SCHEMAS.id }, attributes: { type: 'object' }, relationships: { type: 'object' }, links: { type: 'object' } },
+  },
+});
+
 function resourceObjectSchema(resource: Resource, names: ResourceNames): JsonSchema {
   return {
     type: 'object',
@@ -38,6 +86,7 @@ function resourceObjectSchema(resource: Resource, names: ResourceNames): JsonSch
       type: { type: 'string', const: resource.name },
       id: { ...SYSTEM_FIELD_SCHEMAS.id },
       attributes: schemaRef(names.schema('Attributes')),
+      relationships: relationshipsSchema(resource),
       links: {
         type: 'object',
         required: ['self'],
@@ -55,6 +104,7 @@ function listDocumentSchema(resource: Resource, names: ResourceNames): JsonSchem
     required: ['data', 'meta', 'links'],
     properties: {
       data: { type: 'array', items: schemaRef(names.schema('Resource')) },
+      included: included(),
       meta: {
         type: 'object',
         required: ['total'],
@@ -98,6 +148,7 @@ export function resourceSchemas(resource: Resource, names: ResourceNames): Recor
       required: ['data'],
       properties: {
         data: schemaRef(names.schema('Resource')),
+        included: included(),
         links: { type: 'object', properties: { self: { ...LINK, description: 'The record' } } },
       },
     },
