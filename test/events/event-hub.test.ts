@@ -272,20 +272,26 @@ for (const dialect of testDialects()) {
           const seenByC = collect(c.hub);
           const seenByD = collect(d.hub);
           await sleep(100); // notifications of earlier tests' commits
-          hubQueries.selects = 0;
           const ids: string[] = [];
-          for (let i = 0; i < 20; i++) ids.push(String((await c.records.create(c.notes, META, { text: `own ${i}` })).record.id));
-          await eventually(() => seenByD.length === 20, "the other process reads c's events");
-          await sleep(100); // the last notifications
+          const reads: number[] = [];
+          // Without passing its own rows c reads once per notification (20 a round). With it, 0-4 in runs
+          // on an idle machine: a notification may still arrive before the commit's answer is read, and
+          // that row is read. Under the whole suite's load that can happen to most of a round, so up to
+          // three rounds are made; without the passing every round reads 20.
+          for (let round = 0; round < 3 && !(reads.length > 0 && reads.at(-1)! <= 10); round++) {
+            hubQueries.selects = 0;
+            for (let i = 0; i < 20; i++) ids.push(String((await c.records.create(c.notes, META, { text: `own ${i}` })).record.id));
+            await eventually(() => seenByD.length === ids.length, "the other process reads c's events");
+            await sleep(100); // the last notifications
+            reads.push(hubQueries.selects);
+          }
           assert.deepEqual(seenByC.map((e) => e.resourceId), ids, 'each once, in order');
-          // Without passing its own rows c reads once per notification (20). With it, 0-4 in runs here: a
-          // notification may still arrive before the commit's answer is read, and that row is read.
-          assert.ok(hubQueries.selects <= 10, `c read the outbox ${hubQueries.selects} times for its own 20 commits`);
+          assert.ok(reads.at(-1)! <= 10, `c read the outbox ${reads.join(', ')} times for its own 20 commits in each round`);
           assert.equal(c.hub.tailPosition(), d.hub.tailPosition(), 'both tails are past every row');
 
           const other = await d.records.create(d.notes, META, { text: 'from d' });
           await eventually(() => seenByC.some((e) => e.resourceId === other.record.id), "c reads d's event");
-          assert.equal(seenByC.length, 21);
+          assert.equal(seenByC.length, ids.length + 1);
         } finally {
           await c.close();
           await d.close();
