@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
+import { listeningUrl } from '../helpers/svc-process.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TEST_TIMEOUT_MS = 10 * 60_000;
-const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 /** Top-level folders of a working tree that are never part of the package's inputs. */
 const NOT_COPIED = new Set(['node_modules', 'dist', 'coverage', '.git', '.svc']);
@@ -95,21 +95,7 @@ async function startInstalledSvc(dir: string, output: string[]): Promise<{ child
     detached: true,
   });
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening on" line within ${START_TIMEOUT_MS} ms:\n${output.join('')}`)), START_TIMEOUT_MS);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output.push(chunk.toString());
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.join(''));
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`npx svc start exited with ${code ?? signal}:\n${output.join('')}`));
-    });
-  });
+  const base = await listeningUrl(child, output, 'npx svc start');
   return { child, base };
 }
 

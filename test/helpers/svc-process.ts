@@ -17,6 +17,31 @@ export function writeConfigFile(config: Record<string, unknown>, dir = mkdtempSy
   return file;
 }
 
+/**
+ * The URL a starting svc prints in its "listening on" line, collecting what it prints into `output`;
+ * rejects with that output if the process exits first or prints no such line within a minute.
+ */
+export function listeningUrl(child: ChildProcess, output: string[], label: string, onTimeout: () => void = () => {}): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onTimeout();
+      reject(new Error(`no "listening on" line within ${START_TIMEOUT_MS} ms:\n${output.join('')}`));
+    }, START_TIMEOUT_MS);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited with ${code ?? signal}:\n${output.join('')}`));
+    });
+  });
+}
+
 export class SvcProcess {
   readonly child: ChildProcess;
   readonly baseUrl: string;
@@ -36,24 +61,7 @@ export class SvcProcess {
     });
     const output: string[] = [];
     child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`no "listening on" line within ${START_TIMEOUT_MS} ms:\n${output.join('')}`));
-      }, START_TIMEOUT_MS);
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output.push(chunk.toString());
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.join(''));
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`svc exited with ${code ?? signal}:\n${output.join('')}`));
-      });
-    });
+    const baseUrl = await listeningUrl(child, output, 'svc', () => child.kill('SIGKILL'));
     return new SvcProcess(child, baseUrl, output);
   }
 
