@@ -51,6 +51,11 @@ export interface AuthComponent {
    * the result only. `clientAddress` is the caller's address, as the HTTP layer sees it.
    */
   issueKey(request: TokenRequest, clientAddress: string): Promise<IssuedApiKey>;
+  /**
+   * Runs another check of a password (a /token replay opens its sealed answer with it) under the same
+   * login throttle, so it cannot be used to guess passwords faster; `failed` tells a wrong password.
+   */
+  guardPasswordCheck<T>(email: string, clientAddress: string, check: () => Promise<T>, failed: (error: unknown) => boolean): Promise<T>;
   /** Users for the admin API and the CLI. */
   readonly users: UserDirectory;
   /** API keys for the admin API. */

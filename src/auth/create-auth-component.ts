@@ -143,6 +143,7 @@ export async function createAuthComponent(
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
     handleIdentityRequest: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
     issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
+    guardPasswordCheck: (email, clientAddress, check, failed) => throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
     users,
     keys,
     onAccessChanged(listener) {

@@ -37,12 +37,23 @@ export async function issueIdempotently(ctx: AuthDep & IdempotencyDep, request: 
     return answer;
   });
   if (!outcome.replayed) return sendAnswer(reply, outcome);
-  const body = await unseal(outcome.response.body, password, context);
-  if (body === undefined) {
-    throw new ApiError('IDEMPOTENCY_KEY_REUSED', {
-      detail: 'This Idempotency-Key was used for another request (other credentials); use a new key for a new request',
-      parameter: IDEMPOTENCY_KEY_HEADER,
-    });
-  }
+  const sealed = outcome.response.body;
+  // Opening the seal checks the password: a failure counts against the login throttle like a wrong
+  // password at /token, so replays cannot be used to guess one.
+  const body = await ctx.auth.guardPasswordCheck(
+    tokenRequest.email,
+    request.ip,
+    async () => {
+      const opened = await unseal(sealed, password, context);
+      if (opened === undefined) {
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED', {
+          detail: 'This Idempotency-Key was used for another request (other credentials); use a new key for a new request',
+          parameter: IDEMPOTENCY_KEY_HEADER,
+        });
+      }
+      return opened;
+    },
+    (error) => error instanceof ApiError && error.code === 'IDEMPOTENCY_KEY_REUSED',
+  );
   return sendAnswer(reply, { response: { ...outcome.response, body }, replayed: true });
 }

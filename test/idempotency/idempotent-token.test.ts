@@ -65,6 +65,22 @@ for (const dialect of testDialects()) {
       assert.deepEqual(otherOptions.json().errors[0].source, { parameter: 'Idempotency-Key' });
     });
 
+    it('counts a replay whose password does not open the answer as a failed sign-in, so replays cannot guess passwords', async () => {
+      // Its own account: the default throttle (10 failures per account) locks it for the window.
+      const victim = `token-guess-${randomUUID().slice(0, 8)}@example.test`;
+      await createTestUser(t.ctx, { id: 'token-guess-user', email: victim, role: 'editor' });
+      const key = randomUUID();
+      assert.equal((await token(key, { email: victim, password: TEST_PASSWORD })).statusCode, 201);
+      const codes: string[] = [];
+      for (let guess = 0; guess < 11; guess++) {
+        const response = await token(key, { email: victim, password: `guess ${guess}` });
+        codes.push(response.json().errors[0].code);
+      }
+      assert.deepEqual(codes, [...Array(10).fill('IDEMPOTENCY_KEY_REUSED'), 'RATE_LIMITED']);
+      const locked = await token(key, { email: victim, password: TEST_PASSWORD });
+      assert.equal(locked.statusCode, 429, 'the account is throttled for replays too, right password or not');
+    });
+
     it('gives the key back after refused credentials, so a retry with the right ones runs', async () => {
       const key = randomUUID();
       const refused = await token(key, { email, password: 'wrong password' });
