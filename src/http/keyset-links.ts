@@ -4,14 +4,11 @@
 import type { RecordValues } from '../events/record-event.ts';
 import { encodeCursor } from '../query/keyset-cursor.ts';
 import type { KeysetPage, ListQuery } from '../query/list-query.ts';
+import { listLink } from './list-link.ts';
 
 /** `base`: the list's path, /v1/<resource> or a relation's to-many side. */
 export function keysetLinks(base: string, query: ListQuery, page: KeysetPage, records: readonly RecordValues[], more: boolean) {
-  const link = (side: 'after' | 'before', cursor: string) => {
-    const parts = query.carried.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-    parts.push(`page[${side}]=${cursor}`, `page[limit]=${query.limit}`);
-    return `${base}?${parts.join('&')}`;
-  };
+  const link = (side: 'after' | 'before', cursor: string) => listLink(base, query, [`page[${side}]=${cursor}`, `page[limit]=${query.limit}`]);
   const links: Record<string, string> = {
     self: link(page.side, encodeURIComponent(page.text)),
     first: link('after', ''),

@@ -3,6 +3,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { keysetLinks } from './keyset-links.ts';
+import { listLink } from './list-link.ts';
 import { toOneRelations } from '../resources/relations.ts';
 import type { Inclusion, ToManyLinkage } from '../records/include-reads.ts';
 
@@ -64,9 +65,7 @@ export function recordDocument(resource: Resource, record: RecordValues, attribu
 }
 
 function pageLink(base: string, query: ListQuery, offset: number): string {
-  const parts = query.carried.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-  parts.push(`page[offset]=${offset}`, `page[limit]=${query.limit}`);
-  return `${base}${base.includes('?') ? '&' : '?'}${parts.join('&')}`;
+  return listLink(base, query, [`page[offset]=${offset}`, `page[limit]=${query.limit}`]);
 }
 
 /** `path`: where the list is read, when not at /v1/<resource> (a relation's to-many side). `more`: a keyset page knows a record follows it. */

@@ -209,6 +209,19 @@ for (const dialect of testDialects()) {
       assert.ok(edited.json().links.self.startsWith(`/v1/authors/${ids.ann}/posts?_via=editor_id&`), edited.json().links.self);
       const written = await t.request({ method: 'GET', url: `/v1/authors/${ids.ann}/posts?_via=author&title=p2`, auth: reader });
       assert.deepEqual(written.json().data.map((post: { id: string }) => post.id), [ids.p2]);
+
+      // Keyset pages of such a list: their links keep `_via` in the path, and following them walks the list.
+      const seen: string[] = [];
+      let next: string | undefined = `/v1/authors/${ids.ann}/posts?_via=author_id&_sort=title&page[after]=&page[limit]=1`;
+      for (let page = 0; next !== undefined && page < 5; page++) {
+        const response = await t.request({ method: 'GET', url: next, auth: editor });
+        assert.equal(response.statusCode, 200, response.body);
+        const document = response.json();
+        assert.ok(document.links.self.startsWith(`/v1/authors/${ids.ann}/posts?_via=author_id&`), document.links.self);
+        seen.push(...document.data.map((post: { id: string }) => post.id));
+        next = document.links.next;
+      }
+      assert.deepEqual(seen, [ids.p1, ids.p2]);
     });
 
     it('answers 404 for a target the caller may not read, as for a missing one', async () => {
