@@ -82,6 +82,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const auth = await createAuthComponent(config, store, log, {
     signals,
     definedRoles: () => definedRoles(config, registry.definitions),
+    generateAdminToken: true,
     ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
     ...(options.announceAdminToken !== undefined ? { announceAdminToken: options.announceAdminToken } : {}),
   });

@@ -45,6 +45,12 @@ export interface AuthComponentOptions {
   definedRoles?: () => ReadonlySet<string>;
   /** Shows a generated admin token once (default: a block on standard error). */
   announceAdminToken?: AdminTokenAnnouncer;
+  /**
+   * Whether migrate() generates the stored admin token when none is configured. Only `svc start` (the
+   * runtime) asks for it: a token made as the side effect of another command would be printed where
+   * nobody expects it and become valid at the next start.
+   */
+  generateAdminToken?: boolean;
 }
 
 export const KEYS_CHANGED_TOPIC = 'keys';
@@ -136,7 +142,7 @@ export async function createAuthComponent(
       await migrateIdentity(identityOptions);
       await createApiKeyTable(store);
       await createAdminTokenTable(store);
-      if (adminTokens.source === 'stored') await ensureStoredAdminToken(store, log, options.announceAdminToken);
+      if (adminTokens.source === 'stored' && options.generateAdminToken === true) await ensureStoredAdminToken(store, log, options.announceAdminToken);
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
