@@ -28,7 +28,9 @@ import { KeyAuthenticator } from './key-authenticator.ts';
 import { createRateLimiter } from './rate-limit/create-rate-limiter.ts';
 import { LoginThrottle } from './rate-limit/login-throttle.ts';
 import { throttleSignIn } from './identity/throttled-sign-in.ts';
-import { LOGIN_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
+import { throttleSignUp } from './identity/throttled-sign-up.ts';
+import { answerIdentityFailures } from './identity/identity-failures.ts';
+import { LOGIN_THROTTLE_DEFAULTS, SIGN_UP_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
 
 export interface AuthComponentOptions {
   /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */
@@ -147,7 +149,16 @@ export async function createAuthComponent(
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
-    handleIdentityRequest: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
+    handleIdentityRequest: answerIdentityFailures(
+      throttleSignUp(
+        throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
+        limiter,
+        config.auth.signUpThrottle ?? SIGN_UP_THROTTLE_DEFAULTS,
+        config.auth.basePath,
+      ),
+      (error) => store.dialect.isConnectionError(error),
+      log,
+    ),
     issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
     guardPasswordCheck: (email, clientAddress, check, failed) => throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
     users,

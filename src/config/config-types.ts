@@ -101,6 +101,13 @@ export interface LoginThrottleConfig {
   windowMs: number;
 }
 
+/** Limit on sign-up attempts per client address. */
+export interface SignUpThrottleConfig {
+  enabled: boolean;
+  maxPerAddress: number;
+  windowMs: number;
+}
+
 export interface SvcConfig {
   database: { url: string };
   server: {
@@ -132,6 +139,8 @@ export interface SvcConfig {
     trustedOrigins?: string[];
     /** Present once validated; absent means LOGIN_THROTTLE_DEFAULTS. */
     loginThrottle?: LoginThrottleConfig;
+    /** Present once validated; absent means SIGN_UP_THROTTLE_DEFAULTS. */
+    signUpThrottle?: SignUpThrottleConfig;
   };
   apiKeys: {
     rateLimit: { enabled: boolean; max: number; timeWindow: number };

@@ -206,6 +206,7 @@ describe('loadConfigFromObject', () => {
           email: { from: 'svc <no-reply@localhost>' },
           trustedOrigins: [],
           loginThrottle: { enabled: true, maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowMs: 900000 },
+          signUpThrottle: { enabled: true, maxPerAddress: 30, windowMs: 3600000 },
         },
         apiKeys: { rateLimit: { enabled: true, max: 1000, timeWindow: 60000 } },
         stream: { heartbeatMs: 30000, retryMs: 3000, allowQueryToken: true, replayWindow: 10000 },
