@@ -18,6 +18,8 @@ import { likePatternLimits } from './query/like-pattern-limits.ts';
 import { includeBounds } from './query/parse-compound-query.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
+import { webhookSecretBox } from './webhooks/subscriptions/webhook-secret-box.ts';
+import { previousServiceSecret, resolveIdentitySecret } from './auth/identity/resolve-identity-secret.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
 import { DefinitionSync } from './cluster/definition-sync.ts';
 import { createStreamRegistry } from './stream/create-stream-registry.ts';
@@ -92,7 +94,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const idempotency = new IdempotencyStore(store.db, store.dialect, config.idempotency ?? IDEMPOTENCY_DEFAULTS);
   const records = new RecordService(store, registry, log, likePatternLimits(config.server), includeBounds(config.server));
   const events = await createEventHub({ config, store, registry, records, log });
-  const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
+  // The identity component's secret (resolved again: on SQLite it is the file the component just read).
+  const secrets = webhookSecretBox(resolveIdentitySecret(config, store), previousServiceSecret());
+  const webhooks = await createWebhookService({ config, store, registry, records, signals, log, secrets });
   const resourceNames = () => registry.all().map((resource) => resource.name);
   const streams = createStreamRegistry({ settings: config.stream, auth, log });
   const metrics = createServiceMetrics({ store, events, resources: resourceNames });
