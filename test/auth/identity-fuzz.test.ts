@@ -8,6 +8,8 @@ import { betterAuth } from 'better-auth';
 import fc from 'fast-check';
 import { buildApp } from '../../src/server.ts';
 import { buildIdentityOptions } from '../../src/auth/identity/build-identity-options.ts';
+import { answerIdentityFailures } from '../../src/auth/identity/identity-failures.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
 import { createVerificationMailer } from '../../src/auth/identity/verification-mailer.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import type { FastifyInstance, InjectOptions } from 'fastify';
@@ -136,9 +138,20 @@ for (const dialect of testDialects()) {
           await check({ method: 'GET', url: `${pathOf(route, 'x')}?callbackURL=${encodeComponent(callbackURL)}&token=x&error=${encodeComponent(callbackURL)}` }, 'callback');
         }
       }
-      const signIn = await app.inject({ method: 'POST', url: '/auth/sign-in/email', payload: { email, password: PASSWORD, callbackURL: '/\u3000/x' } });
-      assert.equal(signIn.statusCode, 400, signIn.body);
-      assert.equal(errorCode(signIn.body), 'BAD_REQUEST');
+      for (const callbackURL of ['/\u3000/x', '/\u2028']) {
+        const signIn = await app.inject({ method: 'POST', url: '/auth/sign-in/email', payload: { email, password: PASSWORD, callbackURL } });
+        assert.equal(signIn.statusCode, 400, signIn.body);
+        assert.deepEqual(signIn.json().errors.map((e: { code: string; source?: unknown }) => [e.code, e.source]), [['INVALID_RESOURCE_DATA', { pointer: '/callbackURL' }]]);
+        const form = await app.inject({
+          method: 'POST',
+          url: '/auth/sign-in/email',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ email, password: PASSWORD, callbackURL }).toString(),
+        });
+        assert.equal(form.statusCode, 400, form.body);
+        const query = await app.inject({ method: 'GET', url: `/auth/verify-email?token=x&callbackURL=${encodeURIComponent(callbackURL)}` });
+        assert.deepEqual(query.json().errors.map((e: { code: string; source?: unknown }) => [e.code, e.source]), [['INVALID_QUERY_PARAMS', { parameter: 'callbackURL' }]]);
+      }
     });
 
     it('never answers 5xx to fuzzed JSON bodies and query strings on any route', async () => {
@@ -158,6 +171,14 @@ for (const dialect of testDialects()) {
         const headers = fromPage ? { origin: TRUSTED_ORIGIN } : {};
         await check(route.method === 'POST' ? { method: 'POST', url, payload, headers } : { method: 'GET', url, headers }, 'fuzz');
       });
+    });
+
+    it('answers what the identity component throws with 400 BAD_REQUEST, and leaves an unreachable database to the 503', async () => {
+      const thrown = new TypeError('Cannot convert argument to a ByteString');
+      const failing = answerIdentityFailures(async () => Promise.reject(thrown), () => false, testLogger());
+      await assert.rejects(failing(new Request('http://localhost/auth/ok')), (error: unknown) => error instanceof ApiError && error.code === 'BAD_REQUEST' && error.cause === thrown);
+      const unreachable = answerIdentityFailures(async () => Promise.reject(thrown), (error) => error === thrown, testLogger());
+      await assert.rejects(unreachable(new Request('http://localhost/auth/ok')), (error: unknown) => error === thrown);
     });
 
     it('logged one JSON object per line and printed nothing on standard error', () => {
