@@ -1,6 +1,6 @@
 // Resolves the caller of every protected request and sends the key's RateLimit-* headers.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { AuthDep } from './route-deps.ts';
+import type { AppContext } from '../app-context.ts';
 import type { AuthenticatedRequest } from '../auth/auth-component.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -16,7 +16,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function authenticateHook(ctx: AuthDep, options: { allowQueryToken?: boolean } = {}) {
+export function authenticateHook(ctx: Pick<AppContext, 'auth'>, options: { allowQueryToken?: boolean } = {}) {
   // A callback hook: with a cached key authentication is synchronous, and an async hook would cost
   // promise hops on every request for nothing.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {

@@ -3,13 +3,13 @@
 // action (403 FORBIDDEN, KEY_PERMISSION_DENIED); an unknown or disabled resource is 404. A refused
 // request's body is never parsed.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { RegistryDep } from './route-deps.ts';
+import type { AppContext } from '../app-context.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import { principalOf } from './authenticate-hook.ts';
 import type { Action } from '../config/config-types.ts';
 
 /** A route-level onRequest hook; it runs after the plugin's authentication hook. */
-export function authorizeAction(ctx: RegistryDep, action: Action) {
+export function authorizeAction(ctx: Pick<AppContext, 'registry'>, action: Action) {
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     try {
       const { resource } = request.params as { resource: string };

@@ -6,7 +6,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { ReadResult } from '../records/record-results.ts';
 import type { StoredResponse } from '../idempotency/stored-response.ts';
 import { requestFingerprint } from '../idempotency/request-fingerprint.ts';
-import type { IdempotencyDep, RecordsDep } from './route-deps.ts';
+import type { AppContext } from '../app-context.ts';
 import { requestMeta } from './request-meta.ts';
 import { recordDocument } from './resource-document.ts';
 import { JSON_API_MEDIA_TYPE } from './json-api.ts';
@@ -27,7 +27,7 @@ function createdAnswer(resource: Resource, result: ReadResult): StoredResponse {
 
 /** `body`: the new record's fields, as the route hands them to the record service. */
 export async function createIdempotently(
-  ctx: IdempotencyDep & RecordsDep,
+  ctx: Pick<AppContext, 'idempotency' | 'records'>,
   request: FastifyRequest,
   reply: FastifyReply,
   resource: Resource,

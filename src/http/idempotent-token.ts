@@ -13,12 +13,12 @@ import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key-header.ts
 import { requestFingerprint } from '../idempotency/request-fingerprint.ts';
 import { seal, unseal } from '../idempotency/sealed-answer.ts';
 import type { StoredResponse } from '../idempotency/stored-response.ts';
-import type { AuthDep, IdempotencyDep } from './route-deps.ts';
+import type { AppContext } from '../app-context.ts';
 import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
 
 export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export async function issueIdempotently(ctx: AuthDep & IdempotencyDep, request: FastifyRequest, reply: FastifyReply, tokenRequest: TokenRequest, key: string): Promise<string> {
+export async function issueIdempotently(ctx: Pick<AppContext, 'auth' | 'idempotency'>, request: FastifyRequest, reply: FastifyReply, tokenRequest: TokenRequest, key: string): Promise<string> {
   const { idempotency } = ctx;
   const { password, ...rest } = tokenRequest;
   // Emails are matched in any letter case (docs/authentication.md): so are retries.

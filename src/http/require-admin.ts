@@ -4,9 +4,9 @@
 // as `{ onRequest: requireAdmin(ctx) }`. onRequest runs before the body is parsed, so an
 // unauthenticated caller cannot make the server read a large body.
 import type { FastifyRequest } from 'fastify';
-import type { AuthDep } from './route-deps.ts';
+import type { AppContext } from '../app-context.ts';
 
-export function requireAdmin(ctx: AuthDep): (request: FastifyRequest) => Promise<void> {
+export function requireAdmin(ctx: Pick<AppContext, 'auth'>): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     const authorization = request.headers.authorization;
     await ctx.auth.authenticateAdmin({ ...(authorization !== undefined ? { authorization } : {}) });

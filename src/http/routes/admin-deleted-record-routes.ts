@@ -1,7 +1,7 @@
 // GET /admin/resources/:name/deleted (docs/admin-api.md): a soft-delete resource's deleted records, which
 // no /v1 route shows, for an operator to see what was removed and when. Paged like the other admin lists.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, RegistryDep, StoreDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { listDeletedRecords } from '../../records/deleted-records.ts';
@@ -12,7 +12,7 @@ import { requireAdmin } from '../require-admin.ts';
 
 const PAGE_PARAMETERS = new Set(['_limit', '_offset', 'page[limit]', 'page[offset]']);
 
-export async function registerAdminDeletedRecordRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & StoreDep): Promise<void> {
+export async function registerAdminDeletedRecordRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry' | 'store'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);

@@ -1,7 +1,7 @@
 // Mounts the identity component (better-auth) at `auth.basePath`: each request is handed over as a
 // Web Request and better-auth's Response is copied back (status, every header, each Set-Cookie, body).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthDep, ConfigDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { CLIENT_IP_HEADER, identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
 import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
 import { isFetchMetadataHeader, isNonBrowserRequest } from '../non-browser-request.ts';
@@ -63,7 +63,7 @@ function unstorableFormFields(form: string): ErrorIssue[] {
   return issues;
 }
 
-export async function registerIdentityRoutes(app: FastifyInstance, ctx: ConfigDep & AuthDep): Promise<void> {
+export async function registerIdentityRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'auth'>): Promise<void> {
   const basePath = ctx.config.auth.basePath.replace(/\/+$/, '');
   const origin = new URL(identityBaseUrl(ctx.config)).origin;
   await app.register(async (scope) => {

@@ -1,6 +1,6 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, IdempotencyDep, RecordsDep, RegistryDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
@@ -30,7 +30,7 @@ function methodNotAllowed(allowed: string) {
   );
 }
 
-export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & RecordsDep & IdempotencyDep): Promise<void> {
+export async function registerResourceRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry' | 'records' | 'idempotency'>): Promise<void> {
   const { registry, records } = ctx;
 
   await app.register(
