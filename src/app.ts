@@ -6,11 +6,10 @@ import { handleFrameworkError, installErrorHandling } from './http/error-handler
 import { clientErrorOptions } from './http/client-errors.ts';
 import { installBodyParsing } from './http/body-parsing.ts';
 import { installUnstorableUrlCheck } from './http/unstorable-url.ts';
-import { installRequestIds } from './http/request-ids.ts';
+import { installResponseHeaders } from './http/response-headers.ts';
 import { installBatchedWrites } from './http/batched-writes.ts';
 import { installRequestLogging } from './http/request-logging.ts';
 import { lazyChildLogger } from './http/lazy-request-logger.ts';
-import { installSecurityHeaders } from './http/security-headers.ts';
 import { installCors } from './http/cors.ts';
 import { installConnectionLimit, requestTimeoutOptions } from './http/connection-limits.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
@@ -52,9 +51,8 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
     logController: new LogController({ disableRequestLogging: true }),
   });
   installConnectionLimit(app, config.server);
-  installRequestIds(app);
+  installResponseHeaders(app);
   installRequestLogging(app);
-  installSecurityHeaders(app);
   installBatchedWrites(app);
   installErrorHandling(app, { isUnavailable: (error) => store.dialect.isConnectionError(error) });
   installBodyParsing(app);

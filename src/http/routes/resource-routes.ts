@@ -1,5 +1,5 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
@@ -10,8 +10,8 @@ import { requestMeta } from '../request-meta.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { listBody } from '../list-body.ts';
 import { recordDocument } from '../resource-document.ts';
-import { ifMatchOf, recordView } from '../record-view.ts';
-import { taggedAnswer } from '../tagged-answer.ts';
+import { ifMatchOf, recordView, type TaggedBody } from '../record-view.ts';
+import { matchesWeakly, parseEntityTags } from '../entity-tag.ts';
 import { authorizeAction } from '../authorize-action.ts';
 import { refusingRoute } from '../refusing-route.ts';
 import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
@@ -23,6 +23,18 @@ import { relatedListScope } from '../related-list.ts';
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
 type RelatedParams = { resource: string; id: string; related: string };
+
+// Answers that carry their document's ETag, and the 304 a GET gets when its If-None-Match names it
+// (RFC 9110 section 13.1.2: weak comparison; `*` matches any current record or page).
+function taggedAnswer(request: FastifyRequest, reply: FastifyReply, status: number, { body, tag }: TaggedBody): string | FastifyReply {
+  reply.header('ETag', tag);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && (request.method === 'GET' || request.method === 'HEAD') && matchesWeakly(parseEntityTags(ifNoneMatch), tag)) {
+    // No body and no Content-Type: the client's copy is current.
+    return reply.code(304).send();
+  }
+  return jsonApiAnswer(reply, status, body);
+}
 
 function methodNotAllowed(allowed: string) {
   return refusingRoute(
