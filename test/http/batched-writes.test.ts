@@ -4,7 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installBatchedWrites } from '../../src/http/batched-writes.ts';
+import { installBatchedWrites } from '../../src/http/server/batched-writes.ts';
 
 const CONNECTIONS = 8;
 

@@ -6,9 +6,9 @@ import { parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { listDeletedRecords } from '../../records/deleted-records.ts';
 import { RESOURCES_PATH } from '../../resources/definition-document.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
 const PAGE_PARAMETERS = new Set(['_limit', '_offset', 'page[limit]', 'page[offset]']);
 

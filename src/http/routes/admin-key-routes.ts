@@ -6,9 +6,9 @@ import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admi
 import type { ApiKeyRecord } from '../../auth/keys/api-key-record.ts';
 import { parseKeyChanges } from '../../auth/keys/parse-key-changes.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 interface IdParams {
   id: string;

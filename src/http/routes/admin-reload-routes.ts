@@ -8,8 +8,8 @@ import { ConfigError } from '../../config/load-config.ts';
 import { loadConfig } from '../../resources/config-loader.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/destructive-change.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
 export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'definitions'>): Promise<void> {
   await app.register(async (scope) => {

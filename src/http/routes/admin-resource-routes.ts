@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { appliedAttributes, definitionObject, RESOURCES_PATH } from '../../resources/definition-document.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
 type NameParams = { name: string };
 

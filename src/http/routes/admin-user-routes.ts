@@ -8,9 +8,9 @@ import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
 import type { UserRecord } from '../../auth/identity/user-record.ts';
 import { definedRoles } from '../../config/defined-roles.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 interface IdParams {
   id: string;

@@ -7,9 +7,9 @@ import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admi
 import { ApiError } from '../../errors/api-error.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/delivery/webhook-delivery.ts';
 import { deliveryObject, pageLinks, webhookObject, WEBHOOKS_PATH } from '../../webhooks/webhook-documents.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 type WebhookParams = { id: string };
 type DeliveryParams = { id: string; deliveryId: string };

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { gzippedBody, readConsoleFiles, type ConsoleFile } from '../console-files.ts';
+import { gzippedBody, readConsoleFiles, type ConsoleFile } from './console-files.ts';
 
 /** Only this origin: no inline script, no eval, no remote fonts or CDNs; the API is called on the same origin. */
 export const CONSOLE_CSP = [

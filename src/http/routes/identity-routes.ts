@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { CLIENT_IP_HEADER, identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
 import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
-import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from '../unstorable-text.ts';
+import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from '../server/unstorable-text.ts';
 
 /** Headers that describe one hop or the original body, which is re-serialized here. */
 const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', CLIENT_IP_HEADER]);

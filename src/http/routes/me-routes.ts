@@ -10,8 +10,8 @@ import type { KeyPrincipal } from '../../auth/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
 import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { jsonApiAnswer } from '../json-api.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
 
 /** The current window as the authentication hook just counted it, from the headers it set. */
 function windowState(reply: FastifyReply): { limit: number; remaining: number; resetSeconds: number } | null {

@@ -5,8 +5,8 @@ import type { AppContext } from '../../app-context.ts';
 import { buildOpenApiDocument } from '../openapi/openapi-document.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { errorDocument } from '../../errors/error-document.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { ReadinessProbe, serviceTables, type Readiness } from '../readiness-probe.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { ReadinessProbe, serviceTables, type Readiness } from './readiness-probe.ts';
 
 function unreadyDetail(readiness: Readiness): string {
   if (readiness.status === 'closing') return 'The service is shutting down';

@@ -6,7 +6,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import { RequestSeries } from '../../metrics/request-series.ts';
 import { EXPOSITION_CONTENT_TYPE } from '../../metrics/exposition-format.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
 /** The 429s the key authenticator throws: a full rate-limit window, a used-up quota. */
 const RATE_LIMIT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RATE_LIMITED', 'USAGE_EXCEEDED']);

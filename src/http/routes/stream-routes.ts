@@ -11,9 +11,9 @@ import { createEventView } from '../../stream/event-view.ts';
 import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
 import type { RevokeReason, StreamRegistry } from '../../stream/stream-registry.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { refusingRoute } from '../refusing-route.ts';
-import { authorizeAction } from '../authorize-action.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { refusingRoute } from '../guards/refusing-route.ts';
+import { authorizeAction } from '../guards/authorize-action.ts';
 
 type StreamParams = { resource: string };
 

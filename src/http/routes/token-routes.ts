@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { parseTokenRequest } from '../../auth/keys/token-request.ts';
 import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
-import { issueIdempotently, TOKEN_CONTENT_TYPE } from '../idempotent-token.ts';
+import { issueIdempotently, TOKEN_CONTENT_TYPE } from '../idempotency/idempotent-token.ts';
 
 export async function registerTokenRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'auth' | 'registry' | 'idempotency'>): Promise<void> {
   app.post('/token', async (request, reply) => {

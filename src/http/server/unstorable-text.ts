@@ -1,6 +1,6 @@
 // Text no database stores as sent: PostgreSQL text and jsonb refuse U+0000, and a lone surrogate cannot
 // be encoded as UTF-8 (SQLite would keep U+FFFD instead). Found here, at the edge, for every input.
-import type { ErrorIssue } from '../errors/api-error.ts';
+import type { ErrorIssue } from '../../errors/api-error.ts';
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 

@@ -2,10 +2,10 @@
 // runs and its answer is kept; a retry with the same key and request gets that answer again, marked
 // `Idempotency-Replayed: true`. A request that fails gives its key back, so a retry runs again.
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import type { IdempotencyStore, KeyUse } from '../idempotency/idempotency-store.ts';
-import type { StoredResponse } from '../idempotency/stored-response.ts';
-import { IDEMPOTENCY_REPLAYED_HEADER } from '../idempotency/idempotency-key-header.ts';
-import { asJsonApi, JSON_API_MEDIA_TYPE } from './json-api.ts';
+import type { IdempotencyStore, KeyUse } from '../../idempotency/idempotency-store.ts';
+import type { StoredResponse } from '../../idempotency/stored-response.ts';
+import { IDEMPOTENCY_REPLAYED_HEADER } from '../../idempotency/idempotency-key-header.ts';
+import { asJsonApi, JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
 
 export interface IdempotentOutcome {
   response: StoredResponse;

@@ -1,11 +1,11 @@
 // Records → JSON:API resource objects and documents, with pagination links per docs/records.md.
-import type { Resource } from '../resources/resource.ts';
-import type { RecordValues } from '../events/record-event.ts';
-import type { ListQuery } from '../query/list-query.ts';
+import type { Resource } from '../../resources/resource.ts';
+import type { RecordValues } from '../../events/record-event.ts';
+import type { ListQuery } from '../../query/list-query.ts';
 import { keysetLinks } from './keyset-links.ts';
 import { listLink } from './list-link.ts';
-import { toOneRelations } from '../resources/relations.ts';
-import type { Inclusion, ToManyLinkage } from '../records/include-reads.ts';
+import { toOneRelations } from '../../resources/relations.ts';
+import type { Inclusion, ToManyLinkage } from '../../records/include-reads.ts';
 
 export interface ResourceObject {
   type: string;

@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance, FastifyServerOptions } from 'fastify';
-import { ApiError } from '../errors/api-error.ts';
-import { errorDocument } from '../errors/error-document.ts';
-import { JSON_API_MEDIA_TYPE } from './json-api.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { errorDocument } from '../../errors/error-document.ts';
+import { JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
 
 /** Node's `clientError` also carries the parser's code and reason (`'Invalid method encountered'`). */
 type ParserError = ConnectionError & { reason?: string };

@@ -6,7 +6,7 @@ import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-export const CONSOLE_BUILD_DIR = fileURLToPath(new URL('../../dist/console/', import.meta.url));
+export const CONSOLE_BUILD_DIR = fileURLToPath(new URL('../../../dist/console', import.meta.url));
 
 export interface ConsoleFile {
   body: Buffer;

@@ -2,8 +2,8 @@
 // time would keep its connection forever) and the number of connections at once.
 import type { ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { SERVER_LIMIT_DEFAULTS } from '../config/config-schema.ts';
-import type { SvcConfig } from '../config/config-types.ts';
+import { SERVER_LIMIT_DEFAULTS } from '../../config/config-schema.ts';
+import type { SvcConfig } from '../../config/config-types.ts';
 
 /** Node looks for late requests every 30 s by default: a shorter timeout needs a shorter look. */
 const MAX_CHECK_INTERVAL_MS = 30_000;

@@ -1,15 +1,15 @@
 // POST /v1/:resource with an Idempotency-Key: the created record's answer is stored in the create's
 // own transaction, so the write and its answer commit together or not at all.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/principal.ts';
-import type { Resource } from '../resources/resource.ts';
-import type { ReadResult } from '../records/record-results.ts';
-import type { StoredResponse } from '../idempotency/stored-response.ts';
-import { requestFingerprint } from '../idempotency/request-fingerprint.ts';
-import type { AppContext } from '../app-context.ts';
-import { requestMeta } from './request-meta.ts';
-import { recordDocument } from './resource-document.ts';
-import { JSON_API_MEDIA_TYPE } from './json-api.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { Resource } from '../../resources/resource.ts';
+import type { ReadResult } from '../../records/record-results.ts';
+import type { StoredResponse } from '../../idempotency/stored-response.ts';
+import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
+import type { AppContext } from '../../app-context.ts';
+import { requestMeta } from '../routes/request-meta.ts';
+import { recordDocument } from '../documents/resource-document.ts';
+import { JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
 import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
 
 /** Keys are per caller: an API key's, or the admin token's. */

@@ -1,6 +1,6 @@
 // JSON:API media type and the document helpers every route uses.
 import type { FastifyReply } from 'fastify';
-import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
+import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 
 export { JSON_API_MEDIA_TYPE };
 

@@ -1,13 +1,13 @@
 // Readiness for /readyz: not while the app is closing, and only when the database answers and every
 // table the service uses exists (a database restored from an old backup, or reset, is not ready).
 import { sql } from 'kysely';
-import type { Store } from '../store/create-store.ts';
-import { findMissingTables } from '../store/find-missing-tables.ts';
-import { IDENTITY_TABLES } from '../auth/identity/identity-tables.ts';
-import { API_KEY_TABLE } from '../auth/keys/api-key-table.ts';
-import { ADMIN_TOKEN_TABLE } from '../auth/admin/admin-token-table.ts';
-import { EVENTS_TABLE } from '../events/outbox.ts';
-import { DELIVERIES_TABLE, WEBHOOKS_TABLE } from '../webhooks/webhook-tables.ts';
+import type { Store } from '../../store/create-store.ts';
+import { findMissingTables } from '../../store/find-missing-tables.ts';
+import { IDENTITY_TABLES } from '../../auth/identity/identity-tables.ts';
+import { API_KEY_TABLE } from '../../auth/keys/api-key-table.ts';
+import { ADMIN_TOKEN_TABLE } from '../../auth/admin/admin-token-table.ts';
+import { EVENTS_TABLE } from '../../events/outbox.ts';
+import { DELIVERIES_TABLE, WEBHOOKS_TABLE } from '../../webhooks/webhook-tables.ts';
 
 export interface Readiness {
   status: 'ready' | 'unavailable' | 'closing';

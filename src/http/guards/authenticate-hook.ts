@@ -1,9 +1,9 @@
 // Resolves the caller of every protected request and sends the key's RateLimit-* headers.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { AppContext } from '../app-context.ts';
-import type { AuthenticatedRequest } from '../auth/auth-component.ts';
-import type { Principal } from '../auth/principal.ts';
-import { ApiError } from '../errors/api-error.ts';
+import type { AppContext } from '../../app-context.ts';
+import type { AuthenticatedRequest } from '../../auth/auth-component.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,10 +2,10 @@
 // both; a write given If-Match computes the view of its target the same way, inside the write, so the
 // tag a GET gave and the tag the write compares it with are one function of one view.
 import type { FastifyRequest } from 'fastify';
-import type { Resource } from '../resources/resource.ts';
-import type { RecordValues } from '../events/record-event.ts';
-import type { WritePrecondition } from '../records/precondition.ts';
-import type { Inclusion } from '../records/include-reads.ts';
+import type { Resource } from '../../resources/resource.ts';
+import type { RecordValues } from '../../events/record-event.ts';
+import type { WritePrecondition } from '../../records/precondition.ts';
+import type { Inclusion } from '../../records/include-reads.ts';
 import { recordDocument } from './resource-document.ts';
 import { entityTagOf, matchesStrongly, parseEntityTags } from './entity-tag.ts';
 

@@ -7,13 +7,13 @@
 // was never shown to anyone).
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TokenRequest } from '../auth/keys/token-request.ts';
-import { ApiError } from '../errors/api-error.ts';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key-header.ts';
-import { requestFingerprint } from '../idempotency/request-fingerprint.ts';
-import { seal, unseal } from '../idempotency/sealed-answer.ts';
-import type { StoredResponse } from '../idempotency/stored-response.ts';
-import type { AppContext } from '../app-context.ts';
+import type { TokenRequest } from '../../auth/keys/token-request.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '../../idempotency/idempotency-key-header.ts';
+import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
+import { seal, unseal } from '../../idempotency/sealed-answer.ts';
+import type { StoredResponse } from '../../idempotency/stored-response.ts';
+import type { AppContext } from '../../app-context.ts';
 import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
 
 export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';

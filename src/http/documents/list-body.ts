@@ -3,9 +3,9 @@
 // is not built and stringified again: that was a third of a cached list's time. The text also depends
 // on how the request spelled its query (the links carry it back) and on the attributes shown. Its ETag
 // is hashed once with it and kept beside it.
-import type { RecordValues } from '../events/record-event.ts';
-import type { ListResult } from '../records/record-service.ts';
-import type { Resource } from '../resources/resource.ts';
+import type { RecordValues } from '../../events/record-event.ts';
+import type { ListResult } from '../../records/record-service.ts';
+import type { Resource } from '../../resources/resource.ts';
 import { listDocument } from './resource-document.ts';
 import { entityTagOf } from './entity-tag.ts';
 import type { TaggedBody } from './record-view.ts';

@@ -1,13 +1,13 @@
 // The to-many side of a relation: GET /v1/<target>/:id/<resource> lists the records of <resource> whose
 // relation field refers to that target record, with the list query language (docs/records.md,
 // "Relationships"). When more than one field of <resource> refers to <target>, `_via=<field>` names one.
-import { ApiError } from '../errors/api-error.ts';
-import type { Resource } from '../resources/resource.ts';
-import { fieldsReferring } from '../resources/relations.ts';
-import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { Principal } from '../auth/principal.ts';
-import type { RawQuery } from '../query/parse-list-query.ts';
-import type { ListScope } from '../records/record-service.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { fieldsReferring } from '../../resources/relations.ts';
+import { resolveAccess } from '../../permissions/resolve-access.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { RawQuery } from '../../query/parse-list-query.ts';
+import type { ListScope } from '../../records/record-service.ts';
 
 /** The list's scope, and the query left for the list itself (`_via` taken out). */
 export function relatedListScope(target: Resource, id: string, child: Resource, raw: RawQuery, principal: Principal): { scope: ListScope; query: RawQuery } {

@@ -2,7 +2,7 @@
 // Content-Type that is 415; in Accept, when every instance of the type carries some, 406.
 // Both are preParsing hooks: after authentication and authorization, before the body is read.
 import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { JSON_API_MEDIA_TYPE } from './json-api.ts';
 
 declare module 'fastify' {

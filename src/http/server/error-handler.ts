@@ -1,8 +1,8 @@
 // Turns every failure into a JSON:API error document. The cause is logged, never sent.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors/api-error.ts';
-import { errorDocument } from '../errors/error-document.ts';
-import { asJsonApi } from './json-api.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { errorDocument } from '../../errors/error-document.ts';
+import { asJsonApi } from '../documents/json-api.ts';
 
 /** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
 function fromFastifyError(error: FastifyError): ApiError | undefined {

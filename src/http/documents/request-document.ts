@@ -2,12 +2,12 @@
 // "relationships"}}` sent as application/vnd.api+json becomes the flat body records take, and the errors
 // its write answers point back into the document. docs/records.md explains which bodies count as one.
 import type { FastifyRequest } from 'fastify';
-import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
-import type { ErrorCode } from '../errors/error-catalogue.ts';
-import { toOneRelation } from '../resources/relations.ts';
-import type { Resource } from '../resources/resource.ts';
-import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
-import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
+import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
+import type { ErrorCode } from '../../errors/error-catalogue.ts';
+import { toOneRelation } from '../../resources/relations.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
+import { UUID_PATTERN } from '../../resources/field-types/uuid-field.ts';
 
 type Members = Record<string, unknown>;
 

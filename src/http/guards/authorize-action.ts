@@ -3,10 +3,10 @@
 // action (403 FORBIDDEN, KEY_PERMISSION_DENIED); an unknown or disabled resource is 404. A refused
 // request's body is never parsed.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { AppContext } from '../app-context.ts';
-import { resolveAccess } from '../permissions/resolve-access.ts';
+import type { AppContext } from '../../app-context.ts';
+import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { principalOf } from './authenticate-hook.ts';
-import type { Action } from '../config/config-types.ts';
+import type { Action } from '../../config/config-types.ts';
 
 /** A route-level onRequest hook; it runs after the plugin's authentication hook. */
 export function authorizeAction(ctx: Pick<AppContext, 'registry'>, action: Action) {

@@ -1,9 +1,9 @@
 // Bodies are JSON (`application/json` or `application/vnd.api+json`); anything else is 415.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
-import { refuseJsonApiContentTypeParameters } from './json-api-negotiation.ts';
-import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
+import { refuseJsonApiContentTypeParameters } from '../documents/json-api-negotiation.ts';
+import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 
 /**
  * Deeper bodies are refused before parsing: JSON.parse with a reviver, validation, JSON.stringify and

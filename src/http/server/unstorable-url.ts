@@ -2,7 +2,7 @@
 // nothing (404), a query parameter with it is malformed (400). A preParsing hook: after authentication,
 // before the body is read.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
+import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from './unstorable-text.ts';
 
 /**

@@ -4,7 +4,7 @@
 // as `{ onRequest: requireAdmin(ctx) }`. onRequest runs before the body is parsed, so an
 // unauthenticated caller cannot make the server read a large body.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app-context.ts';
+import type { AppContext } from '../../app-context.ts';
 
 export function requireAdmin(ctx: Pick<AppContext, 'auth'>): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
