@@ -8,12 +8,9 @@ import { toOneRelation } from '../../resources/relations.ts';
 import type { Resource } from '../../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 import { UUID_PATTERN } from '../../resources/field-types/uuid-field.ts';
+import { isRecord } from '../../tools/is-record.ts';
 
 type Members = Record<string, unknown>;
-
-function isObject(value: unknown): value is Members {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -30,9 +27,9 @@ const RESOURCE_OBJECT_MEMBERS = new Set(['type', 'id', 'lid', 'attributes', 'rel
  */
 export function isRequestDocument(request: FastifyRequest, resource: Resource, body: unknown): body is Members {
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (contentType !== JSON_API_MEDIA_TYPE || !isObject(body) || !Object.hasOwn(body, 'data')) return false;
+  if (contentType !== JSON_API_MEDIA_TYPE || !isRecord(body) || !Object.hasOwn(body, 'data')) return false;
   if (!resource.fields.has('data')) return true;
-  return Object.keys(body).every((member) => DOCUMENT_MEMBERS.has(member)) && isObject(body.data) && Object.hasOwn(body.data, 'type');
+  return Object.keys(body).every((member) => DOCUMENT_MEMBERS.has(member)) && isRecord(body.data) && Object.hasOwn(body.data, 'type');
 }
 
 export interface DocumentTarget {
@@ -79,7 +76,7 @@ function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): stri
 function attributeValues(data: Members, resource: Resource, values: Members, issues: ErrorIssue[]): void {
   if (!Object.hasOwn(data, 'attributes')) return;
   const attributes = data.attributes;
-  if (!isObject(attributes)) {
+  if (!isRecord(attributes)) {
     issues.push({ detail: 'data.attributes must be an object of field values', pointer: '/data/attributes' });
     return;
   }
@@ -93,7 +90,7 @@ function attributeValues(data: Members, resource: Resource, values: Members, iss
 function linkedId(name: string, linkage: unknown, target: string, issues: ErrorIssue[]): unknown {
   const at = `/data/relationships/${escapeToken(name)}`;
   if (linkage === null) return null;
-  if (!isObject(linkage)) {
+  if (!isRecord(linkage)) {
     issues.push({ detail: `data.relationships.${name}.data must be {"type","id"} or null`, pointer: `${at}/data` });
     return undefined;
   }
@@ -114,7 +111,7 @@ function linkedId(name: string, linkage: unknown, target: string, issues: ErrorI
 function relationshipValues(data: Members, resource: Resource, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
   if (!Object.hasOwn(data, 'relationships')) return;
   const relationships = data.relationships;
-  if (!isObject(relationships)) {
+  if (!isRecord(relationships)) {
     issues.push({ detail: 'data.relationships must be an object of relationships', pointer: '/data/relationships' });
     return;
   }
@@ -124,7 +121,7 @@ function relationshipValues(data: Members, resource: Resource, values: Members, 
     const target = field === undefined ? undefined : relationTarget(resource, field);
     if (field === undefined || target === undefined) {
       issues.push({ detail: `${resource.name} has no relationship '${name}'`, pointer: at });
-    } else if (!isObject(relationship) || !Object.hasOwn(relationship, 'data')) {
+    } else if (!isRecord(relationship) || !Object.hasOwn(relationship, 'data')) {
       issues.push({ detail: `data.relationships.${name} must be an object with a data member`, pointer: at });
     } else {
       const id = linkedId(name, relationship.data, target, issues);
@@ -153,7 +150,7 @@ function unknownMembers(object: Members, known: ReadonlySet<string>, at: string,
 /** The flat body a document stands for; a malformed document or a type/id mismatch is refused here. */
 export function flatBodyOf(document: Members, target: DocumentTarget): DocumentBody {
   const data = document.data;
-  if (!isObject(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
+  if (!isRecord(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
   const clientId = checkIdentity(data, target);
   const values: Members = {};
   const sentAs = new Map<string, string>();

@@ -4,6 +4,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
 import { refuseJsonApiContentTypeParameters } from '../documents/json-api-negotiation.ts';
 import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
+import { isRecord } from '../../tools/is-record.ts';
 
 /**
  * Deeper bodies are refused before parsing: JSON.parse with a reviver, validation, JSON.stringify and
@@ -31,8 +32,6 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * Where a body's members are pointed at. Flat objects stand for `data.attributes`, anything else for
  * `data`; a JSON:API document (vnd.api+json, `data` an object with `type`: request-document.ts) is
@@ -40,8 +39,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * test without the resource's part.
  */
 export function bodyPointer(body: unknown, contentType = 'application/json'): string {
-  if (contentType === JSON_API_MEDIA_TYPE && isObject(body) && isObject(body.data) && Object.hasOwn(body.data, 'type')) return '';
-  return isObject(body) ? '/data/attributes' : '/data';
+  if (contentType === JSON_API_MEDIA_TYPE && isRecord(body) && isRecord(body.data) && Object.hasOwn(body.data, 'type')) return '';
+  return isRecord(body) ? '/data/attributes' : '/data';
 }
 
 /** Pointer to the first `__proto__` member, as `/data/attributes/<path>` like other body problems. */
@@ -87,7 +86,7 @@ export function installBodyParsing(app: FastifyInstance): void {
       }
       const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (sawProto) {
-        const rootPointer = isObject(parsed) ? bodyPointer(parsed, contentType) : '/data/attributes';
+        const rootPointer = isRecord(parsed) ? bodyPointer(parsed, contentType) : '/data/attributes';
         return done(new ApiError('INVALID_RESOURCE_DATA', { detail: 'A member named __proto__ is not accepted', pointer: protoPointer(parsed, rootPointer) }), undefined);
       }
       if (mayHoldUnstorableText(text)) {
