@@ -45,11 +45,11 @@ export function bodyPointer(body: unknown, contentType = 'application/json'): st
 
 /** Pointer to the first `__proto__` member, as `/data/attributes/<path>` like other body problems. */
 function protoPointer(root: unknown, rootPointer: string): string {
-  const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+  const escapeToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
   const find = (node: unknown, path: string): string | undefined => {
     if (node === null || typeof node !== 'object') return undefined;
     for (const [key, child] of Object.entries(node)) {
-      const at = `${path}/${escape(key)}`;
+      const at = `${path}/${escapeToken(key)}`;
       if (key === '__proto__') return at;
       const deeper = find(child, at);
       if (deeper !== undefined) return deeper;
