@@ -31,7 +31,11 @@ async function startSmtpServer(): Promise<{ url: string; mails: CapturedMail[]; 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The mails sent to `to`, once at least `count` arrived (a mail may land just after the answer). */
@@ -49,7 +53,11 @@ async function mailsTo(mails: CapturedMail[], to: string, count: number): Promis
 function shapeOf(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(shapeOf);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, shapeOf((value as Record<string, unknown>)[key])]),
+    );
   }
   return value === null ? 'null' : typeof value;
 }
@@ -62,13 +70,21 @@ for (const dialect of testDialects()) {
   describe(`the sign-up throttle on ${dialect}`, () => {
     let suite: AuthSuite;
     before(async () => {
-      suite = await startAuthSuite(dialect, authWith('sqlite::memory:', { signUpThrottle: { enabled: true, maxPerAddress: 3, windowMs: 60_000 } }));
+      suite = await startAuthSuite(
+        dialect,
+        authWith('sqlite::memory:', { signUpThrottle: { enabled: true, maxPerAddress: 3, windowMs: 60_000 } }),
+      );
     });
     after(() => suite.close());
 
     it('refuses the attempt past the limit from one address with 429 RATE_LIMITED, and serves other addresses', async () => {
       const from = (remoteAddress: string, email: string, password = PASSWORD) =>
-        suite.t.inject({ method: 'POST', url: '/auth/sign-up/email', remoteAddress, payload: { name: 'N', email, password } });
+        suite.t.inject({
+          method: 'POST',
+          url: '/auth/sign-up/email',
+          remoteAddress,
+          payload: { name: 'N', email, password },
+        });
       // Failed attempts count too: a registered address, then a too-short password.
       const known = uniqueEmail('known');
       assert.equal((await from('10.0.0.1', known)).statusCode, 200);
@@ -80,7 +96,12 @@ for (const dialect of testDialects()) {
       assert.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After says when to try again');
       assert.equal((await from('10.0.0.2', uniqueEmail('elsewhere'))).statusCode, 200);
       // Signing in is not a sign-up: the address may still sign in.
-      const signIn = await suite.t.inject({ method: 'POST', url: '/auth/sign-in/email', remoteAddress: '10.0.0.1', payload: { email: known, password: PASSWORD } });
+      const signIn = await suite.t.inject({
+        method: 'POST',
+        url: '/auth/sign-in/email',
+        remoteAddress: '10.0.0.1',
+        payload: { email: known, password: PASSWORD },
+      });
       assert.equal(signIn.statusCode, 200, signIn.body);
     });
   });
@@ -90,7 +111,13 @@ for (const dialect of testDialects()) {
     let suite: AuthSuite;
     before(async () => {
       smtp = await startSmtpServer();
-      suite = await startAuthSuite(dialect, authWith('sqlite::memory:', { requireEmailVerification: true, email: { from: 'svc <no-reply@localhost>', smtpUrl: smtp.url } }));
+      suite = await startAuthSuite(
+        dialect,
+        authWith('sqlite::memory:', {
+          requireEmailVerification: true,
+          email: { from: 'svc <no-reply@localhost>', smtpUrl: smtp.url },
+        }),
+      );
     });
     after(async () => {
       await suite.close();
@@ -101,8 +128,16 @@ for (const dialect of testDialects()) {
       const known = uniqueEmail('registered');
       await signUp(suite.t, known);
       const fresh = uniqueEmail('fresh');
-      const again = await suite.t.inject({ method: 'POST', url: '/auth/sign-up/email', payload: { name: 'Test User', email: known, password: 'another password!' } });
-      const first = await suite.t.inject({ method: 'POST', url: '/auth/sign-up/email', payload: { name: 'Test User', email: fresh, password: PASSWORD } });
+      const again = await suite.t.inject({
+        method: 'POST',
+        url: '/auth/sign-up/email',
+        payload: { name: 'Test User', email: known, password: 'another password!' },
+      });
+      const first = await suite.t.inject({
+        method: 'POST',
+        url: '/auth/sign-up/email',
+        payload: { name: 'Test User', email: fresh, password: PASSWORD },
+      });
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(first.statusCode, 200, first.body);
       assert.deepEqual(shapeOf(again.json()), shapeOf(first.json()), 'the answers differ in shape');
@@ -123,7 +158,11 @@ for (const dialect of testDialects()) {
       assert.match(freshMails[0]!.raw, /Subject: Verify your email address/);
 
       // The attempt changed nothing: the registered password still works, the other one does not.
-      const other = await suite.t.inject({ method: 'POST', url: '/token', payload: { email: known, password: 'another password!' } });
+      const other = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        payload: { email: known, password: 'another password!' },
+      });
       assert.equal(other.statusCode, 401);
     });
   });

@@ -40,13 +40,32 @@ for (const dialect of testDialects()) {
       const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
       delete env.SVC_ADMIN_TOKEN;
       delete env.DATABASE_URL;
-      const result = spawnSync(process.execPath, [SVC, ...args], { encoding: 'utf8', input, cwd: dir, env, timeout: 60_000 });
+      const result = spawnSync(process.execPath, [SVC, ...args], {
+        encoding: 'utf8',
+        input,
+        cwd: dir,
+        env,
+        timeout: 60_000,
+      });
       return { status: result.status, output: `${result.stdout}${result.stderr}` };
     }
 
     it('creates a user, checks, plans, prints the OpenAPI document and the token status without making a token', async () => {
       const runs = [
-        svc(['users', 'create', '--config', configFile, '--email', 'first@example.test', '--role', 'editor', '--password-stdin'], 'a long enough password\n'),
+        svc(
+          [
+            'users',
+            'create',
+            '--config',
+            configFile,
+            '--email',
+            'first@example.test',
+            '--role',
+            'editor',
+            '--password-stdin',
+          ],
+          'a long enough password\n',
+        ),
         svc(['check', '--config', configFile]),
         svc(['plan', '--config', configFile]),
         svc(['openapi', '--config', configFile]),
@@ -60,7 +79,11 @@ for (const dialect of testDialects()) {
       assert.match(runs[4]!.output, /No admin token yet/);
       const store = createStore(database.url);
       try {
-        assert.equal(await readStoredAdminTokenHash(store).catch(() => undefined), undefined, 'an admin token was stored');
+        assert.equal(
+          await readStoredAdminTokenHash(store).catch(() => undefined),
+          undefined,
+          'an admin token was stored',
+        );
       } finally {
         await store.close();
       }

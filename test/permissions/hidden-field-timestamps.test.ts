@@ -17,7 +17,12 @@ for (const dialect of testDialects()) {
       t = await startTestApp(dialect);
       editor = await t.as('editor');
       reader = await t.as('user');
-      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Open', status: 'published', tags: { secret: 1 } } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title: 'Open', status: 'published', tags: { secret: 1 } },
+      });
       assert.equal(created.statusCode, 201, created.body);
       id = created.json().data.id;
     });
@@ -26,7 +31,10 @@ for (const dialect of testDialects()) {
     const read = async () => {
       const response = await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: reader });
       assert.equal(response.statusCode, 200, response.body);
-      return { attributes: response.json().data.attributes as Record<string, unknown>, etag: String(response.headers.etag) };
+      return {
+        attributes: response.json().data.attributes as Record<string, unknown>,
+        etag: String(response.headers.etag),
+      };
     };
 
     it('moves updated_at and the ETag, and shows nothing else of the change', async () => {
@@ -35,7 +43,12 @@ for (const dialect of testDialects()) {
       // Wait for the clock to move past the stored timestamp, so the update can get a later one.
       const stamp = Date.parse(String(before.attributes.updated_at));
       while (Date.now() <= stamp + 1) await new Promise((resolve) => setImmediate(resolve));
-      const changed = await t.request({ method: 'PATCH', url: `/v1/posts/${id}`, auth: editor, payload: { tags: { secret: 2 } } });
+      const changed = await t.request({
+        method: 'PATCH',
+        url: `/v1/posts/${id}`,
+        auth: editor,
+        payload: { tags: { secret: 2 } },
+      });
       assert.equal(changed.statusCode, 200, changed.body);
 
       const after = await read();
@@ -45,7 +58,12 @@ for (const dialect of testDialects()) {
       const { updated_at: _b, ...restBefore } = before.attributes;
       assert.deepEqual(restAfter, restBefore, 'every visible value is as it was');
       // The old ETag no longer answers 304: a cache revalidates and gets the same visible values.
-      const revalidated = await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: reader, headers: { 'if-none-match': before.etag } });
+      const revalidated = await t.request({
+        method: 'GET',
+        url: `/v1/posts/${id}`,
+        auth: reader,
+        headers: { 'if-none-match': before.etag },
+      });
       assert.equal(revalidated.statusCode, 200);
     });
   });

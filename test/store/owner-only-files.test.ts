@@ -39,11 +39,17 @@ describe('files svc creates, under a permissive umask', () => {
       await app.ready();
       // A write, so that the write-ahead log and its index exist with content.
       const editor = await authorizationFor(app, ctx, 'editor', 'editor-modes');
-      const created = await app.inject({ method: 'POST', url: '/v1/categories', headers: { authorization: editor }, payload: { name: 'modes' } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/v1/categories',
+        headers: { authorization: editor },
+        payload: { name: 'modes' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const files = { database, wal: `${database}-wal`, shm: `${database}-shm`, secret: join(dataDir, 'secret') };
       for (const [name, path] of Object.entries(files)) assert.equal(mode(path), '600', `${name} (${path})`);
-      for (const [name, path] of Object.entries({ databaseDir, databaseParent: join(root, 'db'), dataDir })) assert.equal(mode(path), '700', `${name} (${path})`);
+      for (const [name, path] of Object.entries({ databaseDir, databaseParent: join(root, 'db'), dataDir }))
+        assert.equal(mode(path), '700', `${name} (${path})`);
     } finally {
       await app.close();
       await ctx.store.close().catch(() => {});

@@ -73,7 +73,11 @@ for (const dialect of testDialects()) {
     const storedSecret = async (): Promise<string> => {
       const store = createStore(database.url);
       try {
-        const row = await store.db.selectFrom(WEBHOOKS_TABLE).select('secret').where('id', '=', webhookId).executeTakeFirstOrThrow();
+        const row = await store.db
+          .selectFrom(WEBHOOKS_TABLE)
+          .select('secret')
+          .where('id', '=', webhookId)
+          .executeTakeFirstOrThrow();
         return String(row.secret);
       } finally {
         await store.close();
@@ -86,20 +90,33 @@ for (const dialect of testDialects()) {
       try {
         await app.ready();
         const editor = await authorizationFor(app, ctx, 'editor', `editor-${posts + 1}`);
-        const created = await app.inject({ method: 'POST', url: '/v1/posts', headers: { authorization: editor }, payload: { title: `post ${++posts}` } });
+        const created = await app.inject({
+          method: 'POST',
+          url: '/v1/posts',
+          headers: { authorization: editor },
+          payload: { title: `post ${++posts}` },
+        });
         assert.equal(created.statusCode, 201, created.body);
         const requests = await receiver.waitForRequests(posts);
-        assert.ok(verifies(requests[posts - 1]!, secret), 'the delivery is signed with the secret the subscriber was given');
+        assert.ok(
+          verifies(requests[posts - 1]!, secret),
+          'the delivery is signed with the secret the subscriber was given',
+        );
       } finally {
         await app.close();
       }
     }
 
-    it('stores a new subscription\'s secret sealed, never in clear', async () => {
+    it("stores a new subscription's secret sealed, never in clear", async () => {
       await withSecrets(SECRET_A, undefined, async () => {
         const { app } = await buildApp({ config, startWorkers: false });
         try {
-          const created = await app.inject({ method: 'POST', url: '/admin/webhooks', headers: { authorization: ADMIN }, payload: { name: 'hook', url: receiver.url(), eventPattern: 'posts.created' } });
+          const created = await app.inject({
+            method: 'POST',
+            url: '/admin/webhooks',
+            headers: { authorization: ADMIN },
+            payload: { name: 'hook', url: receiver.url(), eventPattern: 'posts.created' },
+          });
           assert.equal(created.statusCode, 201, created.body);
           webhookId = created.json().data.id;
           secret = created.json().data.attributes.secret;
@@ -149,7 +166,10 @@ for (const dialect of testDialects()) {
       const store = createStore(database.url);
       try {
         await withSecrets(SECRET_C, undefined, async () => {
-          await assert.rejects(buildApp({ config, store, startWorkers: false }), /cannot be decrypted with SVC_SECRET.*SVC_SECRET_PREVIOUS/);
+          await assert.rejects(
+            buildApp({ config, store, startWorkers: false }),
+            /cannot be decrypted with SVC_SECRET.*SVC_SECRET_PREVIOUS/,
+          );
         });
       } finally {
         await store.close();

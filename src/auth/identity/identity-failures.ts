@@ -15,7 +15,10 @@ const MAX_CODED_BODY_BYTES = 64 * 1024;
 
 /** `Unprocessable Entity` → `UNPROCESSABLE_ENTITY`, better-auth's own way of naming statuses. */
 function statusCode(status: number): string {
-  return (STATUS_CODES[status] ?? 'ERROR').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
+  return (STATUS_CODES[status] ?? 'ERROR')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
 }
 
 async function withCode(response: Response): Promise<Response> {
@@ -29,13 +32,27 @@ async function withCode(response: Response): Promise<Response> {
   } catch {
     return response;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof (body as { code?: unknown }).code === 'string') return response;
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    Array.isArray(body) ||
+    typeof (body as { code?: unknown }).code === 'string'
+  )
+    return response;
   const headers = new Headers(response.headers);
   headers.delete('content-length');
-  return new Response(JSON.stringify({ ...body, code: statusCode(response.status) }), { status: response.status, statusText: response.statusText, headers });
+  return new Response(JSON.stringify({ ...body, code: statusCode(response.status) }), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }
 
-export function answerIdentityFailures(handler: IdentityHandler, isUnavailable: (error: unknown) => boolean, log: FastifyBaseLogger): IdentityHandler {
+export function answerIdentityFailures(
+  handler: IdentityHandler,
+  isUnavailable: (error: unknown) => boolean,
+  log: FastifyBaseLogger,
+): IdentityHandler {
   return async (request) => {
     await refuseUnheaderableUrls(request);
     let response: Response;
@@ -44,7 +61,10 @@ export function answerIdentityFailures(handler: IdentityHandler, isUnavailable: 
     } catch (error) {
       if (error instanceof ApiError || isUnavailable(error)) throw error;
       // One JSON line with the cause, for the operator; the client learns only that its input was refused.
-      log.warn({ err: error, path: new URL(request.url).pathname }, 'the identity component could not handle a request; answered 400');
+      log.warn(
+        { err: error, path: new URL(request.url).pathname },
+        'the identity component could not handle a request; answered 400',
+      );
       throw new ApiError(
         'BAD_REQUEST',
         'The identity endpoint could not use this request (a value it cannot handle, such as a callbackURL with characters outside Latin-1)',

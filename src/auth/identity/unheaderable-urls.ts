@@ -5,14 +5,16 @@ import { ApiError } from '../../errors/api-error.ts';
 
 /** Members and query parameters that name a URL: `callbackURL`, `errorCallbackURL`, `redirectTo`… */
 const URL_MEMBER = /(?:url|redirectto)$/i;
-const OUTSIDE_LATIN1 = /[^\u0000-\u00ff]/;
+/** Any UTF-16 code unit above U+00FF (surrogates included). */
+const OUTSIDE_LATIN1 = /[\u0100-\uffff]/;
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json/i;
 
 function unheaderable(name: string, value: unknown): value is string {
   return typeof value === 'string' && URL_MEMBER.test(name) && OUTSIDE_LATIN1.test(value);
 }
 
-const advice = (name: string) => `${name} holds a character outside Latin-1, which cannot be sent in a header: percent-encode it`;
+const advice = (name: string) =>
+  `${name} holds a character outside Latin-1, which cannot be sent in a header: percent-encode it`;
 
 async function bodyMembers(request: Request): Promise<Iterable<[string, unknown]>> {
   const contentType = request.headers.get('content-type') ?? '';
@@ -30,12 +32,16 @@ async function bodyMembers(request: Request): Promise<Iterable<[string, unknown]
 
 export async function refuseUnheaderableUrls(request: Request): Promise<void> {
   for (const [name, value] of new URL(request.url).searchParams) {
-    if (unheaderable(name, value)) throw new ApiError('INVALID_QUERY_PARAMS', { detail: advice(name), parameter: name });
+    if (unheaderable(name, value))
+      throw new ApiError('INVALID_QUERY_PARAMS', { detail: advice(name), parameter: name });
   }
   if (request.method !== 'POST') return;
   for (const [name, value] of await bodyMembers(request)) {
     if (unheaderable(name, value)) {
-      throw new ApiError('INVALID_RESOURCE_DATA', { detail: advice(name), pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: advice(name),
+        pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      });
     }
   }
 }

@@ -34,7 +34,12 @@ export async function sealWebhookSecrets(store: Pick<Store, 'db'>, box: SecretBo
       plain = stored;
       report.sealed++;
     }
-    await store.db.updateTable(WEBHOOKS_TABLE).set({ secret: box.seal(plain, id) }).where('id', '=', id).where('secret', '=', stored).execute();
+    await store.db
+      .updateTable(WEBHOOKS_TABLE)
+      .set({ secret: box.seal(plain, id) })
+      .where('id', '=', id)
+      .where('secret', '=', stored)
+      .execute();
   }
   return report;
 }
