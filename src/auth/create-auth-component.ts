@@ -147,7 +147,7 @@ export async function createAuthComponent(
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
   const issueForRequest = (request: TokenRequest, clientAddress: string): Promise<IssuedApiKey> => {
     if (!emailAndPasswordEnabled(config)) {
-      throw new ApiError('EMAIL_PASSWORD_DISABLED', { detail: 'Keys are issued for a signed-in session here, not for an email and password', pointer: '/password' });
+      throw new ApiError('EMAIL_PASSWORD_DISABLED', { detail: 'Keys are issued for a signed-in session here, not for an email and password', pointer: '/data/attributes/password' });
     }
     const email = request.email ?? '';
     return throttle.guard(email, clientAddress, () => issuer.issue(request), issueOutcome);
