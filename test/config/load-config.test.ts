@@ -206,6 +206,8 @@ describe('loadConfigFromObject', () => {
           email: { from: 'svc <no-reply@localhost>' },
           trustedOrigins: [],
           loginThrottle: { enabled: true, maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowMs: 900000 },
+          emailAndPassword: { enabled: true },
+          passwordReset: { expiresIn: 3600, revokeKeys: true },
         },
         apiKeys: { rateLimit: { enabled: true, max: 1000, timeWindow: 60000 } },
         stream: { heartbeatMs: 30000, retryMs: 3000, allowQueryToken: true, replayWindow: 10000 },
