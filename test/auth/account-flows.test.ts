@@ -44,6 +44,10 @@ async function sessionOf(t: AuthTestApp, token: string): Promise<unknown> {
   return response.json();
 }
 
+async function sessionUser(t: AuthTestApp, token: string): Promise<{ id: string }> {
+  return ((await sessionOf(t, token)) as { user: { id: string } }).user;
+}
+
 async function meStatus(t: AuthTestApp, key: string): Promise<number> {
   return (await t.inject({ method: 'GET', url: '/me', headers: bearer(key) })).statusCode;
 }
@@ -178,6 +182,34 @@ for (const dialect of testDialects()) {
       for (let i = 0; i < 2; i++) await suite.t.inject({ method: 'POST', url: '/auth/request-password-reset', payload: { email: ghost } });
       assert.equal((await suite.t.inject({ method: 'POST', url: '/auth/request-password-reset', payload: { email: ghost } })).statusCode, 429);
       await signIn(suite.t, email);
+    });
+
+    it('counts wrong current passwords (change-password, delete-user) as failed sign-ins', async () => {
+      const email = uniqueEmail('guess');
+      await signUp(suite.t, email);
+      const { token } = await signIn(suite.t, email);
+      const wrongChange = await suite.t.inject({ method: 'POST', url: '/auth/change-password', headers: bearer(token), payload: { currentPassword: 'guess one!', newPassword: NEW_PASSWORD } });
+      assert.equal(wrongChange.statusCode, 400);
+      const wrongDelete = await suite.t.inject({ method: 'POST', url: '/auth/delete-user', headers: bearer(token), payload: { password: 'guess two!' } });
+      assert.equal(wrongDelete.statusCode, 400);
+      // The account's two failures are used up: even the right password waits for the window.
+      const third = await suite.t.inject({ method: 'POST', url: '/auth/delete-user', headers: bearer(token), payload: { password: PASSWORD } });
+      assert.equal(third.statusCode, 429);
+      assert.equal((await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: PASSWORD } })).statusCode, 429);
+      assert.ok(await suite.t.ctx.auth.users.get((await sessionUser(suite.t, token)).id), 'nothing was deleted');
+    });
+
+    it('limits email-change links per user', async () => {
+      const email = uniqueEmail('hopper');
+      await signUp(suite.t, email);
+      const { token } = await signIn(suite.t, email);
+      for (let i = 0; i < 2; i++) {
+        const sent = await suite.t.inject({ method: 'POST', url: '/auth/change-email', headers: bearer(token), payload: { newEmail: uniqueEmail(`target${i}`) } });
+        assert.equal(sent.statusCode, 200);
+      }
+      const third = await suite.t.inject({ method: 'POST', url: '/auth/change-email', headers: bearer(token), payload: { newEmail: uniqueEmail('target') } });
+      assert.equal(third.statusCode, 429);
+      assert.deepEqual(errorCodes(third), ['RATE_LIMITED']);
     });
   });
 
