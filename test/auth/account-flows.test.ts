@@ -277,6 +277,23 @@ for (const dialect of testDialects()) {
       assert.equal((post.json() as { data: { attributes: { author_id: string } } }).data.attributes.author_id, userId);
     });
 
+    it('never deletes a fresh session\'s account for an empty password or token, nor a made-up token', async () => {
+      const email = uniqueEmail('fresh');
+      await signUp(suite.t, email);
+      const session = await signIn(suite.t, email);
+      const { key } = await issueKey(suite.t, { email, password: PASSWORD });
+      for (const payload of [{ password: '' }, { token: '' }, { password: '', token: '' }, { token: 'made-up' }]) {
+        const response = await suite.t.inject({ method: 'POST', url: '/auth/delete-user', headers: bearer(session.token), payload });
+        assert.ok(response.statusCode < 500, response.body);
+        assert.equal(await meStatus(suite.t, key), 200, `still there after ${JSON.stringify(payload)}`);
+      }
+      const form = await suite.t.inject({
+        method: 'POST', url: '/auth/delete-user', headers: { ...bearer(session.token), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'password=',
+      });
+      assert.ok(form.statusCode < 500);
+      assert.equal(await meStatus(suite.t, key), 200);
+    });
+
     it('without the password mails a link; following it (signed in) deletes the account', async () => {
       const email = uniqueEmail('linkdelete');
       await signUp(suite.t, email);

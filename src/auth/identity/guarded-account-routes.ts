@@ -91,10 +91,12 @@ export function guardAccountRoutes(input: GuardedAccountRoutesInput): IdentityHa
     if (!session) return handler(request);
     if (path === '/change-email') return run(request, link(session.userId, 'change-email'), linkOutcome);
     if (path === '/change-password') return run(request, throttle.admit(session.email, address), passwordOutcome);
-    // delete-user: with the password (checked under the login throttle) it deletes at once; with a
-    // token from the link it completes; with neither, a link goes to the user's address.
-    if ((await requestBodyField(request, 'password')) !== undefined) return run(request, throttle.admit(session.email, address), passwordOutcome);
-    if ((await requestBodyField(request, 'token')) !== undefined) return run(request, link(session.userId, 'delete'), async (r) => (r.status < 300 ? 'unchecked' : 'failed'));
-    return run(request, link(session.userId, 'delete'), linkOutcome, (r) => deletionLinks.handler(r));
+    // delete-user: with a password (checked under the login throttle) it deletes at once. Everything
+    // else goes to the instance that mails links: there an empty password or token cannot fall through
+    // to better-auth's "fresh session, no password needed" deletion.
+    if (await requestBodyField(request, 'password')) return run(request, throttle.admit(session.email, address), passwordOutcome);
+    const linkHandler: IdentityHandler = (r) => deletionLinks.handler(r);
+    if (await requestBodyField(request, 'token')) return run(request, link(session.userId, 'delete'), async (r) => (r.status < 300 ? 'unchecked' : 'failed'), linkHandler);
+    return run(request, link(session.userId, 'delete'), linkOutcome, linkHandler);
   };
 }
