@@ -4,12 +4,30 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../helpers/test-databases.ts';
-import { PASSWORD, bearer, errorCodes, errorPointers, signUp, startApp, startAuthSuite, uniqueEmail, type AuthSuite, type AuthTestApp } from './auth-fixtures.ts';
+import {
+  PASSWORD,
+  bearer,
+  errorCodes,
+  errorPointers,
+  signUp,
+  startApp,
+  startAuthSuite,
+  uniqueEmail,
+  type AuthSuite,
+  type AuthTestApp,
+} from './auth-fixtures.ts';
 
 async function signIn(t: AuthTestApp, email: string): Promise<{ token: string; cookie: string }> {
-  const response = await t.inject({ method: 'POST', url: '/auth/sign-in/email', payload: { email, password: PASSWORD } });
+  const response = await t.inject({
+    method: 'POST',
+    url: '/auth/sign-in/email',
+    payload: { email, password: PASSWORD },
+  });
   assert.equal(response.statusCode, 200, response.body);
-  return { token: (response.json() as { token: string }).token, cookie: response.cookies.map((c) => `${c.name}=${c.value}`).join('; ') };
+  return {
+    token: (response.json() as { token: string }).token,
+    cookie: response.cookies.map((c) => `${c.name}=${c.value}`).join('; '),
+  };
 }
 
 for (const dialect of testDialects()) {
@@ -25,8 +43,16 @@ for (const dialect of testDialects()) {
       const { id } = await signUp(suite.t, email);
       const { token } = await signIn(suite.t, email);
       const response = await suite.t.inject({
-        method: 'POST', url: '/token', headers: bearer(token),
-        payload: { name: 'from a session', expiresIn: 3600, permissions: { posts: { read: ['title'] } }, rateLimitMax: 10, rateLimitTimeWindow: 60000 },
+        method: 'POST',
+        url: '/token',
+        headers: bearer(token),
+        payload: {
+          name: 'from a session',
+          expiresIn: 3600,
+          permissions: { posts: { read: ['title'] } },
+          rateLimitMax: 10,
+          rateLimitTimeWindow: 60000,
+        },
       });
       assert.equal(response.statusCode, 201, response.body);
       assert.equal(response.headers['cache-control'], 'no-store');
@@ -43,13 +69,26 @@ for (const dialect of testDialects()) {
       const email = uniqueEmail('session-cookie');
       await signUp(suite.t, email);
       const { cookie } = await signIn(suite.t, email);
-      const trusted = await suite.t.inject({ method: 'POST', url: '/token', headers: { cookie, origin: 'http://localhost:5173' }, payload: {} });
+      const trusted = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        headers: { cookie, origin: 'http://localhost:5173' },
+        payload: {},
+      });
       assert.equal(trusted.statusCode, 201, trusted.body);
       for (const origin of ['https://evil.example', undefined]) {
-        const refused = await suite.t.inject({ method: 'POST', url: '/token', headers: { cookie, ...(origin ? { origin } : {}) }, payload: {} });
+        const refused = await suite.t.inject({
+          method: 'POST',
+          url: '/token',
+          headers: { cookie, ...(origin ? { origin } : {}) },
+          payload: {},
+        });
         assert.equal(refused.statusCode, 403, `origin ${origin}`);
         assert.deepEqual(errorCodes(refused), ['FORBIDDEN']);
-        assert.equal((refused.json() as { errors: { source: { parameter: string } }[] }).errors[0]!.source.parameter, 'Origin');
+        assert.equal(
+          (refused.json() as { errors: { source: { parameter: string } }[] }).errors[0]!.source.parameter,
+          'Origin',
+        );
       }
     });
 
@@ -62,14 +101,26 @@ for (const dialect of testDialects()) {
         const response = await suite.t.inject({ method: 'POST', url: '/token', headers: bearer(token), payload: {} });
         assert.equal(response.statusCode, 401, token);
       }
-      const basic = await suite.t.inject({ method: 'POST', url: '/token', headers: { authorization: 'Basic abc' }, payload: {} });
+      const basic = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        headers: { authorization: 'Basic abc' },
+        payload: {},
+      });
       assert.equal(basic.statusCode, 401);
 
       const email = uniqueEmail('signed-out');
       await signUp(suite.t, email);
       const { token } = await signIn(suite.t, email);
-      assert.equal((await suite.t.inject({ method: 'POST', url: '/auth/sign-out', headers: bearer(token), payload: {} })).statusCode, 200);
-      assert.equal((await suite.t.inject({ method: 'POST', url: '/token', headers: bearer(token), payload: {} })).statusCode, 401);
+      assert.equal(
+        (await suite.t.inject({ method: 'POST', url: '/auth/sign-out', headers: bearer(token), payload: {} }))
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (await suite.t.inject({ method: 'POST', url: '/token', headers: bearer(token), payload: {} })).statusCode,
+        401,
+      );
     });
 
     it('still validates the fields, and wants both email and password or neither', async () => {
@@ -79,9 +130,19 @@ for (const dialect of testDialects()) {
       const email = uniqueEmail('fields');
       await signUp(suite.t, email);
       const { token } = await signIn(suite.t, email);
-      const bad = await suite.t.inject({ method: 'POST', url: '/token', headers: bearer(token), payload: { expiresIn: -1, unknown: 1 } });
+      const bad = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        headers: bearer(token),
+        payload: { expiresIn: -1, unknown: 1 },
+      });
       assert.equal(bad.statusCode, 400);
-      const withKey = await suite.t.inject({ method: 'POST', url: '/token', headers: { ...bearer(token), 'idempotency-key': 'k-1' }, payload: {} });
+      const withKey = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        headers: { ...bearer(token), 'idempotency-key': 'k-1' },
+        payload: {},
+      });
       assert.equal(withKey.statusCode, 400);
       assert.deepEqual(errorCodes(withKey), ['INVALID_IDEMPOTENCY_KEY']);
     });
@@ -121,7 +182,12 @@ for (const dialect of testDialects()) {
     });
 
     it('still issues keys for a session', async () => {
-      const response = await off.inject({ method: 'POST', url: '/token', headers: bearer(sessionToken), payload: { name: 'social key' } });
+      const response = await off.inject({
+        method: 'POST',
+        url: '/token',
+        headers: bearer(sessionToken),
+        payload: { name: 'social key' },
+      });
       assert.equal(response.statusCode, 201, response.body);
     });
   });

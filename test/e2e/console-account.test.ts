@@ -75,11 +75,29 @@ describe('console account pages in a browser', { skip }, () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     t = await startTestApp('sqlite', {
-      auth: { basePath: '/auth', requireEmailVerification: false, defaultRole: 'user', social: {}, baseUrl: base, email: { from: 'svc <no-reply@localhost>', smtpUrl: smtp.url }, trustedOrigins: [] },
+      auth: {
+        basePath: '/auth',
+        requireEmailVerification: false,
+        defaultRole: 'user',
+        social: {},
+        baseUrl: base,
+        email: { from: 'svc <no-reply@localhost>', smtpUrl: smtp.url },
+        trustedOrigins: [],
+      },
     });
     userId = (await t.ctx.auth.users.create({ email: EMAIL, password: OLD_PASSWORD, role: 'user', verified: true })).id;
     await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-sync',
+      ],
+    });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => route.abort());
     page = await context.newPage();
@@ -147,7 +165,9 @@ describe('console account pages in a browser', { skip }, () => {
     await shot(page, '5-key-issued');
     const me = await t.request({ method: 'GET', url: '/me', auth: `Bearer ${key}` });
     assert.equal(me.statusCode, 200);
-    const attributes = (me.json() as { data: { id: string; attributes: { key: { name: string; permissions: unknown } } } }).data;
+    const attributes = (
+      me.json() as { data: { id: string; attributes: { key: { name: string; permissions: unknown } } } }
+    ).data;
     assert.equal(attributes.id, userId);
     assert.equal(attributes.attributes.key.name, 'laptop');
     assert.deepEqual(attributes.attributes.key.permissions, { posts: { read: ['*'] } });
@@ -168,7 +188,11 @@ describe('console account pages in a browser', { skip }, () => {
     await tab.goto(link.href);
     await tab.waitForURL(/\/console\//, WAIT);
     await tab.close();
-    const issued = await t.request({ method: 'POST', url: '/token', payload: { email: NEW_EMAIL, password: NEW_PASSWORD } });
+    const issued = await t.request({
+      method: 'POST',
+      url: '/token',
+      payload: { email: NEW_EMAIL, password: NEW_PASSWORD },
+    });
     assert.equal(issued.statusCode, 201, issued.body);
   });
 

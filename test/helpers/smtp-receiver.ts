@@ -27,7 +27,10 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
+        mails.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='),
+        });
         for (const wake of waiters) wake();
         callback();
       });
@@ -45,7 +48,8 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
         const found = find(to, match);
         if (found) return found;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no mail to ${to}${match ? ` matching ${match}` : ''}; got ${mails.length} mails`);
+        if (left <= 0)
+          throw new Error(`no mail to ${to}${match ? ` matching ${match}` : ''}; got ${mails.length} mails`);
         await new Promise<void>((resolve) => {
           const wake = () => {
             waiters.delete(wake);

@@ -24,11 +24,16 @@ for (const dialect of testDialects()) {
       const response = await suite.t.inject(options);
       return { response, body: spec.check(options.method, template, response) as Json | Json[] | null | undefined };
     }
-    const post = (url: string, payload: Json, headers: Record<string, string> = {}, template = url) => call(template, { method: 'POST', url, headers, payload });
+    const post = (url: string, payload: Json, headers: Record<string, string> = {}, template = url) =>
+      call(template, { method: 'POST', url, headers, payload });
     async function signedIn(): Promise<{ email: string; auth: Record<string, string> }> {
       const email = uniqueEmail('doc');
       await signUp(suite.t, email);
-      const signIn = await suite.t.inject({ method: 'POST', url: '/auth/sign-in/email', payload: { email, password: PASSWORD } });
+      const signIn = await suite.t.inject({
+        method: 'POST',
+        url: '/auth/sign-in/email',
+        payload: { email, password: PASSWORD },
+      });
       return { email, auth: { authorization: `Bearer ${(signIn.json() as { token: string }).token}` } };
     }
 
@@ -36,43 +41,86 @@ for (const dialect of testDialects()) {
       const { email } = await signedIn();
       assert.equal((await post('/auth/request-password-reset', { email })).response.statusCode, 200);
       assert.equal((await post('/auth/request-password-reset', { email: 'not an email' })).response.statusCode, 400);
-      assert.equal((await post('/auth/request-password-reset', { email, redirectTo: 'https://evil.example/' })).response.statusCode, 403);
+      assert.equal(
+        (await post('/auth/request-password-reset', { email, redirectTo: 'https://evil.example/' })).response
+          .statusCode,
+        403,
+      );
       const logged = await waitForLog(suite, email);
       const link = new URL(logged);
       const token = link.pathname.split('/').at(-1)!;
       const opened = await call('/auth/reset-password/{token}', { method: 'GET', url: link.pathname + link.search });
       assert.equal(opened.response.statusCode, 302);
-      assert.equal((await post('/auth/reset-password', { token: 'wrong', newPassword: 'a new password' })).response.statusCode, 400);
-      assert.equal((await post('/auth/reset-password', { token, newPassword: 'a new password' })).response.statusCode, 200);
+      assert.equal(
+        (await post('/auth/reset-password', { token: 'wrong', newPassword: 'a new password' })).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await post('/auth/reset-password', { token, newPassword: 'a new password' })).response.statusCode,
+        200,
+      );
     });
 
     it('password and email change, sessions, /token with a session', async () => {
       const { auth } = await signedIn();
-      assert.equal((await post('/auth/change-password', { currentPassword: 'wrong password', newPassword: 'another password' }, auth)).response.statusCode, 400);
-      assert.equal((await post('/auth/change-password', { currentPassword: PASSWORD, newPassword: 'another password' }, auth)).response.statusCode, 200);
-      assert.equal((await post('/auth/change-password', { currentPassword: PASSWORD, newPassword: 'x' })).response.statusCode, 401);
-      assert.equal((await post('/auth/change-email', { newEmail: uniqueEmail('next') }, auth)).response.statusCode, 200);
+      assert.equal(
+        (
+          await post(
+            '/auth/change-password',
+            { currentPassword: 'wrong password', newPassword: 'another password' },
+            auth,
+          )
+        ).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await post('/auth/change-password', { currentPassword: PASSWORD, newPassword: 'another password' }, auth))
+          .response.statusCode,
+        200,
+      );
+      assert.equal(
+        (await post('/auth/change-password', { currentPassword: PASSWORD, newPassword: 'x' })).response.statusCode,
+        401,
+      );
+      assert.equal(
+        (await post('/auth/change-email', { newEmail: uniqueEmail('next') }, auth)).response.statusCode,
+        200,
+      );
       assert.equal((await post('/auth/change-email', { newEmail: 'nope' }, auth)).response.statusCode, 400);
 
       const listed = await call('/auth/list-sessions', { method: 'GET', url: '/auth/list-sessions', headers: auth });
       assert.equal(listed.response.statusCode, 200);
-      assert.equal((await call('/auth/list-sessions', { method: 'GET', url: '/auth/list-sessions' })).response.statusCode, 401);
+      assert.equal(
+        (await call('/auth/list-sessions', { method: 'GET', url: '/auth/list-sessions' })).response.statusCode,
+        401,
+      );
       assert.equal((await post('/auth/revoke-session', { token: 'not-mine' }, auth)).response.statusCode, 200);
       assert.equal((await post('/auth/revoke-other-sessions', {}, auth)).response.statusCode, 200);
 
       const issued = await post('/token', { name: 'mine' }, auth);
       assert.equal(issued.response.statusCode, 201);
       assert.equal((await post('/token', {})).response.statusCode, 401);
-      assert.equal((await post('/token', {}, { cookie: 'svc.session_token=x.y', origin: 'https://evil.example' })).response.statusCode, 403);
+      assert.equal(
+        (await post('/token', {}, { cookie: 'svc.session_token=x.y', origin: 'https://evil.example' })).response
+          .statusCode,
+        403,
+      );
       assert.equal((await post('/auth/revoke-sessions', {}, auth)).response.statusCode, 200);
     });
 
     it('account deletion: a wrong password, a mailed link, and deletion', async () => {
       const first = await signedIn();
-      assert.equal((await post('/auth/delete-user', { password: 'wrong password' }, first.auth)).response.statusCode, 400);
+      assert.equal(
+        (await post('/auth/delete-user', { password: 'wrong password' }, first.auth)).response.statusCode,
+        400,
+      );
       assert.equal((await post('/auth/delete-user', {}, first.auth)).response.statusCode, 200);
       const link = new URL(await waitForLog(suite, first.email, '/delete-user/callback'));
-      const followed = await call('/auth/delete-user/callback', { method: 'GET', url: link.pathname + link.search, headers: first.auth });
+      const followed = await call('/auth/delete-user/callback', {
+        method: 'GET',
+        url: link.pathname + link.search,
+        headers: first.auth,
+      });
       assert.ok([200, 302].includes(followed.response.statusCode));
       const second = await signedIn();
       assert.equal((await post('/auth/delete-user', { password: PASSWORD }, second.auth)).response.statusCode, 200);

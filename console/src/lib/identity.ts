@@ -24,7 +24,12 @@ export async function sessionCall<T = any>(url: string, options: SessionCallOpti
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  const response = await fetch(url, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, credentials: 'omit' });
+  const response = await fetch(url, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    credentials: 'omit',
+  });
   const text = await response.text();
   let parsed: any = null; // any JSON, or null
   try {
@@ -35,7 +40,12 @@ export async function sessionCall<T = any>(url: string, options: SessionCallOpti
   if (!response.ok) {
     const errors: ErrorObject[] = Array.isArray(parsed?.errors)
       ? parsed.errors
-      : [{ code: parsed?.code, detail: typeof parsed?.message === 'string' ? parsed.message : `HTTP ${response.status}` }];
+      : [
+          {
+            code: parsed?.code,
+            detail: typeof parsed?.message === 'string' ? parsed.message : `HTTP ${response.status}`,
+          },
+        ];
     throw new ApiFailure(response.status, errors);
   }
   return parsed as T;

@@ -26,12 +26,19 @@ export function emailAndPasswordEnabled(config: SvcConfig): boolean {
   return config.auth.emailAndPassword?.enabled ?? true;
 }
 
-export function accountManagementOptions(config: SvcConfig, mailer: VerificationMailer, log: FastifyBaseLogger, events: AccountEvents): AccountOptions {
+export function accountManagementOptions(
+  config: SvcConfig,
+  mailer: VerificationMailer,
+  log: FastifyBaseLogger,
+  events: AccountEvents,
+): AccountOptions {
   const reset = config.auth.passwordReset ?? PASSWORD_RESET_DEFAULTS;
   // Not awaited: the request's answer must take as long whether or not the address has an account,
   // and SMTP time would tell. A failure is logged; the user can ask again.
   const sendInBackground = (to: string, url: string, kind: MailKind, userId: string): void => {
-    mailer.send(to, url, kind).catch((error: unknown) => log.error({ err: error, userId, kind }, 'could not send an account email'));
+    mailer
+      .send(to, url, kind)
+      .catch((error: unknown) => log.error({ err: error, userId, kind }, 'could not send an account email'));
   };
   return {
     emailAndPassword: {
@@ -39,7 +46,8 @@ export function accountManagementOptions(config: SvcConfig, mailer: Verification
       requireEmailVerification: config.auth.requireEmailVerification,
       resetPasswordTokenExpiresIn: reset.expiresIn,
       revokeSessionsOnPasswordReset: true,
-      sendResetPassword: async ({ user, url }) => sendInBackground(user.email, withDefaultCallback(url, config), 'reset-password', user.id),
+      sendResetPassword: async ({ user, url }) =>
+        sendInBackground(user.email, withDefaultCallback(url, config), 'reset-password', user.id),
       onPasswordReset: async ({ user }) => {
         if (reset.revokeKeys) await events.passwordReset(user.id);
       },
@@ -58,7 +66,11 @@ export function accountManagementOptions(config: SvcConfig, mailer: Verification
 }
 
 /** The same options, but a password-less deletion mails a confirmation link instead of checking session age. */
-export function deletionLinkOptions(options: BetterAuthOptions, mailer: VerificationMailer, log: FastifyBaseLogger): BetterAuthOptions {
+export function deletionLinkOptions(
+  options: BetterAuthOptions,
+  mailer: VerificationMailer,
+  log: FastifyBaseLogger,
+): BetterAuthOptions {
   const deleteUser = options.user?.deleteUser;
   return {
     ...options,
@@ -67,7 +79,11 @@ export function deletionLinkOptions(options: BetterAuthOptions, mailer: Verifica
       deleteUser: {
         ...deleteUser,
         sendDeleteAccountVerification: async ({ user, url }) => {
-          mailer.send(user.email, url, 'delete-account').catch((error: unknown) => log.error({ err: error, userId: user.id }, 'could not send the account deletion email'));
+          mailer
+            .send(user.email, url, 'delete-account')
+            .catch((error: unknown) =>
+              log.error({ err: error, userId: user.id }, 'could not send the account deletion email'),
+            );
         },
       },
     },

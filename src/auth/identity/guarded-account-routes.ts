@@ -21,13 +21,22 @@ export interface GuardedAccountRoutesInput {
 }
 
 /** The paths that need a password account; off with `auth.emailAndPassword.enabled`. */
-const PASSWORD_PATHS = new Set(['/sign-up/email', '/sign-in/email', '/request-password-reset', '/reset-password', '/change-password']);
+const PASSWORD_PATHS = new Set([
+  '/sign-up/email',
+  '/sign-in/email',
+  '/request-password-reset',
+  '/reset-password',
+  '/change-password',
+]);
 
 /** better-auth's code for a wrong current password (change-password, delete-user). */
 const INVALID_PASSWORD = 'INVALID_PASSWORD';
 
 async function errorCode(response: Response): Promise<string | undefined> {
-  const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null;
   return typeof body?.code === 'string' ? body.code : undefined;
 }
 
@@ -69,10 +78,14 @@ export function guardAccountRoutes(input: GuardedAccountRoutesInput): IdentityHa
     if (request.method !== 'POST' || !pathname.startsWith(`${base}/`)) return handler(request);
     const path = pathname.slice(base.length);
     if (!emailAndPasswordEnabled && PASSWORD_PATHS.has(path)) {
-      throw new ApiError('EMAIL_PASSWORD_DISABLED', 'Signing in with an email and a password is turned off here (auth.emailAndPassword.enabled); use a social or OIDC sign-in');
+      throw new ApiError(
+        'EMAIL_PASSWORD_DISABLED',
+        'Signing in with an email and a password is turned off here (auth.emailAndPassword.enabled); use a social or OIDC sign-in',
+      );
     }
     const address = request.headers.get(CLIENT_IP_HEADER) ?? '';
-    const link = (account: string | undefined, kind: Exclude<ThrottleKind, 'login'>) => throttle.admitLink(account, address, kind);
+    const link = (account: string | undefined, kind: Exclude<ThrottleKind, 'login'>) =>
+      throttle.admitLink(account, address, kind);
 
     if (path === '/request-password-reset') {
       const email = await requestBodyField(request, 'email');
@@ -82,7 +95,9 @@ export function guardAccountRoutes(input: GuardedAccountRoutesInput): IdentityHa
     }
     if (path === '/reset-password') {
       // A wrong or used token counts against the address: tokens cannot be tried in bulk.
-      return run(request, link(undefined, 'reset'), async (response) => (response.status < 300 ? 'unchecked' : 'failed'));
+      return run(request, link(undefined, 'reset'), async (response) =>
+        response.status < 300 ? 'unchecked' : 'failed',
+      );
     }
     if (path !== '/change-email' && path !== '/delete-user' && path !== '/change-password') return handler(request);
 
@@ -94,9 +109,16 @@ export function guardAccountRoutes(input: GuardedAccountRoutesInput): IdentityHa
     // delete-user: with a password (checked under the login throttle) it deletes at once. Everything
     // else goes to the instance that mails links: there an empty password or token cannot fall through
     // to better-auth's "fresh session, no password needed" deletion.
-    if (await requestBodyField(request, 'password')) return run(request, throttle.admit(session.email, address), passwordOutcome);
+    if (await requestBodyField(request, 'password'))
+      return run(request, throttle.admit(session.email, address), passwordOutcome);
     const linkHandler: IdentityHandler = (r) => deletionLinks.handler(r);
-    if (await requestBodyField(request, 'token')) return run(request, link(session.userId, 'delete'), async (r) => (r.status < 300 ? 'unchecked' : 'failed'), linkHandler);
+    if (await requestBodyField(request, 'token'))
+      return run(
+        request,
+        link(session.userId, 'delete'),
+        async (r) => (r.status < 300 ? 'unchecked' : 'failed'),
+        linkHandler,
+      );
     return run(request, link(session.userId, 'delete'), linkOutcome, linkHandler);
   };
 }

@@ -10,10 +10,14 @@ export async function requestBodyField(request: Request, name: string): Promise<
     const text = await request.clone().text();
     if (JSON_CONTENT_TYPE.test(contentType)) {
       const body: unknown = JSON.parse(text);
-      const value = typeof body === 'object' && body !== null && Object.hasOwn(body, name) ? (body as Record<string, unknown>)[name] : undefined;
+      const value =
+        typeof body === 'object' && body !== null && Object.hasOwn(body, name)
+          ? (body as Record<string, unknown>)[name]
+          : undefined;
       return typeof value === 'string' ? value : undefined;
     }
-    if (contentType.toLowerCase().includes('application/x-www-form-urlencoded')) return new URLSearchParams(text).getAll(name).at(-1);
+    if (contentType.toLowerCase().includes('application/x-www-form-urlencoded'))
+      return new URLSearchParams(text).getAll(name).at(-1);
   } catch {
     // A body better-auth cannot read either: it answers 400 without acting on it.
   }

@@ -23,14 +23,22 @@ function noSession(): ApiError {
  * carries is taken into account. Throws 401 without a credential, 403 for a cookie from an origin
  * that is not trusted.
  */
-export function sessionHeaders(credential: SessionCredential, cookieName: string, isTrustedOrigin: (origin: string) => boolean): Headers {
+export function sessionHeaders(
+  credential: SessionCredential,
+  cookieName: string,
+  isTrustedOrigin: (origin: string) => boolean,
+): Headers {
   const bearer = credential.authorization === undefined ? undefined : BEARER.exec(credential.authorization)?.[1];
   if (bearer !== undefined) return new Headers({ authorization: `Bearer ${bearer}` });
   if (credential.authorization !== undefined) throw noSession();
   const cookie = credential.cookie;
-  if (cookie === undefined || !cookie.split(';').some((part) => part.trim().startsWith(`${cookieName}=`))) throw noSession();
+  if (cookie === undefined || !cookie.split(';').some((part) => part.trim().startsWith(`${cookieName}=`)))
+    throw noSession();
   if (credential.origin === undefined || !isTrustedOrigin(credential.origin)) {
-    throw new ApiError('FORBIDDEN', { detail: 'A session cookie is accepted only from a trusted origin (the service itself or auth.trustedOrigins)', parameter: 'Origin' });
+    throw new ApiError('FORBIDDEN', {
+      detail: 'A session cookie is accepted only from a trusted origin (the service itself or auth.trustedOrigins)',
+      parameter: 'Origin',
+    });
   }
   return new Headers({ cookie });
 }

@@ -17,24 +17,33 @@ interface MailText {
 }
 
 const MESSAGES: ReadonlyMap<MailKind, MailText> = new Map<MailKind, MailText>([
-  ['verify-email', {
-    subject: 'Verify your email address',
-    lead: 'Open this link to verify your email address:',
-    ignore: 'If you did not ask for this, ignore this message.',
-    logLabel: 'email verification link',
-  }],
-  ['reset-password', {
-    subject: 'Reset your password',
-    lead: 'Open this link to choose a new password (it works once, and expires):',
-    ignore: 'If you did not ask for a new password, ignore this message: your password stays as it is.',
-    logLabel: 'password reset link',
-  }],
-  ['delete-account', {
-    subject: 'Confirm deleting your account',
-    lead: 'Open this link to delete your account and every API key it holds:',
-    ignore: 'If you did not ask for this, ignore this message: nothing is deleted.',
-    logLabel: 'account deletion link',
-  }],
+  [
+    'verify-email',
+    {
+      subject: 'Verify your email address',
+      lead: 'Open this link to verify your email address:',
+      ignore: 'If you did not ask for this, ignore this message.',
+      logLabel: 'email verification link',
+    },
+  ],
+  [
+    'reset-password',
+    {
+      subject: 'Reset your password',
+      lead: 'Open this link to choose a new password (it works once, and expires):',
+      ignore: 'If you did not ask for a new password, ignore this message: your password stays as it is.',
+      logLabel: 'password reset link',
+    },
+  ],
+  [
+    'delete-account',
+    {
+      subject: 'Confirm deleting your account',
+      lead: 'Open this link to delete your account and every API key it holds:',
+      ignore: 'If you did not ask for this, ignore this message: nothing is deleted.',
+      logLabel: 'account deletion link',
+    },
+  ],
 ]);
 
 export interface VerificationMailer {
@@ -42,7 +51,10 @@ export interface VerificationMailer {
   close(): void;
 }
 
-export function createVerificationMailer(config: SvcConfig['auth']['email'], log: FastifyBaseLogger): VerificationMailer {
+export function createVerificationMailer(
+  config: SvcConfig['auth']['email'],
+  log: FastifyBaseLogger,
+): VerificationMailer {
   const smtpUrl = config.smtpUrl?.trim();
   if (!smtpUrl) {
     return {
