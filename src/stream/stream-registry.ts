@@ -155,7 +155,16 @@ export class StreamRegistry {
     const open = [...this.#admin];
     for (const slots of this.#byKey.values()) open.push(...slots);
     for (const slot of open) {
-      if (slot.read !== null && readNarrowed(slot.read, find(slot.read.resource.name), slot.principal)) slot.end('narrowed');
+      if (slot.read === null) continue;
+      let narrowed: boolean;
+      try {
+        narrowed = readNarrowed(slot.read, find(slot.read.resource.name), slot.principal);
+      } catch (error) {
+        // Undecided is narrowed: the stream ends rather than keep rules that may no longer hold.
+        this.#options.onCheckError(error);
+        narrowed = true;
+      }
+      if (narrowed) slot.end('narrowed');
     }
   }
 
