@@ -25,7 +25,7 @@ export interface GrantedRead {
 /** True when `principal`, reading as `granted`, may no longer read all of it under `next` (undefined: gone). */
 export function readNarrowed(granted: GrantedRead, next: Resource | undefined, principal: Principal): boolean {
   if (next === granted.resource) return false;
-  if (!next || !next.enabled) return true;
+  if (!next?.enabled) return true;
   const before = granted.resource;
   // Another table, or soft delete switched, changes which rows and events the reader is shown at all.
   if (next.table !== before.table || next.softDelete !== before.softDelete) return true;

@@ -17,7 +17,10 @@ import { SseClient } from '../helpers/sse-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases.ts';
 import { SvcProcess, eventually, writeConfigFile } from '../helpers/svc-process.ts';
 
-const SKIP = !process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL ? 'TEST_DATABASE_URL and TEST_REDIS_URL are both needed' : false;
+const SKIP =
+  !process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL
+    ? 'TEST_DATABASE_URL and TEST_REDIS_URL are both needed'
+    : false;
 
 const SVC = join(import.meta.dirname, '../../bin/svc.js');
 const ADMIN = 'kill-create-admin-token-0123456789';
@@ -45,17 +48,25 @@ async function startReceiver(): Promise<{ server: Server; url: string; byRecord:
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  return { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`, byRecord };
+  return {
+    server,
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`,
+    byRecord,
+  };
 }
 
 /** Record ids of the `posts.created` events a stream delivered. */
 function createdIds(client: SseClient): Set<string> {
   const ids = new Set<string>();
-  for (const block of client.blocks) if (block.event === 'posts.created') ids.add((JSON.parse(block.data!) as { new: { id: string } }).new.id);
+  for (const block of client.blocks)
+    if (block.event === 'posts.created') ids.add((JSON.parse(block.data!) as { new: { id: string } }).new.id);
   return ids;
 }
 
-describe('a node killed mid-create, retries with the same Idempotency-Key on another node', { skip: SKIP, timeout: 180_000 }, () => {
+describe('a node killed mid-create, retries with the same Idempotency-Key on another node', {
+  skip: SKIP,
+  timeout: 180_000,
+}, () => {
   let database: TestDatabase;
   const nodes: SvcProcess[] = [];
   const streams: SseClient[] = [];
@@ -72,14 +83,33 @@ describe('a node killed mid-create, retries with the same Idempotency-Key on ano
       redis: { url: process.env.TEST_REDIS_URL },
       webhooks: { allowPrivateTargets: true, pollIntervalMs: 100, timeoutMs: 5000 },
       resources: {
-        posts: { fields: { title: { type: 'string', required: true } }, permissions: { editor: { read: true, create: true } } },
+        posts: {
+          fields: { title: { type: 'string', required: true } },
+          permissions: { editor: { read: true, create: true } },
+        },
       },
     });
-    const created = spawnSync(process.execPath, [SVC, 'users', 'create', '--config', configFile, '--email', 'k@kill.test', '--password', PASSWORD, '--role', 'editor'], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env },
-      timeout: 60_000,
-    });
+    const created = spawnSync(
+      process.execPath,
+      [
+        SVC,
+        'users',
+        'create',
+        '--config',
+        configFile,
+        '--email',
+        'k@kill.test',
+        '--password',
+        PASSWORD,
+        '--role',
+        'editor',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+        timeout: 60_000,
+      },
+    );
     assert.equal(created.status, 0, created.stderr + created.stdout);
     // The first node creates the tables; the others start on the applied schema.
     nodes.push(await SvcProcess.start(configFile, env));
@@ -110,7 +140,9 @@ describe('a node killed mid-create, retries with the same Idempotency-Key on ano
   it('loses and doubles nothing, delivers every acknowledged create everywhere, and no retry waits long', async () => {
     // Streams on the two nodes that survive (node 0 is the one killed), opened before any write.
     for (const node of nodes.slice(1)) {
-      const client = await SseClient.connect(`${node.baseUrl}/v1/posts/stream`, { headers: { authorization: `Bearer ${key}` } });
+      const client = await SseClient.connect(`${node.baseUrl}/v1/posts/stream`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       assert.equal(client.status, 200);
       await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
       streams.push(client);
@@ -137,7 +169,11 @@ describe('a node killed mid-create, retries with the same Idempotency-Key on ano
         try {
           const response = await fetch(`${nodes[target]!.baseUrl}/v1/posts`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              'idempotency-key': idempotencyKey,
+            },
             body: JSON.stringify({ title }),
           });
           status = response.status;
@@ -193,10 +229,25 @@ describe('a node killed mid-create, retries with the same Idempotency-Key on ano
     // Every acknowledged create's event on every surviving stream, and its delivery.
     const ids = [...acknowledged.values()].map(({ id }) => id);
     for (const [n, stream] of streams.entries()) {
-      await eventually(async () => ids.every((id) => createdIds(stream).has(id)), `every created event on node ${n + 1}'s stream`, 30_000);
-      assert.equal(stream.blocks.filter((b) => b.event === 'posts.created').length, CREATES, `no event twice on node ${n + 1}'s stream`);
+      await eventually(
+        async () => ids.every((id) => createdIds(stream).has(id)),
+        `every created event on node ${n + 1}'s stream`,
+        30_000,
+      );
+      assert.equal(
+        stream.blocks.filter((b) => b.event === 'posts.created').length,
+        CREATES,
+        `no event twice on node ${n + 1}'s stream`,
+      );
     }
-    await eventually(async () => ids.every((id) => receiver.byRecord.has(id)), 'a webhook delivery for every created record', 30_000);
-    process.stdout.write(`# killed mid-create: ${JSON.stringify(failures)}, ${retryWaits.length} retried, longest wait ${longest} ms, ` + `${[...acknowledged.values()].filter((a) => a.replayed).length} replayed\n`);
+    await eventually(
+      async () => ids.every((id) => receiver.byRecord.has(id)),
+      'a webhook delivery for every created record',
+      30_000,
+    );
+    process.stdout.write(
+      `# killed mid-create: ${JSON.stringify(failures)}, ${retryWaits.length} retried, longest wait ${longest} ms, ` +
+        `${[...acknowledged.values()].filter((a) => a.replayed).length} replayed\n`,
+    );
   });
 });

@@ -27,36 +27,95 @@ const NOTES: ResourceDefinition = { fields: { text: { type: 'text' } }, permissi
 
 type Role = 'user' | 'editor';
 /** `ends`: the roles whose streams the reload must end; the other role's stream must keep delivering. */
-const NARROWING: { name: string; resources: Record<string, ResourceDefinition>; ends: Role[]; refusal?: [number, string] }[] = [
-  { name: 'a field taken from the read list', resources: postsWithUser({ read: { fields: ['title', 'status', 'author_id'], filter: { author_id: { eq: '$userId' } } } }), ends: ['user'] },
+const NARROWING: {
+  name: string;
+  resources: Record<string, ResourceDefinition>;
+  ends: Role[];
+  refusal?: [number, string];
+}[] = [
+  {
+    name: 'a field taken from the read list',
+    resources: postsWithUser({
+      read: { fields: ['title', 'status', 'author_id'], filter: { author_id: { eq: '$userId' } } },
+    }),
+    ends: ['user'],
+  },
   {
     name: 'a narrower row filter',
-    resources: postsWithUser({ read: { fields: ['title', 'body', 'status', 'author_id'], filter: { _and: [{ author_id: { eq: '$userId' } }, { status: { eq: 'published' } }] } } }),
+    resources: postsWithUser({
+      read: {
+        fields: ['title', 'body', 'status', 'author_id'],
+        filter: { _and: [{ author_id: { eq: '$userId' } }, { status: { eq: 'published' } }] },
+      },
+    }),
     ends: ['user'],
   },
   {
     name: 'a row filter for a role that had none',
-    resources: { posts: { ...POSTS_RESOURCE, permissions: { ...POSTS_RESOURCE.permissions, editor: { read: { filter: { status: { eq: 'published' } } }, create: true } } } },
+    resources: {
+      posts: {
+        ...POSTS_RESOURCE,
+        permissions: {
+          ...POSTS_RESOURCE.permissions,
+          editor: { read: { filter: { status: { eq: 'published' } } }, create: true },
+        },
+      },
+    },
     ends: ['editor'],
   },
-  { name: '`read` taken away', resources: postsWithUser({ create: true }), ends: ['user'], refusal: [403, 'FORBIDDEN'] },
-  { name: 'the resource disabled', resources: { posts: { ...POSTS_RESOURCE, enabled: false } }, ends: ['user', 'editor'], refusal: [404, 'RESOURCE_DISABLED'] },
-  { name: 'the resource removed', resources: { notes: NOTES }, ends: ['user', 'editor'], refusal: [404, 'RESOURCE_NOT_FOUND'] },
+  {
+    name: '`read` taken away',
+    resources: postsWithUser({ create: true }),
+    ends: ['user'],
+    refusal: [403, 'FORBIDDEN'],
+  },
+  {
+    name: 'the resource disabled',
+    resources: { posts: { ...POSTS_RESOURCE, enabled: false } },
+    ends: ['user', 'editor'],
+    refusal: [404, 'RESOURCE_DISABLED'],
+  },
+  {
+    name: 'the resource removed',
+    resources: { notes: NOTES },
+    ends: ['user', 'editor'],
+    refusal: [404, 'RESOURCE_NOT_FOUND'],
+  },
 ];
 
 const WIDENING: { name: string; resources: Record<string, ResourceDefinition> }[] = [
-  { name: 'a field added to the read list', resources: postsWithUser({ read: { fields: ['title', 'body', 'status', 'author_id', 'secret'], filter: { author_id: { eq: '$userId' } } } }) },
-  { name: 'the row filter dropped', resources: postsWithUser({ read: { fields: ['title', 'body', 'status', 'author_id'] } }) },
+  {
+    name: 'a field added to the read list',
+    resources: postsWithUser({
+      read: { fields: ['title', 'body', 'status', 'author_id', 'secret'], filter: { author_id: { eq: '$userId' } } },
+    }),
+  },
+  {
+    name: 'the row filter dropped',
+    resources: postsWithUser({ read: { fields: ['title', 'body', 'status', 'author_id'] } }),
+  },
   {
     name: 'the row filter given an alternative',
-    resources: postsWithUser({ read: { fields: ['title', 'body', 'status', 'author_id'], filter: { _or: [{ author_id: { eq: '$userId' } }, { status: { eq: 'published' } }] } } }),
+    resources: postsWithUser({
+      read: {
+        fields: ['title', 'body', 'status', 'author_id'],
+        filter: { _or: [{ author_id: { eq: '$userId' } }, { status: { eq: 'published' } }] },
+      },
+    }),
   },
   { name: 'another resource added', resources: { posts: POSTS_RESOURCE, notes: NOTES } },
-  { name: 'another role given rights', resources: postsWithUser(USER_READ, { permissions: { ...POSTS_RESOURCE.permissions, writer: { create: true, read: { fields: ['title'] } } } }) },
+  {
+    name: 'another role given rights',
+    resources: postsWithUser(USER_READ, {
+      permissions: { ...POSTS_RESOURCE.permissions, writer: { create: true, read: { fields: ['title'] } } },
+    }),
+  },
 ];
 
 async function open(t: StreamTestApp, key: TestKey): Promise<SseClient> {
-  const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: key.authorization } });
+  const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+    headers: { authorization: key.authorization },
+  });
   assert.equal(client.status, 200, client.status === 200 ? '' : await client.body());
   await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
   return client;
@@ -66,23 +125,33 @@ async function open(t: StreamTestApp, key: TestKey): Promise<SseClient> {
 async function revoked(client: SseClient, since: number): Promise<{ elapsedMs: number; reason: string }> {
   const block = await client.waitFor((b) => b.event === 'revoked', { timeoutMs: 4000, what: 'the revoked event' });
   const elapsedMs = Date.now() - since;
-  await Promise.race([client.ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the stream stayed open after revoked')), 2000))]);
+  await Promise.race([
+    client.ended,
+    new Promise((_, reject) => setTimeout(() => reject(new Error('the stream stayed open after revoked')), 2000)),
+  ]);
   return { elapsedMs, reason: (JSON.parse(block.data ?? '{}') as { reason: string }).reason };
 }
 
 /** A post the user may read is created on `writer`: the stream must still be open and deliver it. */
 async function stillDelivers(writer: StreamTestApp, client: SseClient, user: TestKey): Promise<void> {
   const id = await writer.createPost({ title: 'after the reload', author_id: user.userId, status: 'published' });
-  await client.waitFor((b) => b.event === 'posts.created' && (JSON.parse(b.data ?? '{}') as { new?: { id?: string } }).new?.id === id, {
-    timeoutMs: 5000,
-    what: `the created event of ${id}`,
-  });
+  await client.waitFor(
+    (b) => b.event === 'posts.created' && (JSON.parse(b.data ?? '{}') as { new?: { id?: string } }).new?.id === id,
+    {
+      timeoutMs: 5000,
+      what: `the created event of ${id}`,
+    },
+  );
   assert.ok(!client.blocks.some((b) => b.event === 'revoked'), 'the stream was not revoked');
   assert.equal(client.isEnded, false);
 }
 
 async function refusal(t: StreamTestApp, key: TestKey): Promise<[number, string | undefined]> {
-  const response = await t.app.inject({ method: 'GET', url: '/v1/posts/stream', headers: { authorization: key.authorization } });
+  const response = await t.app.inject({
+    method: 'GET',
+    url: '/v1/posts/stream',
+    headers: { authorization: key.authorization },
+  });
   return [response.statusCode, (response.json() as { errors?: { code: string }[] }).errors?.[0]?.code];
 }
 
@@ -91,7 +160,10 @@ for (const dialect of testDialects()) {
     let t: StreamTestApp;
     const clients: SseClient[] = [];
     let next = 0;
-    const track = (client: SseClient) => (clients.push(client), client);
+    const track = (client: SseClient) => {
+      clients.push(client);
+      return client;
+    };
 
     before(async () => {
       t = await startStreamTestApp({ dialect, configFile: true });
@@ -105,7 +177,10 @@ for (const dialect of testDialects()) {
       it(`ends the ${scenario.ends.join(' and ')} streams with revoked after ${scenario.name}, and no other`, async () => {
         await t.reload(BASE);
         const user = await t.key('user', `reload-${dialect}-${next++}`);
-        const streams: Record<Role, SseClient> = { user: track(await open(t, user)), editor: track(await open(t, t.editor)) };
+        const streams: Record<Role, SseClient> = {
+          user: track(await open(t, user)),
+          editor: track(await open(t, t.editor)),
+        };
         const since = Date.now();
         await t.reload(scenario.resources);
         for (const role of scenario.ends) {
@@ -113,7 +188,8 @@ for (const dialect of testDialects()) {
           assert.equal(reason, NARROWED_REASON);
           assert.ok(elapsedMs < REVOCATION_BOUND_MS + SLACK_MS, `revoked after ${elapsedMs} ms`);
         }
-        for (const role of ['user', 'editor'] as const) if (!scenario.ends.includes(role)) await stillDelivers(t, streams[role], user);
+        for (const role of ['user', 'editor'] as const)
+          if (!scenario.ends.includes(role)) await stillDelivers(t, streams[role], user);
         if (scenario.refusal) assert.deepEqual(await refusal(t, user), scenario.refusal);
         streams.editor.close();
         streams.user.close();
@@ -124,7 +200,9 @@ for (const dialect of testDialects()) {
       await t.reload(BASE);
       const user = await t.key('user', `reload-${dialect}-${next++}`);
       const before = track(await open(t, user));
-      const narrower = postsWithUser({ read: { fields: ['title', 'status', 'author_id'], filter: { author_id: { eq: '$userId' } } } });
+      const narrower = postsWithUser({
+        read: { fields: ['title', 'status', 'author_id'], filter: { author_id: { eq: '$userId' } } },
+      });
       await t.reload(narrower);
       await revoked(before, Date.now());
       const again = track(await open(t, user));
