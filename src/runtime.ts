@@ -98,7 +98,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const secrets = webhookSecretBox(resolveIdentitySecret(config, store), previousServiceSecret());
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log, secrets });
   const resourceNames = () => registry.all().map((resource) => resource.name);
-  const streams = createStreamRegistry({ settings: config.stream, auth, log });
+  const streams = createStreamRegistry({ settings: config.stream, auth, resources: registry, log });
   const metrics = createServiceMetrics({ store, events, resources: resourceNames });
   const retention = new RetentionJob({
     store,

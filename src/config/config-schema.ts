@@ -3,7 +3,7 @@
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import { FIELD_TYPE_NAMES } from './field-type-names.ts';
 import { FILTER_OPERATORS } from './filter-operators.ts';
-import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, RetentionConfig, SignUpThrottleConfig } from './config-types.ts';
+import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, PasswordResetConfig, RetentionConfig, SignUpThrottleConfig } from './config-types.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 import { IDEMPOTENCY_SCHEMA } from './idempotency-settings.ts';
 
@@ -32,6 +32,12 @@ export const LOGIN_THROTTLE_DEFAULTS: Readonly<LoginThrottleConfig> = deepFreeze
   maxFailuresPerAccount: 10,
   maxFailuresPerAddress: 50,
   windowMs: 15 * 60 * 1000,
+});
+
+/** What `auth.passwordReset` is when the config leaves it out: links valid for an hour, keys revoked. */
+export const PASSWORD_RESET_DEFAULTS: Readonly<PasswordResetConfig> = deepFreeze({
+  expiresIn: 3600,
+  revokeKeys: true,
 });
 
 /**
@@ -279,6 +285,25 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
               maximum: 86_400_000,
               default: SIGN_UP_THROTTLE_DEFAULTS.windowMs,
             },
+          },
+        },
+        emailAndPassword: {
+          description: 'Sign-up and sign-in with an email and a password, and POST /token with them.',
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: { description: 'Off: those answer 403 EMAIL_PASSWORD_DISABLED; keys still come from sessions (social, OIDC).', type: 'boolean', default: true },
+          },
+        },
+        passwordReset: {
+          description: 'POST {basePath}/request-password-reset and {basePath}/reset-password.',
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            expiresIn: { description: 'Seconds a reset link stays valid.', type: 'integer', minimum: 60, maximum: 604_800, default: PASSWORD_RESET_DEFAULTS.expiresIn },
+            revokeKeys: { description: "A reset also revokes the user's API keys (and ends their streams).", type: 'boolean', default: PASSWORD_RESET_DEFAULTS.revokeKeys },
           },
         },
       },

@@ -207,6 +207,8 @@ describe('loadConfigFromObject', () => {
           trustedOrigins: [],
           loginThrottle: { enabled: true, maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowMs: 900000 },
           signUpThrottle: { enabled: true, maxPerAddress: 30, windowMs: 3600000 },
+          emailAndPassword: { enabled: true },
+          passwordReset: { expiresIn: 3600, revokeKeys: true },
         },
         apiKeys: { rateLimit: { enabled: true, max: 1000, timeWindow: 60000 } },
         stream: { heartbeatMs: 30000, retryMs: 3000, allowQueryToken: true, replayWindow: 10000 },

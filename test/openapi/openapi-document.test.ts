@@ -18,6 +18,12 @@ import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import { testConfig } from '../helpers/test-config.ts';
 import { ENABLED, FIXTURE_RESOURCES, fixtureRegistry, strictAjv } from './openapi-fixtures.ts';
 
+/** The account endpoints that act for the signed-in user (cookie or session bearer token). */
+const SIGNED_IN_ACCOUNT_PATHS = new Set([
+  '/auth/change-password', '/auth/change-email', '/auth/delete-user', '/auth/delete-user/callback', '/auth/list-sessions',
+  '/auth/revoke-session', '/auth/revoke-sessions', '/auth/revoke-other-sessions',
+]);
+
 type Json = Record<string, unknown>;
 
 const JSON_API = 'application/vnd.api+json';
@@ -197,6 +203,8 @@ describe('buildOpenApiDocument', () => {
       else if (path === '/auth/get-session') assert.deepEqual(security, [{ sessionCookie: [] }, {}], path);
       else if (path === '/auth/sign-out') assert.deepEqual(security, [{ sessionCookie: [] }], path);
       else if (path === '/me/key') assert.deepEqual(security, [{ bearer: [] }], path);
+      else if (path === '/token') assert.deepEqual(security, [{}, { sessionToken: [] }, { sessionCookie: [] }], path);
+      else if (SIGNED_IN_ACCOUNT_PATHS.has(path)) assert.deepEqual(security, [{ sessionCookie: [] }, { sessionToken: [] }], path);
       else if (path === '/metrics') assert.deepEqual(security, [{ adminToken: [] }], path);
       else assert.deepEqual(security, [], path);
     }
@@ -384,7 +392,7 @@ describe('buildOpenApiDocument', () => {
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
     assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '412', '429', '500']);
     // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
-    assert.deepEqual(statuses('/token', 'post'), ['400', '401', '409', '413', '415', '422', '429', '500']);
+    assert.deepEqual(statuses('/token', 'post'), ['400', '401', '403', '409', '413', '415', '422', '429', '500']);
     // The identity endpoints answer with the identity component's own errors too (below).
     for (const { op } of operations().filter((o) => !o.path.startsWith('/auth/'))) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
@@ -435,7 +443,9 @@ describe('buildOpenApiDocument', () => {
   it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', async () => {
     const identity = operations().filter((o) => o.path.startsWith('/auth/'));
     assert.deepEqual(identity.map((o) => `${o.method} ${o.path}`).sort(), [
-      'get /auth/get-session', 'get /auth/verify-email', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
+      'get /auth/delete-user/callback', 'get /auth/get-session', 'get /auth/list-sessions', 'get /auth/reset-password/{token}', 'get /auth/verify-email',
+      'post /auth/change-email', 'post /auth/change-password', 'post /auth/delete-user', 'post /auth/request-password-reset', 'post /auth/reset-password',
+      'post /auth/revoke-other-sessions', 'post /auth/revoke-session', 'post /auth/revoke-sessions', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
       'post /auth/sign-out', 'post /auth/sign-up/email',
     ]);
     for (const { path, method, op } of identity) {

@@ -42,9 +42,15 @@ export class ApiKeyIssuer {
     this.#requireVerifiedEmail = config.auth.requireEmailVerification;
   }
 
+  /** For an email and password (both present: the route checked). */
   async issue(request: TokenRequest, now = new Date()): Promise<IssuedApiKey> {
-    const user = await verifyCredentials(await this.#identity.context, request.email, request.password);
+    const user = await verifyCredentials(await this.#identity.context, request.email ?? '', request.password ?? '');
     // Only after the password matched: otherwise the answer would reveal which emails are registered.
+    return this.issueFor({ id: user.id, emailVerified: user.emailVerified }, request, now);
+  }
+
+  /** For a user already authenticated (a signed-in session). */
+  async issueFor(user: { id: string; emailVerified: boolean }, request: TokenRequest, now = new Date()): Promise<IssuedApiKey> {
     if (this.#requireVerifiedEmail && !user.emailVerified) {
       throw new ApiError('EMAIL_NOT_VERIFIED', 'Verify your email address before requesting an API key');
     }

@@ -8,8 +8,9 @@ import { BodyReader, type JsonObject } from '../validation/body-reader.ts';
 import { validateKeyPermissions } from './validate-key-permissions.ts';
 
 export interface TokenRequest {
-  email: string;
-  password: string;
+  /** Both null: the key is for the signed-in session the request carries instead. */
+  email: string | null;
+  password: string | null;
   permissions: KeyPermissions | null;
   name: string | null;
   metadata: JsonObject | null;
@@ -37,8 +38,10 @@ export const TOKEN_FIELD_LIMITS = { emailMaxLength: 320, passwordMaxLength: 1024
 export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pick<ResourceRegistry, 'find'>): TokenRequest {
   const reader = BodyReader.of(body);
   reader.rejectUnknown(FIELDS);
-  const email = reader.required('email') ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true }) : undefined;
-  const password = reader.required('password') ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength }) : undefined;
+  // Neither: the caller's session stands in for them. One without the other is a mistake.
+  const withCredentials = reader.has('email') || reader.has('password');
+  const email = !withCredentials || reader.required('email') ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true }) : undefined;
+  const password = !withCredentials || reader.required('password') ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength }) : undefined;
   const name = reader.string('name', { nullable: true, minLength: 1, maxLength: TOKEN_FIELD_LIMITS.nameMaxLength });
   const metadata = reader.object('metadata', { nullable: true, maxBytes: TOKEN_FIELD_LIMITS.metadataMaxBytes });
   const expiresIn = reader.integer('expiresIn', { nullable: true, minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS });
@@ -72,9 +75,9 @@ export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pi
   const permissions = permissionsValue === undefined || permissionsValue === null ? null : validateKeyPermissions(permissionsValue, registry);
 
   return {
-    // throwIfInvalid() above guarantees both were present and strings.
-    email: email!,
-    password: password!,
+    // throwIfInvalid() above guarantees both are strings, or both absent.
+    email: email ?? null,
+    password: password ?? null,
     permissions,
     name: name ?? null,
     metadata: metadata ?? null,
