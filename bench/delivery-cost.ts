@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/server.ts';
-import type { Principal } from '../src/auth/principal.ts';
+import type { Principal } from '../src/model/principal.ts';
 import { BENCH_ROLE, writeBenchConfig } from './bench-config.ts';
 import { createFreshDatabase } from './bench-database.ts';
 import { threadCpuNs } from './cpu-time.ts';

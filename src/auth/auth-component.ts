@@ -1,5 +1,5 @@
 // The identity component and API keys as the rest of the service sees them.
-import type { AdminPrincipal, KeyPrincipal, Principal } from './principal.ts';
+import type { AdminPrincipal, KeyPrincipal, Principal } from '../model/principal.ts';
 import type { TokenRequest } from './keys/token-request.ts';
 import type { IssuedApiKey } from './keys/api-key-issuer.ts';
 import type { UserDirectory } from './identity/user-directory.ts';

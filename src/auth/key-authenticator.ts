@@ -11,7 +11,7 @@ import type { ApiKeyRecord } from './keys/api-key-record.ts';
 import type { CachedKey, CachedKeyOwner, KeyCache } from './keys/key-cache.ts';
 import type { UsageQuota } from './keys/usage-quota.ts';
 import type { UsageRecorder } from './keys/usage-recorder.ts';
-import type { AdminPrincipal, KeyPrincipal } from './principal.ts';
+import type { AdminPrincipal, KeyPrincipal } from '../model/principal.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.ts';
 import { rateLimitHeaders, toRateLimitState, windowLimitFor, type WindowLimit } from './rate-limit/key-rate-limit.ts';
 import { resolveRole } from './resolve-role.ts';

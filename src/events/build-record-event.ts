@@ -1,8 +1,10 @@
 // The event a record change produces, built from the record before and after it.
-import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
+import { sessionVariablesOf } from '../model/session-variables.ts';
+import type { Principal } from '../model/principal.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import { diffRecords } from './diff-records.ts';
-import type { EventKind, RecordEvent, RecordValues } from './record-event.ts';
+import type { EventKind, RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 /** Who made the change, and the request it came with. */
 export interface EventOrigin {

@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../store/store-dialect.ts';
 import type { EventHub, EventListener } from './event-hub.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
 import { InProcessBus } from './in-process-bus.ts';
 import { OutboxTailer } from './outbox-tailer.ts';

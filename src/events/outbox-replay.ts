@@ -2,7 +2,7 @@
 // is still among the resource's last `window` events.
 import type { Db } from '../store/store-dialect.ts';
 import { EVENTS_TABLE } from './outbox.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 
 /** A replayed event with its place in the outbox. */
 export interface ReplayedEvent {

@@ -1,7 +1,7 @@
 // The transactional outbox: events are rows written in the same transaction as the change they describe,
 // so a committed change always has its event and a rolled-back one never does.
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import { eventJson } from './event-json.ts';
 import { sequenceColumn } from '../store/sequence-column.ts';
 import type { Store } from '../store/create-store.ts';

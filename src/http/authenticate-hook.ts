@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AuthDep } from './route-deps.ts';
 import type { AuthenticatedRequest } from '../auth/auth-component.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 // POST /v1/:resource with an Idempotency-Key: the created record's answer is stored in the create's
 // own transaction, so the write and its answer commit together or not at all.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { ReadResult } from '../records/record-results.ts';
 import type { StoredResponse } from '../idempotency/stored-response.ts';

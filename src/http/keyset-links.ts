@@ -1,7 +1,7 @@
 // The links of a keyset page (docs/records.md, "Keyset pages"): self as asked, first and last as empty
 // cursors, next and prev as the cursors of the page's last and first records. Filters, `_sort` and
 // `fields` are repeated as the caller gave them, like the offset links.
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { encodeCursor } from '../query/keyset-cursor.ts';
 import type { KeysetPage, ListQuery } from '../query/list-query.ts';
 import { listLink } from './list-link.ts';

@@ -3,7 +3,7 @@
 // is not built and stringified again: that was a third of a cached list's time. The text also depends
 // on how the request spelled its query (the links carry it back) and on the attributes shown. Its ETag
 // is hashed once with it and kept beside it.
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { ListResult } from '../records/record-service.ts';
 import type { Resource } from '../resources/resource.ts';
 import { listDocument } from './resource-document.ts';

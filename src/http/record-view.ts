@@ -3,7 +3,7 @@
 // tag a GET gave and the tag the write compares it with are one function of one view.
 import type { FastifyRequest } from 'fastify';
 import type { Resource } from '../resources/resource.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { WritePrecondition } from '../records/precondition.ts';
 import type { Inclusion } from '../records/include-reads.ts';
 import { recordDocument } from './resource-document.ts';

@@ -5,7 +5,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import { fieldsReferring } from '../resources/relations.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { RawQuery } from '../query/parse-list-query.ts';
 import type { ListScope } from '../records/record-service.ts';
 

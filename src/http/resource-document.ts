@@ -1,6 +1,6 @@
 // Records → JSON:API resource objects and documents, with pagination links per docs/records.md.
 import type { Resource } from '../resources/resource.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { keysetLinks } from './keyset-links.ts';
 import { listLink } from './list-link.ts';

@@ -1,12 +1,13 @@
 // Decides an action for a caller: the role's rule, narrowed by the key's scoped permissions (spec 2.2).
 import type { Action, ActionRule } from '../config/config-types.ts';
 import type { Resource } from '../resources/resource.ts';
-import { sessionVariablesOf, type KeyPermissions, type Principal } from '../auth/principal.ts';
+import { sessionVariablesOf } from '../model/session-variables.ts';
+import type { KeyPermissions, Principal } from '../model/principal.ts';
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
-import type { AccessGrant } from './access-grant.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import { compileFilter } from '../query/compile-filter.ts';
-import { MATCH_ALL } from '../query/filter-node.ts';
+import { MATCH_ALL } from '../model/filter-node.ts';
 
 const ADMIN_ACTIONS: ReadonlySet<Action> = new Set(['read', 'delete']);
 

@@ -4,7 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
 import { columnsOf } from './record-columns.ts';
 import type { VisibleRows } from './visible-rows.ts';

@@ -3,8 +3,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
-import type { RecordValues } from '../events/record-event.ts';
-import type { FilterNode } from './filter-node.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { compileLikePattern } from '../tools/like-pattern.ts';
 import { compileLinearRegex } from '../tools/linear-regex.ts';
 

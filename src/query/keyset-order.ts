@@ -2,7 +2,7 @@
 // The list's order is its sort keys then the id, which makes it total; a page before the cursor reads
 // the order backwards and turns the rows round afterwards. The condition is a filter tree, compiled like
 // any filter, so every cursor value is a bound parameter.
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import type { KeysetPage, SortKey } from './list-query.ts';
 
 const NEVER: FilterNode = { kind: 'constant', value: false };

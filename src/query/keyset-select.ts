@@ -4,7 +4,7 @@
 // from an index at its start, and joined in order (keyset-order.ts).
 import type { RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Db, DynamicSchema } from '../store/store-dialect.ts';
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { pastCursor, readOrder } from './keyset-order.ts';
 import type { KeysetPage, ListQuery, SortKey } from './list-query.ts';
 

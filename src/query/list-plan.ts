@@ -4,7 +4,7 @@
 import { sql, type CompiledQuery } from 'kysely';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, ListCount, StoreDialect } from '../store/store-dialect.ts';
-import { MATCH_ALL, type FilterNode } from './filter-node.ts';
+import { MATCH_ALL, type FilterNode } from '../model/filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
 import { keysetSelect } from './keyset-select.ts';
 import type { ListQuery } from './list-query.ts';

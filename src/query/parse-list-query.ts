@@ -7,7 +7,7 @@ import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
 import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
-import { allOf, type FilterNode } from './filter-node.ts';
+import { allOf, type FilterNode } from '../model/filter-node.ts';
 import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { parseKeysetPage } from './keyset-cursor.ts';

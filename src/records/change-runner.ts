@@ -6,7 +6,7 @@ import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import type { TableRows } from '../store/write-statements.ts';
 import { appendEvent, EVENTS_TABLE, eventRowOf } from '../events/outbox.ts';
-import type { RecordEvent } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import { noteResourceWrite } from './write-generation.ts';
 import { guard, NotApplied } from './driver-error-guard.ts';
 

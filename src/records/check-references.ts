@@ -2,10 +2,10 @@
 // on its resource (or in a resource the caller cannot read at all) is treated as absent, exactly like a
 // missing or soft-deleted one, so a relation field cannot be used to probe the ids of hidden records.
 import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import { filterToSql } from '../query/filter-to-sql.ts';
-import type { FilterNode } from '../query/filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 

@@ -1,6 +1,6 @@
 // Soft-deleted records, which the API otherwise treats as gone: read for the administrator only
 // (GET /admin/resources/:name/deleted), most recently deleted first.
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { Store } from '../store/create-store.ts';
 import { decodeRow } from './record-codec.ts';

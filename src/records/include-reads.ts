@@ -4,11 +4,11 @@
 import type { CompiledQuery } from 'kysely';
 import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Store } from '../store/create-store.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import type { VisibleRows } from '../query/visible-rows.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import type { CompoundQuery, IncludeBounds, IncludeNode } from '../query/parse-compound-query.ts';

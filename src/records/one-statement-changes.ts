@@ -11,13 +11,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Resource } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Store } from '../store/create-store.ts';
 import type { ConditionalChange, OneStatementWriter } from '../store/one-statement-writes.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import { buildRecordEvent } from '../events/build-record-event.ts';
-import type { RecordEvent, RecordValues } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { guard } from './driver-error-guard.ts';
 import { mayReferToAnyRow } from './check-references.ts';

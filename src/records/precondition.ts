@@ -4,7 +4,7 @@
 // "Conditional requests").
 import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 export interface WritePrecondition {
   /**

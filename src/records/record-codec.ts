@@ -1,7 +1,7 @@
 // Rows as stored ↔ records as the API shows them, through the dialect's encoding of each storage kind.
 import type { Resource } from '../resources/resource.ts';
 import type { StoreDialect } from '../store/store-dialect.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 const SYSTEM_COLUMNS = ['id', 'created_at', 'updated_at', 'deleted_at'] as const;
 

@@ -12,7 +12,7 @@ import type { ListQuery } from '../query/list-query.ts';
 import type { ListPlan, ListPlans } from '../query/list-plan.ts';
 import type { ByIdQueries, FindQueries } from '../query/by-id-queries.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { decodeRow } from './record-codec.ts';
 import { MarkedReadCache } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
@@ -20,11 +20,11 @@ import { guard } from './driver-error-guard.ts';
 import { keysetRecords } from './keyset-page.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import { allOf, type FilterNode } from '../query/filter-node.ts';
+import { allOf, type FilterNode } from '../model/filter-node.ts';
 import { isCompoundParameter, NO_COMPOUND, parseCompoundQuery, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
 import type { VisibleRows } from '../query/visible-rows.ts';
 import { IncludeReads } from './include-reads.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 
 /** A list narrowed to the records whose `field` refers to one record: the to-many side of a relation. */
 export interface ListScope {

@@ -10,7 +10,7 @@ import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import type { RawQuery } from '../query/parse-list-query.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, type LikePatternLimits } from '../query/like-pattern-limits.ts';

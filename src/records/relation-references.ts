@@ -5,7 +5,7 @@ import type { Resource, ResourceField } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { RequiredRow } from '../store/one-statement-writes.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { Reference } from './check-references.ts';
 
 /** The relation fields `values` set to a record id, with the resource each refers to. */

@@ -2,8 +2,8 @@
 // Returns the values to write; throws one error object per problem, each with its pointer.
 import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { isSystemColumn } from './record-codec.ts';
 
 export type WriteMode = 'create' | 'replace' | 'patch';

@@ -2,17 +2,17 @@
 // they cannot read it, 403 when it is outside the action's filter.
 import type { Action } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
-import type { FilterNode } from '../query/filter-node.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import type { ByIdQueries } from '../query/by-id-queries.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { decodeRow } from './record-codec.ts';
 import { notFound, type RecordReads } from './record-reads.ts';
 

@@ -4,7 +4,7 @@
 // through its ViewGroup, which frames each event once for all the clients with the same view.
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventHub } from '../events/event-hub.ts';
-import type { RecordEvent } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import { onHubClosing } from '../events/hub-lifecycle.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import type { EventView } from './event-view.ts';

@@ -4,8 +4,9 @@
 // Clients that would see the same thing get the same view object, so the stream can evaluate and
 // serialize an event once per view rather than once per client (see view-group.ts).
 import { diffRecords } from '../events/diff-records.ts';
-import type { EventChanges, EventData, EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
+import type { EventChanges, EventData, EventKind, RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import { filterToPredicate } from '../query/filter-to-predicate.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 import { filterKey } from './filter-key.ts';

@@ -1,6 +1,6 @@
 // The stream's query parameters (spec 6.1, docs/streams.md): `events`, `fields`, and the resumption point.
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
-import type { EventKind } from '../events/record-event.ts';
+import type { EventKind } from '../model/record-event.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 
 export const EVENT_KINDS: readonly EventKind[] = ['created', 'updated', 'deleted'];

@@ -3,7 +3,7 @@
 // or given other roles; admin token rotated). Changes come from the auth component's access-change notices, which are the
 // ones that drop cached keys, local and from other nodes alike.
 import type { AccessChange } from '../auth/auth-component.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 
 export const DEFAULT_MAX_STREAMS_PER_KEY = 10;

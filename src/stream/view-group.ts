@@ -3,7 +3,7 @@
 // and queued frames reach every live connection as one write of one shared Buffer. 1,000 clients with
 // one view cost one JSON.stringify per event, not 1,000, and one socket write per flush, not per event.
 import type { EventHub } from '../events/event-hub.ts';
-import type { RecordEvent } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import type { EventView } from './event-view.ts';
 import { streamFlushes, type Flushable } from './flush-scheduler.ts';
 import type { SseConnection } from './sse-connection.ts';

@@ -15,7 +15,7 @@ import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/o
 import { OutboxEventHub } from '../../src/events/outbox-event-hub.ts';
 import { onHubClosing } from '../../src/events/hub-lifecycle.ts';
 import { countOutbox, pruneOutbox } from '../../src/events/outbox-pruner.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { createTestDatabase, testDialects, type TestDatabase, type TestDialect } from '../helpers/test-databases.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventDataJson, eventJson } from '../../src/events/event-json.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import { buildDeliveryPayload, deliveryPayloadJson } from '../../src/webhooks/delivery/delivery-payload.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';

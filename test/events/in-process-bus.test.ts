@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { InProcessBus } from '../../src/events/in-process-bus.ts';
 import { RecentIds } from '../../src/events/recent-ids.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 
 function event(id: string, resource = 'notes'): RecordEvent {
   return {

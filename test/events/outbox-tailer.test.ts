@@ -7,7 +7,7 @@ import { createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { parseNotifyPayload } from '../../src/store/commit-signal.ts';
 import { notifyReturning } from '../../src/store/postgres/postgres-notifier.ts';
 import { OutboxTailer } from '../../src/events/outbox-tailer.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { recordJsonParses } from '../helpers/json-parse-spy.ts';
 
 const OPTIONS = { batchSize: 2, gapGraceMs: 1000, maxGaps: 100, startWindow: 10 };

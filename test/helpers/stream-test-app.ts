@@ -5,7 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp, type BuildAppOptions } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
-import type { KeyPermissions } from '../../src/auth/principal.ts';
+import type { KeyPermissions } from '../../src/model/principal.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { testConfig } from './test-config.ts';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './test-databases.ts';

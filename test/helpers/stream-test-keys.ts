@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/app-context.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
-import type { KeyPermissions } from '../../src/auth/principal.ts';
+import type { KeyPermissions } from '../../src/model/principal.ts';
 import { authorizationFor, TEST_PASSWORD } from './test-auth.ts';
 import { createTestUser } from './test-user.ts';
 

@@ -11,8 +11,8 @@ import { decodeRow, encodeValues } from '../../src/records/record-codec.ts';
 import { compileFilter } from '../../src/query/compile-filter.ts';
 import { filterToSql } from '../../src/query/filter-to-sql.ts';
 import { filterToPredicate } from '../../src/query/filter-to-predicate.ts';
-import type { FilterNode } from '../../src/query/filter-node.ts';
-import type { SessionVariables } from '../../src/auth/principal.ts';
+import type { FilterNode } from '../../src/model/filter-node.ts';
+import type { SessionVariables } from '../../src/model/session-variables.ts';
 import { createTestDatabase, testDialects, type TestDatabase, type TestDialect } from '../helpers/test-databases.ts';
 
 const ITEMS: ResourceDefinition = {

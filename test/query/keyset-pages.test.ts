@@ -8,7 +8,7 @@ import { testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ListPlans } from '../../src/query/list-plan.ts';
 import { VisibleRows } from '../../src/query/visible-rows.ts';
-import { MATCH_ALL } from '../../src/query/filter-node.ts';
+import { MATCH_ALL } from '../../src/model/filter-node.ts';
 import { parseListQuery } from '../../src/query/parse-list-query.ts';
 import { encodeCursor } from '../../src/query/keyset-cursor.ts';
 

@@ -8,7 +8,7 @@ import { createStore, type Store } from '../../src/store/create-store.ts';
 import { applyResourceSchema } from '../../src/cluster/resource-schema.ts';
 import { RecordService, type RequestMeta } from '../../src/records/record-service.ts';
 import { createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 
 const registry = new ResourceRegistry({

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 describe('record writes in a group that is run again (SQLite)', () => {

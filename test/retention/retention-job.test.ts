@@ -9,7 +9,7 @@ import { buildApp } from '../../src/server.ts';
 import type { RetentionConfig } from '../../src/config/config-types.ts';
 import { appendEvent, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { countOutbox } from '../../src/events/outbox-pruner.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import type { Db } from '../../src/store/store-dialect.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdminPrincipal, KeyPrincipal } from '../../src/auth/principal.ts';
+import type { AdminPrincipal, KeyPrincipal } from '../../src/model/principal.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { StreamRegistry, type RevokeReason, type StreamSlot } from '../../src/stream/stream-registry.ts';
 

@@ -3,7 +3,7 @@
 // connected at the same time, still get exactly their own data.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KeyPrincipal } from '../../src/auth/principal.ts';
+import type { KeyPrincipal } from '../../src/model/principal.ts';
 import { resolveAccess } from '../../src/permissions/resolve-access.ts';
 import { createEventView } from '../../src/stream/event-view.ts';
 import { EVENT_KINDS, type StreamQuery } from '../../src/stream/stream-query.ts';

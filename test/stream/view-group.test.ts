@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventHub } from '../../src/events/event-hub.ts';
 import { announceHubClosing } from '../../src/events/hub-lifecycle.ts';
 import { InProcessBus } from '../../src/events/in-process-bus.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { runEventStream } from '../../src/stream/event-stream.ts';
 import type { EventView, ViewedEvent } from '../../src/stream/event-view.ts';

@@ -2,7 +2,7 @@
 // default: the key's own limit must never allow more requests than the default in any interval.
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
-import type { KeyPermissions } from '../principal.ts';
+import type { KeyPermissions } from '../../model/principal.ts';
 import { overrideProblem } from '../rate-limit/override-within-default.ts';
 import { BodyReader, type JsonObject } from '../validation/body-reader.ts';
 import { validateKeyPermissions } from './validate-key-permissions.ts';

@@ -4,7 +4,7 @@ import { ACTIONS, type Action } from '../../config/config-types.ts';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { SYSTEM_FIELDS } from '../../resources/resource.ts';
-import type { KeyPermissions } from '../principal.ts';
+import type { KeyPermissions } from '../../model/principal.ts';
 import { isJsonObject } from '../validation/body-reader.ts';
 
 /** JSON Pointer escaping (RFC 6901) so odd member names still point at the right place. */

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuthDep, ConfigDep, RegistryDep } from '../route-deps.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
-import type { KeyPrincipal } from '../../auth/principal.ts';
+import type { KeyPrincipal } from '../../model/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
 import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';

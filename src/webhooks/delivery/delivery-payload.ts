@@ -1,7 +1,7 @@
 // The JSON body of a delivery (docs/webhooks.md, What a delivery looks like): the event, the attempt, and the selected fields when the
 // subscription lists fieldIds.
 import { eventDataJson } from '../../events/event-json.ts';
-import type { RecordEvent } from '../../events/record-event.ts';
+import type { RecordEvent } from '../../model/record-event.ts';
 import type { Resource } from '../../resources/resource.ts';
 
 export interface PayloadField {

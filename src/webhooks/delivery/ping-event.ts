@@ -1,6 +1,6 @@
 // The event a test delivery carries (POST /admin/webhooks/:id/test). Its kind, `ping`, is no record
 // event kind, so a receiver can tell it from real changes; it bypasses pattern matching.
-import type { RecordEvent } from '../../events/record-event.ts';
+import type { RecordEvent } from '../../model/record-event.ts';
 import { uuidv7 } from '../../store/uuid-v7.ts';
 import type { WebhookSubscription } from '../subscriptions/webhook-subscription.ts';
 

@@ -1,5 +1,5 @@
 // Subscription event patterns (docs/webhooks.md, Subscribing): `*`, `<resource>.*`, `*.<kind>`, `<resource>.<kind>`.
-import type { EventKind } from '../../events/record-event.ts';
+import type { EventKind } from '../../model/record-event.ts';
 
 /** Spec 2.5: the characters a pattern may contain. */
 export const EVENT_PATTERN_CHARACTERS = /^[a-zA-Z0-9_.*]+$/;
