@@ -22,6 +22,10 @@ import { ClusterSignals } from './cluster/cluster-signals.ts';
 import { DefinitionSync } from './cluster/definition-sync.ts';
 import { createStreamRegistry } from './stream/create-stream-registry.ts';
 import { createServiceMetrics } from './metrics/service-metrics.ts';
+import { outboxReaderProbe } from './events/outbox-reader-probe.ts';
+import { deliveryQueueState } from './webhooks/delivery/delivery-queue-state.ts';
+import { prunedRows, RETENTION_TABLES } from './retention/pruned-rows.ts';
+import { streamFlushes } from './stream/flush-scheduler.ts';
 import { RETENTION_DEFAULTS } from './config/config-schema.ts';
 import { RetentionJob } from './retention/retention-job.ts';
 import { IDEMPOTENCY_DEFAULTS } from './config/idempotency-settings.ts';
@@ -94,7 +98,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
   const resourceNames = () => registry.all().map((resource) => resource.name);
   const streams = createStreamRegistry({ settings: config.stream, auth, log });
-  const metrics = createServiceMetrics({ store, events, resources: resourceNames });
+  const metrics = createServiceMetrics({
+    outboxReader: outboxReaderProbe(events, store.db),
+    deliveryQueue: () => deliveryQueueState(store),
+    prunedRows: { tables: RETENTION_TABLES, totals: () => prunedRows(store) },
+    streamFlushes,
+    resources: resourceNames,
+  });
   const retention = new RetentionJob({
     store,
     settings: config.retention ?? RETENTION_DEFAULTS,
