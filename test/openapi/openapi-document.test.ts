@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.ts';
 import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { errorDocument } from '../../src/errors/error-document.ts';

@@ -15,7 +15,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { SvcProcess } from '../helpers/svc-process.ts';
 import { testConfig } from '../helpers/test-config.ts';
-import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.ts';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 
 type Json = Record<string, unknown>;

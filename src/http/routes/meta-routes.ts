@@ -2,7 +2,7 @@
 import { stringify } from 'yaml';
 import type { FastifyInstance } from 'fastify';
 import type { ConfigDep, RegistryDep, StoreDep } from '../route-deps.ts';
-import { buildOpenApiDocument } from '../../resources/openapi-document.ts';
+import { buildOpenApiDocument } from '../openapi/openapi-document.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { errorDocument } from '../../errors/error-document.ts';
 import { jsonApiAnswer } from '../json-api.ts';

@@ -1,8 +1,8 @@
 // Path items of one resource: collection, record, JSON Schema and event stream (docs/records.md, docs/streams.md).
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import type { Resource } from '../resource.ts';
-import { resourceJsonSchema } from '../resource-json-schema.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
 import { BODY_CODES, errorResponses, KEY_AUTH_CODES, RATE_LIMIT_CODES } from './error-responses.ts';
 import type { ResourceNames } from './openapi-names.ts';
 import {

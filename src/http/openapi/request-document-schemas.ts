@@ -1,8 +1,8 @@
 // JSON:API request documents of create, replace and patch (application/vnd.api+json): the flat body's
 // fields split into `attributes` and to-one `relationships` with {type,id} linkage (docs/records.md).
-import type { JsonSchema } from '../field-types/index.ts';
-import type { Resource } from '../resource.ts';
-import { fieldJsonSchema, type FieldSchemaUse } from '../resource-json-schema.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { fieldJsonSchema, type FieldSchemaUse } from '../../resources/resource-json-schema.ts';
 
 export type RequestDocumentMode = 'create' | 'replace' | 'patch';
 

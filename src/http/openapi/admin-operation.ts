@@ -2,7 +2,7 @@
 // id and paging parameters, and the error codes every admin route can answer with.
 import { ADMIN_DEFAULT_LIMIT, ADMIN_MAX_LIMIT } from '../../auth/admin/parse-admin-page.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { ADMIN_SCHEME, ADMIN_TAG } from './admin-resource-paths.ts';
 import { BODY_CODES, errorResponses } from './error-responses.ts';
 import { headerRef, JSON_API_MEDIA_TYPE, jsonRequestBody, schemaRef, type OpenApiObject } from './openapi-refs.ts';

@@ -1,5 +1,5 @@
 // `GET /admin/roles`: the roles the configuration defines, the only ones `PATCH /admin/users/{id}` accepts.
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { adminOperation, listDocument } from './admin-operation.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 

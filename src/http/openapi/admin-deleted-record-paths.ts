@@ -1,5 +1,5 @@
 // `GET /admin/resources/{name}/deleted`: a soft-delete resource's deleted records, which /v1 no longer shows.
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { adminOperation, adminPageParameters, listDocument, pathParameter, timestamp } from './admin-operation.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 

@@ -2,27 +2,27 @@
 // every enabled resource's endpoints, `/token` and the identity endpoints users call, `/me`, the description
 // itself, the health probes and the admin endpoints (resource definitions, webhooks, users, API keys, reload).
 // The parts live in ./openapi/; this module assembles them.
-import type { SvcConfig } from '../config/config-types.ts';
-import type { ResourceRegistry } from './resource-registry.ts';
-import { ERROR_DOCUMENT_SCHEMA, errorDocumentSchema } from './openapi/error-responses.ts';
-import { allocateOpenApiNames } from './openapi/openapi-names.ts';
-import type { OpenApiObject } from './openapi/openapi-refs.ts';
-import { resourcePaths } from './openapi/resource-paths.ts';
-import { relatedPaths } from './openapi/related-paths.ts';
-import { resourceSchemas } from './openapi/resource-schemas.ts';
-import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './openapi/service-paths.ts';
-import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './openapi/shared-components.ts';
-import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './openapi/admin-resource-paths.ts';
-import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adminWebhookSchemas } from './openapi/admin-webhook-paths.ts';
-import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './openapi/admin-account-paths.ts';
-import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './openapi/token-path.ts';
-import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './openapi/identity-paths.ts';
-import { IDENTITY_SCHEMAS, identitySchemas } from './openapi/identity-schemas.ts';
-import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './openapi/admin-role-paths.ts';
-import { OWN_KEY_OPERATIONS, ownKeyPaths } from './openapi/own-key-paths.ts';
-import { METRICS_OPERATIONS, metricsPaths } from './openapi/metrics-path.ts';
-import { ADMIN_DELETED_RECORD_OPERATIONS, ADMIN_DELETED_RECORD_SCHEMAS, adminDeletedRecordPaths, adminDeletedRecordSchemas } from './openapi/admin-deleted-record-paths.ts';
-import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './openapi/identity-and-reload-paths.ts';
+import type { SvcConfig } from '../../config/config-types.ts';
+import type { ResourceRegistry } from '../../resources/resource-registry.ts';
+import { ERROR_DOCUMENT_SCHEMA, errorDocumentSchema } from './error-responses.ts';
+import { allocateOpenApiNames } from './openapi-names.ts';
+import type { OpenApiObject } from './openapi-refs.ts';
+import { resourcePaths } from './resource-paths.ts';
+import { relatedPaths } from './related-paths.ts';
+import { resourceSchemas } from './resource-schemas.ts';
+import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './service-paths.ts';
+import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './shared-components.ts';
+import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './admin-resource-paths.ts';
+import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adminWebhookSchemas } from './admin-webhook-paths.ts';
+import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './admin-account-paths.ts';
+import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './token-path.ts';
+import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './identity-paths.ts';
+import { IDENTITY_SCHEMAS, identitySchemas } from './identity-schemas.ts';
+import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './admin-role-paths.ts';
+import { OWN_KEY_OPERATIONS, ownKeyPaths } from './own-key-paths.ts';
+import { METRICS_OPERATIONS, metricsPaths } from './metrics-path.ts';
+import { ADMIN_DELETED_RECORD_OPERATIONS, ADMIN_DELETED_RECORD_SCHEMAS, adminDeletedRecordPaths, adminDeletedRecordSchemas } from './admin-deleted-record-paths.ts';
+import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './identity-and-reload-paths.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 

@@ -1,7 +1,7 @@
 // The JSON:API error document and the error responses of each operation. Statuses come from the
 // error catalogue, so an operation lists the codes it can answer with and never a status by hand.
 import { ERROR_CATALOGUE, type ErrorCode } from '../../errors/error-catalogue.ts';
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { headerRef, JSON_API_MEDIA_TYPE, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 
 export const ERROR_DOCUMENT_SCHEMA = 'ErrorDocument';

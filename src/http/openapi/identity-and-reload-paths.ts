@@ -1,6 +1,6 @@
 // `GET /me` (any API key, or the admin token) and `POST /admin/reload` (admin token): who the caller is,
 // and the config file's resource definitions applied again.
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { ADMIN_SCHEME } from './admin-resource-paths.ts';
 import { adminOperation } from './admin-operation.ts';
 import { errorResponses } from './error-responses.ts';

@@ -2,7 +2,7 @@
 // /admin/resources/{name}), their documents, and the admin token's security scheme.
 import { ACTIONS } from '../../config/config-types.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import { FIELD_TYPES, type JsonSchema } from '../field-types/index.ts';
+import { FIELD_TYPES, type JsonSchema } from '../../resources/field-types/index.ts';
 import { errorResponses } from './error-responses.ts';
 import { headerRef, JSON_API_MEDIA_TYPE, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 

@@ -1,7 +1,7 @@
 // The public, key-less paths: the OpenAPI description itself and the health probes; and the key scopes
 // (`KeyPermissions`) that `/token`, `/me` and the admin API share.
 import type { SvcConfig } from '../../config/config-types.ts';
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { errorResponses } from './error-responses.ts';
 import { headerRef, JSON_MEDIA_TYPE, type OpenApiObject } from './openapi-refs.ts';
 

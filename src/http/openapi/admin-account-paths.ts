@@ -3,7 +3,7 @@
 import { MAX_COUNT, MAX_INTERVAL_MS } from '../../auth/keys/parse-key-changes.ts';
 import { ACTIONS } from '../../config/config-types.ts';
 import { MAX_ROLE_LENGTH } from '../../config/role-name.ts';
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
   adminOperation,
   adminPageParameters,

@@ -5,7 +5,7 @@ import { MAX_CUSTOM_HEADERS } from '../../webhooks/subscriptions/check-webhook-h
 import { RETRY_BOUNDS } from '../../webhooks/subscriptions/retry-config.ts';
 import { MAX_FIELD_ID_LENGTH, MAX_FIELD_IDS, MAX_NAME_LENGTH } from '../../webhooks/subscriptions/validate-webhook-input.ts';
 import { DELIVERY_STATUSES } from '../../webhooks/delivery/webhook-delivery.ts';
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
   adminOperation,
   adminPageParameters,

@@ -4,7 +4,7 @@ import { LOGIN_THROTTLE_DEFAULTS } from '../../config/config-schema.ts';
 import type { SvcConfig } from '../../config/config-types.ts';
 import { MAX_COUNT, MAX_EXPIRES_IN_SECONDS, MAX_INTERVAL_MS, TOKEN_FIELD_LIMITS } from '../../auth/keys/token-request.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { BODY_CODES, errorResponses } from './error-responses.ts';
 import { headerRef, JSON_MEDIA_TYPE, jsonRequestBody, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { AUTH_TAG } from './service-paths.ts';

@@ -2,12 +2,12 @@
 // field selection and one filter parameter per field and operator, as parseListQuery accepts them.
 import type { FieldDefinition, FilterOperator } from '../../config/config-types.ts';
 import { LIST_OPERATORS } from '../../query/parse-list-query.ts';
-import type { FieldType, JsonSchema } from '../field-types/index.ts';
-import { uuidField } from '../field-types/uuid-field.ts';
-import { datetimeField } from '../field-types/datetime-field.ts';
-import type { Resource } from '../resource.ts';
+import type { FieldType, JsonSchema } from '../../resources/field-types/index.ts';
+import { uuidField } from '../../resources/field-types/uuid-field.ts';
+import { datetimeField } from '../../resources/field-types/datetime-field.ts';
+import type { Resource } from '../../resources/resource.ts';
 import { parameterRef, type OpenApiObject } from './openapi-refs.ts';
-import { toOneRelations } from '../relations.ts';
+import { toOneRelations } from '../../resources/relations.ts';
 
 const OPERATOR_TEXT: Readonly<Record<FilterOperator, string>> = {
   eq: 'equals the value',

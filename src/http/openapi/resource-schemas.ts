@@ -1,12 +1,12 @@
 // Component schemas of one resource: its attributes, the JSON:API resource object and documents,
 // and the flat request bodies of create, replace and patch. All derive from the field definitions.
-import type { JsonSchema } from '../field-types/index.ts';
-import type { Resource } from '../resource.ts';
-import { fieldJsonSchema, resourceJsonSchema, SYSTEM_FIELD_SCHEMAS, type FieldSchemaUse } from '../resource-json-schema.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { fieldJsonSchema, resourceJsonSchema, SYSTEM_FIELD_SCHEMAS, type FieldSchemaUse } from '../../resources/resource-json-schema.ts';
 import type { ResourceNames, ResourceSchemaSuffix } from './openapi-names.ts';
 import { schemaRef } from './openapi-refs.ts';
 import { requestDocumentSchema } from './request-document-schemas.ts';
-import { toOneRelations } from '../relations.ts';
+import { toOneRelations } from '../../resources/relations.ts';
 
 // Links are paths such as `/v1/posts?page[offset]=0&page[limit]=50`; the brackets are sent unencoded
 // (docs/records.md), which RFC 3986 does not allow in a query, so `format: uri-reference` would reject them.

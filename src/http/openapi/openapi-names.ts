@@ -1,7 +1,7 @@
 // Component-schema names and operationIds for each resource, unique across the whole document.
 // Resource names are free-form snake_case, so two of them (or one and a fixed component such as
 // `ErrorDocument`) can spell the same PascalCase name; the allocator detects that and disambiguates.
-import type { Resource } from '../resource.ts';
+import type { Resource } from '../../resources/resource.ts';
 
 export const RESOURCE_SCHEMA_SUFFIXES = [
   'Attributes',

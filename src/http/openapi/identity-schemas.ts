@@ -1,7 +1,7 @@
 // The component schemas of the identity endpoints (identity-paths.ts): the users, sessions, bodies and
 // answers of the identity component (better-auth) as svc configures it.
 import type { SvcConfig } from '../../config/config-types.ts';
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { schemaRef } from './openapi-refs.ts';
 
 export const IDENTITY_SCHEMAS = [

@@ -1,5 +1,5 @@
 // Media types and `$ref` helpers shared by the parts of the OpenAPI document.
-import type { JsonSchema } from '../field-types/index.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 
 export type OpenApiObject = Record<string, unknown>;

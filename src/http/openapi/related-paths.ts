@@ -1,8 +1,8 @@
 // Path items of the to-many side of relations: /v1/<target>/{id}/<resource>, the records of <resource>
 // whose relation field refers to one <target> record (docs/records.md, "Relationships").
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import type { Resource } from '../resource.ts';
-import { toOneRelations } from '../relations.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { toOneRelations } from '../../resources/relations.ts';
 import { errorResponses, KEY_AUTH_CODES, RATE_LIMIT_CODES } from './error-responses.ts';
 import { pascalCase, singularize, type ResourceNames } from './openapi-names.ts';
 import { JSON_API_MEDIA_TYPE, parameterRef, schemaRef, type OpenApiObject } from './openapi-refs.ts';
