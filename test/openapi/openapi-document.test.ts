@@ -9,7 +9,7 @@ import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { errorDocument } from '../../src/errors/error-document.ts';
 import { listDocument, recordDocument } from '../../src/http/resource-document.ts';
-import { definitionObject } from '../../src/http/definition-document.ts';
+import { definitionObject } from '../../src/http/documents/definition-document.ts';
 import { LIST_OPERATORS, parseListQuery } from '../../src/query/parse-list-query.ts';
 import { SYSTEM_FIELDS, type Resource } from '../../src/resources/resource.ts';
 import { uuidField } from '../../src/resources/field-types/uuid-field.ts';

@@ -5,7 +5,7 @@ import type { AuthDep, RegistryDep, StoreDep } from '../route-deps.ts';
 import { parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { listDeletedRecords } from '../../records/deleted-records.ts';
-import { RESOURCES_PATH } from '../definition-document.ts';
+import { RESOURCES_PATH } from '../documents/definition-document.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
 import { requireAdmin } from '../require-admin.ts';

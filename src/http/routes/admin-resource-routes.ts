@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthDep, DefinitionsDep, RegistryDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { appliedAttributes, definitionObject, RESOURCES_PATH } from '../definition-document.ts';
+import { appliedAttributes, definitionObject, RESOURCES_PATH } from '../documents/definition-document.ts';
 import { jsonApiAnswer } from '../json-api.ts';
 import { requireAdmin } from '../require-admin.ts';
 

@@ -2,10 +2,10 @@
 // attributes as in effect (defaults filled), permissions per role with every action spelled out, and
 // when and from which file the definitions were applied. Built from own properties only: role names and
 // filter keys are free-form, so a name such as `__proto__` must come out as data, never as a prototype.
-import { ACTIONS, type ActionRule, type FieldDefinition, type RolePermissions } from '../config/config-types.ts';
-import type { AppliedRecord } from '../cluster/definitions-store.ts';
-import { DEFAULT_STRING_MAX_LENGTH } from '../resources/field-types/string-field.ts';
-import type { Resource, ResourceField } from '../resources/resource.ts';
+import { ACTIONS, type ActionRule, type FieldDefinition, type RolePermissions } from '../../config/config-types.ts';
+import type { AppliedRecord } from '../../cluster/definitions-store.ts';
+import { DEFAULT_STRING_MAX_LENGTH } from '../../resources/field-types/string-field.ts';
+import type { Resource, ResourceField } from '../../resources/resource.ts';
 
 export const RESOURCES_PATH = '/admin/resources';
 
