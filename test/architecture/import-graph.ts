@@ -22,6 +22,13 @@ function srcPath(file: string): string {
   return relative(SRC, file).split(sep).join('/');
 }
 
+/** The 1-based line of a position in a text. */
+function lineOf(text: string, pos: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
 /** One import: the importing file, the imported file (both relative to src/) and the line it is on. */
 export interface ImportEdge {
   readonly from: string;
@@ -36,14 +43,13 @@ export function readImports(root: string = SRC): ImportEdge[] {
     const text = readFileSync(file, 'utf8');
     // The compiler's own scanner: it knows every import form, and skips comments and strings.
     const { importedFiles } = ts.preProcessFile(text, true, true);
-    const lines = ts.computeLineStarts(text);
     for (const imported of importedFiles) {
       const specifier = imported.fileName;
       if (!specifier.startsWith('./') && !specifier.startsWith('../')) continue;
       edges.push({
         from: srcPath(file),
         to: srcPath(resolve(dirname(file), specifier)),
-        line: ts.computeLineAndCharacterOfPosition(lines, imported.pos).line + 1,
+        line: lineOf(text, imported.pos),
       });
     }
   }
