@@ -69,7 +69,7 @@ export interface Runtime {
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, log } = options;
   const ownsStore = options.store === undefined;
-  const store = options.store ?? createStore(config.database.url);
+  const store = options.store ?? createStore(config.database.url, (message) => log.warn(message));
   const registry = new ResourceRegistry(config);
   // What `svc check` prints as warnings (likely misspelled roles), for those who only ever start.
   for (const warning of roleWarnings(config as unknown as Record<string, unknown>)) log.warn({ path: warning.path }, warning.message);

@@ -45,9 +45,10 @@ export function isPostgresUrl(url: string): boolean {
   return url.startsWith('postgres://') || url.startsWith('postgresql://');
 }
 
-export function createStore(url: string): Store {
+/** `warn` is told, one line each, what the store had to give up when opening (a pg it cannot build on). */
+export function createStore(url: string, warn?: (message: string) => void): Store {
   if (isPostgresUrl(url)) {
-    const { db, pool } = openPostgres(url);
+    const { db, pool } = openPostgres(url, undefined, warn ? { warn } : {});
     const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
     const executeIn = (on: Db, query: CompiledQuery) => on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
     const commitSignal = new CommitSignal(postgresCommitSignalling(url));
