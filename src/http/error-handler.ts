@@ -2,7 +2,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import { errorDocument } from '../errors/error-document.ts';
+import { RecordFailure } from '../records/record-failure.ts';
 import { asJsonApi } from './json-api.ts';
+import { recordFailureAnswer } from './record-failure-answer.ts';
 
 /** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
 function fromFastifyError(error: FastifyError): ApiError | undefined {
@@ -27,6 +29,7 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof RecordFailure) return recordFailureAnswer(error);
   const mapped = fromFastifyError(error as FastifyError);
   if (mapped) return mapped;
   return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred', { cause: error });
@@ -87,7 +90,7 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
   answerClosingRequests(app);
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError =
-      !(error instanceof ApiError) && options.isUnavailable?.(error)
+      !(error instanceof ApiError) && !(error instanceof RecordFailure) && options.isUnavailable?.(error)
         ? new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable', { cause: error })
         : toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'request failed');

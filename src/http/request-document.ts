@@ -4,9 +4,11 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
+import { RecordFailure } from '../records/record-failure.ts';
 import { toOneRelation } from '../resources/relations.ts';
 import type { Resource } from '../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../tools/media-types.ts';
+import { recordFailureAnswer } from './record-failure-answer.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 
 type Members = Record<string, unknown>;
@@ -170,7 +172,7 @@ export function flatBodyOf(document: Members, target: DocumentTarget): DocumentB
 /** The issue as the document's sender reads it, or undefined when it needs no change. */
 function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string>): ErrorIssue | undefined {
   // A taken primary key: SQLite names the column (`<table>.id`), PostgreSQL's `<table>_pkey` names none,
-  // while every other unique index is named after its field (store/map-driver-error.ts).
+  // while every other unique index is named after its field (store/driver-failure.ts).
   if (clientId !== undefined && code === 'CONFLICT' && (issue.pointer === undefined || issue.pointer === '/data/attributes/id')) {
     return { ...issue, detail: `${resource.name} already has a record with id '${clientId}'`, pointer: '/data/id' };
   }
@@ -182,7 +184,8 @@ function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, c
 }
 
 /** Errors about a relation field point at its relationship, where the document gave it; a taken id at data.id. */
-export function documentError(error: unknown, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string> = new Map()): unknown {
+export function documentError(thrown: unknown, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string> = new Map()): unknown {
+  const error = thrown instanceof RecordFailure ? recordFailureAnswer(thrown) : thrown;
   if (!(error instanceof ApiError)) return error;
   let moved = false;
   const issues = error.issues.map((issue) => {

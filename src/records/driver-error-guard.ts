@@ -1,9 +1,10 @@
-// What a record operation answers when the database fails it: its own ApiError as it is, a driver's
-// error as the API answers it (store/map-driver-error.ts).
+// What a record operation raises when the database fails it: its own ApiError as it is, a driver's
+// error as a RecordFailure (record-failure.ts), which http/ answers.
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
-import { mapDriverError } from '../store/map-driver-error.ts';
+import { classifyDriverError } from '../store/driver-failure.ts';
 import type { StoreDialect } from '../store/store-dialect.ts';
+import { RecordFailure, recordFailureOf } from './record-failure.ts';
 
 /** A one-statement write whose conditions failed (a reference missing, the row changed since read): nothing was written. */
 export class NotApplied extends Error {}
@@ -12,6 +13,7 @@ export async function guard<T>(dialect: StoreDialect, code: ErrorCode, work: () 
   try {
     return await work();
   } catch (error) {
-    throw error instanceof ApiError || error instanceof NotApplied ? error : mapDriverError(dialect, error, code);
+    if (error instanceof ApiError || error instanceof NotApplied || error instanceof RecordFailure) throw error;
+    throw recordFailureOf(classifyDriverError(dialect, error), code, error);
   }
 }

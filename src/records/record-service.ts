@@ -25,6 +25,7 @@ import { checkReferences, type Reference } from './check-references.ts';
 import { applySoftDeleteReferences, isReferenced, referencesIn } from './relation-references.ts';
 import { ChangeRunner, type CommittedEventsListener, type DiscardedEventsListener, type EventRowsHook, type EventWrittenHook, type ListenerErrorLog } from './change-runner.ts';
 import { CheckRule } from './check-rule.ts';
+import { RecordFailure } from './record-failure.ts';
 import { RecordReads, type ListScope } from './record-reads.ts';
 import { DEFAULT_INCLUDE_BOUNDS, type IncludeBounds } from '../query/parse-compound-query.ts';
 import { WriteTargets } from './write-targets.ts';
@@ -210,7 +211,7 @@ export class RecordService {
     try {
       return await written;
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'RELATION_REFERENCE_ERROR' && error.issues.every((issue) => issue.pointer === undefined)) {
+      if (error instanceof RecordFailure && error.kind === 'missing-reference') {
         await checkReferences(this.#store.db, this.#store.dialect, references, principal);
       }
       throw error;
