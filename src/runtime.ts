@@ -14,7 +14,6 @@ import { definedRoles } from './config/defined-roles.ts';
 import { roleWarnings } from './config/check-roles.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
-import { likePatternLimits } from './query/like-pattern-limits.ts';
 import { includeBounds } from './query/parse-compound-query.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
@@ -93,7 +92,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   await createOutboxTable(store.db, store.dialect);
   await createIdempotencyTable(store.db);
   const idempotency = new IdempotencyStore(store.db, store.dialect, config.idempotency ?? IDEMPOTENCY_DEFAULTS);
-  const records = new RecordService(store, registry, log, likePatternLimits(config.server), includeBounds(config.server));
+  const records = new RecordService(store, registry, log, includeBounds(config.server));
   const events = await createEventHub({ config, store, registry, records, log });
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
   const resourceNames = () => registry.all().map((resource) => resource.name);

@@ -6,8 +6,6 @@ import type { Resource } from '../resources/resource.ts';
 import type { Store } from '../store/create-store.ts';
 import { PointReadBatcher } from '../store/point-read-batcher.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
-import type { LikePatternLimits } from '../query/like-pattern-limits.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { ListPlan, ListPlans } from '../query/list-plan.ts';
 import type { ByIdQueries, FindQueries } from '../query/by-id-queries.ts';
@@ -19,12 +17,17 @@ import { pageWeight } from './page-weight.ts';
 import { guard } from './driver-error-guard.ts';
 import { keysetRecords } from './keyset-page.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
-import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
-import { isCompoundParameter, NO_COMPOUND, parseCompoundQuery, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
+import { NO_COMPOUND, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
 import type { VisibleRows } from '../query/visible-rows.ts';
 import { IncludeReads } from './include-reads.ts';
 import type { Principal } from '../model/principal.ts';
+
+/** A list read as http/ parsed it: the list query and the compound query (include, fields[type]). */
+export interface ListRead {
+  readonly query: ListQuery;
+  readonly compound: CompoundQuery;
+}
 
 /** A list narrowed to the records whose `field` refers to one record: the to-many side of a relation. */
 export interface ListScope {
@@ -43,7 +46,6 @@ interface PageRead {
 
 export class RecordReads {
   readonly #store: Store;
-  readonly #likeLimits: LikePatternLimits;
   readonly #lists: ListPlans;
   readonly #byId: ByIdQueries;
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
@@ -58,36 +60,13 @@ export class RecordReads {
    */
   readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
 
-  readonly #registry: ResourceRegistry;
   readonly #includes: IncludeReads;
-  readonly #includeBounds: IncludeBounds;
 
-  constructor(store: Store, lists: ListPlans, byId: ByIdQueries, likeLimits: LikePatternLimits, registry: ResourceRegistry, visible: VisibleRows, includeBounds: IncludeBounds) {
+  constructor(store: Store, lists: ListPlans, byId: ByIdQueries, visible: VisibleRows, includeBounds: IncludeBounds) {
     this.#store = store;
     this.#lists = lists;
     this.#byId = byId;
-    this.#likeLimits = likeLimits;
-    this.#registry = registry;
-    this.#includeBounds = includeBounds;
     this.#includes = new IncludeReads(store, visible, (query) => this.read(query), includeBounds);
-  }
-
-  /** The `include` and `fields[type]` parameters, when the request has any. */
-  #compound(raw: RawQuery, resource: Resource, principal: Principal): CompoundQuery {
-    if (!Object.keys(raw).some(isCompoundParameter)) return NO_COMPOUND;
-    const readableOf = (target: Resource) => {
-      try {
-        return resolveAccess(target, principal, 'read').fields;
-      } catch (error) {
-        if (error instanceof ApiError) return null;
-        throw error;
-      }
-    };
-    const findEnabled = (name: string) => {
-      const found = this.#registry.find(name);
-      return found?.enabled ? found : undefined;
-    };
-    return parseCompoundQuery(raw, resource, findEnabled, readableOf, this.#includeBounds);
   }
 
   /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */
@@ -100,10 +79,9 @@ export class RecordReads {
     return this.#pointReads.read(queries, id);
   }
 
-  async list(resource: Resource, meta: RequestMeta, raw: RawQuery, scope?: ListScope): Promise<ListResult> {
+  async list(resource: Resource, meta: RequestMeta, read: ListRead, scope?: ListScope): Promise<ListResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
-    const parsed = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
-    const compound = this.#compound(raw, resource, meta.principal);
+    const { query: parsed, compound } = read;
     const attributes = sparseFields(resource, parsed.fields, compound) ?? [...grant.fields];
     const query = scope ? { ...parsed, filter: allOf([scopeCondition(scope), parsed.filter]) } : parsed;
     const page = await guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
@@ -145,9 +123,8 @@ export class RecordReads {
     return { records: rows.map((row) => decodeRow(resource, dialect, row)), total };
   }
 
-  async get(resource: Resource, meta: RequestMeta, id: string, raw: RawQuery = {}): Promise<ReadResult> {
+  async get(resource: Resource, meta: RequestMeta, id: string, compound: CompoundQuery = NO_COMPOUND): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
-    const compound = this.#compound(raw, resource, meta.principal);
     const row = await guard(this.#store.dialect, 'RESOURCE_FIND_ERROR', async () => {
       if (!UUID_PATTERN.test(id)) return undefined;
       const queries = this.#byId.find(resource, grant.filter);

@@ -1,6 +1,6 @@
 // Create, list, get, replace, patch and delete records of a resource for a caller, with the caller's
-// access rules applied in SQL and each change written together with its event. Reads are planned in
-// query/ and run by record-reads.ts; a write goes in one statement where the store offers it
+// access rules applied in SQL and each change written together with its event. Reads take queries http/
+// has parsed, are planned in query/ and run by record-reads.ts; a write goes in one statement where the store offers it
 // (one-statement-changes.ts), else in a transaction (change-runner.ts).
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors/api-error.ts';
@@ -12,8 +12,6 @@ import { uuidv7 } from '../store/uuid-v7.ts';
 import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
 import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { RawQuery } from '../query/parse-list-query.ts';
-import { DEFAULT_LIKE_PATTERN_LIMITS, type LikePatternLimits } from '../query/like-pattern-limits.ts';
 import { VisibleRows } from '../query/visible-rows.ts';
 import { ListPlans } from '../query/list-plan.ts';
 import { ByIdQueries } from '../query/by-id-queries.ts';
@@ -26,8 +24,8 @@ import { applySoftDeleteReferences, isReferenced, referencesIn } from './relatio
 import { ChangeRunner, type CommittedEventsListener, type DiscardedEventsListener, type EventRowsHook, type EventWrittenHook, type ListenerErrorLog } from './change-runner.ts';
 import { CheckRule } from './check-rule.ts';
 import { RecordFailure } from './record-failure.ts';
-import { RecordReads, type ListScope } from './record-reads.ts';
-import { DEFAULT_INCLUDE_BOUNDS, type IncludeBounds } from '../query/parse-compound-query.ts';
+import { RecordReads, type ListRead, type ListScope } from './record-reads.ts';
+import { DEFAULT_INCLUDE_BOUNDS, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
@@ -35,7 +33,7 @@ import { readUnder, type WritePrecondition } from './precondition.ts';
 
 export type { CommittedEventsListener, DiscardedEventsListener, EventRowsHook, EventWrittenHook, ListenerErrorLog } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
-export type { ListScope } from './record-reads.ts';
+export type { ListRead, ListScope } from './record-reads.ts';
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
@@ -54,7 +52,6 @@ export class RecordService {
     store: Store,
     registry: ResourceRegistry,
     log?: ListenerErrorLog,
-    likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
     includeBounds: IncludeBounds = DEFAULT_INCLUDE_BOUNDS,
   ) {
     this.#store = store;
@@ -64,7 +61,7 @@ export class RecordService {
     const writer = store.oneStatementWriter?.(() => store.commitSignal.returning());
     const visible = new VisibleRows(dialect);
     const byId = new ByIdQueries(db, dialect, visible, writer?.rowVersion);
-    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, likeLimits, registry, visible, includeBounds);
+    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, visible, includeBounds);
     this.#targets = new WriteTargets(store, byId, this.#reads);
     this.#checks = new CheckRule(dialect);
     this.#oneStatement = writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
@@ -87,12 +84,14 @@ export class RecordService {
     this.#runner.onEventRows(hook);
   }
 
-  list(resource: Resource, meta: RequestMeta, raw: RawQuery, scope?: ListScope): Promise<ListResult> {
-    return this.#reads.list(resource, meta, raw, scope);
+  /** A list, given its parsed query (http/ parses the query string, http/read-query.ts). */
+  list(resource: Resource, meta: RequestMeta, read: ListRead, scope?: ListScope): Promise<ListResult> {
+    return this.#reads.list(resource, meta, read, scope);
   }
 
-  get(resource: Resource, meta: RequestMeta, id: string, raw?: RawQuery): Promise<ReadResult> {
-    return this.#reads.get(resource, meta, id, raw);
+  /** One record by id, with what `compound` includes. */
+  get(resource: Resource, meta: RequestMeta, id: string, compound?: CompoundQuery): Promise<ReadResult> {
+    return this.#reads.get(resource, meta, id, compound);
   }
 
   /** One-statement writes, when the store offers them and no hook has to write inside the write's transaction. */

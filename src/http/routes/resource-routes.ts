@@ -1,6 +1,6 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, IdempotencyDep, RecordsDep, RegistryDep } from '../route-deps.ts';
+import type { AuthDep, ConfigDep, IdempotencyDep, RecordsDep, RegistryDep } from '../route-deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
@@ -19,6 +19,9 @@ import { writeWithBody } from '../request-document.ts';
 import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { createIdempotently } from '../idempotent-create.ts';
 import { relatedListScope } from '../related-list.ts';
+import { ReadQueries } from '../read-query.ts';
+import { likePatternLimits } from '../../query/like-pattern-limits.ts';
+import { includeBounds } from '../../query/parse-compound-query.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -30,8 +33,9 @@ function methodNotAllowed(allowed: string) {
   );
 }
 
-export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & RecordsDep & IdempotencyDep): Promise<void> {
+export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & ConfigDep & RegistryDep & RecordsDep & IdempotencyDep): Promise<void> {
   const { registry, records } = ctx;
+  const reads = new ReadQueries(registry, likePatternLimits(ctx.config.server), includeBounds(ctx.config.server));
 
   await app.register(
     async (v1) => {
@@ -47,7 +51,8 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.list(resource, requestMeta(request), request.query);
+        const meta = requestMeta(request);
+        const result = await records.list(resource, meta, reads.list(resource, meta.principal, request.query));
         return taggedAnswer(request, reply, 200, listBody(resource, result));
       });
 
@@ -74,7 +79,8 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
 
       v1.get<{ Params: RecordParams; Querystring: RawQuery }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.get(resource, requestMeta(request), request.params.id, request.query);
+        const meta = requestMeta(request);
+        const result = await records.get(resource, meta, request.params.id, reads.one(resource, meta.principal, request.query));
         return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes, result.included));
       });
 
@@ -85,7 +91,7 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
         const { scope, query } = relatedListScope(target, request.params.id, child, request.query, meta.principal);
         // A target the caller cannot read answers as a missing one.
         await records.get(target, meta, request.params.id);
-        const result = await records.list(child, meta, query, scope);
+        const result = await records.list(child, meta, reads.list(child, meta.principal, query), scope);
         return taggedAnswer(request, reply, 200, listBody(child, result));
       });
 
