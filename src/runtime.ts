@@ -71,16 +71,33 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const store = options.store ?? createStore(config.database.url, (message) => log.warn(message));
   const registry = new ResourceRegistry(config);
   // What `svc check` prints as warnings (likely misspelled roles), for those who only ever start.
-  for (const warning of roleWarnings(config as unknown as Record<string, unknown>)) log.warn({ path: warning.path }, warning.message);
-  const schemaPlan = await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true }).catch(async (error: unknown) => {
+  for (const warning of roleWarnings(config as unknown as Record<string, unknown>))
+    log.warn({ path: warning.path }, warning.message);
+  const schemaPlan = await applyResourceSchema(store, registry, {
+    allowDestructive: options.allowDestructive === true,
+  }).catch(async (error: unknown) => {
     // A refused change ends the start: the store opened for it must not keep the process alive.
     if (ownsStore) await store.close();
     throw error;
   });
-  if (schemaPlan.changes.length > 0) log.info({ changes: schemaPlan.changes.map((c) => c.text) }, 'database schema changed');
-  const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log, pollIntervalMs: SIGNAL_POLL_MS, retentionMs: SIGNAL_RETENTION_MS });
+  if (schemaPlan.changes.length > 0)
+    log.info({ changes: schemaPlan.changes.map((c) => c.text) }, 'database schema changed');
+  const signals = new ClusterSignals({
+    db: store.db,
+    dialect: store.dialect,
+    log,
+    pollIntervalMs: SIGNAL_POLL_MS,
+    retentionMs: SIGNAL_RETENTION_MS,
+  });
   await signals.migrate();
-  const definitions = new DefinitionSync({ config, store, registry, signals, log, ...(options.configFile !== undefined ? { source: options.configFile } : {}) });
+  const definitions = new DefinitionSync({
+    config,
+    store,
+    registry,
+    signals,
+    log,
+    ...(options.configFile !== undefined ? { source: options.configFile } : {}),
+  });
   await definitions.recordStartup();
   const auth = await createAuthComponent(config, store, log, {
     signals,
@@ -112,7 +129,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     resources: resourceNames,
     log,
   });
-  const context: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, streams: streams.registry, metrics, idempotency, log };
+  const context: AppContext = {
+    config,
+    store,
+    registry,
+    auth,
+    records,
+    events,
+    webhooks,
+    signals,
+    definitions,
+    streams: streams.registry,
+    metrics,
+    idempotency,
+    log,
+  };
 
   let stopping: Promise<void> | undefined;
   let closing: Promise<void> | undefined;

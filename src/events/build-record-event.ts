@@ -16,7 +16,14 @@ export interface EventOrigin {
 /** System columns change with every write (or never): an event's changes list only fields. */
 const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
-export function buildRecordEvent(resourceName: string, origin: EventOrigin, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): RecordEvent {
+export function buildRecordEvent(
+  resourceName: string,
+  origin: EventOrigin,
+  kind: EventKind,
+  id: string,
+  old: RecordValues | null,
+  next: RecordValues | null,
+): RecordEvent {
   const changes = diffRecords(old, next);
   for (const list of [changes.added, changes.updated, changes.removed]) {
     for (let i = list.length - 1; i >= 0; i--) if (CHANGE_EXCLUDED.has(list[i]!)) list.splice(i, 1);

@@ -10,7 +10,12 @@ export interface ReplayedEvent {
   event: RecordEvent;
 }
 
-export async function replayFromOutbox(db: Db, resource: string, eventId: string, window: number): Promise<ReplayedEvent[] | null> {
+export async function replayFromOutbox(
+  db: Db,
+  resource: string,
+  eventId: string,
+  window: number,
+): Promise<ReplayedEvent[] | null> {
   if (window <= 0) return null;
   const anchor = await db
     .selectFrom(EVENTS_TABLE)

@@ -21,7 +21,12 @@ export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('ix_svc_events_resource_seq').ifNotExists().on(EVENTS_TABLE).columns(['resource', 'seq']).execute();
+  await db.schema
+    .createIndex('ix_svc_events_resource_seq')
+    .ifNotExists()
+    .on(EVENTS_TABLE)
+    .columns(['resource', 'seq'])
+    .execute();
 }
 
 /**
@@ -41,7 +46,10 @@ export async function appendEvent(
   const notify = store.commitSignal.returning();
   const others = alongside.filter((part) => part.rows.length > 0);
   if (others.length > 0 && store.dialect.supportsInsertInWith) {
-    await store.executeIn(trx, insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify));
+    await store.executeIn(
+      trx,
+      insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify),
+    );
     return;
   }
   await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row], notify ?? []));

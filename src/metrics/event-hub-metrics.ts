@@ -12,7 +12,11 @@ export interface OutboxReaderProbe {
 }
 
 /** A null probe (a hub that does not read an outbox) registers the gauges and reports nothing in them. */
-export function registerEventHubMetrics(registry: MetricsRegistry, probe: OutboxReaderProbe | null, resources: () => readonly string[]): void {
+export function registerEventHubMetrics(
+  registry: MetricsRegistry,
+  probe: OutboxReaderProbe | null,
+  resources: () => readonly string[],
+): void {
   const connections = registry.gauge({
     name: 'svc_stream_connections',
     help: 'Open stream (SSE) connections in this process, by resource.',

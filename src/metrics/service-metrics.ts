@@ -41,7 +41,11 @@ export interface ServiceMetrics {
 export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   const registry = new MetricsRegistry();
   registry
-    .gauge<'version'>({ name: 'svc_build_info', help: 'Always 1; the label says which version of svc runs.', labelNames: ['version'] })
+    .gauge<'version'>({
+      name: 'svc_build_info',
+      help: 'Always 1; the label says which version of svc runs.',
+      labelNames: ['version'],
+    })
     .set({ version: deps.version ?? SERVICE_VERSION }, 1);
   const requests = registry.counter<'method' | 'route' | 'status'>({
     name: 'svc_http_requests_total',

@@ -11,7 +11,10 @@ export interface DeliveryQueueReading {
   readonly oldestDueAgeMs: number;
 }
 
-export function registerWebhookQueueMetrics(registry: MetricsRegistry, readQueue: () => Promise<DeliveryQueueReading>): void {
+export function registerWebhookQueueMetrics(
+  registry: MetricsRegistry,
+  readQueue: () => Promise<DeliveryQueueReading>,
+): void {
   const byStatus = registry.gauge({
     name: 'svc_webhook_deliveries',
     help: 'Delivery attempt records by status: pending (queued, or failed and awaiting its retry), success, failed (no retry left). Shrinks when old records are pruned.',
@@ -21,7 +24,10 @@ export function registerWebhookQueueMetrics(registry: MetricsRegistry, readQueue
     name: 'svc_webhook_queue_depth',
     help: 'Attempts not sent yet, due now or scheduled for a retry, including those a worker is sending.',
   });
-  const inFlight = registry.gauge({ name: 'svc_webhook_in_flight', help: 'Unsent attempts a worker holds under a live lease.' });
+  const inFlight = registry.gauge({
+    name: 'svc_webhook_in_flight',
+    help: 'Unsent attempts a worker holds under a live lease.',
+  });
   const oldest = registry.gauge({
     name: 'svc_webhook_oldest_pending_seconds',
     help: 'How long the most overdue unsent attempt has been due (the delivery lag); 0 when nothing is overdue.',

@@ -9,5 +9,7 @@ export interface SessionVariables {
 }
 
 export function sessionVariablesOf(principal: Principal): SessionVariables {
-  return principal.kind === 'admin' ? { userId: null, role: 'admin' } : { userId: principal.userId, role: principal.role };
+  return principal.kind === 'admin'
+    ? { userId: null, role: 'admin' }
+    : { userId: principal.userId, role: principal.role };
 }

@@ -104,7 +104,9 @@ export class ChangeRunner {
       discard();
       return work(trx, events);
     };
-    const result = await guard(this.#store.dialect, code, () => (alone ? run(this.#store.db) : this.#store.transact(run)))
+    const result = await guard(this.#store.dialect, code, () =>
+      alone ? run(this.#store.db) : this.#store.transact(run),
+    )
       .catch((error: unknown) => {
         discard();
         throw error;
@@ -119,7 +121,11 @@ export class ChangeRunner {
    * (`parts`: the event's row first): the rows it answers, or undefined when its conditions failed and
    * it wrote nothing.
    */
-  async runOneStatement(code: ErrorCode, event: RecordEvent, execute: (parts: TableRows[]) => Row[] | Promise<Row[]>): Promise<Row[] | undefined> {
+  async runOneStatement(
+    code: ErrorCode,
+    event: RecordEvent,
+    execute: (parts: TableRows[]) => Row[] | Promise<Row[]>,
+  ): Promise<Row[] | undefined> {
     try {
       return await this.run(
         code,

@@ -36,11 +36,19 @@ export function mayReferToAnyRow(target: Resource, principal: Principal): boolea
 
 /** The same issue for a missing, soft-deleted and unreadable target. */
 export function missingReference(reference: Reference): ErrorIssue {
-  return { pointer: pointerTo(reference.name), detail: `No ${reference.target.name} record with id '${String(reference.id)}'` };
+  return {
+    pointer: pointerTo(reference.name),
+    detail: `No ${reference.target.name} record with id '${String(reference.id)}'`,
+  };
 }
 
 /** Throws 400 RELATION_REFERENCE_ERROR, one issue per reference the caller cannot see. */
-export async function checkReferences(db: Db, dialect: StoreDialect, references: readonly Reference[], principal: Principal): Promise<void> {
+export async function checkReferences(
+  db: Db,
+  dialect: StoreDialect,
+  references: readonly Reference[],
+  principal: Principal,
+): Promise<void> {
   const issues: ErrorIssue[] = [];
   for (const reference of references) {
     const { target, id } = reference;

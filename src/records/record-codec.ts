@@ -13,7 +13,8 @@ export function decodeRow(resource: Resource, dialect: StoreDialect, row: Record
   }
   record.created_at = dialect.decode('timestamp', row.created_at);
   record.updated_at = dialect.decode('timestamp', row.updated_at);
-  if (resource.softDelete && Object.hasOwn(row, 'deleted_at')) record.deleted_at = dialect.decode('timestamp', row.deleted_at);
+  if (resource.softDelete && Object.hasOwn(row, 'deleted_at'))
+    record.deleted_at = dialect.decode('timestamp', row.deleted_at);
   return record;
 }
 

@@ -49,7 +49,8 @@ export class RecordReads {
   readonly #lists: ListPlans;
   readonly #byId: ByIdQueries;
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
-    this.read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
+    this.read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)),
+  );
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
   readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
   /**
@@ -58,7 +59,11 @@ export class RecordReads {
    * building the document and serializing it (most of a list's time and all of its garbage). Bounded
    * by their size (about 16 MB of text; their JSON text, kept beside them, is about as much again).
    */
-  readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
+  readonly #pages = new MarkedReadCache<PageRead>({
+    maxEntries: 256,
+    weigh: (page) => pageWeight(page.records),
+    maxWeight: 8_000_000,
+  });
 
   readonly #includes: IncludeReads;
 
@@ -89,17 +94,22 @@ export class RecordReads {
       const plan = this.#lists.planOf(resource, grant.filter, query, withIncludedFields(attributes, compound));
       const readPage = (mark?: string) => this.#readPage(resource, query, plan, mark);
       const read = await this.#pages.get(db, dialect, plan.pageKey, readPage);
-      return query.keyset ? { ...keysetRecords(read.records, query.limit, query.keyset), total: read.total } : { records: read.records, total: read.total, more: undefined };
+      return query.keyset
+        ? { ...keysetRecords(read.records, query.limit, query.keyset), total: read.total }
+        : { records: read.records, total: read.total, more: undefined };
     });
     const { records, total, more } = page;
-    if (compound === NO_COMPOUND && !scope) return more === undefined ? { records, total, query, attributes } : { records, total, query, attributes, more };
+    if (compound === NO_COMPOUND && !scope)
+      return more === undefined ? { records, total, query, attributes } : { records, total, query, attributes, more };
     const included = await this.#included(meta.principal, resource, records, compound);
     return { records, total, query, attributes, included, path: scope?.path, ...(more === undefined ? {} : { more }) };
   }
 
   #included(principal: Principal, resource: Resource, records: readonly RecordValues[], compound: CompoundQuery) {
     if (compound.include.length === 0) return Promise.resolve(undefined);
-    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', () => this.#includes.include(principal, resource, records, compound));
+    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', () =>
+      this.#includes.include(principal, resource, records, compound),
+    );
   }
 
   /** Cached pages are shared between requests: nothing downstream may change their records. */
@@ -114,16 +124,27 @@ export class RecordReads {
     } else {
       // Under the page's own mark (read before the page): no second mark read, and a change that
       // lands meanwhile only makes both older.
-      total = await this.#counts.get(db, dialect, plan.countKey, async () => {
-        if (plan.countPlan) return plan.countPlan.take((query) => this.read(query));
-        const counted = await this.read(plan.count);
-        return Number(counted[0]?.total ?? 0);
-      }, mark);
+      total = await this.#counts.get(
+        db,
+        dialect,
+        plan.countKey,
+        async () => {
+          if (plan.countPlan) return plan.countPlan.take((query) => this.read(query));
+          const counted = await this.read(plan.count);
+          return Number(counted[0]?.total ?? 0);
+        },
+        mark,
+      );
     }
     return { records: rows.map((row) => decodeRow(resource, dialect, row)), total };
   }
 
-  async get(resource: Resource, meta: RequestMeta, id: string, compound: CompoundQuery = NO_COMPOUND): Promise<ReadResult> {
+  async get(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    compound: CompoundQuery = NO_COMPOUND,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
     const row = await guard(this.#store.dialect, 'RESOURCE_FIND_ERROR', async () => {
       if (!UUID_PATTERN.test(id)) return undefined;
@@ -142,7 +163,11 @@ export class RecordReads {
 function sparseFields(resource: Resource, fields: string[] | null, compound: CompoundQuery): string[] | null {
   const typed = compound.fieldsets.get(resource.name);
   if (typed === undefined) return fields;
-  if (fields !== null) throw new ApiError('INVALID_QUERY_PARAMS', { parameter: `fields[${resource.name}]`, detail: `Use only one of fields and fields[${resource.name}]` });
+  if (fields !== null)
+    throw new ApiError('INVALID_QUERY_PARAMS', {
+      parameter: `fields[${resource.name}]`,
+      detail: `Use only one of fields and fields[${resource.name}]`,
+    });
   return typed;
 }
 
@@ -151,7 +176,9 @@ function sparseFields(resource: Resource, fields: string[] | null, compound: Com
  * even when a sparse fieldset leaves them out of the document (JSON:API allows that exception to full linkage).
  */
 function withIncludedFields(attributes: string[], compound: CompoundQuery): string[] {
-  const followed = compound.include.flatMap((node) => (node.kind === 'to-one' && !attributes.includes(node.relation.field) ? [node.relation.field] : []));
+  const followed = compound.include.flatMap((node) =>
+    node.kind === 'to-one' && !attributes.includes(node.relation.field) ? [node.relation.field] : [],
+  );
   return followed.length === 0 ? attributes : [...attributes, ...new Set(followed)];
 }
 

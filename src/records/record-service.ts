@@ -21,7 +21,14 @@ import { decodeRow, encodeValues } from './record-codec.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 import { checkReferences, type Reference } from './check-references.ts';
 import { applySoftDeleteReferences, isReferenced, referencesIn } from './relation-references.ts';
-import { ChangeRunner, type CommittedEventsListener, type DiscardedEventsListener, type EventRowsHook, type EventWrittenHook, type ListenerErrorLog } from './change-runner.ts';
+import {
+  ChangeRunner,
+  type CommittedEventsListener,
+  type DiscardedEventsListener,
+  type EventRowsHook,
+  type EventWrittenHook,
+  type ListenerErrorLog,
+} from './change-runner.ts';
 import { CheckRule } from './check-rule.ts';
 import { RecordFailure } from './record-failure.ts';
 import { RecordReads, type ListRead, type ListScope } from './record-reads.ts';
@@ -31,7 +38,13 @@ import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
 
-export type { CommittedEventsListener, DiscardedEventsListener, EventRowsHook, EventWrittenHook, ListenerErrorLog } from './change-runner.ts';
+export type {
+  CommittedEventsListener,
+  DiscardedEventsListener,
+  EventRowsHook,
+  EventWrittenHook,
+  ListenerErrorLog,
+} from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 export type { ListRead, ListScope } from './record-reads.ts';
 
@@ -64,7 +77,8 @@ export class RecordService {
     this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, visible, includeBounds);
     this.#targets = new WriteTargets(store, byId, this.#reads);
     this.#checks = new CheckRule(dialect);
-    this.#oneStatement = writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
+    this.#oneStatement =
+      writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -84,7 +98,7 @@ export class RecordService {
     this.#runner.onEventRows(hook);
   }
 
-  /** A list, given its parsed query (http/ parses the query string, http/read-query.ts). */
+  /** A list, given its parsed query (http/ parses the query string, http/routes/read-queries.ts). */
   list(resource: Resource, meta: RequestMeta, read: ListRead, scope?: ListScope): Promise<ListResult> {
     return this.#reads.list(resource, meta, read, scope);
   }
@@ -100,12 +114,18 @@ export class RecordService {
   }
 
   /**
-   * `clientId`: the id a client chose, where the resource allows it (http/request-document.ts); otherwise
+   * `clientId`: the id a client chose, where the resource allows it (http/documents/request-document.ts); otherwise
    * a new UUIDv7. `withinWrite` runs in the create's transaction after its event, and fails the write if
    * it fails (an Idempotency-Key's answer, stored with the write it answers); a create with it takes the
    * transaction, not the one-statement write.
    */
-  async create(resource: Resource, meta: RequestMeta, body: unknown, clientId?: string, withinWrite?: WithinWrite): Promise<ReadResult> {
+  async create(
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    clientId?: string,
+    withinWrite?: WithinWrite,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, 'create');
@@ -113,7 +133,14 @@ export class RecordService {
     const now = new Date().toISOString();
     const oneStatement = withinWrite ? undefined : this.#oneStatementChanges();
     if (oneStatement) {
-      const created = await oneStatement.create(resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
+      const created = await oneStatement.create(
+        resource,
+        meta,
+        grant,
+        id,
+        { ...values, created_at: now, updated_at: now },
+        readable,
+      );
       if (created) return created;
     }
     const references = referencesIn(this.#registry, resource, values);
@@ -122,7 +149,9 @@ export class RecordService {
       // RETURNING gives the row as stored without reading it back (one round trip fewer).
       const { db, dialect } = this.#store;
       const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
-      const row = (await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource))))[0]!;
+      const row = (
+        await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource)))
+      )[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#checks.enforce(trx, resource, id, grant);
       await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'created', id, null, record));
@@ -135,11 +164,23 @@ export class RecordService {
   }
 
   /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */
-  async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+  async replace(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    precondition?: WritePrecondition,
+  ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'replace', precondition);
   }
 
-  async patch(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+  async patch(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    precondition?: WritePrecondition,
+  ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'patch', precondition);
   }
 
@@ -161,7 +202,11 @@ export class RecordService {
           .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
           .where('id', '=', id)
           .execute();
-        await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }));
+        await this.#runner.writeEvent(
+          trx,
+          events,
+          buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
+        );
       } else {
         await trx.deleteFrom(resource.table).where('id', '=', id).execute();
         await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
@@ -169,7 +214,14 @@ export class RecordService {
     });
   }
 
-  async #update(resource: Resource, meta: RequestMeta, id: string, body: unknown, mode: WriteMode, precondition: WritePrecondition | undefined): Promise<ReadResult> {
+  async #update(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    mode: WriteMode,
+    precondition: WritePrecondition | undefined,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
@@ -183,7 +235,9 @@ export class RecordService {
     const written = this.#runner.run('RESOURCE_UPDATE_ERROR', async (trx, events) => {
       const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
       const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-      const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
+      const changed = Object.fromEntries(
+        Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
+      );
       // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
       // A group commit may run this work again after another write of its group failed.
@@ -193,7 +247,9 @@ export class RecordService {
       const now = new Date().toISOString();
       const { db, dialect } = this.#store;
       const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
-      const row = (await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource))))[0]!;
+      const row = (
+        await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource)))
+      )[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#checks.enforce(trx, resource, id, grant);
       await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
@@ -206,7 +262,11 @@ export class RecordService {
    * A foreign key refused the write (its target went between the check and the write): answered with
    * the check's own issues, as if the check had seen it gone, so every path gives the same body.
    */
-  async #withReferenceIssues<T>(written: Promise<T>, references: readonly Reference[], principal: Principal): Promise<T> {
+  async #withReferenceIssues<T>(
+    written: Promise<T>,
+    references: readonly Reference[],
+    principal: Principal,
+  ): Promise<T> {
     try {
       return await written;
     } catch (error) {

@@ -37,7 +37,14 @@ export class WriteTargets {
   }
 
   /** The target's record, locked where the database can. */
-  async find(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant): Promise<RecordValues> {
+  async find(
+    trx: Db,
+    resource: Resource,
+    principal: Principal,
+    id: string,
+    action: Action,
+    grant: AccessGrant,
+  ): Promise<RecordValues> {
     return (await this.read(trx, resource, principal, id, action, grant, false)).record;
   }
 
@@ -45,7 +52,15 @@ export class WriteTargets {
    * find's read, as the record and the row as stored (its columns only); `versioned` reads it without a
    * lock, with its version, for a change made at that version (OneStatementWriter).
    */
-  async read(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant, versioned: boolean): Promise<WriteTarget> {
+  async read(
+    trx: Db,
+    resource: Resource,
+    principal: Principal,
+    id: string,
+    action: Action,
+    grant: AccessGrant,
+    versioned: boolean,
+  ): Promise<WriteTarget> {
     if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
     let readFilter: FilterNode;
     try {
@@ -64,7 +79,8 @@ export class WriteTargets {
         : (await this.#reads.read(byVersion.one.bind(id)))[0]
       : (await this.#store.executeIn(trx, queries.locking.bind(id)))[0];
     if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
-    if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
+    if (Number(row.__allowed) !== 1)
+      throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
     const stored: Row = {};
     for (const column of columnsOf(resource)) stored[column] = row[column];
     return { record: decodeRow(resource, dialect, row), row: stored, version: String(row.__version) };

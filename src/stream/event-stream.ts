@@ -72,7 +72,12 @@ export async function runEventStream(options: EventStreamOptions): Promise<void>
   if (connection.closed) return;
   if (missed === null) {
     // The client must reload; clearing its id keeps it from asking for the same lost point again.
-    connection.send({ event: 'reset', data: JSON.stringify({ reason: 'The Last-Event-ID is unknown or older than the replay window; reload.' }), id: '', retry: options.retryMs });
+    connection.send({
+      event: 'reset',
+      data: JSON.stringify({ reason: 'The Last-Event-ID is unknown or older than the replay window; reload.' }),
+      id: '',
+      retry: options.retryMs,
+    });
   } else {
     for (const event of missed) {
       sent.add(event.id);

@@ -76,7 +76,8 @@ function buildEventView(resource: Resource, grant: AccessGrant, query: ViewQuery
     updated: changes.updated.filter((name) => changeable.has(name)),
     removed: changes.removed.filter((name) => changeable.has(name)),
   });
-  const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges => reduce(diffRecords(before, after));
+  const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges =>
+    reduce(diffRecords(before, after));
   return (event) => {
     if (event.resource !== resource.name) return null;
     const { old, new: next } = event.data;
@@ -86,10 +87,17 @@ function buildEventView(resource: Resource, grant: AccessGrant, query: ViewQuery
     if (kind === null || !kinds.has(kind)) return null;
     const oldOut = before ? project(old!) : null;
     // A soft delete keeps its record (with `deleted_at`) for a reader that asked for `deleted_at`.
-    const newOut = after ? project(next!) : kind === 'deleted' && deletedAt && next !== null && matches(next) ? project(next) : null;
+    const newOut = after
+      ? project(next!)
+      : kind === 'deleted' && deletedAt && next !== null && matches(next)
+        ? project(next)
+        : null;
     // Same kind and shape as stored: its changes, reduced. Otherwise they are worked out from what the
     // reader sees, so a row that came into view lists as added only the values it can read.
-    const changes = kind === event.kind && (newOut === null) === (next === null) ? reduce(event.data.changes) : recompute(oldOut, newOut);
+    const changes =
+      kind === event.kind && (newOut === null) === (next === null)
+        ? reduce(event.data.changes)
+        : recompute(oldOut, newOut);
     // An update of nothing the reader can see (`updated_at` moves on every update) would only tell it
     // that a hidden value changed.
     if (kind === 'updated' && changes.added.length + changes.updated.length + changes.removed.length === 0) return null;

@@ -90,12 +90,15 @@ export class StreamRegistry {
   register(principal: Principal, requestedRole: string | undefined, changesSeen: number): StreamSlot {
     const { maxPerKey, maxPerNode, retryAfterSeconds } = this.#options;
     const headers = { 'Retry-After': String(retryAfterSeconds) };
-    if (this.#open >= maxPerNode) throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
+    if (this.#open >= maxPerNode)
+      throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
     const slot = new StreamSlot(principal, requestedRole);
     if (principal.kind === 'key') {
       const ofKey = this.#byKey.get(principal.keyId);
       if (ofKey && ofKey.size >= maxPerKey) {
-        throw new ApiError('RATE_LIMITED', `This API key already holds ${maxPerKey} open streams; close one first`, { headers });
+        throw new ApiError('RATE_LIMITED', `This API key already holds ${maxPerKey} open streams; close one first`, {
+          headers,
+        });
       }
       add(this.#byKey, principal.keyId, slot);
       add(this.#byUser, principal.userId, slot);
@@ -156,11 +159,14 @@ export class StreamRegistry {
       queueMicrotask(() => slot.end('expired'));
       return;
     }
-    const timer = setTimeout(() => {
-      if (!this.#timers.has(slot)) return;
-      if (wait > MAX_TIMER_MS) this.#armExpiry(slot, expiresAt);
-      else slot.end('expired');
-    }, Math.min(wait, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        if (!this.#timers.has(slot)) return;
+        if (wait > MAX_TIMER_MS) this.#armExpiry(slot, expiresAt);
+        else slot.end('expired');
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
     timer.unref();
     this.#timers.set(slot, timer);
   }

@@ -16,7 +16,9 @@ export function encodeEventFrame(view: EventView, event: RecordEvent, retryMs: n
   if (viewed === null) return null;
   // The delivered kind, which may differ from the stored one (see event-view.ts).
   const type = viewed.kind === event.kind ? event.type : `${event.resource}.${viewed.kind}`;
-  return SseFrames.of(formatSseMessage({ event: type, data: JSON.stringify(viewed.data), id: event.id, retry: retryMs }));
+  return SseFrames.of(
+    formatSseMessage({ event: type, data: JSON.stringify(viewed.data), id: event.id, retry: retryMs }),
+  );
 }
 
 /** Groups per hub (two apps in one process never share one), then per view and retry hint. */

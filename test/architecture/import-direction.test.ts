@@ -16,7 +16,9 @@ function importsAgainst(table: LayerTable, edges: readonly ImportEdge[]): string
     const target = partOf(to);
     const allowed = table.get(part);
     if (part === target || allowed?.has(target)) continue;
-    const rule = allowed ? `${part} may import ${[...allowed].join(', ') || 'nothing'}` : `${part} has no row in the table`;
+    const rule = allowed
+      ? `${part} may import ${[...allowed].join(', ') || 'nothing'}`
+      : `${part} has no row in the table`;
     found.push(`src/${from}:${line} imports ${to} (${rule})`);
   }
   return found;
@@ -37,14 +39,28 @@ describe('import direction', () => {
     assert.ok(graph.size > 200, `only ${graph.size} files`);
     assert.ok(graph.get('runtime.ts')?.includes('resources/resource-registry.ts'), 'runtime.ts imports the registry');
     assert.ok(graph.get('cli/cli.ts')?.includes('cli/check-config.ts'), 'dynamic import() counts');
-    assert.ok(edges.some((edge) => edge.from === 'records/record-service.ts' && edge.to === 'model/principal.ts'), 'import type counts');
+    assert.ok(
+      edges.some((edge) => edge.from === 'records/record-service.ts' && edge.to === 'model/principal.ts'),
+      'import type counts',
+    );
     assert.ok(table.size >= 20, `only ${table.size} parts in the table`);
     assert.deepEqual(table.get('tools/'), new Set(), 'tools/ imports nothing');
+    // The OpenAPI description lives with the routes it describes (the table keeps the rest from importing it).
+    assert.ok(graph.has('http/openapi/openapi-document.ts'));
+    assert.deepEqual(
+      [...graph.keys()].filter((file) => file.includes('openapi') && partOf(file) !== 'http/'),
+      [],
+    );
   });
 
   it('reports an import against the table with its file and line', () => {
     const sample = parseLayerTable(
-      ['| Part | May import | Holds |', '| --- | --- | --- |', '| `query/` | `store/` | q |', '| `store/` | nothing | s |'].join('\n'),
+      [
+        '| Part | May import | Holds |',
+        '| --- | --- | --- |',
+        '| `query/` | `store/` | q |',
+        '| `store/` | nothing | s |',
+      ].join('\n'),
     );
     const found = importsAgainst(sample, [
       { from: 'query/a.ts', to: 'store/b.ts', line: 3 },
@@ -57,7 +73,9 @@ describe('import direction', () => {
       'src/http/x.ts:1 imports store/b.ts (http/ has no row in the table)',
     ]);
     assert.deepEqual(tableCycles(sample), []);
-    const ring = parseLayerTable(['| Part | May import |', '| --- | --- |', '| `a/` | `b/` |', '| `b/` | `a/` |'].join('\n'));
+    const ring = parseLayerTable(
+      ['| Part | May import |', '| --- | --- |', '| `a/` | `b/` |', '| `b/` | `a/` |'].join('\n'),
+    );
     assert.deepEqual(tableCycles(ring), [['a/', 'b/']]);
   });
 
@@ -73,7 +91,11 @@ describe('import direction', () => {
     const parts = new Set([...buildImportGraph().keys()].map(partOf));
     assert.deepEqual([...parts].filter((part) => !table.has(part)).sort(), [], 'parts with no row');
     const named = new Set([...table.keys(), ...[...table.values()].flatMap((allowed) => [...allowed])]);
-    assert.deepEqual([...named].filter((part) => !existsSync(join(SRC, part))).sort(), [], 'rows naming what does not exist');
+    assert.deepEqual(
+      [...named].filter((part) => !existsSync(join(SRC, part))).sort(),
+      [],
+      'rows naming what does not exist',
+    );
   });
 
   it('has no import cycle', () => {

@@ -18,7 +18,10 @@ function namesIn(cell: string): string[] {
 
 function cellsOf(row: string): string[] {
   // Cells hold no escaped pipes: the first two are lists of code names, the third is prose.
-  return row.split('|').slice(1, -1).map((cell) => cell.trim());
+  return row
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
 }
 
 /** Reads the first table whose header is `| Part | May import | …`; throws when there is none or a row is malformed. */
@@ -32,7 +35,8 @@ export function parseLayerTable(markdown: string): LayerTable {
     const parts = namesIn(partCell);
     if (parts.length === 0) throw new Error(`row ${i + 1} names no part: ${lines[i]}`);
     const allowed = new Set(namesIn(allowedCell));
-    if (allowed.size === 0 && allowedCell !== 'nothing') throw new Error(`row ${i + 1}: write "nothing" when a part imports no other part`);
+    if (allowed.size === 0 && allowedCell !== 'nothing')
+      throw new Error(`row ${i + 1}: write "nothing" when a part imports no other part`);
     for (const part of parts) {
       if (table.has(part)) throw new Error(`${part} has two rows`);
       table.set(part, allowed);

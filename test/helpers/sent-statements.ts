@@ -14,7 +14,11 @@ export interface SentStatement {
  * runs (and is awaited) before the first statement matching `at` is sent: a change made meanwhile
  * elsewhere.
  */
-export async function statementsDuring(work: () => Promise<unknown>, at?: RegExp, beforeSend?: () => Promise<unknown>): Promise<SentStatement[]> {
+export async function statementsDuring(
+  work: () => Promise<unknown>,
+  at?: RegExp,
+  beforeSend?: () => Promise<unknown>,
+): Promise<SentStatement[]> {
   const prototype = poolClient().Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const query = prototype.query;
   const sent: SentStatement[] = [];

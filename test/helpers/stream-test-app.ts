@@ -70,8 +70,12 @@ export async function startStreamTestApp(options: StreamTestAppOptions = {}): Pr
   // A user id per app: two apps may share a database, and a user id is created once.
   const editor = await issueTestKey(app, ctx, 'editor', `stream-editor-${randomBytes(4).toString('hex')}`);
   const inject = async (request: InjectOptions, expected: number): Promise<LightMyRequestResponse> => {
-    const response = await app.inject({ ...request, headers: { authorization: editor.authorization, ...request.headers } });
-    if (response.statusCode !== expected) throw new Error(`${request.method} ${request.url}: ${response.statusCode} ${response.body}`);
+    const response = await app.inject({
+      ...request,
+      headers: { authorization: editor.authorization, ...request.headers },
+    });
+    if (response.statusCode !== expected)
+      throw new Error(`${request.method} ${request.url}: ${response.statusCode} ${response.body}`);
     return response;
   };
   return {

@@ -14,14 +14,22 @@ import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/
 
 const registry = new ResourceRegistry({
   resources: {
-    teams: { fields: { name: { type: 'string' } }, permissions: { writer: { read: true, create: true, update: true, delete: true } } },
+    teams: {
+      fields: { name: { type: 'string' } },
+      permissions: { writer: { read: true, create: true, update: true, delete: true } },
+    },
     notes: {
-      fields: { text: { type: 'string', unique: true }, team_id: { type: 'relation', resource: 'teams', onDelete: 'restrict' } },
+      fields: {
+        text: { type: 'string', unique: true },
+        team_id: { type: 'relation', resource: 'teams', onDelete: 'restrict' },
+      },
       permissions: { writer: { read: true, create: true, update: true, delete: true } },
     },
   },
 });
-const META: RequestMeta = { principal: { kind: 'key', keyId: 'k1', userId: 'u1', role: 'writer', keyPermissions: null } };
+const META: RequestMeta = {
+  principal: { kind: 'key', keyId: 'k1', userId: 'u1', role: 'writer', keyPermissions: null },
+};
 const MISSING_ID = '0190f0f0-0000-7000-8000-000000000000';
 
 /** What `work` was rejected with. */
@@ -55,13 +63,37 @@ for (const dialect of testDialects()) {
 
     it('classifies a taken unique value by its field and a refused reference, as the driver reported them', async () => {
       const notes = registry.require('notes');
-      const row = (text: string, teamId: string | null) => ({ id: crypto.randomUUID(), text, team_id: teamId, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+      const row = (text: string, teamId: string | null) => ({
+        id: crypto.randomUUID(),
+        text,
+        team_id: teamId,
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      });
       const encoded = (values: Record<string, unknown>) =>
-        Object.fromEntries(Object.entries(values).map(([name, value]) => [name, name.endsWith('_at') ? store.dialect.encode('timestamp', value) : value]));
-      await store.db.insertInto(notes.table).values(encoded(row('raw', null))).execute();
-      const unique = await rejection(store.db.insertInto(notes.table).values(encoded(row('raw', null))).execute());
+        Object.fromEntries(
+          Object.entries(values).map(([name, value]) => [
+            name,
+            name.endsWith('_at') ? store.dialect.encode('timestamp', value) : value,
+          ]),
+        );
+      await store.db
+        .insertInto(notes.table)
+        .values(encoded(row('raw', null)))
+        .execute();
+      const unique = await rejection(
+        store.db
+          .insertInto(notes.table)
+          .values(encoded(row('raw', null)))
+          .execute(),
+      );
       assert.deepEqual(classifyDriverError(store.dialect, unique), { kind: 'unique', field: 'text' });
-      const reference = await rejection(store.db.insertInto(notes.table).values(encoded(row('other', MISSING_ID))).execute());
+      const reference = await rejection(
+        store.db
+          .insertInto(notes.table)
+          .values(encoded(row('other', MISSING_ID)))
+          .execute(),
+      );
       assert.deepEqual(classifyDriverError(store.dialect, reference), { kind: 'reference' });
       assert.deepEqual(classifyDriverError(store.dialect, new Error('something else')), { kind: 'other' });
     });

@@ -66,7 +66,11 @@ describe('pg internals on PostgreSQL', { skip: !process.env.TEST_DATABASE_URL },
     try {
       await sql`create table if not exists t (id bigint primary key, label text)`.execute(db);
       await db.deleteFrom('t').execute();
-      for (let i = 1; i <= 3; i++) await db.insertInto('t').values({ id: i, label: `n${i}` }).execute();
+      for (let i = 1; i <= 3; i++)
+        await db
+          .insertInto('t')
+          .values({ id: i, label: `n${i}` })
+          .execute();
       for (let i = 1; i <= 3; i++) {
         const rows = await db.selectFrom('t').select(['id', 'label']).where('id', '=', i).execute();
         assert.deepEqual(rows, [{ id: i, label: `n${i}` }]);
@@ -88,7 +92,9 @@ describe('pg internals on PostgreSQL', { skip: !process.env.TEST_DATABASE_URL },
   it('falls back to the plain client with one warning when pg lacks an internal, and still answers', async () => {
     const warnings: string[] = [];
     const client = choosePoolClient({ ...installed, Query: queryWithout('prepare') });
-    const prepared = await runThrough(openPostgres(database.url, 1, { warn: (message) => warnings.push(message), client }));
+    const prepared = await runThrough(
+      openPostgres(database.url, 1, { warn: (message) => warnings.push(message), client }),
+    );
     assert.equal(prepared, 0, 'statements run unnamed');
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /statements run unnamed.*Query has no prepare\(\)/);

@@ -52,7 +52,14 @@ function filterValueSchema(field: FilterableField): JsonSchema {
 }
 
 function filterParameter(field: FilterableField, op: FilterOperator, name: string): OpenApiObject {
-  const parameter: OpenApiObject = { name, in: 'query', description: `Filter: \`${field.name}\` ${OPERATOR_TEXT[op]}.` };
+  const parameter: OpenApiObject = {
+    name,
+    in: 'query',
+    description: `Filter: \`${field.name}\` ${OPERATOR_TEXT[op]}.`,
+    // The field and operator as data, so a client (the web console) need not split `<field>__<op>`, whose
+    // field may itself contain `__`, nor keep its own copy of the operators.
+    'x-filter': { field: field.name, operator: op, ...(op === 'is_null' || op === 'is_not_null' ? { valueless: true } : {}) },
+  };
   if (op === 'in' || op === 'nin') {
     parameter.style = 'form';
     parameter.explode = false;

@@ -39,7 +39,7 @@ function plainResponse(description: string, mediaType: string, schema: JsonSchem
   return { description, headers: { 'X-Request-Id': headerRef('XRequestId') }, content: { [mediaType]: { schema } } };
 }
 
-export function servicePaths(config: SvcConfig): Record<string, OpenApiObject> {
+export function servicePaths(_config: SvcConfig): Record<string, OpenApiObject> {
   const meta = (operationId: string, summary: string, description: string, responses: OpenApiObject): OpenApiObject => ({
     get: { tags: [META_TAG], operationId, summary, description, security: [], responses },
   });

@@ -21,7 +21,13 @@ interface PgResult {
 }
 
 interface PgConnection {
-  bind(message: { portal: string; statement: string; values: unknown[]; binary: boolean | undefined; valueMapper: undefined }): void;
+  bind(message: {
+    portal: string;
+    statement: string;
+    values: unknown[];
+    binary: boolean | undefined;
+    valueMapper: undefined;
+  }): void;
 }
 
 /** The parts of pg's Query (lib/query.js) this class builds on. */
@@ -42,7 +48,12 @@ interface PgQuery {
 
 export type DescribedQuery = PgQuery;
 
-export type DescribedQueryClass = new (name: string, text: string, values: unknown[], descriptions: Map<string, RowDescription>) => DescribedQuery;
+export type DescribedQueryClass = new (
+  name: string,
+  text: string,
+  values: unknown[],
+  descriptions: Map<string, RowDescription>,
+) => DescribedQuery;
 
 /**
  * The class over pg's Query. `prepareValue` is the value mapper pg binds parameters with (Dates,
@@ -79,7 +90,13 @@ export function defineDescribedQuery(Query: unknown, prepareValue: (value: unkno
       // Unknown: not yet described here (or it returns no rows); pg parses if needed, binds, describes.
       if (known === undefined) return super.prepare(connection);
       // Known means described, so parsed on this connection: bind (the values are mapped) and execute.
-      connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: undefined });
+      connection.bind({
+        portal: this.portal,
+        statement: this.name,
+        values: this.values,
+        binary: this.binary,
+        valueMapper: undefined,
+      });
       const result = this._result;
       result.fields = known.fields;
       result._parsers = known.parsers;
@@ -91,7 +108,11 @@ export function defineDescribedQuery(Query: unknown, prepareValue: (value: unkno
     override handleRowDescription(message: { fields: unknown[] }): void {
       super.handleRowDescription(message);
       const result = this._result;
-      this.#descriptions.set(this.name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
+      this.#descriptions.set(this.name, {
+        fields: result.fields,
+        parsers: result._parsers,
+        emptyRow: result._prebuiltEmptyResultObject,
+      });
     }
   };
 }

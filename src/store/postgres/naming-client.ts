@@ -49,7 +49,8 @@ export function poolClient(): PoolClientChoice {
 
 export function choosePoolClient(internals: PgInternals): PoolClientChoice {
   const problem = pgInternalsProblem(internals);
-  if (problem !== undefined) return { Client: guardedClient(internals.Client), fallback: `pg ${internals.version}: ${problem}` };
+  if (problem !== undefined)
+    return { Client: guardedClient(internals.Client), fallback: `pg ${internals.version}: ${problem}` };
   return { Client: defineNamingClient(internals), fallback: undefined };
 }
 
@@ -92,7 +93,10 @@ function defineNamingClient(internals: PgInternals): NamingClientClass {
   }
 
   // Kysely calls query(text, values) and awaits the promise; every other form passes through untouched.
-  (NamingClientImpl.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function query(this: NamingClient, ...args: unknown[]) {
+  (NamingClientImpl.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function query(
+    this: NamingClient,
+    ...args: unknown[]
+  ) {
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
       const name = statementName(text);

@@ -14,7 +14,10 @@ let typesSet = false;
 function setTypeParsers(types: typeof pg.types): void {
   if (typesSet) return;
   typesSet = true;
-  types.setTypeParser(TIMESTAMPTZ, timestamptzParser(types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => unknown));
+  types.setTypeParser(
+    TIMESTAMPTZ,
+    timestamptzParser(types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => unknown),
+  );
   types.setTypeParser(1082, (value: string) => value);
   types.setTypeParser(20, (value: string) => Number(value));
 }
@@ -26,12 +29,18 @@ export interface OpenPostgresOptions {
   readonly client?: PoolClientChoice;
 }
 
-export function openPostgres(url: string, max = 10, options: OpenPostgresOptions = {}): { db: Kysely<DynamicSchema>; pool: pg.Pool } {
+export function openPostgres(
+  url: string,
+  max = 10,
+  options: OpenPostgresOptions = {},
+): { db: Kysely<DynamicSchema>; pool: pg.Pool } {
   const { Pool, types } = loadPg();
   setTypeParsers(types);
   const client = options.client ?? poolClient();
   if (client.fallback !== undefined) {
-    options.warn?.(`PostgreSQL statements run unnamed (each is parsed and planned again, slower): ${client.fallback}, not the shape svc was verified with; install the pg version package.json names`);
+    options.warn?.(
+      `PostgreSQL statements run unnamed (each is parsed and planned again, slower): ${client.fallback}, not the shape svc was verified with; install the pg version package.json names`,
+    );
   }
   // A server that does not answer (a partition, not a refusal) must fail requests with 503, not hang them.
   const pool = new Pool({ connectionString: url, max, Client: client.Client, connectionTimeoutMillis: 5000 });

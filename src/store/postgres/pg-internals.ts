@@ -51,7 +51,8 @@ export function pgInternalsProblem(internals: PgInternals): string | undefined {
   if (typeof internals.Client?.prototype?.query !== 'function') return "pg's Client has no query()";
   if (typeof internals.Query !== 'function') return 'pg exports no Query class';
   const Query = internals.Query as QueryClass;
-  for (const method of QUERY_METHODS) if (typeof methodOf(Query.prototype, method) !== 'function') return `pg's Query has no ${method}()`;
+  for (const method of QUERY_METHODS)
+    if (typeof methodOf(Query.prototype, method) !== 'function') return `pg's Query has no ${method}()`;
   let query: object;
   try {
     query = new Query('select 1', []);

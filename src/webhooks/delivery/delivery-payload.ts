@@ -66,7 +66,11 @@ export function deliveryPayloadJson(
 }
 
 /** Field name → `{ id, type, value }` for the fields whose stable id is listed; values of the record after the change, else before. */
-function selectFields(event: RecordEvent, fieldIds: readonly string[], resource: Resource | undefined): Record<string, PayloadField> {
+function selectFields(
+  event: RecordEvent,
+  fieldIds: readonly string[],
+  resource: Resource | undefined,
+): Record<string, PayloadField> {
   const fields: Record<string, PayloadField> = {};
   if (!resource) return fields;
   const wanted = new Set(fieldIds);

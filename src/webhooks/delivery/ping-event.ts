@@ -17,7 +17,12 @@ export function pingEvent(subscription: WebhookSubscription, requestId: string |
     createdAt: new Date().toISOString(),
     data: {
       old: null,
-      new: { id: subscription.id, name: subscription.name, url: subscription.url, eventPattern: subscription.eventPattern },
+      new: {
+        id: subscription.id,
+        name: subscription.name,
+        url: subscription.url,
+        eventPattern: subscription.eventPattern,
+      },
       changes: { added: [], updated: [], removed: [] },
     },
     sessionVariables: { userId: null, role: 'admin' },

@@ -31,5 +31,7 @@ export function matchEventPattern(pattern: string, eventType: string): boolean {
   const dot = eventType.indexOf('.');
   if (dot < 0) return false;
   const [resource, kind] = pattern.split('.');
-  return (resource === '*' || resource === eventType.slice(0, dot)) && (kind === '*' || kind === eventType.slice(dot + 1));
+  return (
+    (resource === '*' || resource === eventType.slice(0, dot)) && (kind === '*' || kind === eventType.slice(dot + 1))
+  );
 }
