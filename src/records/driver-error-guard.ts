@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
 import { classifyDriverError } from '../store/driver-failure.ts';
 import type { StoreDialect } from '../store/store-dialect.ts';
+import { KeyAnswered } from '../idempotency/key-answered.ts';
 import { RecordFailure, recordFailureOf } from './record-failure.ts';
 
 /** A one-statement write whose conditions failed (a reference missing, the row changed since read): nothing was written. */
@@ -13,7 +14,14 @@ export async function guard<T>(dialect: StoreDialect, code: ErrorCode, work: () 
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ApiError || error instanceof NotApplied || error instanceof RecordFailure) throw error;
+    // KeyAnswered: the write was abandoned for an Idempotency-Key's kept answer, which the caller replays.
+    if (
+      error instanceof ApiError ||
+      error instanceof NotApplied ||
+      error instanceof KeyAnswered ||
+      error instanceof RecordFailure
+    )
+      throw error;
     throw recordFailureOf(classifyDriverError(dialect, error), code, error);
   }
 }
