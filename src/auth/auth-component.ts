@@ -1,5 +1,5 @@
 // The identity component and API keys as the rest of the service sees them.
-import type { AdminPrincipal, KeyPrincipal, Principal } from './principal.ts';
+import type { AdminPrincipal, KeyPrincipal, Principal } from '../model/principal.ts';
 import type { TokenRequest } from './keys/token-request.ts';
 import type { IssuedApiKey } from './keys/api-key-issuer.ts';
 import type { UserDirectory } from './identity/user-directory.ts';
@@ -61,7 +61,12 @@ export interface AuthComponent {
    * Runs another check of a password (a /token replay opens its sealed answer with it) under the same
    * login throttle, so it cannot be used to guess passwords faster; `failed` tells a wrong password.
    */
-  guardPasswordCheck<T>(email: string, clientAddress: string, check: () => Promise<T>, failed: (error: unknown) => boolean): Promise<T>;
+  guardPasswordCheck<T>(
+    email: string,
+    clientAddress: string,
+    check: () => Promise<T>,
+    failed: (error: unknown) => boolean,
+  ): Promise<T>;
   /** Users for the admin API and the CLI. */
   readonly users: UserDirectory;
   /** API keys for the admin API. */

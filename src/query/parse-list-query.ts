@@ -7,12 +7,20 @@ import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
 import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
-import { allOf, type FilterNode } from './filter-node.ts';
+import { allOf, type FilterNode } from '../model/filter-node.ts';
 import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { parseKeysetPage } from './keyset-cursor.ts';
 import { isCompoundParameter } from './compound-parameter-names.ts';
-import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
+import {
+  DEFAULT_LIMIT,
+  MAX_FILTERS,
+  MAX_IN_VALUES,
+  MAX_LIMIT,
+  MAX_QUERY_VALUES,
+  type ListQuery,
+  type SortKey,
+} from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
 
@@ -20,7 +28,11 @@ export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OP
 const IGNORED = new Set(['events', 'token', 'lastEventId']);
 
 // A Map, not an object literal: a parameter named `constructor` or `toString` must not find Object's members.
-const SYSTEM_TYPES: ReadonlyMap<string, FieldType> = new Map([['id', uuidField], ['created_at', datetimeField], ['updated_at', datetimeField]]);
+const SYSTEM_TYPES: ReadonlyMap<string, FieldType> = new Map([
+  ['id', uuidField],
+  ['created_at', datetimeField],
+  ['updated_at', datetimeField],
+]);
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -31,8 +43,11 @@ export function parseListQuery(
   likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
 ): ListQuery {
   const issues: ErrorIssue[] = [];
-  const fail = (parameter: string, detail: string, code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS') =>
-    issues.push({ parameter, detail, code });
+  const fail = (
+    parameter: string,
+    detail: string,
+    code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS',
+  ) => issues.push({ parameter, detail, code });
   const single = (name: string): string | undefined => {
     const value = raw[name];
     if (Array.isArray(value)) {
@@ -41,7 +56,8 @@ export function parseListQuery(
     }
     return value;
   };
-  const fieldTypeOf = (field: string): FieldType | undefined => SYSTEM_TYPES.get(field) ?? resource.fields.get(field)?.type;
+  const fieldTypeOf = (field: string): FieldType | undefined =>
+    SYSTEM_TYPES.get(field) ?? resource.fields.get(field)?.type;
   const isReadable = (field: string) => SYSTEM_TYPES.has(field) || readable.has(field);
 
   const integerParam = (names: string[], fallback: number, min: number, max: number): number => {
@@ -55,7 +71,10 @@ export function parseListQuery(
     const text = single(name);
     if (text === undefined) return fallback;
     if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-      fail(name, `Parameter '${name}' must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`);
+      fail(
+        name,
+        `Parameter '${name}' must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`,
+      );
       return fallback;
     }
     return Number(text);
@@ -96,7 +115,12 @@ export function parseListQuery(
   let listValues = 0;
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(name)) continue;
-    if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]', 'page[after]', 'page[before]'].includes(name)) continue;
+    if (
+      ['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]', 'page[after]', 'page[before]'].includes(
+        name,
+      )
+    )
+      continue;
     // `include` and `fields[<type>]` shape the document, not the rows (parse-compound-query.ts); links carry them.
     if (isCompoundParameter(name)) {
       if (!Array.isArray(value)) carriedNames.add(name);
@@ -151,21 +175,25 @@ export function parseListQuery(
         const problem = likePatternProblem(text, likeLimits);
         if (problem !== null) throw new Error(problem);
         parsed = text;
-      }
-      else if (!ignoresValue) parsed = type.parse(text, definition);
+      } else if (!ignoresValue) parsed = type.parse(text, definition);
       conditions.push({ kind: 'condition', field, op, value: parsed });
     } catch (error) {
       fail(name, `Invalid value for '${name}': ${(error as Error).message}`);
     }
   }
   const keyset = parseKeysetPage(
-    { after: single('page[after]'), before: single('page[before]'), offsetGiven: raw._offset !== undefined || raw['page[offset]'] !== undefined },
+    {
+      after: single('page[after]'),
+      before: single('page[before]'),
+      offsetGiven: raw._offset !== undefined || raw['page[offset]'] !== undefined,
+    },
     sort,
     resource,
     fail,
   );
   if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
-  if (listValues > MAX_QUERY_VALUES) fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
+  if (listValues > MAX_QUERY_VALUES)
+    fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
 
   if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
   // Links repeat the parameters in the order the caller gave them.

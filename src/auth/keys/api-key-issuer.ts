@@ -5,7 +5,7 @@ import type { SvcConfig } from '../../config/config-types.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Identity } from '../identity/identity.ts';
 import { verifyCredentials } from '../identity/verify-credentials.ts';
-import type { KeyPermissions } from '../principal.ts';
+import type { KeyPermissions } from '../../model/principal.ts';
 import type { LoginOutcome } from '../rate-limit/login-throttle.ts';
 import { hashToken } from '../token-hash.ts';
 import { generateApiKey } from './api-key-format.ts';
