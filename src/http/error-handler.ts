@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import { errorDocument } from '../errors/error-document.ts';
+import { refusalAsApiError } from '../errors/refusal.ts';
 import { asJsonApi } from './json-api.ts';
 
 /** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
@@ -27,6 +28,9 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  // A custom route's refusal (docs/hooks.md).
+  const refused = refusalAsApiError(error);
+  if (refused) return refused;
   const mapped = fromFastifyError(error as FastifyError);
   if (mapped) return mapped;
   return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred', { cause: error });

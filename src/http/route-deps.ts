@@ -13,6 +13,7 @@ import type { DefinitionSync } from '../cluster/definition-sync.ts';
 import type { StreamRegistry } from '../stream/stream-registry.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
+import type { HookRunner } from '../hooks/hook-runner.ts';
 
 export interface ConfigDep {
   readonly config: SvcConfig;
@@ -60,4 +61,8 @@ export interface IdempotencyDep {
 
 export interface LogDep {
   readonly log: FastifyBaseLogger;
+}
+
+export interface HooksDep {
+  readonly hooks: HookRunner;
 }
