@@ -28,7 +28,12 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const { logger, startWorkers, ...runtimeOptions } = options;
   const log = createServiceLogger(logger);
   const runtime = await createRuntime({ ...runtimeOptions, log });
-  const app = await mountApp(runtime, logger ? { log } : {});
+  // A route that cannot be mounted (a hooks file's route that shadows a generated one) ends the start:
+  // the runtime built for it must not keep the process alive.
+  const app = await mountApp(runtime, logger ? { log } : {}).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
+  });
   if (startWorkers !== false) await runtime.start();
   return { app, ctx: runtime.context };
 }

@@ -92,7 +92,14 @@ export async function startHooksApp(dialect: TestDialect, hooksSource: string, o
       done();
     },
   });
-  const { app, ctx } = await buildApp({ config, configFile, logger: { level: 'info', stream } });
+  const built = await buildApp({ config, configFile, logger: { level: 'info', stream } }).catch(async (error: unknown) => {
+    if (!shared) {
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    throw error;
+  });
+  const { app, ctx } = built;
   await app.ready();
   const headers = new Map<string, string>();
   return {

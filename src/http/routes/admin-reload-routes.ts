@@ -46,7 +46,7 @@ export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: AuthD
       }
       if (hooks) ctx.hooks.replace(hooks.set);
       request.log.info({ changed, file, hooks: hooks?.file }, 'resource definitions reloaded through the admin API');
-      return jsonApiAnswer(reply, 200, { meta: { changed, source: file, resources: Object.keys(config.resources), hooks: hooks?.file ?? null } });
+      return jsonApiAnswer(reply, 200, { meta: { changed, source: file, resources: Object.keys(config.resources), ...(hooks ? { hooks: hooks.file } : {}) } });
     });
   });
 }
