@@ -5,8 +5,30 @@ import { errorDocument } from '../errors/error-document.ts';
 import { refusalAsApiError } from '../errors/refusal.ts';
 import { asJsonApi } from './json-api.ts';
 
-/** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
+/**
+ * A route schema's refusal (a custom route's `schema`, docs/hooks.md): each problem with where it is,
+ * a pointer into the body or the parameter's name.
+ */
+function fromValidation(error: FastifyError): ApiError | undefined {
+  const problems = error.validation;
+  if (!Array.isArray(problems) || problems.length === 0) return undefined;
+  const where = error.validationContext;
+  const issues = problems.slice(0, 20).map((problem) => {
+    const path = typeof problem.instancePath === 'string' ? problem.instancePath : '';
+    const missing = (problem.params as { missingProperty?: unknown } | undefined)?.missingProperty;
+    const member = typeof missing === 'string' ? `${path}/${missing}` : path;
+    const detail = `${member === '' ? where ?? 'request' : member.slice(1).replaceAll('/', '.')} ${problem.message ?? 'is not valid'}`;
+    if (where === 'body') return { detail, pointer: member === '' ? '/' : member };
+    return { detail, parameter: member.replace(/^\//, '').split('/')[0] || String(where) };
+  });
+  if (where === 'body') return new ApiError('INVALID_RESOURCE_DATA', issues);
+  return new ApiError('INVALID_QUERY_PARAMS', issues);
+}
+
+/** Fastify's own errors (body parsing, limits, content type, route schemas) mapped to our codes. */
 function fromFastifyError(error: FastifyError): ApiError | undefined {
+  const invalid = fromValidation(error);
+  if (invalid) return invalid;
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('PAYLOAD_TOO_LARGE', 'Request body is larger than the configured limit');

@@ -40,6 +40,14 @@ const HOOKS = hooksModule(`{
     app.get('/v1/articles/:id/refuse', { auth: 'any' }, async () => {
       throw new ApiError(418, 'NOT_A_TEAPOT', 'Refused by the route', { parameter: 'id' });
     });
+    app.post('/v1/articles/:id/rate', {
+      auth: 'key',
+      schema: {
+        params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } } },
+        querystring: { type: 'object', properties: { notify: { type: 'boolean' } } },
+        body: { type: 'object', required: ['stars'], additionalProperties: false, properties: { stars: { type: 'integer', minimum: 1, maximum: 5 } } },
+      },
+    }, async (request) => ({ meta: { stars: request.body.stars } }));
     app.get('/v1/articles/:id/crash', { auth: 'key' }, async () => {
       throw new Error('route crash secret');
     });
@@ -115,6 +123,28 @@ for (const dialect of testDialects()) {
       assert.doesNotMatch(crash.body, /route crash secret/);
     });
 
+    it("a route's schema refuses bad input as JSON:API errors naming the member or parameter, after authentication", async () => {
+      const rate = (url: string, payload: unknown, auth: string | undefined = user) => t.request({ method: 'POST', url, payload: payload as Record<string, unknown>, auth });
+      const ok = await rate(`/v1/articles/${articleId}/rate?notify=true`, { stars: 4 });
+      assert.equal(ok.statusCode, 200, ok.body);
+      assert.deepEqual(ok.json().meta, { stars: 4 });
+      const tooMany = await rate(`/v1/articles/${articleId}/rate`, { stars: 9 });
+      assert.equal(tooMany.statusCode, 400);
+      assert.equal(tooMany.json().errors[0].code, 'INVALID_RESOURCE_DATA');
+      assert.equal(tooMany.json().errors[0].source.pointer, '/stars');
+      const missing = await rate(`/v1/articles/${articleId}/rate`, {});
+      assert.equal(missing.statusCode, 400);
+      assert.equal(missing.json().errors[0].source.pointer, '/stars');
+      const query = await rate(`/v1/articles/${articleId}/rate?notify=perhaps`, { stars: 1 });
+      assert.equal(query.statusCode, 400);
+      assert.deepEqual([query.json().errors[0].code, query.json().errors[0].source.parameter], ['INVALID_QUERY_PARAMS', 'notify']);
+      const param = await rate('/v1/articles/not-an-id/rate', { stars: 1 });
+      assert.equal(param.statusCode, 400);
+      assert.equal(param.json().errors[0].source.parameter, 'id');
+      const anonymous = await rate(`/v1/articles/${articleId}/rate`, { stars: 9 }, '');
+      assert.equal(anonymous.statusCode, 401);
+    });
+
     it('a route with a schema is in /openapi.json (a valid document), one without is not', async () => {
       const response = await t.request({ method: 'GET', url: '/openapi.json' });
       const document = response.json();
@@ -124,6 +154,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(operation.security, [{ bearer: [] }]);
       assert.equal(operation.parameters[0].name, 'id');
       assert.equal(document.paths['/v1/articles/{id}/restock'], undefined);
+      assert.deepEqual(Object.keys(document.paths['/v1/articles/{id}/rate'].post.requestBody.content), ['application/json']);
       const result = await new Validator().validate(document);
       assert.equal(result.valid, true, JSON.stringify(result.errors));
     });

@@ -12,7 +12,10 @@ const HOOKS = hooksModule(`{
     async beforeCreate({ values, caller, records, resource, previous }) {
       globalThis.__hookSeen?.push({ caller, records, resource, previous, keys: Object.keys(arguments[0]).sort(), accessorKeys: Object.keys(records('articles')).sort() });
       values.slug ??= values.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-      if (values.title === 'boom') throw new Error('kaboom in a hook');
+      if (values.title === 'boom') {
+        globalThis.__boomRuns = (globalThis.__boomRuns ?? 0) + 1;
+        throw new Error('kaboom in a hook');
+      }
       if (values.title === 'bad type') values.slug = 42;
       if (values.title === 'slow') {
         await globalThis.__slowGate;
@@ -53,6 +56,7 @@ declare global {
   var __slowGate: Promise<void> | undefined;
   var __lateCall: Promise<string> | undefined;
   var __deleteCaller: unknown;
+  var __boomRuns: number | undefined;
 }
 
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
@@ -241,6 +245,7 @@ for (const dialect of testDialects()) {
         const product = (await create('products', { name: 'Grouped', stock: 100 })).json().data;
         const audits = await count('audit');
         const articles = await count('articles');
+        globalThis.__boomRuns = 0;
         // One turn: the writes share a group; the failing one sits between the others.
         const responses = await Promise.all([
           create('articles', { title: 'Group A' }),
@@ -253,6 +258,8 @@ for (const dialect of testDialects()) {
         assert.equal(await count('articles'), articles + 2);
         assert.equal(await count('audit'), audits + 1);
         assert.equal((await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes.stock, 93);
+        // The failing hook's write is its own failure: the group's second run does not run it again.
+        assert.equal(globalThis.__boomRuns, 1);
       });
     }
   });
