@@ -209,10 +209,9 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       },
     },
     hooks: {
-      description: 'A JavaScript module (.mjs or .js) whose default export is the hooks and custom routes, relative to the config file.',
+      description: 'A JavaScript module (.mjs or .js) whose default export is the hooks and custom routes, relative to the config file. Empty: none.',
       type: 'string',
-      minLength: 1,
-      pattern: '\\.(mjs|js|cjs|mts|ts)$',
+      pattern: '^$|\\.(mjs|js|cjs|mts|ts)$',
     },
     adminToken: {
       description: 'SVC_ADMIN_TOKEN overrides. Empty: a stored token is generated at first start and printed once.',

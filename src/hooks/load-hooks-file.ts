@@ -19,7 +19,7 @@ let loads = 0;
 
 /** The hooks file a config names, resolved against the config file's folder (else the working directory); undefined when it names none. */
 export function hooksFileOf(config: SvcConfig, configFile: string | undefined): string | undefined {
-  if (config.hooks === undefined) return undefined;
+  if (config.hooks === undefined || config.hooks === '') return undefined;
   return resolve(configFile === undefined ? process.cwd() : dirname(configFile), config.hooks);
 }
 
