@@ -3,7 +3,7 @@
 // apply its resource definitions here; every other node on the database adopts them. The hooks file
 // it names is loaded again here (each node loads its own). Other settings take effect at the next start.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, DefinitionsDep, HooksDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { loadConfiguredHooks } from '../../hooks/hooks-loader.ts';
 import { HooksFileError } from '../../hooks/load-hooks-file.ts';
 import { HooksDefinitionError } from '../../hooks/hook-set.ts';
@@ -11,10 +11,10 @@ import { ConfigError } from '../../config/load-config.ts';
 import { loadConfig } from '../../resources/config-loader.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/destructive-change.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
-export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: AuthDep & DefinitionsDep & HooksDep): Promise<void> {
+export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'definitions' | 'hooks'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.post('/admin/reload', async (request, reply) => {

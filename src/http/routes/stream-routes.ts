@@ -3,7 +3,7 @@
 // so failures are ordinary JSON:API errors; after that the response is hijacked and written as SSE, for
 // as long as the caller's key and role stand (stream-registry.ts ends it when they no longer do).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthDep, ConfigDep, EventsDep, LogDep, RegistryDep, StreamsDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { parseStreamQuery, type StreamRawQuery } from '../../stream/stream-query.ts';
@@ -11,13 +11,13 @@ import { createEventView } from '../../stream/event-view.ts';
 import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
 import type { RevokeReason, StreamRegistry } from '../../stream/stream-registry.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { refusingRoute } from '../refusing-route.ts';
-import { authorizeAction } from '../authorize-action.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { refusingRoute } from '../guards/refusing-route.ts';
+import { authorizeAction } from '../guards/authorize-action.ts';
 
 type StreamParams = { resource: string };
 
-type StreamRouteDeps = ConfigDep & AuthDep & RegistryDep & EventsDep & StreamsDep & LogDep;
+type StreamRouteDeps = Pick<AppContext, 'config' | 'auth' | 'registry' | 'events' | 'streams' | 'log'>;
 
 /** A client that stops reading is dropped past either bound (it resumes with Last-Event-ID). */
 export const STREAM_MAX_QUEUED_MESSAGES = 1000;
@@ -33,6 +33,7 @@ const SSE_HEADERS = {
 const REVOKED_REASONS: Record<RevokeReason, string> = {
   revoked: 'The API key or its owner changed; reconnect to be authorized again.',
   expired: 'The API key expired.',
+  narrowed: 'The resource definitions changed what this stream may read; reconnect to be authorized again.',
 };
 
 /** Access changes heard before each stream request was authenticated (see StreamRegistry.changes). */
@@ -83,7 +84,10 @@ async function openStream(
   );
   const view = createEventView(resource, grant, query);
   const roleHeader = request.headers['x-service-role'];
-  const slot = registry.register(principal, Array.isArray(roleHeader) ? roleHeader[0] : roleHeader, changesSeenAt.get(request) ?? -1);
+  // Nothing is awaited between looking the resource up and registering: a reload (a synchronous swap)
+  // either came before, and the grant is the new one, or comes after and finds this stream registered.
+  const read = { resource, grant, fields: query.fields, deletedAt: query.deletedAt };
+  const slot = registry.register(principal, Array.isArray(roleHeader) ? roleHeader[0] : roleHeader, changesSeenAt.get(request) ?? -1, read);
 
   reply.hijack();
   const { stream } = ctx.config;
