@@ -36,7 +36,8 @@ export interface Svc {
 }
 
 export async function createSvc(options: CreateSvcOptions): Promise<Svc> {
-  if ((options.config === undefined) === (options.configPath === undefined)) throw new TypeError('createSvc: give one of config and configPath');
+  if ((options.config === undefined) === (options.configPath === undefined))
+    throw new TypeError('createSvc: give one of config and configPath');
   let config: SvcConfig;
   let configFile: string | undefined;
   if (options.configPath !== undefined) {

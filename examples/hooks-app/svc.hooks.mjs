@@ -1,7 +1,12 @@
 // The application's logic, in svc's write transaction and on svc's own server.
 import { defineHooks, ApiError } from 'svc';
 
-const slugify = (text) => text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slugify = (text) =>
+  text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export default defineHooks({
   posts: {
@@ -13,7 +18,9 @@ export default defineHooks({
     async beforeUpdate({ values, previous }) {
       const body = values.body !== undefined ? values.body : previous.body;
       if (values.status === 'published' && !body) {
-        throw new ApiError(422, 'EMPTY_POST', 'A post needs a body before it is published', { pointer: '/data/attributes/body' });
+        throw new ApiError(422, 'EMPTY_POST', 'A post needs a body before it is published', {
+          pointer: '/data/attributes/body',
+        });
       }
     },
   },

@@ -25,8 +25,12 @@ export class Refusal extends Error {
   constructor(status: number, code: string, detail: string, source: RefusalSource = {}) {
     super(detail);
     // A bad refusal is the application's bug: it is thrown as a TypeError, which answers 500.
-    if (!Number.isInteger(status) || status < 400 || status > 599) throw new TypeError(`ApiError: status must be an integer from 400 to 599, got ${String(status)}`);
-    if (typeof code !== 'string' || !CODE_PATTERN.test(code)) throw new TypeError(`ApiError: code must be upper-case letters, digits and underscores (e.g. OUT_OF_STOCK), got ${JSON.stringify(code)}`);
+    if (!Number.isInteger(status) || status < 400 || status > 599)
+      throw new TypeError(`ApiError: status must be an integer from 400 to 599, got ${String(status)}`);
+    if (typeof code !== 'string' || !CODE_PATTERN.test(code))
+      throw new TypeError(
+        `ApiError: code must be upper-case letters, digits and underscores (e.g. OUT_OF_STOCK), got ${JSON.stringify(code)}`,
+      );
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
@@ -46,5 +50,9 @@ function isRefusal(error: unknown): error is Refusal {
 /** The refusal as the ApiError the HTTP layer answers, or undefined when `error` is not one. */
 export function refusalAsApiError(error: unknown): ApiError | undefined {
   if (!isRefusal(error)) return undefined;
-  return new ApiError('HOOK_REFUSED', { detail: error.detail, ...error.source }, { chosen: { status: error.status, code: error.code } });
+  return new ApiError(
+    'HOOK_REFUSED',
+    { detail: error.detail, ...error.source },
+    { chosen: { status: error.status, code: error.code } },
+  );
 }

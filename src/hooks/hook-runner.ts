@@ -18,8 +18,16 @@ import type { AfterContext, HookName, Records } from './hook-types.ts';
 import { AccessorLifetime, accessorErrors, createRecords } from './record-accessor.ts';
 import { serviceTarget } from './service-target.ts';
 
-const BEFORE: Readonly<Record<WriteKind, HookName>> = { create: 'beforeCreate', update: 'beforeUpdate', delete: 'beforeDelete' };
-const AFTER: Readonly<Record<EventKind, HookName>> = { created: 'afterCreate', updated: 'afterUpdate', deleted: 'afterDelete' };
+const BEFORE: Readonly<Record<WriteKind, HookName>> = {
+  create: 'beforeCreate',
+  update: 'beforeUpdate',
+  delete: 'beforeDelete',
+};
+const AFTER: Readonly<Record<EventKind, HookName>> = {
+  created: 'afterCreate',
+  updated: 'afterUpdate',
+  deleted: 'afterDelete',
+};
 
 /** Hooks that write records whose hooks write records…: a chain this deep is a loop. */
 export const MAX_HOOK_DEPTH = 8;
@@ -64,7 +72,10 @@ export class HookRunner implements WriteHooks {
   }
 
   /** Checks a definition against `resourceNames` (default: those defined now); HooksDefinitionError names every problem. */
-  compile(definition: unknown, resourceNames: readonly string[] = this.#registry.all().map((resource) => resource.name)): HookSet {
+  compile(
+    definition: unknown,
+    resourceNames: readonly string[] = this.#registry.all().map((resource) => resource.name),
+  ): HookSet {
     return HookSet.of(definition, resourceNames);
   }
 
@@ -100,7 +111,12 @@ export class HookRunner implements WriteHooks {
     const hooks = this.#set.hooks(write.resource.name, BEFORE[write.kind]);
     if (hooks.length === 0) return;
     if (write.depth > MAX_HOOK_DEPTH) {
-      throw markOwnFailure(new ApiError('HOOK_FAILED', `Hooks wrote records ${MAX_HOOK_DEPTH} levels deep (a hook that writes its own resource?); nothing was written`));
+      throw markOwnFailure(
+        new ApiError(
+          'HOOK_FAILED',
+          `Hooks wrote records ${MAX_HOOK_DEPTH} levels deep (a hook that writes its own resource?); nothing was written`,
+        ),
+      );
     }
     const lifetime = new AccessorLifetime();
     const context = {
@@ -129,8 +145,17 @@ export class HookRunner implements WriteHooks {
       lifetime.close();
       await lifetime.settled();
       this.#failures.inc({ hook: hook.name, resource: hook.owner });
-      this.#log.warn({ hook: hook.name, resource: hook.owner, requestId: meta.requestId, timeoutMs: this.#timeoutMs }, 'a hook ran out of time; the write was refused');
-      throw markOwnFailure(new ApiError('HOOK_TIMEOUT', `The ${hook.name} hook of ${hook.owner} ran longer than ${this.#timeoutMs} ms; nothing was written`, { headers: { 'Retry-After': '1' } }));
+      this.#log.warn(
+        { hook: hook.name, resource: hook.owner, requestId: meta.requestId, timeoutMs: this.#timeoutMs },
+        'a hook ran out of time; the write was refused',
+      );
+      throw markOwnFailure(
+        new ApiError(
+          'HOOK_TIMEOUT',
+          `The ${hook.name} hook of ${hook.owner} ran longer than ${this.#timeoutMs} ms; nothing was written`,
+          { headers: { 'Retry-After': '1' } },
+        ),
+      );
     } catch (error) {
       throw this.#answerFor(hook, error, meta);
     } finally {
@@ -147,7 +172,13 @@ export class HookRunner implements WriteHooks {
     if (error instanceof ApiError && (error.code === 'HOOK_TIMEOUT' || error.code === 'HOOK_FAILED')) return error;
     this.#failures.inc({ hook: hook.name, resource: hook.owner });
     const where = meta.requestId === undefined ? '' : ` under request id ${meta.requestId}`;
-    return markOwnFailure(new ApiError('HOOK_FAILED', `The ${hook.name} hook of ${hook.owner} failed; nothing was written (the log has the cause${where})`, { cause: error }));
+    return markOwnFailure(
+      new ApiError(
+        'HOOK_FAILED',
+        `The ${hook.name} hook of ${hook.owner} failed; nothing was written (the log has the cause${where})`,
+        { cause: error },
+      ),
+    );
   }
 
   /** After hooks of committed events: run later, apart from the request; a failure is logged and counted. */
@@ -164,7 +195,16 @@ export class HookRunner implements WriteHooks {
         setImmediate(() => {
           void (async () => hook.run(context as never))().catch((error: unknown) => {
             this.#failures.inc({ hook: hook.name, resource: hook.owner });
-            this.#log.error({ err: error, hook: hook.name, resource: hook.owner, eventId: event.id, requestId: event.traceContext.requestId }, 'an after-commit hook failed; the write stays');
+            this.#log.error(
+              {
+                err: error,
+                hook: hook.name,
+                resource: hook.owner,
+                eventId: event.id,
+                requestId: event.traceContext.requestId,
+              },
+              'an after-commit hook failed; the write stays',
+            );
           });
         });
       }

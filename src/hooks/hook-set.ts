@@ -1,7 +1,7 @@
 // A hooks definition checked and indexed: which functions run for a resource's write, '*' first. Built
 // once per load, so a write asks a Map, never the application's object (whose keys are user text).
 import { isRecord } from '../tools/is-record.ts';
-import { HOOK_NAMES, type HookName, type HooksDefinition, type RoutesFunction } from './hook-types.ts';
+import { HOOK_NAMES, type HookName, type RoutesFunction } from './hook-types.ts';
 
 // The functions are the application's, with its own argument types: the runner calls them with the
 // matching context (hook-runner.ts), so here they are kept as functions of one argument.
@@ -30,14 +30,18 @@ const KNOWN = new Set<string>(HOOK_NAMES);
 
 export class HookSet {
   readonly routes: RoutesFunction | undefined;
-  readonly #star: ReadonlyMap<HookName, NamedHook> ;
+  readonly #star: ReadonlyMap<HookName, NamedHook>;
   readonly #own: ReadonlyMap<string, ReadonlyMap<HookName, NamedHook>>;
   /** Per resource: '*' and its own, built on first use. */
   readonly #combined = new Map<string, HooksOf>();
 
   static readonly EMPTY = new HookSet(new Map(), new Map(), undefined);
 
-  private constructor(star: ReadonlyMap<HookName, NamedHook>, own: ReadonlyMap<string, ReadonlyMap<HookName, NamedHook>>, routes: RoutesFunction | undefined) {
+  private constructor(
+    star: ReadonlyMap<HookName, NamedHook>,
+    own: ReadonlyMap<string, ReadonlyMap<HookName, NamedHook>>,
+    routes: RoutesFunction | undefined,
+  ) {
     this.#star = star;
     this.#own = own;
     this.routes = routes;
@@ -45,7 +49,8 @@ export class HookSet {
 
   /** Checks `definition` against the resources defined now; throws HooksDefinitionError naming every problem. */
   static of(definition: unknown, resourceNames: readonly string[]): HookSet {
-    if (!isRecord(definition)) throw new HooksDefinitionError(['the default export must be an object: export default defineHooks({ ... })']);
+    if (!isRecord(definition))
+      throw new HooksDefinitionError(['the default export must be an object: export default defineHooks({ ... })']);
     const problems: string[] = [];
     const resources = new Set(resourceNames);
     let routes: RoutesFunction | undefined;
@@ -59,7 +64,9 @@ export class HookSet {
         continue;
       }
       if (key !== '*' && !resources.has(key)) {
-        problems.push(`hooks for '${key}': no such resource (the resources are ${[...resources].join(', ') || 'none'})`);
+        problems.push(
+          `hooks for '${key}': no such resource (the resources are ${[...resources].join(', ') || 'none'})`,
+        );
         continue;
       }
       if (!isRecord(value)) {
@@ -91,7 +98,9 @@ export class HookSet {
     if (!combined) {
       const built = new Map<HookName, NamedHook[]>();
       for (const hookName of HOOK_NAMES) {
-        const list = [this.#star.get(hookName), this.#own.get(resource)?.get(hookName)].filter((hook): hook is NamedHook => hook !== undefined);
+        const list = [this.#star.get(hookName), this.#own.get(resource)?.get(hookName)].filter(
+          (hook): hook is NamedHook => hook !== undefined,
+        );
         if (list.length > 0) built.set(hookName, list);
       }
       combined = built;

@@ -4,7 +4,9 @@ import type { FastifyReply, FastifyRequest, FastifySchema, RouteShorthandOptions
 import type { RecordEvent, RecordValues } from '../events/record-event.ts';
 
 /** Who makes the request: an API key's or token's user, or the admin token. Never a secret. */
-export type Caller = { readonly userId: string; readonly role: string; readonly keyId: string; readonly admin?: undefined } | { readonly admin: true };
+export type Caller =
+  | { readonly userId: string; readonly role: string; readonly keyId: string; readonly admin?: undefined }
+  | { readonly admin: true };
 
 /** A list query as an object (`{ status: 'published', _sort: '-created_at' }`) or a query string (`status=published&_limit=5`). */
 export type ListQueryInput = string | Readonly<Record<string, string | number | boolean | readonly string[]>>;
@@ -71,7 +73,14 @@ export interface ResourceHooks {
   afterDelete?: Hook<AfterContext>;
 }
 
-export const HOOK_NAMES = ['beforeCreate', 'beforeUpdate', 'beforeDelete', 'afterCreate', 'afterUpdate', 'afterDelete'] as const;
+export const HOOK_NAMES = [
+  'beforeCreate',
+  'beforeUpdate',
+  'beforeDelete',
+  'afterCreate',
+  'afterUpdate',
+  'afterDelete',
+] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 
 /**

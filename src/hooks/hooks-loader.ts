@@ -10,7 +10,11 @@ import { hooksFileOf, importHooksFile } from './load-hooks-file.ts';
  * The hooks `config` names (relative to `configFile`), checked against its resources; undefined when
  * it names none (the hooks in force stay: createSvc's object, or none).
  */
-export async function loadConfiguredHooks(runner: HookRunner, config: SvcConfig, configFile: string | undefined): Promise<{ set: HookSet; file: string } | undefined> {
+export async function loadConfiguredHooks(
+  runner: HookRunner,
+  config: SvcConfig,
+  configFile: string | undefined,
+): Promise<{ set: HookSet; file: string } | undefined> {
   const file = hooksFileOf(config, configFile);
   if (file === undefined) return undefined;
   const definition = await importHooksFile(file);

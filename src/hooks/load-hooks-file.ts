@@ -34,6 +34,7 @@ export async function importHooksFile(file: string): Promise<unknown> {
     const reason = error instanceof Error ? error.message : String(error);
     throw new HooksFileError(file, `cannot be loaded: ${reason}`, error);
   }
-  if (namespace.default === undefined) throw new HooksFileError(file, 'has no default export: export default defineHooks({ ... })');
+  if (namespace.default === undefined)
+    throw new HooksFileError(file, 'has no default export: export default defineHooks({ ... })');
   return namespace.default;
 }

@@ -1,9 +1,3 @@
-// `records(name, { as })`: the record accessor hooks and custom routes get. It names a resource by its
-// name (looked up in the registry, never on a plain object) and acts as the caller or, asked
-// explicitly, as the system. A hook's accessor is bound to the write's transaction and closes when the
-// hook is over: a call after that (a hook that ran out of time) is refused, and the write waits for
-// the calls in flight before it gives up the transaction.
-import type { RecordValues } from '../events/record-event.ts';
 import type { RawQuery } from '../query/parse-list-query.ts';
 import type { Actor, RequestMeta, WriteScope } from '../records/record-service.ts';
 import type { Resource } from '../resources/resource.ts';
@@ -35,7 +29,10 @@ export class AccessorLifetime {
   }
 
   async track<T>(what: string, call: () => Promise<T>): Promise<T> {
-    if (this.#closed) throw new Error(`records: ${what} after the hook was over (a hook must await its calls, and finish within server.hookTimeoutMs)`);
+    if (this.#closed)
+      throw new Error(
+        `records: ${what} after the hook was over (a hook must await its calls, and finish within server.hookTimeoutMs)`,
+      );
     this.#pending++;
     try {
       return await call();
@@ -52,10 +49,18 @@ export class AccessorLifetime {
 /** Errors an accessor call threw: a hook that lets one through is answered as that error, not as its own failure. */
 export const accessorErrors = new WeakSet<object>();
 
-export function createRecords(registry: ResourceRegistry, target: AccessorTarget, meta: RequestMeta | undefined, lifetime?: AccessorLifetime): Records {
+export function createRecords(
+  registry: ResourceRegistry,
+  target: AccessorTarget,
+  meta: RequestMeta | undefined,
+  lifetime?: AccessorLifetime,
+): Records {
   return (name, options) => {
     const system = actingAsSystem(options);
-    if (!system && meta === undefined) throw new TypeError(`records('${String(name)}'): there is no caller here; use records('${String(name)}', { as: 'system' })`);
+    if (!system && meta === undefined)
+      throw new TypeError(
+        `records('${String(name)}'): there is no caller here; use records('${String(name)}', { as: 'system' })`,
+      );
     const resource = enabledResource(registry, name);
     const actor: Actor = { meta: meta ?? { principal: { kind: 'admin' } }, system };
     const call = <T>(what: string, work: () => Promise<T>): Promise<T> => {
@@ -89,7 +94,7 @@ function actingAsSystem(options: RecordsOptions | undefined): boolean {
 
 function enabledResource(registry: ResourceRegistry, name: unknown): Resource {
   const resource = typeof name === 'string' ? registry.find(name) : undefined;
-  if (!resource || !resource.enabled) throw new TypeError(`records(${JSON.stringify(name)}): no such resource`);
+  if (!resource?.enabled) throw new TypeError(`records(${JSON.stringify(name)}): no such resource`);
   return resource;
 }
 
@@ -98,7 +103,8 @@ function rawQuery(query: ListQueryInput | undefined): RawQuery {
   const raw: RawQuery = Object.create(null) as RawQuery;
   if (query === undefined) return raw;
   if (typeof query === 'string') {
-    if (query.length > MAX_QUERY_LENGTH) throw new TypeError(`records().list: the query is longer than ${MAX_QUERY_LENGTH} characters`);
+    if (query.length > MAX_QUERY_LENGTH)
+      throw new TypeError(`records().list: the query is longer than ${MAX_QUERY_LENGTH} characters`);
     for (const [key, value] of new URLSearchParams(query)) add(raw, key, value);
     return raw;
   }
@@ -114,4 +120,3 @@ function add(raw: RawQuery, key: string, value: string): void {
   const had = raw[key];
   raw[key] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
 }
-

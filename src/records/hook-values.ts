@@ -14,7 +14,12 @@ export function checkHookValues(resource: Resource, values: RecordValues, mode: 
     if (value === undefined) continue;
     const field = resource.fields.get(name);
     if (!field) {
-      invalid.push({ pointer: pointerTo(name), detail: isSystemColumn(name) ? `'${name}' is set by the server; a hook may not set it` : `${resource.name} has no field '${name}' (set by a hook)` });
+      invalid.push({
+        pointer: pointerTo(name),
+        detail: isSystemColumn(name)
+          ? `'${name}' is set by the server; a hook may not set it`
+          : `${resource.name} has no field '${name}' (set by a hook)`,
+      });
       continue;
     }
     if (value === null) {
@@ -35,7 +40,11 @@ export function checkHookValues(resource: Resource, values: RecordValues, mode: 
   }
   if (mode === 'create') {
     for (const field of resource.fields.values()) {
-      if (field.required && !Object.hasOwn(checked, field.name) && !invalid.some((issue) => issue.pointer === pointerTo(field.name))) {
+      if (
+        field.required &&
+        !Object.hasOwn(checked, field.name) &&
+        !invalid.some((issue) => issue.pointer === pointerTo(field.name))
+      ) {
         invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required` });
       }
     }

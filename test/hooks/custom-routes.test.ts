@@ -64,7 +64,12 @@ for (const dialect of testDialects()) {
       t = await startHooksApp(dialect, HOOKS);
       user = await t.as('user', 'route-user');
       viewer = await t.as('viewer', 'route-viewer');
-      const created = await t.request({ method: 'POST', url: '/v1/articles', auth: user, payload: { title: 'Three word title' } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/articles',
+        auth: user,
+        payload: { title: 'Three word title' },
+      });
       articleId = created.json().data.id;
     });
     after(async () => {
@@ -72,9 +77,17 @@ for (const dialect of testDialects()) {
     });
 
     it('answers a key route as the caller, with the record accessor, request id, CORS and rate-limit headers', async () => {
-      const response = await t.request({ method: 'GET', url: `/v1/articles/${articleId}/summary`, auth: user, headers: { origin: 'http://localhost:5173', 'x-request-id': 'route-req-1' } });
+      const response = await t.request({
+        method: 'GET',
+        url: `/v1/articles/${articleId}/summary`,
+        auth: user,
+        headers: { origin: 'http://localhost:5173', 'x-request-id': 'route-req-1' },
+      });
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.json().data.attributes, { words: 3, caller: { userId: 'route-user', role: 'user', keyId: response.json().data.attributes.caller.keyId } });
+      assert.deepEqual(response.json().data.attributes, {
+        words: 3,
+        caller: { userId: 'route-user', role: 'user', keyId: response.json().data.attributes.caller.keyId },
+      });
       assert.match(response.json().data.attributes.caller.keyId, /.+/);
       assert.equal(response.headers['x-request-id'], 'route-req-1');
       assert.equal(response.headers['access-control-allow-origin'], 'http://localhost:5173');
@@ -85,7 +98,11 @@ for (const dialect of testDialects()) {
       const none = await t.request({ method: 'GET', url: `/v1/articles/${articleId}/summary` });
       assert.equal(none.statusCode, 401);
       assert.equal(none.json().errors[0].code, 'UNAUTHORIZED');
-      const unknown = await t.request({ method: 'GET', url: `/v1/articles/${articleId}/summary`, auth: 'Bearer svc_not_a_key' });
+      const unknown = await t.request({
+        method: 'GET',
+        url: `/v1/articles/${articleId}/summary`,
+        auth: 'Bearer svc_not_a_key',
+      });
       assert.equal(unknown.statusCode, 401);
       const admin = await t.request({ method: 'GET', url: `/v1/articles/${articleId}/summary`, auth: t.admin });
       assert.equal(admin.statusCode, 403);
@@ -93,7 +110,11 @@ for (const dialect of testDialects()) {
     });
 
     it("the accessor acts with the caller's permissions: a read they may not make is 404, a write 403", async () => {
-      const missing = await t.request({ method: 'GET', url: '/v1/articles/0190a8c4-0000-7000-8000-000000000000/summary', auth: user });
+      const missing = await t.request({
+        method: 'GET',
+        url: '/v1/articles/0190a8c4-0000-7000-8000-000000000000/summary',
+        auth: user,
+      });
       assert.equal(missing.statusCode, 404);
       assert.equal(missing.json().errors[0].code, 'RESOURCE_NOT_FOUND');
       const refused = await t.request({ method: 'POST', url: `/v1/articles/${articleId}/restock`, auth: viewer });
@@ -116,7 +137,15 @@ for (const dialect of testDialects()) {
     it("answers a route's refusal as a JSON:API error, and an exception as 500 without its message", async () => {
       const refused = await t.request({ method: 'GET', url: `/v1/articles/${articleId}/refuse`, auth: t.admin });
       assert.equal(refused.statusCode, 418);
-      assert.deepEqual(refused.json().errors, [{ status: '418', code: 'NOT_A_TEAPOT', title: 'Refused', detail: 'Refused by the route', source: { parameter: 'id' } }]);
+      assert.deepEqual(refused.json().errors, [
+        {
+          status: '418',
+          code: 'NOT_A_TEAPOT',
+          title: 'Refused',
+          detail: 'Refused by the route',
+          source: { parameter: 'id' },
+        },
+      ]);
       const crash = await t.request({ method: 'GET', url: `/v1/articles/${articleId}/crash`, auth: user });
       assert.equal(crash.statusCode, 500);
       assert.equal(crash.json().errors[0].code, 'INTERNAL_ERROR');
@@ -124,7 +153,8 @@ for (const dialect of testDialects()) {
     });
 
     it("a route's schema refuses bad input as JSON:API errors naming the member or parameter, after authentication", async () => {
-      const rate = (url: string, payload: unknown, auth: string | undefined = user) => t.request({ method: 'POST', url, payload: payload as Record<string, unknown>, auth });
+      const rate = (url: string, payload: unknown, auth: string | undefined = user) =>
+        t.request({ method: 'POST', url, payload: payload as Record<string, unknown>, auth });
       const ok = await rate(`/v1/articles/${articleId}/rate?notify=true`, { stars: 4 });
       assert.equal(ok.statusCode, 200, ok.body);
       assert.deepEqual(ok.json().meta, { stars: 4 });
@@ -137,7 +167,10 @@ for (const dialect of testDialects()) {
       assert.equal(missing.json().errors[0].source.pointer, '/stars');
       const query = await rate(`/v1/articles/${articleId}/rate?notify=perhaps`, { stars: 1 });
       assert.equal(query.statusCode, 400);
-      assert.deepEqual([query.json().errors[0].code, query.json().errors[0].source.parameter], ['INVALID_QUERY_PARAMS', 'notify']);
+      assert.deepEqual(
+        [query.json().errors[0].code, query.json().errors[0].source.parameter],
+        ['INVALID_QUERY_PARAMS', 'notify'],
+      );
       const param = await rate('/v1/articles/not-an-id/rate', { stars: 1 });
       assert.equal(param.statusCode, 400);
       assert.equal(param.json().errors[0].source.parameter, 'id');
@@ -154,7 +187,9 @@ for (const dialect of testDialects()) {
       assert.deepEqual(operation.security, [{ bearer: [] }]);
       assert.equal(operation.parameters[0].name, 'id');
       assert.equal(document.paths['/v1/articles/{id}/restock'], undefined);
-      assert.deepEqual(Object.keys(document.paths['/v1/articles/{id}/rate'].post.requestBody.content), ['application/json']);
+      assert.deepEqual(Object.keys(document.paths['/v1/articles/{id}/rate'].post.requestBody.content), [
+        'application/json',
+      ]);
       const result = await new Validator().validate(document);
       assert.equal(result.valid, true, JSON.stringify(result.errors));
     });
@@ -178,6 +213,9 @@ describe('a custom route that would shadow a generated one', () => {
   }
 
   it('refuses an unknown auth mode at start', async () => {
-    await assert.rejects(startHooksApp('sqlite', hooksModule(`{ routes(app) { app.get('/x', { auth: 'nobody' }, async () => ({})); } }`)), /auth must be 'key', 'admin', 'any' or 'public'/);
+    await assert.rejects(
+      startHooksApp('sqlite', hooksModule(`{ routes(app) { app.get('/x', { auth: 'nobody' }, async () => ({})); } }`)),
+      /auth must be 'key', 'admin', 'any' or 'public'/,
+    );
   });
 });

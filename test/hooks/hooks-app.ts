@@ -37,7 +37,10 @@ export const SHOP_RESOURCES: Record<string, ResourceDefinition> = {
       quantity: { type: 'integer', minimum: 1, required: true },
       note: { type: 'string' },
     },
-    permissions: { user: { read: true, create: true, update: true, delete: true }, viewer: { read: true, create: true } },
+    permissions: {
+      user: { read: true, create: true, update: true, delete: true },
+      viewer: { read: true, create: true },
+    },
   },
   // Nobody may write it through the API: only a hook acting as the system.
   audit: {
@@ -69,7 +72,11 @@ export interface HooksAppOptions {
   sharing?: HooksApp;
 }
 
-export async function startHooksApp(dialect: TestDialect, hooksSource: string, options: HooksAppOptions = {}): Promise<HooksApp> {
+export async function startHooksApp(
+  dialect: TestDialect,
+  hooksSource: string,
+  options: HooksAppOptions = {},
+): Promise<HooksApp> {
   const shared = options.sharing;
   const database = shared?.database ?? (await createTestDatabase(dialect));
   const dir = shared?.dir ?? mkdtempSync(join(tmpdir(), 'svc-hooks-'));
@@ -79,7 +86,9 @@ export async function startHooksApp(dialect: TestDialect, hooksSource: string, o
     const config = testConfig(database.url, {
       resources: SHOP_RESOURCES,
       hooks: './svc.hooks.mjs',
-      ...(options.hookTimeoutMs !== undefined ? { server: { ...testConfig(database.url).server, hookTimeoutMs: options.hookTimeoutMs } } : {}),
+      ...(options.hookTimeoutMs !== undefined
+        ? { server: { ...testConfig(database.url).server, hookTimeoutMs: options.hookTimeoutMs } }
+        : {}),
     });
     writeFileSync(configFile, JSON.stringify(config));
   }
@@ -88,17 +97,20 @@ export async function startHooksApp(dialect: TestDialect, hooksSource: string, o
   const logs: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim() !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  const built = await buildApp({ config, configFile, logger: { level: 'info', stream } }).catch(async (error: unknown) => {
-    if (!shared) {
-      await database.drop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-    throw error;
-  });
+  const built = await buildApp({ config, configFile, logger: { level: 'info', stream } }).catch(
+    async (error: unknown) => {
+      if (!shared) {
+        await database.drop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+      throw error;
+    },
+  );
   const { app, ctx } = built;
   await app.ready();
   const headers = new Map<string, string>();

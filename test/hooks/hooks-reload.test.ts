@@ -7,7 +7,10 @@ import { reloadOnHangup } from '../../src/server.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { hooksModule, startHooksApp, type HooksApp } from './hooks-app.ts';
 
-const version = (tag: string) => hooksModule(`{ articles: { beforeCreate({ values }) { values.slug = ${JSON.stringify(tag)} + '-' + values.title; } } }`);
+const version = (tag: string) =>
+  hooksModule(
+    `{ articles: { beforeCreate({ values }) { values.slug = ${JSON.stringify(tag)} + '-' + values.title; } } }`,
+  );
 
 async function slugOf(t: HooksApp, auth: string, title: string): Promise<string> {
   const response = await t.request({ method: 'POST', url: '/v1/articles', auth, payload: { title } });
@@ -56,7 +59,8 @@ for (const dialect of testDialects()) {
       t.writeHooks(version('v3'));
       reloadOnHangup({ app: t.app, ctx: t.ctx, url: '', close: async () => {} }, async () => t.ctx.config);
       process.kill(process.pid, 'SIGHUP');
-      for (let i = 0; i < 5000 && !t.logs.some((entry) => entry.msg === 'hooks reloaded'); i++) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 5000 && !t.logs.some((entry) => entry.msg === 'hooks reloaded'); i++)
+        await new Promise((resolve) => setImmediate(resolve));
       assert.equal(await slugOf(t, user, 'e'), 'v3-e');
     });
   });
@@ -82,7 +86,13 @@ if (testDialects().includes('postgres')) {
       assert.equal(await slugOf(second, onSecond, 'two'), 'shared-two');
       const read = await second.request({ method: 'GET', url: '/v1/articles', auth: onSecond });
       assert.equal(read.statusCode, 200, read.body);
-      assert.deepEqual(read.json().data.map((record: { attributes: { slug: string } }) => record.attributes.slug).sort(), ['shared-one', 'shared-two']);
+      assert.deepEqual(
+        read
+          .json()
+          .data.map((record: { attributes: { slug: string } }) => record.attributes.slug)
+          .sort(),
+        ['shared-one', 'shared-two'],
+      );
     });
   });
 }

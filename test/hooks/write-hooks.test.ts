@@ -82,23 +82,42 @@ for (const dialect of testDialects()) {
 
     const create = (resource: string, attributes: Record<string, unknown>, auth = user) =>
       t.request({ method: 'POST', url: `/v1/${resource}`, auth, payload: attributes });
-    const count = async (table: string) => Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(t.ctx.store.db)).rows[0]!.n);
-    const eventCount = async (resource: string) => Number((await sql<{ n: number }>`select count(*) as n from svc_events where resource = ${resource}`.execute(t.ctx.store.db)).rows[0]!.n);
+    const count = async (table: string) =>
+      Number(
+        (await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(t.ctx.store.db)).rows[0]!.n,
+      );
+    const eventCount = async (resource: string) =>
+      Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from svc_events where resource = ${resource}`.execute(
+            t.ctx.store.db,
+          )
+        ).rows[0]!.n,
+      );
 
     it('derives a value before the write, stored and in the event', async () => {
       const response = await create('articles', { title: 'Hello Hooks World' });
       assert.equal(response.statusCode, 201, response.body);
       const created = response.json().data;
       assert.equal(created.attributes.slug, 'hello-hooks-world');
-      const row = await sql<{ slug: string }>`select slug from articles where id = ${created.id}`.execute(t.ctx.store.db);
+      const row = await sql<{ slug: string }>`select slug from articles where id = ${created.id}`.execute(
+        t.ctx.store.db,
+      );
       assert.equal(row.rows[0]!.slug, 'hello-hooks-world');
-      const events = await sql<{ payload: string }>`select payload from svc_events where resource_id = ${created.id}`.execute(t.ctx.store.db);
+      const events = await sql<{
+        payload: string;
+      }>`select payload from svc_events where resource_id = ${created.id}`.execute(t.ctx.store.db);
       assert.match(String(events.rows[0]!.payload), /hello-hooks-world/);
     });
 
     it('changes on update are validated again and derived again', async () => {
       const id = (await create('articles', { title: 'First' })).json().data.id;
-      const patched = await t.request({ method: 'PATCH', url: `/v1/articles/${id}`, auth: user, payload: { title: 'Second Title' } });
+      const patched = await t.request({
+        method: 'PATCH',
+        url: `/v1/articles/${id}`,
+        auth: user,
+        payload: { title: 'Second Title' },
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       assert.equal(patched.json().data.attributes.slug, 'second-title');
     });
@@ -116,10 +135,26 @@ for (const dialect of testDialects()) {
     it('a refusal answers its status, code, detail and pointer; nothing is stored, no event', async () => {
       const locked = (await create('articles', { title: 'Locked one', slug: 'locked' })).json().data;
       const events = await eventCount('articles');
-      const response = await t.request({ method: 'PATCH', url: `/v1/articles/${locked.id}`, auth: user, payload: { title: 'Changed' } });
+      const response = await t.request({
+        method: 'PATCH',
+        url: `/v1/articles/${locked.id}`,
+        auth: user,
+        payload: { title: 'Changed' },
+      });
       assert.equal(response.statusCode, 409, response.body);
-      assert.deepEqual(response.json().errors, [{ status: '409', code: 'ARTICLE_LOCKED', title: 'Refused', detail: 'This article is locked', source: { pointer: '/data/attributes/title' } }]);
-      assert.equal((await t.request({ method: 'GET', url: `/v1/articles/${locked.id}`, auth: user })).json().data.attributes.title, 'Locked one');
+      assert.deepEqual(response.json().errors, [
+        {
+          status: '409',
+          code: 'ARTICLE_LOCKED',
+          title: 'Refused',
+          detail: 'This article is locked',
+          source: { pointer: '/data/attributes/title' },
+        },
+      ]);
+      assert.equal(
+        (await t.request({ method: 'GET', url: `/v1/articles/${locked.id}`, auth: user })).json().data.attributes.title,
+        'Locked one',
+      );
       assert.equal(await eventCount('articles'), events);
 
       const kept = (await create('articles', { title: 'Kept', slug: 'keep' })).json().data;
@@ -135,7 +170,11 @@ for (const dialect of testDialects()) {
       const productEvents = await eventCount('products');
       const order = await create('orders', { product_id: product.id, quantity: 2 });
       assert.equal(order.statusCode, 201, order.body);
-      assert.equal((await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes.stock, 3);
+      assert.equal(
+        (await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes
+          .stock,
+        3,
+      );
       const audit = await sql<{ message: string }>`select message from audit`.execute(t.ctx.store.db);
       assert.ok(audit.rows.some((row) => row.message === 'order of 2 by hook-user-1'));
       assert.equal(await eventCount('audit'), auditEvents + 1);
@@ -143,7 +182,13 @@ for (const dialect of testDialects()) {
 
       const short = await create('orders', { product_id: product.id, quantity: 4 });
       assert.equal(short.statusCode, 422, short.body);
-      assert.deepEqual(short.json().errors[0], { status: '422', code: 'OUT_OF_STOCK', title: 'Refused', detail: 'Only 3 left', source: { pointer: '/data/attributes/quantity' } });
+      assert.deepEqual(short.json().errors[0], {
+        status: '422',
+        code: 'OUT_OF_STOCK',
+        title: 'Refused',
+        detail: 'Only 3 left',
+        source: { pointer: '/data/attributes/quantity' },
+      });
     });
 
     it('a failure after the hook wrote two other resources rolls all of it back: no rows, no events', async () => {
@@ -152,7 +197,11 @@ for (const dialect of testDialects()) {
       const response = await create('orders', { product_id: product.id, quantity: 3, note: 'fail after the writes' });
       assert.equal(response.statusCode, 500, response.body);
       assert.equal(response.json().errors[0].code, 'HOOK_FAILED');
-      assert.equal((await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes.stock, 10);
+      assert.equal(
+        (await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes
+          .stock,
+        10,
+      );
       assert.equal(await count('orders'), orders);
       assert.equal(await count('audit'), audits);
       assert.equal(await eventCount('products'), events);
@@ -165,19 +214,31 @@ for (const dialect of testDialects()) {
       assert.equal(response.statusCode, 403, response.body);
       assert.equal(response.json().errors[0].code, 'FORBIDDEN');
       assert.equal(await count('audit'), audits);
-      assert.equal((await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes.stock, 10);
+      assert.equal(
+        (await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes
+          .stock,
+        10,
+      );
     });
 
     it('an unexpected exception rolls back and answers 500 with the request id; the stack is in the log only', async () => {
       const before = await count('articles');
-      const response = await t.request({ method: 'POST', url: '/v1/articles', auth: user, payload: { title: 'boom' }, headers: { 'x-request-id': 'hook-boom-1' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/articles',
+        auth: user,
+        payload: { title: 'boom' },
+        headers: { 'x-request-id': 'hook-boom-1' },
+      });
       assert.equal(response.statusCode, 500);
       const body = response.body;
       assert.equal(response.json().errors[0].code, 'HOOK_FAILED');
       assert.match(body, /hook-boom-1/);
       assert.doesNotMatch(body, /kaboom|at .*\.mjs/);
       assert.equal(await count('articles'), before);
-      const line = t.logs.find((entry) => entry.reqId === 'hook-boom-1' && entry.err !== undefined) as { err: { stack: string } } | undefined;
+      const line = t.logs.find((entry) => entry.reqId === 'hook-boom-1' && entry.err !== undefined) as
+        | { err: { stack: string } }
+        | undefined;
       assert.ok(line, 'the failure is logged');
       assert.match(line.err.stack, /kaboom in a hook/);
     });
@@ -211,7 +272,9 @@ for (const dialect of testDialects()) {
       assert.equal(caller.userId, 'hook-user-1');
       assert.equal(caller.role, 'user');
       const secret = user.slice('Bearer '.length);
-      const everything = JSON.stringify(seen, (_key, value: unknown) => (typeof value === 'function' ? String(value) : value));
+      const everything = JSON.stringify(seen, (_key, value: unknown) =>
+        typeof value === 'function' ? String(value) : value,
+      );
       assert.ok(!everything.includes(secret), 'the key secret');
       assert.ok(!everything.includes(t.admin.slice('Bearer '.length)), 'the admin token');
       assert.doesNotMatch(everything, /scrypt|password|\$argon|hash/i);
@@ -224,14 +287,21 @@ for (const dialect of testDialects()) {
     it('after-commit hooks get the event and the caller; a failing one is logged and counted, the write stays', async () => {
       globalThis.__afterEvents = [];
       const created = (await create('articles', { title: 'After' })).json().data;
-      const heard = await waitFor(() => globalThis.__afterEvents!.find((entry) => (entry.event as { resourceId: string }).resourceId === created.id), 'the after hook');
+      const heard = await waitFor(
+        () =>
+          globalThis.__afterEvents!.find((entry) => (entry.event as { resourceId: string }).resourceId === created.id),
+        'the after hook',
+      );
       assert.equal(heard.event.type, 'articles.created');
       assert.equal((heard.caller as { userId: string }).userId, 'hook-user-1');
       globalThis.__afterEvents = undefined;
 
       const failing = await create('articles', { title: 'after fails' });
       assert.equal(failing.statusCode, 201);
-      assert.equal((await t.request({ method: 'GET', url: `/v1/articles/${failing.json().data.id}`, auth: user })).statusCode, 200);
+      assert.equal(
+        (await t.request({ method: 'GET', url: `/v1/articles/${failing.json().data.id}`, auth: user })).statusCode,
+        200,
+      );
       const metric = await waitFor(async () => {
         const text = (await t.request({ method: 'GET', url: '/metrics', auth: t.admin })).body;
         return /svc_hook_failures_total\{hook="afterCreate",resource="articles"\} 1/.test(text) ? text : undefined;
@@ -254,10 +324,17 @@ for (const dialect of testDialects()) {
           create('orders', { product_id: product.id, quantity: 500 }),
           create('articles', { title: 'Group B' }),
         ]);
-        assert.deepEqual(responses.map((response) => response.statusCode), [201, 201, 500, 422, 201]);
+        assert.deepEqual(
+          responses.map((response) => response.statusCode),
+          [201, 201, 500, 422, 201],
+        );
         assert.equal(await count('articles'), articles + 2);
         assert.equal(await count('audit'), audits + 1);
-        assert.equal((await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes.stock, 93);
+        assert.equal(
+          (await t.request({ method: 'GET', url: `/v1/products/${product.id}`, auth: user })).json().data.attributes
+            .stock,
+          93,
+        );
         // The failing hook's write is its own failure: the group's second run does not run it again.
         assert.equal(globalThis.__boomRuns, 1);
       });

@@ -20,9 +20,17 @@ before(async () => {
     configPath: fileURLToPath(new URL('../svc.config.yaml', import.meta.url)),
     env: { DATABASE_URL: `sqlite:${join(dataDir, 'data.db')}`, SVC_ADMIN_TOKEN: admin },
   });
-  const signUp = await svc.app.inject({ method: 'POST', url: '/auth/sign-up/email', payload: { name: 'Ada', email: 'ada@example.test', password: 'correct horse battery' } });
+  const signUp = await svc.app.inject({
+    method: 'POST',
+    url: '/auth/sign-up/email',
+    payload: { name: 'Ada', email: 'ada@example.test', password: 'correct horse battery' },
+  });
   assert.equal(signUp.statusCode, 200, signUp.body);
-  const token = await svc.app.inject({ method: 'POST', url: '/token', payload: { email: 'ada@example.test', password: 'correct horse battery' } });
+  const token = await svc.app.inject({
+    method: 'POST',
+    url: '/token',
+    payload: { email: 'ada@example.test', password: 'correct horse battery' },
+  });
   assert.equal(token.statusCode, 201, token.body);
   key = token.json().key;
 });

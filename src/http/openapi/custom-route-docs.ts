@@ -59,14 +59,19 @@ function operationOf(route: CustomRouteDoc): OpenApiObject {
   // Every path template variable must be declared, even when the schema leaves it out.
   for (const match of route.url.matchAll(/:([A-Za-z_]\w*)/g)) {
     const name = match[1]!;
-    if (!parameters.some((parameter) => parameter.in === 'path' && parameter.name === name)) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+    if (!parameters.some((parameter) => parameter.in === 'path' && parameter.name === name))
+      parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
   if (parameters.length > 0) operation.parameters = parameters;
-  if (isRecord(schema.body)) operation.requestBody = { required: true, content: { 'application/json': { schema: schema.body } } };
+  if (isRecord(schema.body))
+    operation.requestBody = { required: true, content: { 'application/json': { schema: schema.body } } };
   return operation;
 }
 
-function parametersOf(schema: unknown, where: 'path' | 'query'): { name: string; in: string; required: boolean; schema: unknown }[] {
+function parametersOf(
+  schema: unknown,
+  where: 'path' | 'query',
+): { name: string; in: string; required: boolean; schema: unknown }[] {
   if (!isRecord(schema) || !isRecord(schema.properties)) return [];
   const required = Array.isArray(schema.required) ? schema.required : [];
   return Object.keys(schema.properties).map((name) => ({

@@ -48,7 +48,12 @@ export class GeneratedRoutes {
   }
 }
 
-export async function registerCustomRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'hooks' | 'registry'>, generatedRoutes: GeneratedRoutes, docs: CustomRouteDocs): Promise<void> {
+export async function registerCustomRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'auth' | 'hooks' | 'registry'>,
+  generatedRoutes: GeneratedRoutes,
+  docs: CustomRouteDocs,
+): Promise<void> {
   generatedRoutes.done();
   const generated = generatedRoutes.known;
   const routes = ctx.hooks.current.routes;
@@ -60,18 +65,32 @@ export async function registerCustomRoutes(app: FastifyInstance, ctx: Pick<AppCo
     scope.addHook('onRoute', (route) => {
       const options = route as FastifyRouteOptions & { auth?: unknown };
       const auth = options.auth ?? 'key';
-      const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((method) => method !== 'HEAD');
+      const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+        (method) => method !== 'HEAD',
+      );
       if (typeof auth !== 'string' || !AUTH_MODES.has(auth)) {
-        throw new Error(`Custom route ${methods.join(',')} ${route.url}: auth must be 'key', 'admin', 'any' or 'public', got ${JSON.stringify(auth)}`);
+        throw new Error(
+          `Custom route ${methods.join(',')} ${route.url}: auth must be 'key', 'admin', 'any' or 'public', got ${JSON.stringify(auth)}`,
+        );
       }
-      const shadowed = shadowedBy(methods, route.url, generated, new Set(ctx.registry.all().map((resource) => resource.name)));
-      if (shadowed) throw new Error(`Custom route ${shadowed.method} ${route.url} would answer where the generated route ${shadowed.method} ${shadowed.url} does: choose another path`);
+      const shadowed = shadowedBy(
+        methods,
+        route.url,
+        generated,
+        new Set(ctx.registry.all().map((resource) => resource.name)),
+      );
+      if (shadowed)
+        throw new Error(
+          `Custom route ${shadowed.method} ${route.url} would answer where the generated route ${shadowed.method} ${shadowed.url} does: choose another path`,
+        );
       const guards = [...toArray(route.onRequest)];
       if (auth === 'admin') guards.unshift(admin);
       else if (auth !== 'public') guards.unshift(authenticate, auth === 'key' ? refuseAdmin : noCheck);
       guards.push(attachSvc(ctx, auth as RouteAuth));
       route.onRequest = guards as FastifyRouteOptions['onRequest'];
-      if (isRecord(route.schema)) for (const method of methods) docs.add({ method, url: route.url, auth: auth as RouteAuth, schema: route.schema });
+      if (isRecord(route.schema))
+        for (const method of methods)
+          docs.add({ method, url: route.url, auth: auth as RouteAuth, schema: route.schema });
     });
     await routes(scope as unknown as HookApp, { records: ctx.hooks.records(undefined) });
   });
@@ -85,12 +104,14 @@ async function noCheck(): Promise<void> {}
 
 /** `auth: 'key'`: an API key's or token's user; the admin token has `'admin'` and `'any'` routes. */
 async function refuseAdmin(request: FastifyRequest): Promise<void> {
-  if (request.principal?.kind === 'admin') throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'This route takes an API key, not the admin token');
+  if (request.principal?.kind === 'admin')
+    throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'This route takes an API key, not the admin token');
 }
 
 function attachSvc(ctx: Pick<AppContext, 'hooks'>, auth: RouteAuth) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    const principal = auth === 'admin' ? ({ kind: 'admin' } as const) : auth === 'public' ? undefined : request.principal;
+    const principal =
+      auth === 'admin' ? ({ kind: 'admin' } as const) : auth === 'public' ? undefined : request.principal;
     const meta = principal ? { principal, requestId: request.id } : undefined;
     request.svc = Object.freeze({ caller: principal ? callerView(principal) : null, records: ctx.hooks.records(meta) });
   };
@@ -106,7 +127,12 @@ function segmentsOf(url: string): string[] {
 const isParam = (segment: string) => segment.includes(':');
 
 /** The generated route a custom one would take requests from, if any (same method, a URL both match). */
-function shadowedBy(methods: readonly string[], url: string, generated: readonly KnownRoute[], resources: ReadonlySet<string>): { method: string; url: string } | undefined {
+function shadowedBy(
+  methods: readonly string[],
+  url: string,
+  generated: readonly KnownRoute[],
+  resources: ReadonlySet<string>,
+): { method: string; url: string } | undefined {
   const custom = segmentsOf(url);
   for (const route of generated) {
     const method = methods.find((m) => route.methods.includes(m));
