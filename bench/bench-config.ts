@@ -41,6 +41,8 @@ export interface BenchConfig {
   config: SvcConfig;
   /** The same configuration as a file for `svc start --config`. */
   file: string;
+  /** The same again with `hooks:` naming a file whose posts.beforeCreate is trivial (scenario create-hooked). */
+  hookedFile: string;
   adminToken: string;
   dataDir: string;
 }
@@ -64,5 +66,9 @@ export function writeBenchConfig(databaseUrl: string): BenchConfig {
   const config = loadConfigFromObject(JSON.parse(JSON.stringify(raw)));
   const file = join(dataDir, 'bench.config.json');
   writeFileSync(file, JSON.stringify(raw, null, 2));
-  return { config, file, adminToken, dataDir };
+  // A plain object export (no import of 'svc', which the bench's temporary folder cannot resolve).
+  writeFileSync(join(dataDir, 'bench.hooks.mjs'), 'export default { posts: { beforeCreate({ values }) { values.body ??= null; } } };\n');
+  const hookedFile = join(dataDir, 'bench-hooked.config.json');
+  writeFileSync(hookedFile, JSON.stringify({ ...raw, hooks: './bench.hooks.mjs' }, null, 2));
+  return { config, file, hookedFile, adminToken, dataDir };
 }

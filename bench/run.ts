@@ -145,7 +145,7 @@ class Bench {
     return { database, scenario: 'ceiling', label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, kernelShare, ratio: null, cpuRatio: null, target: null };
   }
 
-  async startSvc(bench: BenchConfig, profileDir?: string): Promise<ServerProcess> {
+  async startSvc(bench: BenchConfig, profileDir?: string, hooked = false): Promise<ServerProcess> {
     // Default file names (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): tsx's loader thread writes one too.
     const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const port = String(await freePort());
@@ -154,7 +154,7 @@ class Bench {
       // As `npm start` runs it (its V8 flags), plus the profiler's.
       nodeFlags: [...svcStartFlags(ROOT), ...profileFlags, ...(cli ? [] : ['--import', TSX])],
       script: join(ROOT, cli ? 'bin/svc.js' : 'bench/start-svc.ts'),
-      args: cli ? ['start', '--config', bench.file, '--port', port] : [bench.file, port],
+      args: cli ? ['start', '--config', hooked ? bench.hookedFile : bench.file, '--port', port] : [hooked ? bench.hookedFile : bench.file, port],
       env: {
         PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', SVC_SECRET: process.env.SVC_SECRET,
         // A profile of the bundle names one file for all of svc; from source it names each module.
@@ -183,10 +183,19 @@ class Bench {
       const rows: ResultRow[] = [];
       try {
         let subscription: string | undefined;
+        let svcHooked = false;
         for (const name of options.scenarios) {
           const scenario = SCENARIOS[name];
           const profileDir = options.profile ? mkdtempSync(join(tmpdir(), 'svc-bench-prof-')) : undefined;
-          if (!svc || profileDir) svc = await this.startSvc(bench, profileDir);
+          // A hooked scenario runs on a svc of its own (with the hooks file), and the next one on a plain one again.
+          if (svc && (profileDir || scenario.withHooks || svcHooked)) {
+            await svc.stop();
+            svc = undefined;
+          }
+          if (!svc) {
+            svc = await this.startSvc(bench, profileDir, scenario.withHooks === true);
+            svcHooked = scenario.withHooks === true;
+          }
           if (scenario.withoutWebhook) {
             if (subscription) await this.unsubscribe(svc, bench, subscription);
             subscription = undefined;

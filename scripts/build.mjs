@@ -5,6 +5,10 @@
 // sources resolve from import.meta.url (../../examples, ../../package.json) stay right.
 // esbuild and Vite are dev dependencies: an install without them skips the build with a notice, but
 // `npm pack` and `npm publish` (which run this as `prepare`) fail, so no package ships without it.
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
 const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
 
 let build;
@@ -16,9 +20,17 @@ try {
   process.exit(0);
 }
 
+// Two entries, the `svc` command (cli.mjs) and the library (index.mjs, `import … from 'svc'`), sharing
+// their code in chunks beside them: a hooks file that imports 'svc' gets the very modules `svc start`
+// runs. The old single-file bundle's chunks are replaced, never left to pile up.
+const bundleDir = new URL('../dist/bundle/', import.meta.url).pathname;
+rmSync(bundleDir, { recursive: true, force: true });
 await build({
-  entryPoints: [new URL('../src/cli/cli.ts', import.meta.url).pathname],
-  outfile: new URL('../dist/bundle/cli.mjs', import.meta.url).pathname,
+  entryPoints: { cli: new URL('../src/cli/cli.ts', import.meta.url).pathname, index: new URL('../src/index.ts', import.meta.url).pathname },
+  outdir: bundleDir,
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -30,6 +42,25 @@ await build({
   sourcesContent: false,
   logLevel: 'warning',
 });
+
+// The library's TypeScript declarations (dist/types/), from its public entry src/index.ts and what it
+// names: tsc writes them (tsconfig.types.json). A minute of type checking: done for the package (npm
+// pack, publish) and when asked (`node scripts/build.mjs --types`), not for every build of a checkout.
+const withTypes = packing || process.argv.includes('--types');
+let tsc;
+if (withTypes) {
+  try {
+    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch (error) {
+    if (packing) throw error;
+    console.warn('svc: typescript is not installed; the type declarations are not built');
+  }
+}
+if (tsc) {
+  rmSync(new URL('../dist/types/', import.meta.url).pathname, { recursive: true, force: true });
+  const types = spawnSync(process.execPath, [tsc, '-p', new URL('../tsconfig.types.json', import.meta.url).pathname], { stdio: 'inherit' });
+  if (types.status !== 0) throw new Error('the type declarations were not built (tsc -p tsconfig.types.json failed)');
+}
 
 // The web console and API reference (dist/console/), served by the service at /console and /docs.
 const { buildConsole } = await import('./build-console.mjs');

@@ -13,6 +13,7 @@ import type { DefinitionSync } from './cluster/definition-sync.ts';
 import type { StreamRegistry } from './stream/stream-registry.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import type { HookRunner } from './hooks/hook-runner.ts';
 
 export interface AppContext {
   readonly config: SvcConfig;
@@ -31,5 +32,7 @@ export interface AppContext {
   readonly metrics: ServiceMetrics;
   /** Idempotency-Keys and the answers kept for retries. */
   readonly idempotency: IdempotencyStore;
+  /** The application's hooks and custom routes (docs/hooks.md), replaced by a reload. */
+  readonly hooks: HookRunner;
   readonly log: FastifyBaseLogger;
 }

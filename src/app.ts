@@ -26,6 +26,8 @@ import { registerAdminDeletedRecordRoutes } from './http/routes/admin-deleted-re
 import { registerConsoleRoutes } from './http/routes/console-routes.ts';
 import { registerMeRoutes } from './http/routes/me-routes.ts';
 import { registerAdminReloadRoutes } from './http/routes/admin-reload-routes.ts';
+import { GeneratedRoutes, registerCustomRoutes } from './http/routes/custom-routes.ts';
+import { CustomRouteDocs } from './http/openapi/custom-route-docs.ts';
 
 export interface MountOptions {
   /** Where requests are logged (through a child per request); without it Fastify logs nothing. */
@@ -58,7 +60,9 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
   installBodyParsing(app);
   installUnstorableUrlCheck(app);
   await installCors(app, config.server.cors.origins);
-  await registerMetaRoutes(app, ctx);
+  const generated = new GeneratedRoutes(app);
+  const customDocs = new CustomRouteDocs();
+  await registerMetaRoutes(app, ctx, customDocs);
   await registerMetricsRoutes(app, ctx);
   await registerIdentityRoutes(app, ctx);
   await registerTokenRoutes(app, ctx);
@@ -72,6 +76,8 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
   await registerStreamRoutes(app, ctx);
   await registerConsoleRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);
+  // Last: a hooks file's routes, checked against every generated one.
+  await registerCustomRoutes(app, ctx, generated, customDocs);
 
   // After the routes' own preClose hooks (readiness fails first); before the server stops accepting.
   app.addHook('preClose', async () => runtime.stop());

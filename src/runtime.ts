@@ -15,6 +15,7 @@ import { roleWarnings } from './config/check-roles.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
 import { includeBounds } from './query/parse-compound-query.ts';
+import { likePatternLimits } from './query/like-pattern-limits.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
 import { webhookSecretBox } from './webhooks/subscriptions/webhook-secret-box.ts';
@@ -32,6 +33,9 @@ import { RetentionJob } from './retention/retention-job.ts';
 import { IDEMPOTENCY_DEFAULTS } from './config/idempotency-settings.ts';
 import { createIdempotencyTable } from './idempotency/idempotency-table.ts';
 import { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import { HookRunner } from './hooks/hook-runner.ts';
+import { loadConfiguredHooks } from './hooks/hooks-loader.ts';
+import { SERVER_LIMIT_DEFAULTS } from './config/config-schema.ts';
 
 /** How soon other nodes learn of a key, user or definitions change. */
 const SIGNAL_POLL_MS = 500;
@@ -50,6 +54,8 @@ export interface RuntimeOptions {
   configFile?: string;
   /** Shows a generated admin token once (default: a block on standard error); tests capture it. */
   announceAdminToken?: AdminTokenAnnouncer;
+  /** Hooks given as an object (createSvc), in place of the config's `hooks` file. */
+  hooks?: unknown;
 }
 
 export interface Runtime {
@@ -134,6 +140,39 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     resources: resourceNames,
     log,
   });
+  const hooks = new HookRunner({
+    records,
+    registry,
+    log,
+    timeoutMs: config.server.hookTimeoutMs ?? SERVER_LIMIT_DEFAULTS.hookTimeoutMs,
+    likeLimits: likePatternLimits(config.server),
+    failures: metrics.registry.counter<'hook' | 'resource'>({
+      name: 'svc_hook_failures_total',
+      help: 'Hooks that threw (not a refusal) or ran out of time, by hook and by the resource they were defined for (* for every resource).',
+      labelNames: ['hook', 'resource'],
+    }),
+  });
+  try {
+    if (options.hooks !== undefined) {
+      hooks.replace(hooks.compile(options.hooks));
+    } else {
+      const configured = await loadConfiguredHooks(hooks, config, options.configFile);
+      if (configured) {
+        hooks.replace(configured.set);
+        log.info({ file: configured.file }, 'hooks loaded');
+      }
+    }
+  } catch (error) {
+    // A hooks file that does not load ends the start, as an invalid config does.
+    metrics.close();
+    streams.stopListening();
+    await webhooks.close();
+    await events.close();
+    await signals.close();
+    await auth.close();
+    if (ownsStore) await store.close();
+    throw error;
+  }
   const context: AppContext = {
     config,
     store,
@@ -147,6 +186,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     streams: streams.registry,
     metrics,
     idempotency,
+    hooks,
     log,
   };
 

@@ -9,6 +9,7 @@ import { chooseLogFormat } from './logging/log-format.ts';
 import { prettyLogStream } from './logging/pretty-log-stream.ts';
 import { createRuntime, type RuntimeOptions } from './runtime.ts';
 import { createServiceLogger, type ServiceLoggerOptions } from './logging/service-logger.ts';
+import { loadConfiguredHooks } from './hooks/hooks-loader.ts';
 
 export interface BuildAppOptions extends Omit<RuntimeOptions, 'log'> {
   /** Log lines and where they go (default: none). */
@@ -27,7 +28,12 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const { logger, startWorkers, ...runtimeOptions } = options;
   const log = createServiceLogger(logger);
   const runtime = await createRuntime({ ...runtimeOptions, log });
-  const app = await mountApp(runtime, logger ? { log } : {});
+  // A route that cannot be mounted (a hooks file's route that shadows a generated one) ends the start:
+  // the runtime built for it must not keep the process alive.
+  const app = await mountApp(runtime, logger ? { log } : {}).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
+  });
   if (startWorkers !== false) await runtime.start();
   return { app, ctx: runtime.context };
 }
@@ -84,9 +90,10 @@ export function closeOnSignals(server: RunningServer, graceMs = 10_000): void {
 
 /**
  * SIGHUP: read the config file again and apply its resource definitions (new resources, fields,
- * permissions) without a restart; the other nodes on the same database follow. Other settings (port,
- * database, auth) take effect at the next start. A config that is invalid or would lose data is
- * refused with the reason in the log, and the running definitions stay.
+ * permissions) and the hooks file it names without a restart; the other nodes on the same database
+ * follow the definitions (each loads its own hooks). Other settings (port, database, auth) take effect
+ * at the next start. A config or hooks file that is invalid, or a change that would lose data, is
+ * refused with the reason in the log, and the running definitions and hooks stay.
  */
 export function reloadOnHangup(server: RunningServer, load: () => Promise<SvcConfig>): void {
   let reloading = false;
@@ -95,11 +102,20 @@ export function reloadOnHangup(server: RunningServer, load: () => Promise<SvcCon
     reloading = true;
     const log = server.app.log;
     log.info('SIGHUP: reloading resource definitions from the config file');
+    const { definitions, hooks } = server.ctx;
     load()
-      .then((config) => server.ctx.definitions.apply(config.resources))
+      .then(async (config) => {
+        const loaded = await loadConfiguredHooks(hooks, config, definitions.source);
+        const changed = await definitions.apply(config.resources);
+        if (loaded) {
+          hooks.replace(loaded.set);
+          log.info({ file: loaded.file }, 'hooks reloaded');
+        }
+        return changed;
+      })
       .then(
         (changed) => log.info({ changed }, changed ? 'resource definitions reloaded' : 'resource definitions unchanged'),
-        (error: unknown) => log.error({ err: error }, 'reloading the config failed; the running definitions stay'),
+        (error: unknown) => log.error({ err: error }, 'reloading the config failed; the running definitions and hooks stay'),
       )
       .finally(() => {
         reloading = false;

@@ -36,6 +36,10 @@ server:
   includeMaxRecords: 1000       # most related records one request may include
   publicMetrics: false          # true: /metrics without the admin token
   console: true                 # the web console at /console and the API reference at /docs
+  hookTimeoutMs: 5000           # longest a hook may run inside a write (docs/hooks.md)
+
+# Hooks and custom routes: a JavaScript module, relative to this file (docs/hooks.md). Empty: none.
+hooks: ""
 
 # The admin token for /admin/*, /metrics and the console. Empty: generated at first start and printed once.
 adminToken: ""

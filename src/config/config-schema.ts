@@ -64,6 +64,7 @@ export const SERVER_LIMIT_DEFAULTS = deepFreeze({
   likePatternMaxWildcards: 16,
   includeMaxDepth: 3,
   includeMaxRecords: 1000,
+  hookTimeoutMs: 5000,
 });
 
 /** setInterval runs a longer delay at once (it overflows to 1 ms). */
@@ -214,7 +215,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
         },
         console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
+        hookTimeoutMs: {
+          description: 'Longest a hook may run inside a write (milliseconds); a slower one is refused with 503 HOOK_TIMEOUT and the write rolls back.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 600_000,
+          default: SERVER_LIMIT_DEFAULTS.hookTimeoutMs,
+        },
       },
+    },
+    hooks: {
+      description: 'A JavaScript module (.mjs or .js) whose default export is the hooks and custom routes, relative to the config file. Empty: none.',
+      type: 'string',
+      pattern: '^$|\\.(mjs|js|cjs|mts|ts)$',
     },
     adminToken: {
       description: 'SVC_ADMIN_TOKEN overrides. Empty: a stored token is generated at first start and printed once.',

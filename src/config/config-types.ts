@@ -133,7 +133,11 @@ export interface SvcConfig {
     includeMaxRecords?: number;
     /** Serve the web console at /console and the API reference at /docs (default true). */
     console?: boolean;
+    /** Longest a hook may run inside a write (default SERVER_LIMIT_DEFAULTS.hookTimeoutMs). */
+    hookTimeoutMs?: number;
   };
+  /** The hooks file, relative to the config file (docs/hooks.md). */
+  hooks?: string;
   adminToken?: string;
   auth: {
     basePath: string;

@@ -15,11 +15,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly issues: ErrorIssue[];
   readonly headers: Record<string, string>;
+  /**
+   * A hook's refusal (refusal.ts): the status and code the application chose, answered instead of the
+   * catalogue's (`code` stays HOOK_REFUSED for logs and metrics).
+   */
+  readonly chosen: { status: number; code: string } | undefined;
 
   constructor(
     code: ErrorCode,
     detailOrIssues: string | ErrorIssue | ErrorIssue[] = ERROR_CATALOGUE[code].title,
-    options: { cause?: unknown; headers?: Record<string, string> } = {},
+    options: { cause?: unknown; headers?: Record<string, string>; chosen?: { status: number; code: string } } = {},
   ) {
     const issues =
       typeof detailOrIssues === 'string'
@@ -30,7 +35,8 @@ export class ApiError extends Error {
     super(issues.map((i) => i.detail).join('; '), { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
-    this.status = ERROR_CATALOGUE[code].status;
+    this.status = options.chosen?.status ?? ERROR_CATALOGUE[code].status;
+    this.chosen = options.chosen;
     this.issues = issues.length > 0 ? issues : [{ detail: ERROR_CATALOGUE[code].title }];
     this.headers = options.headers ?? {};
   }

@@ -48,6 +48,10 @@ export const ERROR_CATALOGUE = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  // Hooks (docs/hooks.md): a hook's own refusal answers with the status and code it chose.
+  HOOK_REFUSED: { status: 422, title: 'Refused' },
+  HOOK_FAILED: { status: 500, title: 'Hook failed' },
+  HOOK_TIMEOUT: { status: 503, title: 'Hook timed out' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -22,8 +22,8 @@ export function errorDocument(error: ApiError): JsonApiErrorDocument {
     const code = issue.code ?? error.code;
     const entry = ERROR_CATALOGUE[code];
     const object: JsonApiErrorObject = {
-      status: String(entry.status),
-      code,
+      status: String(error.chosen?.status ?? entry.status),
+      code: error.chosen?.code ?? code,
       title: entry.title,
       detail: issue.detail,
     };

@@ -37,6 +37,15 @@ import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
+import type { RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import { parseListQuery } from '../query/parse-list-query.ts';
+import { DEFAULT_LIKE_PATTERN_LIMITS } from '../query/like-pattern-limits.ts';
+import { MATCH_ALL } from '../model/filter-node.ts';
+import type { Actor, WriteHooks, WriteScope } from './write-hooks.ts';
+import { checkHookValues } from './hook-values.ts';
+import { visibleRecord } from './visible-record.ts';
 
 export type {
   CommittedEventsListener,
@@ -47,6 +56,35 @@ export type {
 } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 export type { ListRead, ListScope } from './record-reads.ts';
+export type { Actor, BeforeWrite, WriteHooks, WriteKind, WriteScope } from './write-hooks.ts';
+
+/** Who a hook's `{ as: 'system' }` writes act as: the admin principal, with every field (systemGrant). */
+const SYSTEM_PRINCIPAL: Principal = Object.freeze({ kind: 'admin' });
+const SYSTEM_GRANTS = new WeakMap<Resource, AccessGrant>();
+
+/** Every field, every row, no check, no preset: a hook's write `as: 'system'`. */
+function systemGrant(resource: Resource): AccessGrant {
+  let grant = SYSTEM_GRANTS.get(resource);
+  if (!grant) {
+    grant = Object.freeze({
+      fields: new Set(resource.fieldNames),
+      filter: MATCH_ALL,
+      check: null,
+      preset: Object.freeze({}),
+    });
+    SYSTEM_GRANTS.set(resource, grant);
+  }
+  return grant;
+}
+
+/** For writes made outside any write of a resource (RecordService.transaction) while no hooks are loaded. */
+const NO_HOOKS: WriteHooks = {
+  likeLimits: DEFAULT_LIKE_PATTERN_LIMITS,
+  touches: () => false,
+  hasBefore: () => false,
+  before: () => Promise.resolve(),
+  noteCaller: () => {},
+};
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
@@ -60,6 +98,9 @@ export class RecordService {
   readonly #checks: CheckRule;
   /** Where the store makes writes in one statement (PostgreSQL). */
   readonly #oneStatement: OneStatementChanges | undefined;
+  readonly #lists: ListPlans;
+  /** The application's hooks (hooks/), when it has any: without them no write does any work for them. */
+  #hooks: WriteHooks | undefined;
 
   constructor(
     store: Store,
@@ -74,11 +115,28 @@ export class RecordService {
     const writer = store.oneStatementWriter?.(() => store.commitSignal.returning());
     const visible = new VisibleRows(dialect);
     const byId = new ByIdQueries(db, dialect, visible, writer?.rowVersion);
-    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, visible, includeBounds);
+    this.#lists = new ListPlans(db, dialect, visible);
+    this.#reads = new RecordReads(store, this.#lists, byId, visible, includeBounds);
     this.#targets = new WriteTargets(store, byId, this.#reads);
     this.#checks = new CheckRule(dialect);
     this.#oneStatement =
       writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
+  }
+
+  /** Runs `hooks` in every write from now on (a reload replaces what they run, not this object). */
+  useHooks(hooks: WriteHooks): void {
+    this.#hooks = hooks;
+  }
+
+  /**
+   * Runs `work` in one transaction with reads and writes on it (hooks/: a custom route's writes): each
+   * write runs its resource's hooks and writes its event in it; they commit together, or none does.
+   */
+  transaction<T>(work: (scope: WriteScope) => Promise<T>): Promise<T> {
+    // Depth -1: the scope's writes are a request's own (depth 0), as if made through /v1.
+    return this.#runner.run('RESOURCE_STORE_ERROR', (trx, events) =>
+      work(this.#scope(trx, events, this.#hooks ?? NO_HOOKS, -1)),
+    );
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -109,7 +167,8 @@ export class RecordService {
   }
 
   /** One-statement writes, when the store offers them and no hook has to write inside the write's transaction. */
-  #oneStatementChanges(): OneStatementChanges | undefined {
+  #oneStatementChanges(resource: Resource): OneStatementChanges | undefined {
+    if (this.#hooks?.touches(resource.name)) return undefined;
     return this.#runner.hasWriteHooks ? undefined : this.#oneStatement;
   }
 
@@ -133,7 +192,10 @@ export class RecordService {
     const values = validateRecordBody(resource, grant, body, 'create');
     const id = clientId ?? uuidv7();
     const now = new Date().toISOString();
-    const oneStatement = withinWrite || first ? undefined : this.#oneStatementChanges();
+    const hooks = this.#hooks;
+    if (hooks?.touches(resource.name))
+      return this.#createHooked(hooks, resource, meta, grant, values, id, now, readable, withinWrite, first);
+    const oneStatement = withinWrite || first ? undefined : this.#oneStatementChanges(resource);
     if (oneStatement) {
       const created = await oneStatement.create(
         resource,
@@ -166,6 +228,164 @@ export class RecordService {
     return references.length === 0 ? written : this.#withReferenceIssues(written, references, meta.principal);
   }
 
+  /** create, for a resource with hooks: its own path, so that a create without them does no work for them. */
+  async #createHooked(
+    hooks: WriteHooks,
+    resource: Resource,
+    meta: RequestMeta,
+    grant: AccessGrant,
+    values: RecordValues,
+    id: string,
+    now: string,
+    readable: string[],
+    withinWrite: WithinWrite | undefined,
+    first: ((trx: Db) => Promise<void>) | undefined,
+  ): Promise<ReadResult> {
+    const references: Reference[] = [];
+    const written = this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      if (first) await first(trx);
+      const result = await this.#createIn(
+        trx,
+        events,
+        hooks,
+        0,
+        resource,
+        meta,
+        grant,
+        values,
+        id,
+        now,
+        readable,
+        references,
+      );
+      if (withinWrite) await withinWrite(trx, result);
+      return result;
+    });
+    return this.#withReferenceIssues(written, references, meta.principal);
+  }
+
+  /** A create with its before hooks, in `trx`: the request's own (depth 0) or one a hook makes. */
+  async #createIn(
+    trx: Db,
+    events: RecordEvent[],
+    hooks: WriteHooks,
+    depth: number,
+    resource: Resource,
+    meta: RequestMeta,
+    grant: AccessGrant,
+    validated: RecordValues,
+    id: string,
+    now: string,
+    readable: string[],
+    references: Reference[],
+  ): Promise<ReadResult> {
+    let values = validated;
+    if (hooks.hasBefore(resource.name, 'create')) {
+      // A copy at each run: a group commit may run the work again, and the hook changes what it gets.
+      const given = structuredClone(validated);
+      await hooks.before({
+        kind: 'create',
+        resource,
+        meta,
+        values: given,
+        previous: null,
+        scope: this.#scope(trx, events, hooks, depth),
+        depth,
+      });
+      values = checkHookValues(resource, given, 'create');
+    }
+    references.length = 0;
+    references.push(...referencesIn(this.#registry, resource, values));
+    await checkReferences(trx, this.#store.dialect, references, meta.principal);
+    const { db, dialect } = this.#store;
+    const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
+    const row = (
+      await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource)))
+    )[0]!;
+    const record = decodeRow(resource, dialect, row);
+    await this.#checks.enforce(trx, resource, id, grant);
+    const event = buildRecordEvent(resource.name, meta, 'created', id, null, record);
+    hooks.noteCaller(event, meta.principal);
+    await this.#runner.writeEvent(trx, events, event);
+    return { record, attributes: readable };
+  }
+
+  /**
+   * Reads and writes for the hooks of a write, on its transaction `trx`: each write runs the before
+   * hooks of its own resource (one level deeper) and writes its event into `events`.
+   */
+  #scope(trx: Db, events: RecordEvent[], hooks: WriteHooks, depth: number): WriteScope {
+    const principalOf = (actor: Actor) => (actor.system ? SYSTEM_PRINCIPAL : actor.meta.principal);
+    const metaOf = (actor: Actor): RequestMeta =>
+      actor.system ? { ...actor.meta, principal: SYSTEM_PRINCIPAL } : actor.meta;
+    const grantOf = (resource: Resource, actor: Actor, action: 'create' | 'update' | 'delete') =>
+      actor.system ? systemGrant(resource) : resolveAccess(resource, actor.meta.principal, action);
+    const readableOf = (resource: Resource, actor: Actor) =>
+      actor.system ? [...resource.fieldNames] : this.#readableAfterWrite(resource, actor.meta.principal);
+    const depthOfWrites = depth + 1;
+    return {
+      get: async (resource, actor, id) => {
+        const principal = principalOf(actor);
+        const grant = actor.system ? systemGrant(resource) : resolveAccess(resource, principal, 'read');
+        const record = await this.#targets.find(trx, resource, principal, id, 'read', grant);
+        return visibleRecord(record, grant.fields);
+      },
+      list: async (resource, actor, raw) => {
+        const grant = actor.system ? systemGrant(resource) : resolveAccess(resource, principalOf(actor), 'read');
+        const query = parseListQuery(raw, resource, grant.fields, hooks.likeLimits);
+        const fields = query.fields ?? [...grant.fields];
+        const plan = this.#lists.planOf(resource, grant.filter, query, fields);
+        const rows = await this.#store.executeIn(trx, plan.page);
+        return rows.map((row) => visibleRecord(decodeRow(resource, this.#store.dialect, row), fields));
+      },
+      create: async (resource, actor, body) => {
+        const grant = grantOf(resource, actor, 'create');
+        const values = validateRecordBody(resource, grant, body, 'create');
+        const now = new Date().toISOString();
+        const readable = readableOf(resource, actor);
+        const result = await this.#createIn(
+          trx,
+          events,
+          hooks,
+          depthOfWrites,
+          resource,
+          metaOf(actor),
+          grant,
+          values,
+          uuidv7(),
+          now,
+          readable,
+          [],
+        );
+        return visibleRecord(result.record, result.attributes);
+      },
+      update: async (resource, actor, id, body) => {
+        const grant = grantOf(resource, actor, 'update');
+        const values = validateRecordBody(resource, grant, body, 'patch');
+        const readable = readableOf(resource, actor);
+        const result = await this.#updateIn(
+          trx,
+          events,
+          hooks,
+          depthOfWrites,
+          resource,
+          metaOf(actor),
+          id,
+          values,
+          grant,
+          readable,
+          undefined,
+          [],
+        );
+        return visibleRecord(result.record, result.attributes);
+      },
+      remove: async (resource, actor, id) => {
+        const grant = grantOf(resource, actor, 'delete');
+        await this.#removeIn(trx, events, hooks, depthOfWrites, resource, metaOf(actor), id, grant, undefined, []);
+      },
+    };
+  }
+
   /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */
   async replace(
     resource: Resource,
@@ -190,31 +410,72 @@ export class RecordService {
   async remove(resource: Resource, meta: RequestMeta, id: string, precondition?: WritePrecondition): Promise<void> {
     const grant = resolveAccess(resource, meta.principal, 'delete');
     const readable = precondition ? this.#readableAfterWrite(resource, meta.principal) : [];
-    const oneStatement = this.#oneStatementChanges();
+    const oneStatement = this.#oneStatementChanges(resource);
     if (oneStatement && !(resource.softDelete && isReferenced(this.#registry, resource))) {
       if (await oneStatement.remove(resource, meta, id, grant, precondition, readable)) return;
     }
-    await this.#runner.run('RESOURCE_DELETE_ERROR', async (trx, events) => {
-      const find = () => this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
-      const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-      if (resource.softDelete) {
-        await applySoftDeleteReferences(trx, this.#store.dialect, this.#registry, resource, id);
-        const now = new Date().toISOString();
-        await trx
-          .updateTable(resource.table)
-          .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
-          .where('id', '=', id)
-          .execute();
-        await this.#runner.writeEvent(
-          trx,
-          events,
-          buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
-        );
-      } else {
-        await trx.deleteFrom(resource.table).where('id', '=', id).execute();
-        await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
-      }
-    });
+    const hooks = this.#hooks?.touches(resource.name) ? this.#hooks : undefined;
+    await this.#runner.run('RESOURCE_DELETE_ERROR', (trx, events) =>
+      this.#removeIn(trx, events, hooks, 0, resource, meta, id, grant, precondition, readable),
+    );
+  }
+
+  /** A delete in `trx`, with its before hooks when `hooks` are given. */
+  async #removeIn(
+    trx: Db,
+    events: RecordEvent[],
+    hooks: WriteHooks | undefined,
+    depth: number,
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    grant: AccessGrant,
+    precondition: WritePrecondition | undefined,
+    readable: string[],
+  ): Promise<void> {
+    const find = () => this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
+    const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
+    if (hooks?.hasBefore(resource.name, 'delete')) {
+      await hooks.before({
+        kind: 'delete',
+        resource,
+        meta,
+        values: null,
+        previous: structuredClone(old),
+        scope: this.#scope(trx, events, hooks, depth),
+        depth,
+      });
+    }
+    if (resource.softDelete) {
+      await applySoftDeleteReferences(trx, this.#store.dialect, this.#registry, resource, id);
+      const now = new Date().toISOString();
+      await trx
+        .updateTable(resource.table)
+        .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
+        .where('id', '=', id)
+        .execute();
+      await this.#writeEvent(
+        trx,
+        events,
+        hooks,
+        meta,
+        buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
+      );
+    } else {
+      await trx.deleteFrom(resource.table).where('id', '=', id).execute();
+      await this.#writeEvent(trx, events, hooks, meta, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
+    }
+  }
+
+  #writeEvent(
+    trx: Db,
+    events: RecordEvent[],
+    hooks: WriteHooks | undefined,
+    meta: RequestMeta,
+    event: RecordEvent,
+  ): Promise<void> {
+    hooks?.noteCaller(event, meta.principal);
+    return this.#runner.writeEvent(trx, events, event);
   }
 
   async #update(
@@ -228,37 +489,70 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
-    const oneStatement = this.#oneStatementChanges();
+    const oneStatement = this.#oneStatementChanges(resource);
     if (oneStatement) {
       const updated = await oneStatement.update(resource, meta, id, values, grant, readable, precondition);
       if (updated) return updated;
     }
     // Filled inside the write, and read by #withReferenceIssues after it: one array, not a reassignment.
     const references: Reference[] = [];
-    const written = this.#runner.run('RESOURCE_UPDATE_ERROR', async (trx, events) => {
-      const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
-      const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-      const changed = Object.fromEntries(
-        Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
-      );
-      // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
-      if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
-      // A group commit may run this work again after another write of its group failed.
-      references.length = 0;
-      references.push(...referencesIn(this.#registry, resource, changed));
-      await checkReferences(trx, this.#store.dialect, references, meta.principal);
-      const now = new Date().toISOString();
-      const { db, dialect } = this.#store;
-      const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
-      const row = (
-        await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource)))
-      )[0]!;
-      const record = decodeRow(resource, this.#store.dialect, row);
-      await this.#checks.enforce(trx, resource, id, grant);
-      await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
-      return { record, attributes: readable };
-    });
+    const hooks = this.#hooks?.touches(resource.name) ? this.#hooks : undefined;
+    const written = this.#runner.run('RESOURCE_UPDATE_ERROR', (trx, events) =>
+      this.#updateIn(trx, events, hooks, 0, resource, meta, id, values, grant, readable, precondition, references),
+    );
     return this.#withReferenceIssues(written, references, meta.principal);
+  }
+
+  /** An update in `trx`, with its before hooks when `hooks` are given; `references` is filled with what it checked. */
+  async #updateIn(
+    trx: Db,
+    events: RecordEvent[],
+    hooks: WriteHooks | undefined,
+    depth: number,
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    validated: RecordValues,
+    grant: AccessGrant,
+    readable: string[],
+    precondition: WritePrecondition | undefined,
+    references: Reference[],
+  ): Promise<ReadResult> {
+    const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
+    const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
+    let values = validated;
+    if (hooks?.hasBefore(resource.name, 'update')) {
+      const given = structuredClone(validated);
+      await hooks.before({
+        kind: 'update',
+        resource,
+        meta,
+        values: given,
+        previous: structuredClone(old),
+        scope: this.#scope(trx, events, hooks, depth),
+        depth,
+      });
+      values = checkHookValues(resource, given, 'update');
+    }
+    const changed = Object.fromEntries(
+      Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
+    );
+    // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
+    if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
+    // A group commit may run this work again after another write of its group failed.
+    references.length = 0;
+    references.push(...referencesIn(this.#registry, resource, changed));
+    await checkReferences(trx, this.#store.dialect, references, meta.principal);
+    const now = new Date().toISOString();
+    const { db, dialect } = this.#store;
+    const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
+    const row = (
+      await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource)))
+    )[0]!;
+    const record = decodeRow(resource, this.#store.dialect, row);
+    await this.#checks.enforce(trx, resource, id, grant);
+    await this.#writeEvent(trx, events, hooks, meta, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
+    return { record, attributes: readable };
   }
 
   /**

@@ -197,6 +197,7 @@ describe('loadConfigFromObject', () => {
           includeMaxDepth: 3,
           includeMaxRecords: 1000,
           console: true,
+          hookTimeoutMs: 5000,
         },
         auth: {
           basePath: '/auth',

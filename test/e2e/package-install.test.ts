@@ -1,6 +1,7 @@
 // The package is the product: `npm pack` the project, `npm install` the tarball into an empty folder as
 // a user would, and run `npx svc start` there on SQLite until /healthz answers, then stop it with
-// SIGTERM. Slow by nature (an install of ~130 packages, and better-sqlite3 compiles from source when no
+// SIGTERM; then run the hooks example (examples/hooks-app) against the installed package, its own tests
+// and a type check of the package's declarations. Slow by nature (an install of ~130 packages, and better-sqlite3 compiles from source when no
 // prebuilt binary is at hand: 1-2 minutes, more on a busy machine), so it is one test with a generous
 // timeout, and scripts/run-tests.mjs starts it first.
 import { test } from 'node:test';
@@ -104,9 +105,9 @@ test('the packed tarball installs into an empty folder and `npx svc start` serve
   let svc: ChildProcess | undefined;
   try {
     const { tarball, files } = await packProject(workDir);
-    const sources = files.filter((path) => /^(src|test|bench|scripts|console|coverage)\//.test(path) || path.endsWith('.ts'));
+    const sources = files.filter((path) => /^(src|test|bench|scripts|console|coverage)\//.test(path) || (path.endsWith('.ts') && !path.endsWith('.d.ts')));
     assert.deepEqual(sources, [], 'the package holds no sources, tests, bench or build scripts');
-    for (const expected of ['bin/svc.js', 'dist/bundle/cli.mjs', 'dist/console/index.html', 'dist/console/docs/scalar.js', 'examples/blog.yaml', 'schema/svc.config.schema.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/configuration.md', 'docs/images/console-records.png']) {
+    for (const expected of ['bin/svc.js', 'dist/bundle/cli.mjs', 'dist/console/index.html', 'dist/console/docs/scalar.js', 'examples/blog.yaml', 'schema/svc.config.schema.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/configuration.md', 'docs/images/console-records.png', 'dist/bundle/index.mjs', 'dist/types/index.d.ts', 'examples/hooks-app/svc.hooks.mjs']) {
       assert.ok(files.includes(expected), `the package holds ${expected}`);
     }
 
@@ -132,6 +133,32 @@ test('the packed tarball installs into an empty folder and `npx svc start` serve
     process.kill(pid, 'SIGTERM');
     const code = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS).unref())]);
     assert.equal(code, 0, `svc stops cleanly on SIGTERM:\n${output.join('')}`);
+
+    // The example resolves 'svc' from the consumer's node_modules above it: the same installed tarball.
+    const example = join(consumer, 'hooks-app');
+    cpSync(join(ROOT, 'examples/hooks-app'), example, { recursive: true, filter: (source) => !/node_modules|\.svc/.test(relative(ROOT, source)) });
+    await run('npm', ['test'], example);
+    // The declarations type an application's use of the public API.
+    writeFileSync(
+      join(consumer, 'typed.ts'),
+      [
+        "import { createSvc, defineHooks, ApiError, type Caller } from 'svc';",
+        'const hooks = defineHooks({',
+        "  posts: { beforeCreate({ values, caller }) { const who: Caller = caller; values.by = 'admin' in who && who.admin ? 'admin' : 'user'; } },",
+        "  routes(app) { app.get('/x', { auth: 'public' }, async (request) => ({ caller: request.svc.caller })); },",
+        '});',
+        "export const start = () => createSvc({ configPath: 'svc.config.yaml', hooks });",
+        "export const refusal = new ApiError(422, 'NO', 'no', { pointer: '/data' });",
+        // Unused expectations fail the check: they prove the declarations resolved (not `any`).
+        '// @ts-expect-error: a status is a number',
+        "export const wrong = new ApiError('422', 'NO', 'no');",
+        '// @ts-expect-error: a hook is a function',
+        'export const notAHook = defineHooks({ posts: { beforeCreate: 42 } });',
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(realpathSync(join(ROOT, 'node_modules')), 'typescript/bin/tsc');
+    await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', 'typed.ts'], consumer);
   } finally {
     if (svc && svc.exitCode === null && svc.signalCode === null) process.kill(-svc.pid!, 'SIGKILL');
     rmSync(workDir, { recursive: true, force: true });

@@ -89,6 +89,7 @@ export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_S
             changed: { type: 'boolean', description: 'Whether the definitions in force changed.' },
             source: { type: 'string', description: 'The config file that was read.' },
             resources: { type: 'array', items: { type: 'string' } },
+            hooks: { type: 'string', description: 'The hooks file loaded again, when the config names one.' },
           },
           additionalProperties: false,
         },
@@ -120,7 +121,7 @@ export function identityAndReloadPaths(): Record<string, OpenApiObject> {
       post: adminOperation({
         operationId: 'adminReload',
         summary: 'Apply the config file\'s resource definitions again',
-        description: 'What SIGHUP does: the file is read again and its resource definitions applied here; every other node adopts them. An invalid file is 400 BAD_REQUEST and a change that would lose data 409 CONFLICT; the running definitions stay.',
+        description: 'What SIGHUP does: the file is read again and its resource definitions applied here; every other node adopts them. The hooks file the config names is loaded again on this node. An invalid file, or a hooks file that does not load, is 400 BAD_REQUEST and a change that would lose data 409 CONFLICT; the running definitions and hooks stay.',
         success: { status: 200, description: 'The definitions were applied (or were already in force).', schema: 'AdminReloadDocument' },
         codes: ['BAD_REQUEST', 'CONFLICT'],
       }),

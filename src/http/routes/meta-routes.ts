@@ -7,6 +7,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { errorDocument } from '../../errors/error-document.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { ReadinessProbe, serviceTables, type Readiness } from './readiness-probe.ts';
+import type { CustomRouteDocs } from '../openapi/custom-route-docs.ts';
 
 function unreadyDetail(readiness: Readiness): string {
   if (readiness.status === 'closing') return 'The service is shutting down';
@@ -14,12 +15,14 @@ function unreadyDetail(readiness: Readiness): string {
   return `Migrations are not applied: missing tables ${(readiness.missingTables ?? []).join(', ')}`;
 }
 
-export async function registerMetaRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'store' | 'registry'>): Promise<void> {
+export async function registerMetaRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'store' | 'registry'>, custom?: CustomRouteDocs): Promise<void> {
   // The document depends only on the resource definitions: built once, and again when they are replaced.
   let openApi: { json: string; yaml: string } | null = null;
   const document = () => {
     if (openApi) return openApi;
     const built = buildOpenApiDocument(ctx.registry, ctx.config);
+    // A hooks file's routes that declare a schema (registered after these routes: see onReady below).
+    if (custom && custom.size > 0) built.paths = { ...(built.paths as Record<string, unknown>), ...custom.paths() };
     openApi = { json: JSON.stringify(built), yaml: stringify(built, { aliasDuplicateObjects: false }) };
     return openApi;
   };
@@ -27,6 +30,12 @@ export async function registerMetaRoutes(app: FastifyInstance, ctx: Pick<AppCont
     openApi = null;
   });
   document();
+  // The custom routes are registered last: the document is built again with them once all are in.
+  if (custom) {
+    app.addHook('onReady', async () => {
+      if (custom.size > 0) openApi = null;
+    });
+  }
 
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document().json));
   app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(document().yaml));

@@ -2,12 +2,35 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import { errorDocument } from '../../errors/error-document.ts';
+import { refusalAsApiError } from '../../errors/refusal.ts';
 import { RecordFailure } from '../../records/record-failure.ts';
 import { asJsonApi } from '../documents/json-api.ts';
 import { recordFailureAnswer } from './record-failure-answer.ts';
 
-/** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
+/**
+ * A route schema's refusal (a custom route's `schema`, docs/hooks.md): each problem with where it is,
+ * a pointer into the body or the parameter's name.
+ */
+function fromValidation(error: FastifyError): ApiError | undefined {
+  const problems = error.validation;
+  if (!Array.isArray(problems) || problems.length === 0) return undefined;
+  const where = error.validationContext;
+  const issues = problems.slice(0, 20).map((problem) => {
+    const path = typeof problem.instancePath === 'string' ? problem.instancePath : '';
+    const missing = (problem.params as { missingProperty?: unknown } | undefined)?.missingProperty;
+    const member = typeof missing === 'string' ? `${path}/${missing}` : path;
+    const detail = `${member === '' ? (where ?? 'request') : member.slice(1).replaceAll('/', '.')} ${problem.message ?? 'is not valid'}`;
+    if (where === 'body') return { detail, pointer: member === '' ? '/' : member };
+    return { detail, parameter: member.replace(/^\//, '').split('/')[0] || String(where) };
+  });
+  if (where === 'body') return new ApiError('INVALID_RESOURCE_DATA', issues);
+  return new ApiError('INVALID_QUERY_PARAMS', issues);
+}
+
+/** Fastify's own errors (body parsing, limits, content type, route schemas) mapped to our codes. */
 function fromFastifyError(error: FastifyError): ApiError | undefined {
+  const invalid = fromValidation(error);
+  if (invalid) return invalid;
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('PAYLOAD_TOO_LARGE', 'Request body is larger than the configured limit');
@@ -30,6 +53,9 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof RecordFailure) return recordFailureAnswer(error);
+  // A custom route's refusal (docs/hooks.md).
+  const refused = refusalAsApiError(error);
+  if (refused) return refused;
   const mapped = fromFastifyError(error as FastifyError);
   if (mapped) return mapped;
   return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred', { cause: error });

@@ -13,9 +13,12 @@
 // one process. So a group first runs without them; when one of its writes fails (rare: a unique value
 // taken, a check refused), the group is rolled back and run again with savepoints, and the next few
 // groups run with them straight away. A write's work may therefore run twice: it must leave nothing
-// behind outside the transaction that a second run would duplicate (Store.transact says so).
+// behind outside the transaction that a second run would duplicate (Store.transact says so). A write
+// whose failure is its own (own-failure.ts: a hook refused it or ran out of time) is not run again: the
+// careful run rejects it with that failure and runs the others.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../store-dialect.ts';
+import { isOwnFailure } from '../own-failure.ts';
 
 export type WriteWork<T> = (trx: Db) => Promise<T>;
 
@@ -108,23 +111,27 @@ export class GroupCommit {
       await this.#db.transaction().execute(job.work).then(job.resolve, job.reject);
       return;
     }
+    /** The failure of the together-run, when it was its write's own: that write is not run again. */
+    let own: { job: Job; error: unknown } | undefined;
     if (this.#carefulGroups > 0) {
       this.#carefulGroups--;
     } else {
-      const values = await this.#runTogether(group);
-      if (values) {
-        for (let i = 0; i < group.length; i++) group[i]!.resolve(values[i]);
+      const together = await this.#runTogether(group);
+      if (together.values) {
+        for (let i = 0; i < group.length; i++) group[i]!.resolve(together.values[i]);
         return;
       }
+      if (together.failed && isOwnFailure(together.failed.error)) own = together.failed;
       this.#carefulGroups = CAREFUL_GROUPS_AFTER_FAILURE;
     }
+    const ownFailure = own;
     const outcomes: Outcome[] = [];
     let unrun: Job[] = [];
     let ended: { error: unknown } | undefined;
     try {
       await this.#db.transaction().execute(async (trx) => {
         for (let i = 0; i < group.length; i++) {
-          const outcome = await this.#runInSavepoint(trx, group[i]!);
+          const outcome: Outcome = ownFailure !== undefined && group[i] === ownFailure.job ? { ok: false, error: ownFailure.error } : await this.#runInSavepoint(trx, group[i]!);
           outcomes.push(outcome);
           if (!outcome.ok && !this.#inTransaction()) {
             // SQLite ended the whole transaction (a full disk, an I/O error): what ran before is gone.
@@ -158,16 +165,24 @@ export class GroupCommit {
    * The group's writes one after another in one transaction, no savepoints: their results once it has
    * committed, or undefined when a write or the commit failed (then nothing of it is kept).
    */
-  async #runTogether(group: Job[]): Promise<unknown[] | undefined> {
+  async #runTogether(group: Job[]): Promise<{ values?: unknown[]; failed?: { job: Job; error: unknown } }> {
     const values: unknown[] = [];
+    let failed: { job: Job; error: unknown } | undefined;
     try {
       await this.#db.transaction().execute(async (trx) => {
-        for (const job of group) values.push(await job.work(trx));
+        for (const job of group) {
+          try {
+            values.push(await job.work(trx));
+          } catch (error) {
+            failed = { job, error };
+            throw error;
+          }
+        }
       });
-      return values;
+      return { values };
     } catch {
       // Kysely rolled it back (or SQLite had already ended it): the careful run finds out who failed and why.
-      return undefined;
+      return failed ? { failed } : {};
     }
   }
 

@@ -1,0 +1,54 @@
+// The values a before-hook leaves, checked again against the field types before they are written: a
+// hook is trusted to set any field (it is the application's code), but not to store what the type
+// refuses, nor a server-set column.
+import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import type { Resource } from '../resources/resource.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import { isSystemColumn } from './record-codec.ts';
+
+export function checkHookValues(resource: Resource, values: RecordValues, mode: 'create' | 'update'): RecordValues {
+  const invalid: ErrorIssue[] = [];
+  const checked: RecordValues = {};
+  for (const [name, value] of Object.entries(values)) {
+    // A hook removes a value with `delete values.x` or by setting it undefined: both leave it out.
+    if (value === undefined) continue;
+    const field = resource.fields.get(name);
+    if (!field) {
+      invalid.push({
+        pointer: pointerTo(name),
+        detail: isSystemColumn(name)
+          ? `'${name}' is set by the server; a hook may not set it`
+          : `${resource.name} has no field '${name}' (set by a hook)`,
+      });
+      continue;
+    }
+    if (value === null) {
+      if (field.nullable) checked[name] = null;
+      else invalid.push({ pointer: pointerTo(name), detail: `'${name}' must not be null` });
+      continue;
+    }
+    const problems = field.validate(value);
+    if (problems.length > 0) {
+      for (const problem of problems) invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${problem}` });
+      continue;
+    }
+    try {
+      checked[name] = field.type.normalize(value);
+    } catch (error) {
+      invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${(error as Error).message}` });
+    }
+  }
+  if (mode === 'create') {
+    for (const field of resource.fields.values()) {
+      if (
+        field.required &&
+        !Object.hasOwn(checked, field.name) &&
+        !invalid.some((issue) => issue.pointer === pointerTo(field.name))
+      ) {
+        invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required` });
+      }
+    }
+  }
+  if (invalid.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', invalid);
+  return checked;
+}
