@@ -40,6 +40,15 @@ export class ApiError extends Error {
     this.issues = issues.length > 0 ? issues : [{ detail: ERROR_CATALOGUE[code].title }];
     this.headers = options.headers ?? {};
   }
+
+  /** The same error with its issues replaced (pointers moved): its status, code, headers and cause stay. */
+  withIssues(issues: ErrorIssue[]): ApiError {
+    return new ApiError(this.code, issues, {
+      cause: this.cause,
+      headers: this.headers,
+      ...(this.chosen ? { chosen: this.chosen } : {}),
+    });
+  }
 }
 
 export const pointerTo = (field: string): string => `/data/attributes/${field}`;

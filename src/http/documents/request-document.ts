@@ -241,7 +241,8 @@ export function documentError(
     moved = true;
     return changed;
   });
-  return moved ? new ApiError(error.code, issues, { cause: error.cause, headers: error.headers }) : error;
+  // withIssues keeps a hook's refusal its own status and code.
+  return moved ? error.withIssues(issues) : error;
 }
 
 /**
