@@ -109,7 +109,8 @@ export class HookRunner implements WriteHooks {
 
   /** Records for code outside a write (a custom route, createSvc's `records`): as `meta`'s caller, or the system. */
   records(meta: RequestMeta | undefined): Records {
-    return createRecords(this.#registry, serviceTarget(this.#records, this.likeLimits), meta);
+    const target = serviceTarget(this.#records, this.likeLimits);
+    return createRecords(this.#registry, () => target, meta);
   }
 
   async before(write: BeforeWrite): Promise<void> {

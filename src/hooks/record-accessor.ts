@@ -51,7 +51,8 @@ export const accessorErrors = new WeakSet<object>();
 
 export function createRecords(
   registry: ResourceRegistry,
-  target: AccessorTarget,
+  /** Where the calls go, asked for at the first call. */
+  targetOf: () => AccessorTarget,
   meta: RequestMeta | undefined,
   lifetime?: AccessorLifetime,
 ): Records {
@@ -75,11 +76,11 @@ export function createRecords(
       return lifetime ? lifetime.track(`${resource.name}.${what}`, run) : run();
     };
     const accessor: RecordAccessor = {
-      get: (id) => call('get', () => target.get(resource, actor, String(id))),
-      list: (query) => call('list', () => target.list(resource, actor, rawQuery(query))),
-      create: (values) => call('create', () => target.create(resource, actor, values)),
-      update: (id, values) => call('update', () => target.update(resource, actor, String(id), values)),
-      delete: (id) => call('delete', () => target.remove(resource, actor, String(id))),
+      get: (id) => call('get', () => targetOf().get(resource, actor, String(id))),
+      list: (query) => call('list', () => targetOf().list(resource, actor, rawQuery(query))),
+      create: (values) => call('create', () => targetOf().create(resource, actor, values)),
+      update: (id, values) => call('update', () => targetOf().update(resource, actor, String(id), values)),
+      delete: (id) => call('delete', () => targetOf().remove(resource, actor, String(id))),
     };
     return Object.freeze(accessor);
   };

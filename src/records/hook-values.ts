@@ -6,12 +6,38 @@ import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../model/record-values.ts';
 import { isSystemColumn } from './record-codec.ts';
 
-export function checkHookValues(resource: Resource, values: RecordValues, mode: 'create' | 'update'): RecordValues {
+/**
+ * The values handed to a hook: a copy, since the hook changes it and a group commit may run the write
+ * again. Only objects (json fields) are cloned; the other values cannot be changed in place.
+ */
+export function hookCopy(values: RecordValues): RecordValues {
+  const copy: RecordValues = {};
+  for (const name of Object.keys(values)) {
+    const value = values[name];
+    copy[name] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
+  }
+  return copy;
+}
+
+/**
+ * `checked`: the values as validated before the hook ran; a value the hook left as it was (the same
+ * string, number or boolean) is not validated again.
+ */
+export function checkHookValues(
+  resource: Resource,
+  values: RecordValues,
+  mode: 'create' | 'update',
+  before?: RecordValues,
+): RecordValues {
   const invalid: ErrorIssue[] = [];
   const checked: RecordValues = {};
   for (const [name, value] of Object.entries(values)) {
     // A hook removes a value with `delete values.x` or by setting it undefined: both leave it out.
     if (value === undefined) continue;
+    if (before !== undefined && typeof value !== 'object' && Object.hasOwn(before, name) && before[name] === value) {
+      checked[name] = value;
+      continue;
+    }
     const field = resource.fields.get(name);
     if (!field) {
       invalid.push({

@@ -44,7 +44,7 @@ import { parseListQuery } from '../query/parse-list-query.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS } from '../query/like-pattern-limits.ts';
 import { MATCH_ALL } from '../model/filter-node.ts';
 import type { Actor, WriteHooks, WriteScope } from './write-hooks.ts';
-import { checkHookValues } from './hook-values.ts';
+import { checkHookValues, hookCopy } from './hook-values.ts';
 import { visibleRecord } from './visible-record.ts';
 
 export type {
@@ -282,17 +282,17 @@ export class RecordService {
     let values = validated;
     if (hooks.hasBefore(resource.name, 'create')) {
       // A copy at each run: a group commit may run the work again, and the hook changes what it gets.
-      const given = structuredClone(validated);
+      const given = hookCopy(validated);
       await hooks.before({
         kind: 'create',
         resource,
         meta,
         values: given,
         previous: null,
-        scope: this.#scope(trx, events, hooks, depth),
+        scope: this.#lazyScope(trx, events, hooks, depth),
         depth,
       });
-      values = checkHookValues(resource, given, 'create');
+      values = checkHookValues(resource, given, 'create', validated);
     }
     references.length = 0;
     references.push(...referencesIn(this.#registry, resource, values));
@@ -308,6 +308,12 @@ export class RecordService {
     hooks.noteCaller(event, meta.principal);
     await this.#runner.writeEvent(trx, events, event);
     return { record, attributes: readable };
+  }
+
+  /** The scope of #scope, made when a hook first uses `records` (most hooks never do). */
+  #lazyScope(trx: Db, events: RecordEvent[], hooks: WriteHooks, depth: number): () => WriteScope {
+    let scope: WriteScope | undefined;
+    return () => (scope ??= this.#scope(trx, events, hooks, depth));
   }
 
   /**
@@ -441,8 +447,8 @@ export class RecordService {
         resource,
         meta,
         values: null,
-        previous: structuredClone(old),
-        scope: this.#scope(trx, events, hooks, depth),
+        previous: hookCopy(old),
+        scope: this.#lazyScope(trx, events, hooks, depth),
         depth,
       });
     }
@@ -522,17 +528,17 @@ export class RecordService {
     const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
     let values = validated;
     if (hooks?.hasBefore(resource.name, 'update')) {
-      const given = structuredClone(validated);
+      const given = hookCopy(validated);
       await hooks.before({
         kind: 'update',
         resource,
         meta,
         values: given,
-        previous: structuredClone(old),
-        scope: this.#scope(trx, events, hooks, depth),
+        previous: hookCopy(old),
+        scope: this.#lazyScope(trx, events, hooks, depth),
         depth,
       });
-      values = checkHookValues(resource, given, 'update');
+      values = checkHookValues(resource, given, 'update', validated);
     }
     const changed = Object.fromEntries(
       Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),

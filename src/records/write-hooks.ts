@@ -38,7 +38,8 @@ export interface BeforeWrite {
   readonly values: RecordValues | null;
   /** The stored record (update, delete), or null (create). */
   readonly previous: RecordValues | null;
-  readonly scope: WriteScope;
+  /** Reads and writes on the write's transaction, made on first use. */
+  readonly scope: () => WriteScope;
   /** 0 for a request's own write, 1 for a write a hook made, and so on. */
   readonly depth: number;
 }
