@@ -7,13 +7,14 @@ import assert from 'node:assert/strict';
 import { EventSource } from 'eventsource';
 import { createClient, type LiveQuery } from '../../src/client/index.ts';
 import { adminAuthorization, POSTS_RESOURCE, startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-app.ts';
+import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 
-const RESOURCES = {
+const RESOURCES: Record<string, ResourceDefinition> = {
   posts: {
     ...POSTS_RESOURCE,
-    fields: { ...POSTS_RESOURCE.fields, views: { type: 'integer' as const, sortable: true } },
+    fields: { ...POSTS_RESOURCE.fields, views: { type: 'integer', sortable: true } },
     permissions: {
       editor: { read: true, create: true, update: true, delete: true },
       user: { read: { fields: ['title', 'body', 'status', 'author_id', 'views'], filter: { author_id: { eq: '$userId' } } } },
