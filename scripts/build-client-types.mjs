@@ -19,7 +19,26 @@ export async function buildClientTypes() {
   for (const file of readdirSync(out)) if (file.endsWith('.d.ts')) rmSync(`${out}/${file}`);
   const result = spawnSync(
     process.execPath,
-    [tsc, '--declaration', '--emitDeclarationOnly', '--rewriteRelativeImportExtensions', '--allowImportingTsExtensions', '--strict', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--lib', 'ES2022,DOM', '--skipLibCheck', '--outDir', out, `${root}src/client/index.ts`],
+    [
+      tsc,
+      '--declaration',
+      '--emitDeclarationOnly',
+      '--rewriteRelativeImportExtensions',
+      '--allowImportingTsExtensions',
+      '--strict',
+      '--target',
+      'ES2022',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--lib',
+      'ES2022,DOM',
+      '--skipLibCheck',
+      '--outDir',
+      out,
+      `${root}src/client/index.ts`,
+    ],
     { encoding: 'utf8' },
   );
   if (result.status !== 0) throw new Error(`svc/client declarations: ${result.stdout}${result.stderr}`);

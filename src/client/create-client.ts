@@ -55,7 +55,10 @@ export interface KeysApi {
 
 export interface SvcClient<T extends SvcSchema> {
   records<N extends keyof T & string>(resource: N): RecordsApi<T[N]>;
-  live<N extends keyof T & string>(resource: N, options?: LiveQueryOptions<T[N]['fields'], T[N]['sortable']>): LiveQuery<SvcRecord<T[N]['fields']>>;
+  live<N extends keyof T & string>(
+    resource: N,
+    options?: LiveQueryOptions<T[N]['fields'], T[N]['sortable']>,
+  ): LiveQuery<SvcRecord<T[N]['fields']>>;
   /** Exchanges an email and password for an API key (`POST /token`), which the client then uses. */
   signIn(credentials: SignIn): Promise<IssuedKey>;
   /** Uses another API key from now on (undefined: none). */
@@ -78,7 +81,12 @@ export function createClient<T extends SvcSchema = UntypedSchema>(options: Clien
     records: (resource) => recordsApi(transport, resource),
     live: (resource, liveOptions) =>
       liveQuery(
-        { transport, eventSource: options.EventSource, withCredentials: options.withCredentials === true, streamToken: () => apiKey },
+        {
+          transport,
+          eventSource: options.EventSource,
+          withCredentials: options.withCredentials === true,
+          streamToken: () => apiKey,
+        },
         resource,
         liveOptions,
       ),

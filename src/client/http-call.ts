@@ -20,7 +20,13 @@ async function errorsOf(response: Response): Promise<JsonApiError[]> {
       const document = body as { errors?: unknown; code?: unknown; message?: unknown };
       if (Array.isArray(document.errors)) return document.errors as JsonApiError[];
       if (typeof document.code === 'string') {
-        return [{ status: String(response.status), code: document.code, ...(typeof document.message === 'string' ? { detail: document.message } : {}) }];
+        return [
+          {
+            status: String(response.status),
+            code: document.code,
+            ...(typeof document.message === 'string' ? { detail: document.message } : {}),
+          },
+        ];
       }
     }
   } catch {
@@ -29,7 +35,14 @@ async function errorsOf(response: Response): Promise<JsonApiError[]> {
   return [{ status: String(response.status), title: response.statusText }];
 }
 
-export async function call<T>(transport: Transport, method: string, path: string, body?: unknown, contentType = 'application/json', extraHeaders?: Record<string, string>): Promise<T> {
+export async function call<T>(
+  transport: Transport,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+  extraHeaders?: Record<string, string>,
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/vnd.api+json, application/json', ...extraHeaders };
   const authorization = transport.authorization();
   if (authorization !== undefined) headers.authorization = authorization;

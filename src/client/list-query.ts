@@ -14,7 +14,9 @@ export type Filter<F extends object> = {
 } & {
   [K in keyof (F & SystemFields) & string as `${K}__is_null` | `${K}__is_not_null`]?: true;
 } & {
-  [K in keyof (F & SystemFields) & string as Scalar<(F & SystemFields)[K]> extends string ? `${K}__${TextOnly}` : never]?: string;
+  [K in keyof (F & SystemFields) & string as Scalar<(F & SystemFields)[K]> extends string
+    ? `${K}__${TextOnly}`
+    : never]?: string;
 };
 
 /** A sort key: a sortable field, ascending, or `-field`, descending. */

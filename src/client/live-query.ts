@@ -14,7 +14,7 @@
 // Reconnects resume with Last-Event-ID; `reset` resyncs; `revoked` closes the stream and, unless the
 // caller's `onRevoked` says 'stop', reopens it with the current credential and resyncs.
 import type { Transport } from './http-call.ts';
-import { type ListQuery, listQueryParams } from './list-query.ts';
+import type { ListQuery } from './list-query.ts';
 import { compareValues, matchesFilter } from './local-match.ts';
 import { recordsApi } from './records-api.ts';
 import type { ResourceSchema, SvcRecord } from './schema-types.ts';
@@ -29,7 +29,10 @@ export interface EventSourceLike {
 }
 export type EventSourceClass = new (url: string, init?: { withCredentials?: boolean }) => EventSourceLike;
 
-export type LiveQueryOptions<F extends object, S extends string> = Pick<ListQuery<F, S>, 'filter' | 'sort' | 'fields' | 'limit' | 'offset'> & {
+export type LiveQueryOptions<F extends object, S extends string> = Pick<
+  ListQuery<F, S>,
+  'filter' | 'sort' | 'fields' | 'limit' | 'offset'
+> & {
   /**
    * Called when the server ends the stream because the caller's access changed (`revoked`). Return (or
    * resolve to) 'reload' to reconnect with the client's current credential (sign in again first if
@@ -71,10 +74,15 @@ export interface LiveContext {
   streamToken(): string | undefined;
 }
 
-export function liveQuery<S extends ResourceSchema>(context: LiveContext, resource: string, options: LiveQueryOptions<S['fields'], S['sortable']> = {}): LiveQuery<SvcRecord<S['fields']>> {
+export function liveQuery<S extends ResourceSchema>(
+  context: LiveContext,
+  resource: string,
+  options: LiveQueryOptions<S['fields'], S['sortable']> = {},
+): LiveQuery<SvcRecord<S['fields']>> {
   type R = SvcRecord<S['fields']>;
   const EventSourceImpl = context.eventSource ?? (globalThis as { EventSource?: EventSourceClass }).EventSource;
-  if (EventSourceImpl === undefined) throw new TypeError('No EventSource: pass the `eventsource` package\'s class as createClient({ EventSource })');
+  if (EventSourceImpl === undefined)
+    throw new TypeError("No EventSource: pass the `eventsource` package's class as createClient({ EventSource })");
   const records = recordsApi<S>(context.transport, resource);
   const filter = (options.filter ?? {}) as Loose;
   const sort = options.sort ?? [];
@@ -126,7 +134,14 @@ export function liveQuery<S extends ResourceSchema>(context: LiveContext, resour
       do {
         loadAgain = false;
         pending = [];
-        const page = await records.list({ ...options, filter: options.filter, sort: options.sort, fields: options.fields, limit: pageSize, offset } as ListQuery<S['fields'], S['sortable']>);
+        const page = await records.list({
+          ...options,
+          filter: options.filter,
+          sort: options.sort,
+          fields: options.fields,
+          limit: pageSize,
+          offset,
+        } as ListQuery<S['fields'], S['sortable']>);
         if (closed) return;
         items = page.data;
         total = page.total;
@@ -175,7 +190,11 @@ export function liveQuery<S extends ResourceSchema>(context: LiveContext, resour
     if (present) {
       const before = items[at] as Loose;
       items = items.map((item, index) => (index === at ? record : item));
-      const moved = sortFields.some((field) => compareValues(before[field], (record as Loose)[field]) !== 0 || (before[field] === null) !== ((record as Loose)[field] === null));
+      const moved = sortFields.some(
+        (field) =>
+          compareValues(before[field], (record as Loose)[field]) !== 0 ||
+          (before[field] === null) !== ((record as Loose)[field] === null),
+      );
       if (explicitOrder && moved) resync();
       return;
     }
@@ -214,7 +233,10 @@ export function liveQuery<S extends ResourceSchema>(context: LiveContext, resour
     const token = context.streamToken();
     if (token !== undefined) params.set('token', token);
     const query = params.toString();
-    return new URL(`v1/${encodeURIComponent(resource)}/stream${query === '' ? '' : `?${query}`}`, context.transport.baseUrl).toString();
+    return new URL(
+      `v1/${encodeURIComponent(resource)}/stream${query === '' ? '' : `?${query}`}`,
+      context.transport.baseUrl,
+    ).toString();
   }
 
   function open(): void {
@@ -248,7 +270,8 @@ export function liveQuery<S extends ResourceSchema>(context: LiveContext, resour
     });
     current.addEventListener('error', () => {
       // EventSource retries by itself; CLOSED means it gave up (401, 403, 404, 429 or not an event stream).
-      if (current.readyState === CLOSED && source === current && !closed) fail(new Error(`The ${resource} stream closed and will not reconnect`));
+      if (current.readyState === CLOSED && source === current && !closed)
+        fail(new Error(`The ${resource} stream closed and will not reconnect`));
     });
   }
 

@@ -6,7 +6,20 @@
 type Loose = Record<string, unknown>;
 type Outcome = boolean | 'unknown';
 
-const OPERATORS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null', 'like', 'ilike']);
+const OPERATORS = new Set([
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'nin',
+  'is_null',
+  'is_not_null',
+  'like',
+  'ilike',
+]);
 
 /** Splits `views__gte` into the field and operator; a bare name is `eq`. */
 export function splitFilterName(name: string): { field: string; op: string } {
@@ -28,7 +41,8 @@ export function compareValues(a: unknown, b: unknown): number {
 
 /** The filter's value as the field's value type: a filter on a number field given as a string compares as a number. */
 function coerce(sample: unknown, value: unknown): unknown {
-  if (typeof sample === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  if (typeof sample === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value);
   if (typeof sample === 'boolean' && typeof value === 'string') return value === 'true';
   return value;
 }

@@ -38,7 +38,11 @@ export function recordsApi<S extends ResourceSchema>(transport: Transport, resou
   return {
     async list(query = {}) {
       const document = await call<ListDocument>(transport, 'GET', withQuery(base, listQueryParams(query)));
-      return { data: document.data.map((resource) => flatten<R>(resource)), total: document.meta?.total ?? document.data.length, links: document.links ?? {} };
+      return {
+        data: document.data.map((resource) => flatten<R>(resource)),
+        total: document.meta?.total ?? document.data.length,
+        links: document.links ?? {},
+      };
     },
     async get(id, options = {}) {
       const params = new URLSearchParams();
@@ -47,7 +51,9 @@ export function recordsApi<S extends ResourceSchema>(transport: Transport, resou
     },
     async create(values, options = {}) {
       const headers = options.idempotencyKey !== undefined ? { 'idempotency-key': options.idempotencyKey } : undefined;
-      return flatten<R>((await call<{ data: ResourceObject }>(transport, 'POST', base, values, 'application/json', headers)).data);
+      return flatten<R>(
+        (await call<{ data: ResourceObject }>(transport, 'POST', base, values, 'application/json', headers)).data,
+      );
     },
     async update(id, values) {
       return flatten<R>((await call<{ data: ResourceObject }>(transport, 'PATCH', one(id), values)).data);

@@ -29,7 +29,11 @@ describe('svc types', () => {
         },
       };
       writeFileSync(join(dir, 'svc.config.yaml'), stringify(config));
-      const declaration = execFileSync(process.execPath, [join(root, 'bin/svc.js'), 'types', '--config', join(dir, 'svc.config.yaml')], { encoding: 'utf8' });
+      const declaration = execFileSync(
+        process.execPath,
+        [join(root, 'bin/svc.js'), 'types', '--config', join(dir, 'svc.config.yaml')],
+        { encoding: 'utf8' },
+      );
       assert.match(declaration, /title: string;/);
       assert.match(declaration, /views: number \| null;/);
       assert.match(declaration, /status\?: "draft" \| "published";/);
@@ -60,11 +64,23 @@ export async function run(): Promise<number> {
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', allowImportingTsExtensions: true, skipLibCheck: true, lib: ['ES2022', 'DOM'], types: [] },
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            allowImportingTsExtensions: true,
+            skipLibCheck: true,
+            lib: ['ES2022', 'DOM'],
+            types: [],
+          },
           files: ['program.ts'],
         }),
       );
-      const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
+      const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], {
+        encoding: 'utf8',
+      });
       assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventSource } from 'eventsource';
 import { createClient, type LiveQuery } from '../../src/client/index.ts';
-import { adminAuthorization, POSTS_RESOURCE, startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-app.ts';
+import {
+  adminAuthorization,
+  POSTS_RESOURCE,
+  startStreamTestApp,
+  type StreamTestApp,
+} from '../helpers/stream-test-app.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -17,7 +22,9 @@ const RESOURCES: Record<string, ResourceDefinition> = {
     fields: { ...POSTS_RESOURCE.fields, views: { type: 'integer', sortable: true } },
     permissions: {
       editor: { read: true, create: true, update: true, delete: true },
-      user: { read: { fields: ['title', 'body', 'status', 'author_id', 'views'], filter: { author_id: { eq: '$userId' } } } },
+      user: {
+        read: { fields: ['title', 'body', 'status', 'author_id', 'views'], filter: { author_id: { eq: '$userId' } } },
+      },
     },
   },
 };
@@ -85,7 +92,13 @@ for (const dialect of testDialects()) {
       const revocations: string[] = [];
       const live: Record<string, LiveQuery<Record<string, unknown>>> = {};
       for (const [name, query] of Object.entries(queries)) {
-        live[name] = client.live('posts', { ...query, onRevoked: (reason) => (revocations.push(reason), 'reload') }) as LiveQuery<Record<string, unknown>>;
+        live[name] = client.live('posts', {
+          ...query,
+          onRevoked: (reason) => {
+            revocations.push(reason);
+            return 'reload';
+          },
+        }) as LiveQuery<Record<string, unknown>>;
       }
       await Promise.all(Object.values(live).map((query) => query.ready));
 
@@ -108,16 +121,33 @@ for (const dialect of testDialects()) {
       const burst = async (count: number): Promise<void> => {
         for (let i = 0; i < count; i++) {
           const roll = next();
-          const values = { title: pick(['alpha', 'beta', 'apple', 'gamma', 'avocado']) + i, status: pick(['draft', 'published']), views: Math.floor(next() * 10), author_id: pick([userId, 'someone-else']) };
+          const values = {
+            title: pick(['alpha', 'beta', 'apple', 'gamma', 'avocado']) + i,
+            status: pick(['draft', 'published']),
+            views: Math.floor(next() * 10),
+            author_id: pick([userId, 'someone-else']),
+          };
           if (roll < 0.5 || ids.length < 3) ids.push(await t.createPost(values));
-          else if (roll < 0.85) await t.patchPost(pick(ids), pick([{ views: values.views }, { status: values.status }, { title: values.title }, { author_id: values.author_id }]));
+          else if (roll < 0.85)
+            await t.patchPost(
+              pick(ids),
+              pick([
+                { views: values.views },
+                { status: values.status },
+                { title: values.title },
+                { author_id: values.author_id },
+              ]),
+            );
           else await t.deletePost(ids.splice(Math.floor(next() * ids.length), 1)[0] as string);
         }
       };
 
       await burst(60);
       await eventually(same);
-      assert.ok(live.published!.items.length > 0 && live.top!.items.length === 5, 'the burst left records in every list');
+      assert.ok(
+        live.published!.items.length > 0 && live.top!.items.length === 5,
+        'the burst left records in every list',
+      );
 
       // The connection drops; writes happen while the client is away; it resumes with Last-Event-ID.
       const loadsBefore = loads;
