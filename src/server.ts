@@ -5,6 +5,7 @@ import { mountApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { limitHeapGrowth } from './tools/heap-growth.ts';
+import { urlHost } from './tools/url-host.ts';
 import { chooseLogFormat } from './logging/log-format.ts';
 import { prettyLogStream } from './logging/pretty-log-stream.ts';
 import { createRuntime, type RuntimeOptions } from './runtime.ts';
@@ -36,6 +37,9 @@ export interface RunningServer {
   app: FastifyInstance;
   ctx: AppContext;
   url: string;
+  /** The address and port it listens on (the port chosen when the config says 0). */
+  host: string;
+  port: number;
   close(): Promise<void>;
 }
 
@@ -55,10 +59,10 @@ export async function startServer(config: SvcConfig, options: { allowDestructive
   await app.listen({ port: config.server.port, host: config.server.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
-  const url = `http://${config.server.host}:${port}`;
+  const url = `http://${urlHost(config.server.host)}:${port}`;
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= app.close());
-  return { app, ctx, url, close };
+  return { app, ctx, url, host: config.server.host, port, close };
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close, exit — within a bound. */

@@ -88,7 +88,8 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true, configFile });
       closeOnSignals(server);
       reloadOnHangup(server, () => loadConfig({ file: values.config }));
-      process.stdout.write(`listening on ${server.url}\n`);
+      const { listenLines } = await import('./listen-lines.ts');
+      process.stdout.write(`${listenLines(server.host, server.port).join('\n')}\n`);
       return await new Promise<number>(() => {});
     }
     case 'plan':

@@ -45,7 +45,10 @@ export async function initProject(dirArgument: string | undefined, cwd = process
   return { dir, files: written };
 }
 
-/** What `svc init` prints: the files written, and the three commands that come next. */
+/**
+ * What `svc init` prints: the files written, and the three commands that come next, as they are typed in
+ * a project that has svc as a local dependency (`npx svc …`; a bare `svc` is not on the shell's PATH).
+ */
 export function nextSteps(result: InitResult, cwd = process.cwd()): string {
   const here = relative(cwd, result.dir);
   const inside = here === '' ? [] : [`  cd ${here.includes(' ') ? JSON.stringify(here) : here}`];
@@ -54,9 +57,9 @@ export function nextSteps(result: InitResult, cwd = process.cwd()): string {
     '',
     'Next:',
     ...inside,
-    '  svc check      # validate svc.config.yaml: every problem with its path',
-    '  svc start      # serve it at http://localhost:3000; the first start prints the admin token',
-    '  svc users create --email you@example.com --role manager   # a user who can sign in and get an API key',
+    '  npx svc check      # validate svc.config.yaml: every problem with its path',
+    '  npx svc start      # serve it at http://127.0.0.1:3000; the first start prints the admin token',
+    '  npx svc users create --email you@example.com --role manager   # a user who can sign in and get an API key',
   ].join('\n');
 }
 

@@ -145,7 +145,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       additionalProperties: false,
       properties: {
         port: { description: 'PORT overrides.', type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
-        host: { description: 'HOST overrides.', type: 'string', minLength: 1, default: '0.0.0.0' },
+        host: { description: 'Address to listen on; HOST overrides. 127.0.0.1 (the default) serves this machine only; 0.0.0.0 every interface (containers, servers).', type: 'string', minLength: 1, default: '127.0.0.1' },
         cors: {
           type: 'object',
           default: {},

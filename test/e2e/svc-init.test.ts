@@ -32,7 +32,7 @@ describe('svc init', () => {
     assert.equal(readFileSync(join(dir, '.env.example'), 'utf8'), STARTER_ENV_EXAMPLE);
     assert.match(result.stdout, /^Wrote projects\/first\/svc\.config\.yaml and projects\/first\/\.env\.example\./);
     const commands = result.stdout.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim().split(/\s+#/)[0]);
-    assert.deepEqual(commands, ['cd projects/first', 'svc check', 'svc start', 'svc users create --email you@example.com --role manager']);
+    assert.deepEqual(commands, ['cd projects/first', 'npx svc check', 'npx svc start', 'npx svc users create --email you@example.com --role manager']);
   });
 
   it('writes into the working directory without DIR, and prints no cd', () => {
@@ -79,7 +79,7 @@ describe('svc init', () => {
     const dir = join(root, 'served');
     assert.equal(svc(['init', dir], root).status, 0);
     assert.equal(svc(['check'], dir).status, 0);
-    const child = spawn(process.execPath, [SVC, 'start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: { ...process.env, ...CLEAN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC, 'start', '--port', '0'], { cwd: dir, env: { ...process.env, ...CLEAN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
