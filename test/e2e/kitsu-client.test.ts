@@ -1,6 +1,7 @@
-// svc used by a JSON:API client no one here wrote: the npm `kitsu` client, over HTTP against a listening
-// svc, with an API key from /token. Everything it sends is its own: application/vnd.api+json documents,
-// `filter[field]=` lists, PATCH with data.id, DELETE with a body.
+// svc used by a JSON:API client no one here wrote: the npm `kitsu` client with its default options, over
+// HTTP against a listening svc, with an API key from /token. Everything it sends is its own:
+// application/vnd.api+json documents, `filter[field]=` lists, `sort=`, `page[size]`/`page[number]`, a
+// relation id as the attribute reads return, PATCH with data.id, DELETE with a body.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Kitsu from 'kitsu';
@@ -48,8 +49,8 @@ for (const dialect of testDialects()) {
       });
       assert.equal(issued.status, 201, await issued.clone().text());
       const { key } = (await issued.json()) as { key: string };
-      // svc's names are snake_case plurals already: no case or plural conversion on kitsu's side.
-      api = new Kitsu({ baseURL: `${address}/v1`, headers: { Authorization: `Bearer ${key}` }, camelCaseTypes: false, resourceCase: 'none', pluralize: false });
+      // kitsu's defaults (kebab-case, pluralised paths; camelCase types): svc's one-word plural names pass through.
+      api = new Kitsu({ baseURL: `${address}/v1`, headers: { Authorization: `Bearer ${key}` } });
 
       const category = await api.create('categories', { name: 'News' });
       categoryId = category.data.id;
@@ -68,6 +69,35 @@ for (const dialect of testDialects()) {
       assert.equal((busy.data as KitsuPost[]).length, 1);
       assert.equal(busy.meta.total, 2);
       assert.ok((busy.data as KitsuPost[]).every((p) => p.type === 'posts' && p.views >= 20));
+    });
+
+    it('sorts with JSON:API sort and pages with page[size]/page[number], following the links', async () => {
+      const sorted = await api.get('posts', { params: { sort: '-views' } });
+      assert.deepEqual((sorted.data as KitsuPost[]).map((p) => p.title), ['Gamma', 'Beta', 'Alpha']);
+
+      const seen: string[] = [];
+      let params: Record<string, unknown> = { sort: 'title', page: { size: 2, number: 1 } };
+      for (let pages = 0; pages < 5; pages++) {
+        const page = await api.get('posts', { params });
+        seen.push(...(page.data as KitsuPost[]).map((p) => p.title));
+        const next = (page.links as { next?: string } | undefined)?.next;
+        if (next === undefined) break;
+        // A link is a path with the whole query; kitsu takes a model and params, so the link's query becomes params.
+        const url = new URL(next, 'http://svc.invalid');
+        assert.equal(url.pathname, '/v1/posts');
+        assert.equal(url.searchParams.get('page[number]'), String(pages + 2), 'links page the way the request did');
+        params = Object.fromEntries(url.searchParams);
+      }
+      assert.deepEqual(seen, ['Alpha', 'Beta', 'Gamma']);
+    });
+
+    it('creates a record with the relation id as an attribute, as reads return it', async () => {
+      const created = await api.create('posts', { title: 'Attribute relation', category_id: categoryId });
+      const post = created.data as KitsuPost;
+      assert.equal(relatedId(post.category_id), categoryId);
+      const fetched = await api.get(`posts/${post.id}`, { params: { include: 'category' } });
+      assert.equal((fetched.data as KitsuPost & { category?: { data?: { name?: string } } }).category?.data?.name, 'News');
+      await api.delete('posts', post.id);
     });
 
     it('creates a record from a JSON:API document with a to-one relationship', async () => {

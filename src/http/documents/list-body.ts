@@ -22,7 +22,7 @@ export function listBody(resource: Resource, result: ListResult): TaggedBody {
     const body = JSON.stringify(listDocument(resource, records, attributes, total, query, { path: result.path, included: result.included, more }));
     return { body, tag: entityTagOf(body) };
   }
-  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried, query.keyset?.text, more]);
+  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried, query.pageStyle, query.keyset?.text, more]);
   let texts = bodies.get(records);
   const kept = texts?.get(spelling);
   if (kept !== undefined) return kept;

@@ -1,7 +1,7 @@
 // Query parameters of a resource's list and stream endpoints (docs/records.md, docs/streams.md): sorting,
 // field selection and one filter parameter per field and operator, as parseListQuery accepts them.
 import type { FieldDefinition, FilterOperator } from '../../config/config-types.ts';
-import { LIST_OPERATORS } from '../../query/parse-list-query.ts';
+import { LIST_OPERATORS, LIST_PARAMETERS } from '../../query/parse-list-query.ts';
 import type { FieldType, JsonSchema } from '../../resources/field-types/index.ts';
 import { uuidField } from '../../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../../resources/field-types/datetime-field.ts';
@@ -81,7 +81,8 @@ export function filterParameters(resource: Resource): OpenApiObject[] {
   for (const field of fields) {
     for (const op of LIST_OPERATORS) {
       if (!field.type.operators.has(op)) continue;
-      if (op === 'eq') parameters.push(filterParameter(field, op, field.name));
+      // `sort` is the list's sort parameter: a field of that name is filtered as `sort__eq` (or `filter[sort]`).
+      if (op === 'eq' && !LIST_PARAMETERS.has(field.name)) parameters.push(filterParameter(field, op, field.name));
       const name = `${field.name}__${op}`;
       if (!fieldNames.has(name)) parameters.push(filterParameter(field, op, name));
     }
@@ -89,12 +90,15 @@ export function filterParameters(resource: Resource): OpenApiObject[] {
   return parameters;
 }
 
-function sortParameter(resource: Resource): OpenApiObject {
-  const keys = [...resource.sortable].flatMap((name) => [name, `-${name}`]);
+function sortParameter(resource: Resource, name: '_sort' | 'sort'): OpenApiObject {
+  const keys = [...resource.sortable].flatMap((key) => [key, `-${key}`]);
   return {
-    name: '_sort',
+    name,
     in: 'query',
-    description: 'Sort keys, comma-separated, applied in order; prefix `-` for descending.',
+    description:
+      name === '_sort'
+        ? 'Sort keys, comma-separated, applied in order; prefix `-` for descending.'
+        : "JSON:API's name for `_sort`, the same keys; give only one of the two.",
     style: 'form',
     explode: false,
     schema: { type: 'array', uniqueItems: true, items: { type: 'string', enum: keys } },
@@ -142,11 +146,14 @@ export function compoundParameters(resource: Resource): OpenApiObject[] {
 export function listParameters(resource: Resource): OpenApiObject[] {
   return [
     ...compoundParameters(resource),
-    sortParameter(resource),
+    sortParameter(resource, '_sort'),
+    sortParameter(resource, 'sort'),
     parameterRef('Limit'),
     parameterRef('Offset'),
     parameterRef('PageLimit'),
     parameterRef('PageOffset'),
+    parameterRef('PageSize'),
+    parameterRef('PageNumber'),
     parameterRef('PageAfter'),
     parameterRef('PageBefore'),
     fieldsParameter(

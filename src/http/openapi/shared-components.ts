@@ -78,6 +78,20 @@ export function sharedParameters(config: SvcConfig): OpenApiObject {
       description: 'Synonym of `_offset`, as used in pagination links; give only one of the two.',
       schema: pageOffset,
     },
+    PageSize: {
+      name: 'page[size]',
+      in: 'query',
+      description: "JSON:API's page-based synonym of `_limit`; give only one of `_limit`, `page[limit]` and `page[size]`.",
+      schema: { ...pageLimit },
+    },
+    PageNumber: {
+      name: 'page[number]',
+      in: 'query',
+      description:
+        'The page to return, from 1, of `page[size]` records (pages of the default size without it); not with an offset. ' +
+        'Links then use `page[number]` and `page[size]` too.',
+      schema: { type: 'integer', minimum: 1 },
+    },
     PageAfter: {
       name: 'page[after]',
       in: 'query',
