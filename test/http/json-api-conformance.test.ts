@@ -71,10 +71,12 @@ for (const dialect of testDialects()) {
     let t: TestApp;
     let editor: string;
     let postId: string;
+    let categoryId: string;
     before(async () => {
       t = await startTestApp(dialect);
       editor = await t.as('editor');
-      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Negotiated' } });
+      categoryId = (await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'Negotiation' } })).json().data.id;
+      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Negotiated', category_id: categoryId } });
       postId = created.json().data.id;
     });
     after(() => t.close());
@@ -143,6 +145,21 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('ignores the Content-Type of a request without a body (a GET or DELETE some clients label anyway)', async () => {
+      const type = 'application/vnd.api+json; charset=utf-8';
+      for (const [url, auth] of [['/v1/posts', editor], [`/v1/posts/${postId}`, editor], ['/me', editor], ['/admin/users', t.admin]] as const) {
+        const response = await t.request({ method: 'GET', url, auth, headers: { 'content-type': type } });
+        assert.equal(response.statusCode, 200, `${url}: ${response.body.slice(0, 200)}`);
+      }
+      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'to delete' } });
+      const id = created.json().data.id as string;
+      const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: editor, headers: { 'content-type': type } });
+      assert.equal(deleted.statusCode, 204, deleted.body);
+      // With a body, the same Content-Type is still 415, whatever the method.
+      const withBody = await t.request({ method: 'DELETE', url: `/v1/posts/${postId}`, auth: editor, payload: '{}', headers: { 'content-type': type } });
+      assert.equal(withBody.statusCode, 415);
+    });
+
     it('answers 406 NOT_ACCEPTABLE when every JSON:API instance in Accept carries media type parameters', async () => {
       const cases: [string, number][] = [
         ['application/vnd.api+json; ext=bulk', 406],
@@ -159,7 +176,16 @@ for (const dialect of testDialects()) {
         ['text/html, application/xhtml+xml;q=0.9', 200],
       ];
       for (const [accept, status] of cases) {
-        for (const [url, auth] of [['/v1/posts', editor], [`/v1/posts/${postId}`, editor], ['/admin/users', t.admin], ['/admin/webhooks', t.admin]] as const) {
+        for (const [url, auth] of [
+          ['/v1/posts', editor],
+          [`/v1/posts/${postId}`, editor],
+          [`/v1/categories/${categoryId}/posts`, editor],
+          ['/me', editor],
+          ['/admin/users', t.admin],
+          ['/admin/webhooks', t.admin],
+          ['/admin/resources', t.admin],
+          ['/admin/resources/posts', t.admin],
+        ] as const) {
           const response = await t.request({ method: 'GET', url, auth, headers: { accept } });
           assert.equal(response.statusCode, status, `${url} with Accept: ${accept}: ${response.body.slice(0, 200)}`);
           if (status === 406) assert.equal(response.json().errors[0].code, 'NOT_ACCEPTABLE');

@@ -338,7 +338,7 @@ describe('buildOpenApiDocument', () => {
         const schema = spec.schema as Json;
         // A cursor is only ever one svc wrote: the empty one (the first or last page) stands for them.
         const cursor = param === 'page[after]' || param === 'page[before]';
-        const values = param === '_sort' || param === 'fields' ? ((schema.items as Json).enum as string[]) : cursor ? [''] : [sample(schema)];
+        const values = param === '_sort' || param === 'sort' || param === 'fields' ? ((schema.items as Json).enum as string[]) : cursor ? [''] : [sample(schema)];
         for (const value of values) {
           assert.doesNotThrow(() => parseListQuery({ [param]: value }, resource, readable), `${name}: ${param}=${value}`);
         }

@@ -47,18 +47,21 @@ describe('JSON:API request documents in the OpenAPI document', () => {
     assert.match(responses['409']!.description, /CONFLICT/);
   });
 
-  it('describes documents as the server takes them: relations as {type,id} linkage, type the resource', () => {
+  it('describes documents as the server takes them: relations as {type,id} linkage or as the attribute reads return, type the resource', () => {
     const relationships = { category_id: { data: { type: 'categories', id: ID } } };
     assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships } }), true);
     assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships: { category_id: { data: null } } } }), true);
     assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'comments', attributes: { title: 'Hi', published: true } } }), false, 'another type');
     assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi' } } }), false, 'a required field missing');
-    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true, category_id: ID } } }), false, 'a relation under attributes');
+    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true, category_id: ID } } }), true, 'a relation under attributes');
+    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships: { category: { data: { type: 'categories', id: ID } } } } }), true, 'under the relationship name');
     assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships: { category_id: { data: { type: 'posts', id: ID } } } } }), false, 'linkage to another type');
     assert.equal(valid('PostsCreateRequestDocument', { title: 'Hi', published: true }), false, 'a flat body');
 
-    // A required relation is a required relationship on create and replace, not on patch.
+    // A required relation is required on create and replace (as an attribute or a relationship), not on patch.
     assert.equal(valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x' } } }), false);
+    assert.equal(valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x', post_id: ID } } }), true);
+    assert.equal(valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x' }, relationships: { post: { data: { type: 'posts', id: ID } } } } }), true);
     assert.equal(valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x' }, relationships: { post_id: { data: { type: 'posts', id: ID } } } } }), true);
     assert.equal(valid('CommentsPatchRequestDocument', { data: { type: 'comments', id: ID, attributes: { body: 'y' } } }), true);
   });

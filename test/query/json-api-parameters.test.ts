@@ -10,6 +10,7 @@ import { testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { BLOG_RESOURCES } from '../helpers/test-config.ts';
 import { checkConfigFile } from '../../src/cli/check-config.ts';
+import type { ResourceDefinition } from '../../src/config/config-types.ts';
 
 const JSON_API = 'application/vnd.api+json';
 
@@ -17,7 +18,7 @@ interface ErrorBody {
   errors: { code: string; source?: { parameter?: string; pointer?: string } }[];
 }
 
-const RESOURCES = {
+const RESOURCES: Record<string, ResourceDefinition> = {
   ...BLOG_RESOURCES,
   // A field named `sort`: `?sort=` sorts, so this field is filtered as filter[sort] or sort__eq.
   slots: {

@@ -49,8 +49,8 @@ export function requestDocumentSchema(resource: Resource, mode: RequestDocumentM
     if (required) {
       eitherWay.push({
         anyOf: [
-          { required: ['attributes'], properties: { attributes: { required: [field.name] } } },
-          ...names.map((name) => ({ required: ['relationships'], properties: { relationships: { required: [name] } } })),
+          { type: 'object', required: ['attributes'], properties: { attributes: { type: 'object', properties: { [field.name]: {} }, required: [field.name] } } },
+          ...names.map((name) => ({ type: 'object', required: ['relationships'], properties: { relationships: { type: 'object', properties: { [name]: {} }, required: [name] } } })),
         ],
       });
     }

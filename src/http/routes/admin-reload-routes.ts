@@ -10,10 +10,12 @@ import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/destructive-change.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'definitions'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
     scope.post('/admin/reload', async (request, reply) => {
       const file = ctx.definitions.source;
       if (file === undefined) throw new ApiError('CONFLICT', 'This server was not started from a config file, so there is nothing to read again');

@@ -6,6 +6,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { appliedAttributes, definitionObject, RESOURCES_PATH } from '../../resources/definition-document.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 type NameParams = { name: string };
 
@@ -18,6 +19,7 @@ function refuseQuery(request: FastifyRequest): void {
 export async function registerAdminResourceRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry' | 'definitions'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
 
     scope.get(RESOURCES_PATH, async (request, reply) => {
       refuseQuery(request);
