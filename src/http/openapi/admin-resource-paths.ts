@@ -11,7 +11,7 @@ export const ADMIN_TAG = 'Admin';
 export const ADMIN_SCHEMAS = ['ResourceDefinition', 'ResourceDefinitionDocument', 'ResourceDefinitionListDocument'] as const;
 export const ADMIN_OPERATIONS = ['listResourceDefinitions', 'getResourceDefinition'] as const;
 
-const ADMIN_CODES: ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'FORBIDDEN', 'INVALID_QUERY_PARAMS', 'INTERNAL_ERROR'];
+const ADMIN_CODES: ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'FORBIDDEN', 'INVALID_QUERY_PARAMS', 'NOT_ACCEPTABLE', 'INTERNAL_ERROR'];
 
 export function adminSecuritySchemes(): OpenApiObject {
   return {

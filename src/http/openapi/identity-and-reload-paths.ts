@@ -112,7 +112,7 @@ export function identityAndReloadPaths(): Record<string, OpenApiObject> {
             headers: { 'X-Request-Id': headerRef('XRequestId') },
             content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef('MeDocument') } },
           },
-          ...errorResponses(['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_DISABLED', 'API_KEY_EXPIRED', 'FORBIDDEN', 'RATE_LIMITED', 'USAGE_EXCEEDED', 'INTERNAL_ERROR']),
+          ...errorResponses(['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_DISABLED', 'API_KEY_EXPIRED', 'FORBIDDEN', 'RATE_LIMITED', 'USAGE_EXCEEDED', 'NOT_ACCEPTABLE', 'INTERNAL_ERROR']),
         },
       },
     },

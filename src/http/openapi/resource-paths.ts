@@ -22,6 +22,8 @@ import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
 
 /** Codes every keyed operation can answer with, besides its own. */
 const KEYED: readonly ErrorCode[] = [...KEY_AUTH_CODES, 'FORBIDDEN', 'KEY_PERMISSION_DENIED', ...RATE_LIMIT_CODES, 'INTERNAL_ERROR'];
+/** Operations that answer JSON:API documents also refuse an Accept that modifies every JSON:API type (406). */
+const NEGOTIATED: readonly ErrorCode[] = [...KEYED, 'NOT_ACCEPTABLE'];
 /** Writes through resource endpoints: bodies, validation, uniqueness, and no admin token. */
 const WRITE: readonly ErrorCode[] = [
   ...BODY_CODES,
@@ -76,7 +78,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       responses: {
         '200': withEntityTag(documentResponse(`A page of ${name} records.`, names.schema('ListDocument'))),
         '304': notModifiedResponse(),
-        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED, 'RESOURCE_FETCH_ERROR']),
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...NEGOTIATED, 'RESOURCE_FETCH_ERROR']),
       },
     }),
     post: operation({
@@ -91,7 +93,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
         '201': withReplayedHeader(withLocation(
           documentResponse('The created record, with its generated `id`, `created_at` and `updated_at`.', names.schema('Document')),
         )),
-        ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
+        ...errorResponses([...CREATE, ...NEGOTIATED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
       },
     }),
   };
@@ -106,7 +108,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       responses: {
         '200': withEntityTag(documentResponse('The record.', names.schema('Document'))),
         '304': notModifiedResponse(),
-        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR', 'RESOURCE_FETCH_ERROR']),
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', 'RESOURCE_NOT_FOUND', ...NEGOTIATED, 'RESOURCE_FIND_ERROR', 'RESOURCE_FETCH_ERROR']),
       },
     }),
     put: operation({
@@ -117,7 +119,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       requestBody: writeRequestBody(names.schema('ReplaceBody'), names.schema('ReplaceRequestDocument'), 'Every field of the record.'),
       responses: {
         '200': withEntityTag(documentResponse('The replaced record.', names.schema('Document'))),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...NEGOTIATED, 'RESOURCE_UPDATE_ERROR']),
       },
     }),
     patch: operation({
@@ -128,7 +130,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       requestBody: writeRequestBody(names.schema('PatchBody'), names.schema('PatchRequestDocument'), 'The fields to change.'),
       responses: {
         '200': withEntityTag(documentResponse('The updated record.', names.schema('Document'))),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...NEGOTIATED, 'RESOURCE_UPDATE_ERROR']),
       },
     }),
     delete: operation({
@@ -138,7 +140,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       parameters: [ifMatchParameter()],
       responses: {
         '204': { description: 'Deleted; no body.', headers: successHeaders() },
-        ...errorResponses(['RESOURCE_NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_DELETE_ERROR']),
+        ...errorResponses(['RESOURCE_NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', ...NEGOTIATED, 'RESOURCE_DELETE_ERROR']),
       },
     }),
   };
