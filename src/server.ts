@@ -43,7 +43,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string; configFile?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: SvcConfig,
+  options: { allowDestructive?: boolean; logLevel?: string; configFile?: string } = {},
+): Promise<RunningServer> {
   limitHeapGrowth();
   const logFormat = chooseLogFormat(process.stdout.isTTY === true, process.env);
   const { app, ctx } = await buildApp({
@@ -52,7 +55,10 @@ export async function startServer(config: SvcConfig, options: { allowDestructive
     ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
     logger: {
       level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
-      redact: { paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'],
+        censor: '[redacted]',
+      },
       ...(logFormat === 'pretty' ? { stream: prettyLogStream() } : {}),
     },
   });
@@ -102,7 +108,8 @@ export function reloadOnHangup(server: RunningServer, load: () => Promise<SvcCon
     load()
       .then((config) => server.ctx.definitions.apply(config.resources))
       .then(
-        (changed) => log.info({ changed }, changed ? 'resource definitions reloaded' : 'resource definitions unchanged'),
+        (changed) =>
+          log.info({ changed }, changed ? 'resource definitions reloaded' : 'resource definitions unchanged'),
         (error: unknown) => log.error({ err: error }, 'reloading the config failed; the running definitions stay'),
       )
       .finally(() => {

@@ -27,7 +27,9 @@ export async function initProject(dirArgument: string | undefined, cwd = process
   const existing: string[] = [];
   for (const [file] of targets) if (await exists(file)) existing.push(file);
   if (existing.length > 0) {
-    throw new InitRefused(`${existing.map((file) => shown(file, cwd)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; svc init writes nothing over a file (move it away, or choose another folder)`);
+    throw new InitRefused(
+      `${existing.map((file) => shown(file, cwd)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; svc init writes nothing over a file (move it away, or choose another folder)`,
+    );
   }
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
@@ -39,7 +41,10 @@ export async function initProject(dirArgument: string | undefined, cwd = process
     }
   } catch (error) {
     await Promise.all(written.map((file) => rm(file, { force: true })));
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new InitRefused(`${shown((error as NodeJS.ErrnoException).path ?? dir, cwd)} appeared while svc init ran; nothing was written`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new InitRefused(
+        `${shown((error as NodeJS.ErrnoException).path ?? dir, cwd)} appeared while svc init ran; nothing was written`,
+      );
     throw error;
   }
   return { dir, files: written };

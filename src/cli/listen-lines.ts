@@ -7,7 +7,9 @@ const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0']);
 export function listenLines(host: string, port: number): string[] {
   const lines = [`listening on http://${urlHost(host)}:${port}`];
   if (EVERY_INTERFACE.has(host)) {
-    lines.push(`listening on every interface (${host}): reachable from other machines; HOST=127.0.0.1 serves this machine only`);
+    lines.push(
+      `listening on every interface (${host}): reachable from other machines; HOST=127.0.0.1 serves this machine only`,
+    );
   }
   return lines;
 }

@@ -87,7 +87,7 @@ export interface RetentionConfig {
   deliveries: RetentionLimits;
 }
 
-/** Idempotency-Key answers (docs/records.md): kept `ttlMs`; a running request holds its key `leaseMs`. */
+/** Idempotency-Key answers (docs/records.md): kept `ttlMs`; a running POST /token holds its key `leaseMs`. */
 export interface IdempotencyConfig {
   ttlMs: number;
   leaseMs: number;
@@ -99,6 +99,13 @@ export interface LoginThrottleConfig {
   maxFailuresPerAccount: number;
   maxFailuresPerAddress: number;
   windowMs: number;
+}
+
+export interface PasswordResetConfig {
+  /** Seconds a reset link stays valid. */
+  expiresIn: number;
+  /** A reset also deletes the user's API keys (a leaked password may have minted some). */
+  revokeKeys: boolean;
 }
 
 export interface SvcConfig {
@@ -132,6 +139,10 @@ export interface SvcConfig {
     trustedOrigins?: string[];
     /** Present once validated; absent means LOGIN_THROTTLE_DEFAULTS. */
     loginThrottle?: LoginThrottleConfig;
+    /** Present once validated; absent means on. */
+    emailAndPassword?: { enabled: boolean };
+    /** Present once validated; absent means PASSWORD_RESET_DEFAULTS. */
+    passwordReset?: PasswordResetConfig;
   };
   apiKeys: {
     rateLimit: { enabled: boolean; max: number; timeWindow: number };

@@ -1,5 +1,5 @@
 // A list request after parsing: what to filter, sort, page and return.
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 
 export interface SortKey {
   field: string;

@@ -24,7 +24,11 @@ interface TJsonApiBody {
 
 interface Answer {
   status: number;
-  body: TJsonApiBody & { links?: Record<string, string>; meta?: { total: number }; errors?: { code: string; source?: { pointer?: string } }[] };
+  body: TJsonApiBody & {
+    links?: Record<string, string>;
+    meta?: { total: number };
+    errors?: { code: string; source?: { pointer?: string } }[];
+  };
 }
 
 for (const dialect of testDialects()) {
@@ -38,13 +42,20 @@ for (const dialect of testDialects()) {
       const response = await fetch(new URL(path, origin), {
         method,
         headers: { accept: JSON_API, authorization: `Bearer ${key}`, ...(model ? { 'content-type': JSON_API } : {}) },
-        ...(model ? { body: JSON.stringify(jsona.serialize({ stuff: model, ...(includeNames ? { includeNames } : {}) })) } : {}),
+        ...(model
+          ? { body: JSON.stringify(jsona.serialize({ stuff: model, ...(includeNames ? { includeNames } : {}) })) }
+          : {}),
       });
       const text = await response.text();
-      return { status: response.status, body: text === '' ? ({} as Answer['body']) : (JSON.parse(text) as Answer['body']) };
+      return {
+        status: response.status,
+        body: text === '' ? ({} as Answer['body']) : (JSON.parse(text) as Answer['body']),
+      };
     }
-    const models = (answer: Answer) => jsona.deserialize(answer.body as Parameters<typeof jsona.deserialize>[0]) as TJsonaModel[];
-    const model = (answer: Answer) => jsona.deserialize(answer.body as Parameters<typeof jsona.deserialize>[0]) as TJsonaModel;
+    const models = (answer: Answer) =>
+      jsona.deserialize(answer.body as Parameters<typeof jsona.deserialize>[0]) as TJsonaModel[];
+    const model = (answer: Answer) =>
+      jsona.deserialize(answer.body as Parameters<typeof jsona.deserialize>[0]) as TJsonaModel;
 
     let news: TJsonaModel;
 
@@ -52,15 +63,29 @@ for (const dialect of testDialects()) {
       t = await startTestApp(dialect);
       origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
       await createTestUser(t.ctx, { id: 'jsona-user', email: 'jsona@example.com', role: 'editor' });
-      const issued = await fetch(`${origin}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'jsona@example.com', password: TEST_PASSWORD, name: 'jsona' }) });
+      const issued = await fetch(`${origin}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'jsona@example.com', password: TEST_PASSWORD, name: 'jsona' }),
+      });
       assert.equal(issued.status, 201);
       key = ((await issued.json()) as { key: string }).key;
       const created = await call('POST', '/v1/categories', { type: 'categories', name: 'News' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       news = model(created);
-      for (const [title, views, status] of [['Alpha', 10, 'published'], ['Beta', 20, 'draft'], ['Gamma', 30, 'published'], ['Delta', 40, 'published']] as const) {
+      for (const [title, views, status] of [
+        ['Alpha', 10, 'published'],
+        ['Beta', 20, 'draft'],
+        ['Gamma', 30, 'published'],
+        ['Delta', 40, 'published'],
+      ] as const) {
         // A new model with a related model: jsona sends it under relationships.
-        const post = await call('POST', '/v1/posts', { type: 'posts', title, views, status, category: news, relationshipNames: ['category'] }, []);
+        const post = await call(
+          'POST',
+          '/v1/posts',
+          { type: 'posts', title, views, status, category: news, relationshipNames: ['category'] },
+          [],
+        );
         assert.equal(post.status, 201, JSON.stringify(post.body));
       }
     });
@@ -69,7 +94,10 @@ for (const dialect of testDialects()) {
     it('lists with a filter and a sort', async () => {
       const answer = await call('GET', '/v1/posts?filter[status]=published&sort=-views');
       assert.equal(answer.status, 200);
-      assert.deepEqual(models(answer).map((post) => post.title), ['Delta', 'Gamma', 'Alpha']);
+      assert.deepEqual(
+        models(answer).map((post) => post.title),
+        ['Delta', 'Gamma', 'Alpha'],
+      );
     });
 
     it('pages by following links.next to the end', async () => {
@@ -101,7 +129,18 @@ for (const dialect of testDialects()) {
 
       const read = model(await call('GET', `/v1/posts/${post.id}?include=category`));
       // The changed attribute and the related model as read; the server-set created_at and updated_at stay out.
-      const updated = await call('PATCH', `/v1/posts/${post.id}`, { type: 'posts', id: read.id, title: 'Edited by jsona', category: read.category, relationshipNames: ['category'] }, []);
+      const updated = await call(
+        'PATCH',
+        `/v1/posts/${post.id}`,
+        {
+          type: 'posts',
+          id: read.id,
+          title: 'Edited by jsona',
+          category: read.category,
+          relationshipNames: ['category'],
+        },
+        [],
+      );
       assert.equal(updated.status, 200, JSON.stringify(updated.body));
       assert.equal(model(updated).title, 'Edited by jsona');
       assert.equal(model(updated).category_id, news.id);

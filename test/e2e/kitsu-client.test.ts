@@ -54,7 +54,11 @@ for (const dialect of testDialects()) {
 
       const category = await api.create('categories', { name: 'News' });
       categoryId = category.data.id;
-      for (const [title, views, status] of [['Alpha', 10, 'published'], ['Beta', 20, 'draft'], ['Gamma', 30, 'published']] as const) {
+      for (const [title, views, status] of [
+        ['Alpha', 10, 'published'],
+        ['Beta', 20, 'draft'],
+        ['Gamma', 30, 'published'],
+      ] as const) {
         await api.create('posts', { title, views, status });
       }
     });
@@ -73,7 +77,10 @@ for (const dialect of testDialects()) {
 
     it('sorts with JSON:API sort and pages with page[size]/page[number], following the links', async () => {
       const sorted = await api.get('posts', { params: { sort: '-views' } });
-      assert.deepEqual((sorted.data as KitsuPost[]).map((p) => p.title), ['Gamma', 'Beta', 'Alpha']);
+      assert.deepEqual(
+        (sorted.data as KitsuPost[]).map((p) => p.title),
+        ['Gamma', 'Beta', 'Alpha'],
+      );
 
       const seen: string[] = [];
       let params: Record<string, unknown> = { sort: 'title', page: { size: 2, number: 1 } };
@@ -96,12 +103,19 @@ for (const dialect of testDialects()) {
       const post = created.data as KitsuPost;
       assert.equal(relatedId(post.category_id), categoryId);
       const fetched = await api.get(`posts/${post.id}`, { params: { include: 'category' } });
-      assert.equal((fetched.data as KitsuPost & { category?: { data?: { name?: string } } }).category?.data?.name, 'News');
+      assert.equal(
+        (fetched.data as KitsuPost & { category?: { data?: { name?: string } } }).category?.data?.name,
+        'News',
+      );
       await api.delete('posts', post.id);
     });
 
     it('creates a record from a JSON:API document with a to-one relationship', async () => {
-      const created = await api.create('posts', { title: 'From kitsu', views: 5, category_id: { data: { type: 'categories', id: categoryId } } });
+      const created = await api.create('posts', {
+        title: 'From kitsu',
+        views: 5,
+        category_id: { data: { type: 'categories', id: categoryId } },
+      });
       const post = created.data as KitsuPost;
       assert.equal(post.type, 'posts');
       assert.equal(post.title, 'From kitsu');
@@ -126,7 +140,10 @@ for (const dialect of testDialects()) {
     });
 
     it('gets errors that point into the document it sent', async () => {
-      const failure = (await api.create('posts', { title: 'x'.repeat(201) }).then(() => assert.fail('created an invalid post'), (error: unknown) => error)) as KitsuError;
+      const failure = (await api.create('posts', { title: 'x'.repeat(201) }).then(
+        () => assert.fail('created an invalid post'),
+        (error: unknown) => error,
+      )) as KitsuError;
       assert.equal(failure.status, 400);
       assert.equal(failure.errors?.[0]?.code, 'INVALID_RESOURCE_DATA');
       assert.equal(failure.errors?.[0]?.source?.pointer, '/data/attributes/title');
@@ -141,14 +158,20 @@ for (const dialect of testDialects()) {
       assert.equal(category?.name, 'News', 'the included category, resolved by kitsu');
 
       const other = await api.create('categories', { name: 'Other' });
-      const updated = await api.update('posts', { id: createdId, category: { data: { type: 'categories', id: other.data.id } } });
+      const updated = await api.update('posts', {
+        id: createdId,
+        category: { data: { type: 'categories', id: other.data.id } },
+      });
       assert.equal(relatedId((updated.data as KitsuPost).category_id), other.data.id);
     });
 
     it('deletes a record', async () => {
       const deleted = await api.delete('posts', createdId);
       assert.equal(deleted.status, 204);
-      const gone = (await api.get(`posts/${createdId}`).then(() => assert.fail('still there'), (error: unknown) => error)) as KitsuError;
+      const gone = (await api.get(`posts/${createdId}`).then(
+        () => assert.fail('still there'),
+        (error: unknown) => error,
+      )) as KitsuError;
       assert.equal(gone.status, 404);
       assert.equal(gone.errors?.[0]?.code, 'RESOURCE_NOT_FOUND');
     });

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { writeConfigFile } from '../helpers/svc-process.ts';
 
 const SVC = join(import.meta.dirname, '../../bin/svc.js');
-const CLEAN_ENV = { SVC_CONFIG: '', DATABASE_URL: '', PORT: '', HOST: '', REDIS_URL: '', SVC_SECRET: '', LOG_LEVEL: 'warn' };
+const CLEAN_ENV = {
+  SVC_CONFIG: '',
+  DATABASE_URL: '',
+  PORT: '',
+  HOST: '',
+  REDIS_URL: '',
+  SVC_SECRET: '',
+  LOG_LEVEL: 'warn',
+};
 
 /** An IPv4 address of this machine that is not loopback, when it has one. */
 const outside = Object.values(networkInterfaces())
@@ -40,12 +48,18 @@ async function start(dir: string, env: Record<string, string>): Promise<{ child:
     },
     dir,
   );
-  const child = spawn(process.execPath, [SVC, 'start', '--config', file, '--port', '0'], { env: { ...process.env, ...CLEAN_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SVC, 'start', '--config', file, '--port', '0'], {
+    env: { ...process.env, ...CLEAN_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening on" line within 60 s:\n${stdout}${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no "listening on" line within 60 s:\n${stdout}${stderr}`)),
+      60_000,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       // Both lines are written at once, so the first complete line means the whole block is in.

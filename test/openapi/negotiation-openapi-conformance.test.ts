@@ -22,13 +22,22 @@ for (const dialect of testDialects()) {
       t = await startTestApp(dialect);
       editor = await t.as('editor');
       conformance = new ResponseConformance((await t.request({ method: 'GET', url: '/openapi.json' })).json());
-      categoryId = (await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'Docs' } })).json().data.id;
-      postId = (await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Documented', category_id: categoryId } })).json().data.id;
+      categoryId = (
+        await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'Docs' } })
+      ).json().data.id;
+      postId = (
+        await t.request({
+          method: 'POST',
+          url: '/v1/posts',
+          auth: editor,
+          payload: { title: 'Documented', category_id: categoryId },
+        })
+      ).json().data.id;
     });
     after(() => t.close());
 
     it('answers and documents 406 on every operation that answers JSON:API', async () => {
-      const cases: [string, string, string, string, unknown?][] = [
+      const cases: [string, string, string, string, Record<string, unknown>?][] = [
         ['GET', '/v1/posts', '/v1/posts', editor],
         ['POST', '/v1/posts', '/v1/posts', editor, { title: 'x' }],
         ['GET', '/v1/posts/{id}', `/v1/posts/${postId}`, editor],
@@ -42,7 +51,13 @@ for (const dialect of testDialects()) {
         ['POST', '/admin/reload', '/admin/reload', t.admin],
       ];
       for (const [method, template, url, auth, payload] of cases) {
-        const response = await t.request({ method: method as 'GET', url, auth, headers: { accept: MODIFIED }, ...(payload !== undefined ? { payload } : {}) });
+        const response = await t.request({
+          method: method as 'GET',
+          url,
+          auth,
+          headers: { accept: MODIFIED },
+          ...(payload !== undefined ? { payload } : {}),
+        });
         assert.equal(response.statusCode, 406, `${method} ${url}: ${response.body.slice(0, 200)}`);
         conformance.check(method, template, response);
       }
@@ -67,7 +82,9 @@ for (const dialect of testDialects()) {
       const list = await t.request({ method: 'GET', url: '/v1/posts', auth: editor, headers });
       assert.equal(list.statusCode, 200);
       conformance.check('GET', '/v1/posts', list);
-      const created = (await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'gone soon' } })).json().data.id as string;
+      const created = (
+        await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'gone soon' } })
+      ).json().data.id as string;
       const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${created}`, auth: editor, headers });
       assert.equal(deleted.statusCode, 204);
       conformance.check('DELETE', '/v1/posts/{id}', deleted);

@@ -37,20 +37,37 @@ for (const dialect of testDialects()) {
     before(async () => {
       t = await startTestApp(dialect, { resources: RESOURCES });
       editor = await t.as('editor');
-      const category = async (name: string) => (await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name } })).json<{ data: { id: string } }>().data.id;
+      const category = async (name: string) =>
+        (await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name } })).json<{
+          data: { id: string };
+        }>().data.id;
       news = await category('News');
       other = await category('Other');
-      for (const [title, views] of [['A', 1], ['B', 2], ['C', 3], ['D', 4], ['E', 5]] as const) {
+      for (const [title, views] of [
+        ['A', 1],
+        ['B', 2],
+        ['C', 3],
+        ['D', 4],
+        ['E', 5],
+      ] as const) {
         const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title, views } });
         assert.equal(created.statusCode, 201, created.body);
       }
-      for (const [sort, label] of [[2, 'two'], [1, 'one'], [3, 'three']] as const) {
-        assert.equal((await t.request({ method: 'POST', url: '/v1/slots', auth: editor, payload: { sort, label } })).statusCode, 201);
+      for (const [sort, label] of [
+        [2, 'two'],
+        [1, 'one'],
+        [3, 'three'],
+      ] as const) {
+        assert.equal(
+          (await t.request({ method: 'POST', url: '/v1/slots', auth: editor, payload: { sort, label } })).statusCode,
+          201,
+        );
       }
     });
     after(() => t.close());
 
-    const titles = (body: string) => (JSON.parse(body) as { data: { attributes: { title: string } }[] }).data.map((r) => r.attributes.title);
+    const titles = (body: string) =>
+      (JSON.parse(body) as { data: { attributes: { title: string } }[] }).data.map((r) => r.attributes.title);
 
     it('sorts by sort= as by _sort, and keeps the name in links', async () => {
       const bySort = await t.request({ method: 'GET', url: '/v1/posts?sort=-views&page[limit]=2', auth: editor });
@@ -58,7 +75,11 @@ for (const dialect of testDialects()) {
       assert.deepEqual(titles(bySort.body), ['E', 'D']);
       const links = bySort.json<{ links: Record<string, string> }>().links;
       assert.equal(links.next, '/v1/posts?sort=-views&page[offset]=2&page[limit]=2');
-      const byUnderscore = await t.request({ method: 'GET', url: '/v1/posts?_sort=-views&page[limit]=2', auth: editor });
+      const byUnderscore = await t.request({
+        method: 'GET',
+        url: '/v1/posts?_sort=-views&page[limit]=2',
+        auth: editor,
+      });
       assert.deepEqual(titles(byUnderscore.body), ['E', 'D']);
     });
 
@@ -76,7 +97,11 @@ for (const dialect of testDialects()) {
     });
 
     it('pages by page[size] and page[number], with links in the same spelling', async () => {
-      const second = await t.request({ method: 'GET', url: '/v1/posts?sort=views&page[size]=2&page[number]=2', auth: editor });
+      const second = await t.request({
+        method: 'GET',
+        url: '/v1/posts?sort=views&page[size]=2&page[number]=2',
+        auth: editor,
+      });
       assert.equal(second.statusCode, 200, second.body);
       assert.deepEqual(titles(second.body), ['C', 'D']);
       const { links, meta } = second.json<{ links: Record<string, string>; meta: { total: number } }>();
@@ -115,13 +140,29 @@ for (const dialect of testDialects()) {
     });
 
     it('filters a field named sort by filter[sort] and sort__eq, while sort= sorts', async () => {
-      const labels = (body: string) => (JSON.parse(body) as { data: { attributes: { label: string } }[] }).data.map((r) => r.attributes.label);
-      assert.deepEqual(labels((await t.request({ method: 'GET', url: '/v1/slots?filter[sort]=2', auth: editor })).body), ['two']);
-      assert.deepEqual(labels((await t.request({ method: 'GET', url: '/v1/slots?sort__eq=3', auth: editor })).body), ['three']);
-      assert.deepEqual(labels((await t.request({ method: 'GET', url: '/v1/slots?sort=-sort', auth: editor })).body), ['three', 'two', 'one']);
+      const labels = (body: string) =>
+        (JSON.parse(body) as { data: { attributes: { label: string } }[] }).data.map((r) => r.attributes.label);
+      assert.deepEqual(
+        labels((await t.request({ method: 'GET', url: '/v1/slots?filter[sort]=2', auth: editor })).body),
+        ['two'],
+      );
+      assert.deepEqual(labels((await t.request({ method: 'GET', url: '/v1/slots?sort__eq=3', auth: editor })).body), [
+        'three',
+      ]);
+      assert.deepEqual(labels((await t.request({ method: 'GET', url: '/v1/slots?sort=-sort', auth: editor })).body), [
+        'three',
+        'two',
+        'one',
+      ]);
       const openapi = await t.request({ method: 'GET', url: '/openapi.json' });
-      const parameters = (openapi.json<{ paths: Record<string, { get: { parameters: { name?: string; $ref?: string }[] } }> }>().paths['/v1/slots']!.get.parameters).map((p) => p.name ?? p.$ref);
-      assert.equal(parameters.filter((name) => name === 'sort').length, 1, 'sort is listed once, as the sort parameter');
+      const parameters = openapi
+        .json<{ paths: Record<string, { get: { parameters: { name?: string; $ref?: string }[] } }> }>()
+        .paths['/v1/slots']!.get.parameters.map((p) => p.name ?? p.$ref);
+      assert.equal(
+        parameters.filter((name) => name === 'sort').length,
+        1,
+        'sort is listed once, as the sort parameter',
+      );
       assert.ok(parameters.includes('sort__eq'));
     });
 
@@ -129,32 +170,62 @@ for (const dialect of testDialects()) {
       const document = (attributes: Record<string, unknown>, relationships?: Record<string, unknown>) => ({
         data: { type: 'posts', attributes, ...(relationships ? { relationships } : {}) },
       });
-      const asAttribute = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, headers: { 'content-type': JSON_API }, payload: document({ title: 'attr', category_id: news }) });
+      const asAttribute = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        headers: { 'content-type': JSON_API },
+        payload: document({ title: 'attr', category_id: news }),
+      });
       assert.equal(asAttribute.statusCode, 201, asAttribute.body);
       const created = asAttribute.json<{ data: { id: string; attributes: { category_id: string } } }>().data;
       assert.equal(created.attributes.category_id, news);
 
       const agreeing = await t.request({
-        method: 'POST', url: '/v1/posts', auth: editor, headers: { 'content-type': JSON_API },
-        payload: document({ title: 'both', category_id: news }, { category: { data: { type: 'categories', id: news } } }),
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        headers: { 'content-type': JSON_API },
+        payload: document(
+          { title: 'both', category_id: news },
+          { category: { data: { type: 'categories', id: news } } },
+        ),
       });
       assert.equal(agreeing.statusCode, 201, agreeing.body);
 
       // A read record sent back as it was read (attributes with category_id) moves it with PATCH too.
       const patched = await t.request({
-        method: 'PATCH', url: `/v1/posts/${created.id}`, auth: editor, headers: { 'content-type': JSON_API },
+        method: 'PATCH',
+        url: `/v1/posts/${created.id}`,
+        auth: editor,
+        headers: { 'content-type': JSON_API },
         payload: { data: { type: 'posts', id: created.id, attributes: { category_id: other } } },
       });
       assert.equal(patched.statusCode, 200, patched.body);
-      assert.equal(patched.json<{ data: { attributes: { category_id: string } } }>().data.attributes.category_id, other);
+      assert.equal(
+        patched.json<{ data: { attributes: { category_id: string } } }>().data.attributes.category_id,
+        other,
+      );
     });
 
     it('refuses an attribute and a relationship that name different records, pointing at the relationship', async () => {
-      const count = async () => (await t.request({ method: 'GET', url: '/v1/posts?title=disagree', auth: editor })).json<{ meta: { total: number } }>().meta.total;
+      const count = async () =>
+        (await t.request({ method: 'GET', url: '/v1/posts?title=disagree', auth: editor })).json<{
+          meta: { total: number };
+        }>().meta.total;
       for (const name of ['category', 'category_id']) {
         const answer = await t.request({
-          method: 'POST', url: '/v1/posts', auth: editor, headers: { 'content-type': JSON_API },
-          payload: { data: { type: 'posts', attributes: { title: 'disagree', category_id: news }, relationships: { [name]: { data: { type: 'categories', id: other } } } } },
+          method: 'POST',
+          url: '/v1/posts',
+          auth: editor,
+          headers: { 'content-type': JSON_API },
+          payload: {
+            data: {
+              type: 'posts',
+              attributes: { title: 'disagree', category_id: news },
+              relationships: { [name]: { data: { type: 'categories', id: other } } },
+            },
+          },
         });
         assert.equal(answer.statusCode, 400, answer.body);
         const error = answer.json<ErrorBody>().errors[0]!;
@@ -167,13 +238,19 @@ for (const dialect of testDialects()) {
     it('points an error about a relation sent as an attribute at that attribute', async () => {
       const missing = '01900000-0000-7000-8000-000000000000';
       const answer = await t.request({
-        method: 'POST', url: '/v1/comments', auth: editor, headers: { 'content-type': JSON_API },
+        method: 'POST',
+        url: '/v1/comments',
+        auth: editor,
+        headers: { 'content-type': JSON_API },
         payload: { data: { type: 'comments', attributes: { body: 'x', post_id: missing } } },
       });
       assert.equal(answer.statusCode >= 400 && answer.statusCode < 500, true, answer.body);
       assert.equal(answer.json<ErrorBody>().errors[0]!.source?.pointer, '/data/attributes/post_id');
       const absent = await t.request({
-        method: 'POST', url: '/v1/comments', auth: editor, headers: { 'content-type': JSON_API },
+        method: 'POST',
+        url: '/v1/comments',
+        auth: editor,
+        headers: { 'content-type': JSON_API },
         payload: { data: { type: 'comments', attributes: { body: 'x' } } },
       });
       assert.equal(absent.statusCode, 400);

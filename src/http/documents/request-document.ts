@@ -4,11 +4,13 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
+import { RecordFailure } from '../../records/record-failure.ts';
 import { toOneRelation } from '../../resources/relations.ts';
 import type { Resource } from '../../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 import { UUID_PATTERN } from '../../resources/field-types/uuid-field.ts';
 import { isRecord } from '../../tools/is-record.ts';
+import { recordFailureAnswer } from '../server/record-failure-answer.ts';
 
 type Members = Record<string, unknown>;
 
@@ -29,7 +31,11 @@ export function isRequestDocument(request: FastifyRequest, resource: Resource, b
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (contentType !== JSON_API_MEDIA_TYPE || !isRecord(body) || !Object.hasOwn(body, 'data')) return false;
   if (!resource.fields.has('data')) return true;
-  return Object.keys(body).every((member) => DOCUMENT_MEMBERS.has(member)) && isRecord(body.data) && Object.hasOwn(body.data, 'type');
+  return (
+    Object.keys(body).every((member) => DOCUMENT_MEMBERS.has(member)) &&
+    isRecord(body.data) &&
+    Object.hasOwn(body.data, 'type')
+  );
 }
 
 export interface DocumentTarget {
@@ -51,15 +57,24 @@ function relationFieldOf(resource: Resource, name: string): string | undefined {
 /** Checks type and id against the URL; returns the id a create may take from the client. */
 function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): string | undefined {
   if (typeof data.type !== 'string') {
-    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.type must be a string naming the resource', pointer: '/data/type' });
+    throw new ApiError('INVALID_RESOURCE_DATA', {
+      detail: 'data.type must be a string naming the resource',
+      pointer: '/data/type',
+    });
   }
   if (data.type !== resource.name) {
-    throw new ApiError('CONFLICT', { detail: `data.type is '${data.type}' but this URL takes '${resource.name}'`, pointer: '/data/type' });
+    throw new ApiError('CONFLICT', {
+      detail: `data.type is '${data.type}' but this URL takes '${resource.name}'`,
+      pointer: '/data/type',
+    });
   }
   if (urlId === undefined) {
     if (!Object.hasOwn(data, 'id')) return undefined;
     if (resource.definition.clientIds !== true) {
-      throw new ApiError('CLIENT_GENERATED_ID_FORBIDDEN', { detail: `${resource.name} records get their id from the server; leave data.id out`, pointer: '/data/id' });
+      throw new ApiError('CLIENT_GENERATED_ID_FORBIDDEN', {
+        detail: `${resource.name} records get their id from the server; leave data.id out`,
+        pointer: '/data/id',
+      });
     }
     if (typeof data.id !== 'string' || !UUID_PATTERN.test(data.id)) {
       throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a UUID', pointer: '/data/id' });
@@ -67,9 +82,18 @@ function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): stri
     // Ids are stored as text: one spelling per id, the one the server's own ids use.
     return data.id.toLowerCase();
   }
-  if (!Object.hasOwn(data, 'id')) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id is required and must be the id in the URL', pointer: '/data/id' });
-  if (typeof data.id !== 'string') throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a string', pointer: '/data/id' });
-  if (data.id !== urlId) throw new ApiError('CONFLICT', { detail: `data.id is '${data.id}' but the URL names '${urlId}'`, pointer: '/data/id' });
+  if (!Object.hasOwn(data, 'id'))
+    throw new ApiError('INVALID_RESOURCE_DATA', {
+      detail: 'data.id is required and must be the id in the URL',
+      pointer: '/data/id',
+    });
+  if (typeof data.id !== 'string')
+    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a string', pointer: '/data/id' });
+  if (data.id !== urlId)
+    throw new ApiError('CONFLICT', {
+      detail: `data.id is '${data.id}' but the URL names '${urlId}'`,
+      pointer: '/data/id',
+    });
   return undefined;
 }
 
@@ -106,12 +130,21 @@ function linkedId(name: string, linkage: unknown, target: string, issues: ErrorI
     return undefined;
   }
   if (linkage.type !== target) {
-    throw new ApiError('CONFLICT', { detail: `'${name}' refers to ${target}, not ${linkage.type}`, pointer: `${at}/data/type` });
+    throw new ApiError('CONFLICT', {
+      detail: `'${name}' refers to ${target}, not ${linkage.type}`,
+      pointer: `${at}/data/type`,
+    });
   }
   return linkage.id;
 }
 
-function relationshipValues(data: Members, resource: Resource, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
+function relationshipValues(
+  data: Members,
+  resource: Resource,
+  values: Members,
+  sentAs: Map<string, string>,
+  issues: ErrorIssue[],
+): void {
   if (!Object.hasOwn(data, 'relationships')) return;
   const relationships = data.relationships;
   if (!isRecord(relationships)) {
@@ -162,7 +195,8 @@ function unknownMembers(object: Members, known: ReadonlySet<string>, at: string,
 /** The flat body a document stands for; a malformed document or a type/id mismatch is refused here. */
 export function flatBodyOf(document: Members, target: DocumentTarget): DocumentBody {
   const data = document.data;
-  if (!isRecord(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
+  if (!isRecord(data))
+    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
   const clientId = checkIdentity(data, target);
   const values: Members = {};
   const sentAs = new Map<string, string>();
@@ -177,10 +211,20 @@ export function flatBodyOf(document: Members, target: DocumentTarget): DocumentB
 }
 
 /** The issue as the document's sender reads it, or undefined when it needs no change. */
-function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string>): ErrorIssue | undefined {
+function documentIssue(
+  issue: ErrorIssue,
+  code: ErrorCode,
+  resource: Resource,
+  clientId: string | undefined,
+  sentAs: ReadonlyMap<string, string>,
+): ErrorIssue | undefined {
   // A taken primary key: SQLite names the column (`<table>.id`), PostgreSQL's `<table>_pkey` names none,
-  // while every other unique index is named after its field (store/map-driver-error.ts).
-  if (clientId !== undefined && code === 'CONFLICT' && (issue.pointer === undefined || issue.pointer === '/data/attributes/id')) {
+  // while every other unique index is named after its field (store/driver-failure.ts).
+  if (
+    clientId !== undefined &&
+    code === 'CONFLICT' &&
+    (issue.pointer === undefined || issue.pointer === '/data/attributes/id')
+  ) {
     return { ...issue, detail: `${resource.name} already has a record with id '${clientId}'`, pointer: '/data/id' };
   }
   // Field names need no JSON Pointer escaping (config NAME_PATTERN): the last token is the name itself.
@@ -191,7 +235,13 @@ function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, c
 }
 
 /** Errors about a relation field point where the document gave it (relationship or attribute); a taken id at data.id. */
-export function documentError(error: unknown, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string> = new Map()): unknown {
+export function documentError(
+  thrown: unknown,
+  resource: Resource,
+  clientId: string | undefined,
+  sentAs: ReadonlyMap<string, string> = new Map(),
+): unknown {
+  const error = thrown instanceof RecordFailure ? recordFailureAnswer(thrown) : thrown;
   if (!(error instanceof ApiError)) return error;
   let moved = false;
   const issues = error.issues.map((issue) => {

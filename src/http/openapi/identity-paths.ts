@@ -13,6 +13,7 @@ import type { OpenApiObject } from './openapi-refs.ts';
 // A resource tag is a resource name (lower snake_case), so this spelling cannot clash with one.
 export const IDENTITY_TAG = 'Users';
 export const SESSION_COOKIE_SCHEME = 'sessionCookie';
+export const SESSION_TOKEN_SCHEME = 'sessionToken';
 export const IDENTITY_OPERATIONS = [
   'signUpEmail', 'signInEmail', 'getSession', 'signOut', 'sendVerificationEmail', 'verifyEmail', 'signInSocial', 'socialCallback',
 ] as const;
@@ -31,6 +32,11 @@ export function identitySecuritySchemes(config: SvcConfig): OpenApiObject {
       description:
         'The session cookie set by sign-in, sign-up and email verification. Browsers send it on their own; a request with ' +
         'cookies that changes something must come from a trusted origin (`auth.trustedOrigins` or the service\'s own).',
+    },
+    [SESSION_TOKEN_SCHEME]: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The `token` of a sign-in answer (or its `set-auth-token` header), as `Authorization: Bearer <session token>`: the session without a cookie.',
     },
   };
 }

@@ -47,7 +47,8 @@ function filterableFields(resource: Resource): FilterableField[] {
 function filterValueSchema(field: FilterableField): JsonSchema {
   const value = field.type.valueSchema(field.definition);
   const schema: JsonSchema = {};
-  for (const keyword of ['type', 'format', 'enum'] as const) if (value[keyword] !== undefined) schema[keyword] = structuredClone(value[keyword]);
+  for (const keyword of ['type', 'format', 'enum'] as const)
+    if (value[keyword] !== undefined) schema[keyword] = structuredClone(value[keyword]);
   return schema;
 }
 
@@ -58,7 +59,11 @@ function filterParameter(field: FilterableField, op: FilterOperator, name: strin
     description: `Filter: \`${field.name}\` ${OPERATOR_TEXT[op]}.`,
     // The field and operator as data, so a client (the web console) need not split `<field>__<op>`, whose
     // field may itself contain `__`, nor keep its own copy of the operators.
-    'x-filter': { field: field.name, operator: op, ...(op === 'is_null' || op === 'is_not_null' ? { valueless: true } : {}) },
+    'x-filter': {
+      field: field.name,
+      operator: op,
+      ...(op === 'is_null' || op === 'is_not_null' ? { valueless: true } : {}),
+    },
   };
   if (op === 'in' || op === 'nin') {
     parameter.style = 'form';
@@ -109,7 +114,14 @@ function sortParameter(resource: Resource, name: '_sort' | 'sort'): OpenApiObjec
 export function fieldsParameter(resource: Resource, description: string): OpenApiObject {
   const items: JsonSchema = { type: 'string' };
   if (resource.fieldNames.length > 0) items.enum = [...resource.fieldNames];
-  return { name: 'fields', in: 'query', description, style: 'form', explode: false, schema: { type: 'array', uniqueItems: true, items } };
+  return {
+    name: 'fields',
+    in: 'query',
+    description,
+    style: 'form',
+    explode: false,
+    schema: { type: 'array', uniqueItems: true, items },
+  };
 }
 
 /** `include` and `fields[<type>]` (docs/records.md, "Relationships"): the compound document's parameters. */
@@ -134,7 +146,8 @@ export function compoundParameters(resource: Resource): OpenApiObject[] {
       in: 'query',
       description:
         `JSON:API sparse fieldset: the fields of ${type} records to return, comma-separated (a relationship name stands for its field). ` +
-        'Any type may be named this way.' + (type === resource.name ? ' Not together with `fields`.' : ''),
+        'Any type may be named this way.' +
+        (type === resource.name ? ' Not together with `fields`.' : ''),
       style: 'form',
       explode: false,
       schema: { type: 'array', uniqueItems: true, items: { type: 'string' } },

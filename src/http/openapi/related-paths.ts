@@ -25,11 +25,19 @@ const CODES: readonly ErrorCode[] = [
 ];
 
 /** `enabled`: the names of the resources the document describes; a relation to any other has no path. */
-export function relatedPaths(child: Resource, names: ResourceNames, enabled: ReadonlySet<string>): Record<string, OpenApiObject> {
+export function relatedPaths(
+  child: Resource,
+  names: ResourceNames,
+  enabled: ReadonlySet<string>,
+): Record<string, OpenApiObject> {
   const paths: Record<string, OpenApiObject> = {};
-  const targets = [...new Set(toOneRelations(child).map((relation) => relation.target))].filter((target) => enabled.has(target));
+  const targets = [...new Set(toOneRelations(child).map((relation) => relation.target))].filter((target) =>
+    enabled.has(target),
+  );
   for (const target of targets) {
-    const fields = toOneRelations(child).filter((relation) => relation.target === target).map((relation) => relation.field);
+    const fields = toOneRelations(child)
+      .filter((relation) => relation.target === target)
+      .map((relation) => relation.field);
     const parameters = listParameters(child);
     const via: OpenApiObject = {
       name: '_via',

@@ -25,7 +25,13 @@ function linkageSchema(target: string, nullable: boolean): JsonSchema {
 function idProperty(resource: Resource, mode: RequestDocumentMode): Record<string, JsonSchema> {
   if (mode !== 'create') return { id: { type: 'string', format: 'uuid', description: 'The id in the URL' } };
   if (resource.definition.clientIds !== true) return {};
-  return { id: { type: 'string', format: 'uuid', description: 'An id the client chose (`clientIds`); left out, the server makes one' } };
+  return {
+    id: {
+      type: 'string',
+      format: 'uuid',
+      description: 'An id the client chose (`clientIds`); left out, the server makes one',
+    },
+  };
 }
 
 /** A request document of `mode`: `data.id` is required (the URL's id) on replace and patch. */
@@ -49,23 +55,32 @@ export function requestDocumentSchema(resource: Resource, mode: RequestDocumentM
     if (required) {
       eitherWay.push({
         anyOf: [
-          { type: 'object', required: ['attributes'], properties: { attributes: { type: 'object', properties: { [field.name]: {} }, required: [field.name] } } },
-          ...names.map((name) => ({ type: 'object', required: ['relationships'], properties: { relationships: { type: 'object', properties: { [name]: {} }, required: [name] } } })),
+          {
+            type: 'object',
+            required: ['attributes'],
+            properties: { attributes: { type: 'object', properties: { [field.name]: {} }, required: [field.name] } },
+          },
+          ...names.map((name) => ({
+            type: 'object',
+            required: ['relationships'],
+            properties: { relationships: { type: 'object', properties: { [name]: {} }, required: [name] } },
+          })),
         ],
       });
     }
   }
   const data: JsonSchema = {
     type: 'object',
-    required: [
-      'type',
-      ...(mode === 'create' ? [] : ['id']),
-      ...(requiredAttributes.length > 0 ? ['attributes'] : []),
-    ],
+    required: ['type', ...(mode === 'create' ? [] : ['id']), ...(requiredAttributes.length > 0 ? ['attributes'] : [])],
     properties: {
       type: { type: 'string', const: resource.name },
       ...idProperty(resource, mode),
-      attributes: { type: 'object', properties: attributes, additionalProperties: false, ...(requiredAttributes.length > 0 ? { required: requiredAttributes } : {}) },
+      attributes: {
+        type: 'object',
+        properties: attributes,
+        additionalProperties: false,
+        ...(requiredAttributes.length > 0 ? { required: requiredAttributes } : {}),
+      },
     },
   };
   if (Object.keys(relationships).length > 0) {
