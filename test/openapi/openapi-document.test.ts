@@ -36,8 +36,8 @@ const JSON_API = 'application/vnd.api+json';
 /** Per admin path and method: success status, its document schema (null: no body), error statuses. */
 const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, string[]]>> = {
   '/admin/roles': { get: ['200', 'AdminRoleListDocument', ['400', '401', '403', '406', '500']] },
-  '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '500']] },
-  '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '500']] },
+  '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '406', '500']] },
+  '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '406', '500']] },
   '/admin/resources/{name}/deleted': {
     get: ['200', 'AdminDeletedRecordListDocument', ['400', '401', '403', '404', '406', '500']],
   },
@@ -255,8 +255,8 @@ describe('buildOpenApiDocument', () => {
     const list = paths['/admin/resources']!.get as Json;
     const one = paths['/admin/resources/{name}']!.get as Json;
     assert.deepEqual([list.operationId, one.operationId], ['listResourceDefinitions', 'getResourceDefinition']);
-    assert.deepEqual(Object.keys(list.responses as Json).sort(), ['200', '400', '401', '403', '500']);
-    assert.deepEqual(Object.keys(one.responses as Json).sort(), ['200', '400', '401', '403', '404', '500']);
+    assert.deepEqual(Object.keys(list.responses as Json).sort(), ['200', '400', '401', '403', '406', '500']);
+    assert.deepEqual(Object.keys(one.responses as Json).sort(), ['200', '400', '401', '403', '404', '406', '500']);
     const body = (((one.responses as Record<string, Json>)['200']!.content as Json)['application/vnd.api+json'] as Json)
       .schema as Json;
     assert.equal(body.$ref, '#/components/schemas/ResourceDefinitionDocument');
@@ -475,18 +475,31 @@ describe('buildOpenApiDocument', () => {
   it('answers errors as application/vnd.api+json ErrorDocuments with the statuses that apply', () => {
     const statuses = (path: string, method: string) =>
       Object.keys((paths[path]![method] as Json).responses as Json).filter((s) => s >= '400');
-    assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '429', '500']);
+    // 406 NOT_ACCEPTABLE: every operation answering JSON:API documents negotiates Accept.
+    assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '406', '429', '500']);
     // 409 and 422: an Idempotency-Key still in use, or used for another request.
-    assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '422', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts', 'post'), [
+      '400',
+      '401',
+      '403',
+      '406',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+    ]);
     // 400: a bad `include` or `fields[<type>]`.
-    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['400', '401', '403', '404', '429', '500']);
-    assert.deepEqual(statuses('/v1/posts/{id}/comments', 'get'), ['400', '401', '403', '404', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['400', '401', '403', '404', '406', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}/comments', 'get'), ['400', '401', '403', '404', '406', '429', '500']);
     // 412 PRECONDITION_FAILED: If-Match names no current tag.
     assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), [
       '400',
       '401',
       '403',
       '404',
+      '406',
       '409',
       '412',
       '413',
@@ -495,7 +508,7 @@ describe('buildOpenApiDocument', () => {
       '500',
     ]);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
-    assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '412', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '406', '409', '412', '429', '500']);
     // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
     assert.deepEqual(statuses('/token', 'post'), ['400', '401', '403', '409', '413', '415', '422', '429', '500']);
     // The identity endpoints answer with the identity component's own errors too (below).
