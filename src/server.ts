@@ -37,9 +37,8 @@ export interface RunningServer {
   app: FastifyInstance;
   ctx: AppContext;
   url: string;
-  /** The address and port it listens on (the port chosen when the config says 0). */
+  /** The address it listens on, as configured (`url` has the port chosen when the config says 0). */
   host: string;
-  port: number;
   close(): Promise<void>;
 }
 
@@ -68,7 +67,7 @@ export async function startServer(
   const url = `http://${urlHost(config.server.host)}:${port}`;
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= app.close());
-  return { app, ctx, url, host: config.server.host, port, close };
+  return { app, ctx, url, host: config.server.host, close };
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close, exit — within a bound. */

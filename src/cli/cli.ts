@@ -103,7 +103,7 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       closeOnSignals(server);
       reloadOnHangup(server, () => loadConfig({ file: values.config }));
       const { listenLines } = await import('./listen-lines.ts');
-      process.stdout.write(`${listenLines(server.host, server.port).join('\n')}\n`);
+      process.stdout.write(`${listenLines(server.url, server.host).join('\n')}\n`);
       return await new Promise<number>(() => {});
     }
     case 'plan':

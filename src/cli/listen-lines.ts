@@ -1,11 +1,11 @@
 // What `svc start` prints once it listens: the URL, and when the address is every interface a line that
 // says so, since that makes the instance reachable from the network (the default is 127.0.0.1).
-import { urlHost } from '../tools/url-host.ts';
 
 const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0']);
 
-export function listenLines(host: string, port: number): string[] {
-  const lines = [`listening on http://${urlHost(host)}:${port}`];
+/** `url`: where the server listens, as server.ts writes it; `host`: the address it was given. */
+export function listenLines(url: string, host: string): string[] {
+  const lines = [`listening on ${url}`];
   if (EVERY_INTERFACE.has(host)) {
     lines.push(
       `listening on every interface (${host}): reachable from other machines; HOST=127.0.0.1 serves this machine only`,
