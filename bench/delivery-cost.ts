@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/server.ts';
-import type { Principal } from '../src/auth/principal.ts';
+import type { Principal } from '../src/model/principal.ts';
 import { BENCH_ROLE, writeBenchConfig } from './bench-config.ts';
 import { createFreshDatabase } from './bench-database.ts';
 import { threadCpuNs } from './cpu-time.ts';
@@ -44,10 +44,15 @@ const { values } = parseArgs({
 });
 
 function ioCounters(): Record<string, number> {
-  return Object.fromEntries(readFileSync('/proc/self/io', 'utf8').trim().split('\n').map((line) => {
-    const [key, value] = line.split(': ');
-    return [key!, Number(value)];
-  }));
+  return Object.fromEntries(
+    readFileSync('/proc/self/io', 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [key, value] = line.split(': ');
+        return [key!, Number(value)];
+      }),
+  );
 }
 
 /** The receiver, in its own process on core 1; it reports its count on stdout every few milliseconds. */
@@ -57,13 +62,22 @@ async function runReceiver(): Promise<void> {
   setInterval(() => process.stdout.write(`count ${receiver.count()}\n`), 5);
 }
 
-async function measureOne(database: BenchDatabase, withWebhook: boolean, creates: number, lag: number): Promise<Sample> {
+async function measureOne(
+  database: BenchDatabase,
+  withWebhook: boolean,
+  creates: number,
+  lag: number,
+): Promise<Sample> {
   const fresh = await createFreshDatabase(database, process.env.BENCH_DATABASE_URL);
   process.env.SVC_SECRET ??= randomBytes(32).toString('base64');
   const bench = writeBenchConfig(fresh.url);
   const { app, ctx } = await buildApp({ config: bench.config });
   await app.ready();
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), '--receiver'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    'taskset',
+    ['-c', '1', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), '--receiver'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const [first] = (await once(child.stdout!, 'data')) as [Buffer];
   const url = first.toString().split('\n')[0]!.trim();
   let received = 0;
@@ -79,12 +93,26 @@ async function measureOne(database: BenchDatabase, withWebhook: boolean, creates
         headers: { authorization: `Bearer ${bench.adminToken}` },
         payload: { name: 'cost', url, eventPattern: 'posts.created', enabled: true, headers: {} },
       });
-      if (answer.statusCode !== 201) throw new Error(`POST /admin/webhooks answered ${answer.statusCode}: ${answer.body}`);
+      if (answer.statusCode !== 201)
+        throw new Error(`POST /admin/webhooks answered ${answer.statusCode}: ${answer.body}`);
     }
     const resource = ctx.registry.find('posts')!;
-    const principal: Principal = { kind: 'key', keyId: 'bench', userId: 'bench-user', role: BENCH_ROLE, keyPermissions: null };
+    const principal: Principal = {
+      kind: 'key',
+      keyId: 'bench',
+      userId: 'bench-user',
+      role: BENCH_ROLE,
+      keyPermissions: null,
+    };
     let counter = 0;
-    const body = () => ({ title: `Bench post ${++counter}`, body: 'Written by the delivery cost bench.', status: 'published', views: counter % 100000, published: true, tags: ['bench'] });
+    const body = () => ({
+      title: `Bench post ${++counter}`,
+      body: 'Written by the delivery cost bench.',
+      status: 'published',
+      views: counter % 100000,
+      published: true,
+      tags: ['bench'],
+    });
     const pause = () => new Promise((resolve) => setTimeout(resolve, 1));
     const run = async (count: number) => {
       const start = received;
@@ -134,7 +162,20 @@ async function measureOne(database: BenchDatabase, withWebhook: boolean, creates
 }
 
 async function runMode(mode: 'with' | 'without'): Promise<Sample> {
-  const self = [process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), '--db', values.db!, '--creates', values.creates!, '--lag', values.lag!, '--mode', mode];
+  const self = [
+    process.execPath,
+    '--import',
+    'tsx',
+    fileURLToPath(import.meta.url),
+    '--db',
+    values.db!,
+    '--creates',
+    values.creates!,
+    '--lag',
+    values.lag!,
+    '--mode',
+    mode,
+  ];
   const child = spawn(self[0]!, self.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -151,7 +192,12 @@ function row(label: string, sample: Sample): string {
 if (values.receiver) {
   await runReceiver();
 } else if (values.mode) {
-  const sample = await measureOne(values.db as BenchDatabase, values.mode === 'with', Number(values.creates), Number(values.lag));
+  const sample = await measureOne(
+    values.db as BenchDatabase,
+    values.mode === 'with',
+    Number(values.creates),
+    Number(values.lag),
+  );
   process.stdout.write(`${JSON.stringify(sample)}\n`);
   process.exit(0);
 } else {
@@ -165,7 +211,8 @@ if (values.receiver) {
   for (let round = 1; round <= Number(values.rounds); round++) {
     const withWebhook = await runMode('with');
     const without = await runMode('without');
-    if (withWebhook.delivered !== Number(values.creates)) lines.push(`(round ${round}: ${withWebhook.delivered} of ${values.creates} delivered)`);
+    if (withWebhook.delivered !== Number(values.creates))
+      lines.push(`(round ${round}: ${withWebhook.delivered} of ${values.creates} delivered)`);
     lines.push(row(`${round}: with a subscription`, withWebhook), row(`${round}: without`, without));
     differences.push(withWebhook.mainUs + withWebhook.otherUs - without.mainUs - without.otherUs);
   }

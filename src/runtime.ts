@@ -14,14 +14,19 @@ import { definedRoles } from './config/defined-roles.ts';
 import { roleWarnings } from './config/check-roles.ts';
 import { RecordService } from './records/record-service.ts';
 import { createOutboxTable } from './events/outbox.ts';
-import { likePatternLimits } from './query/like-pattern-limits.ts';
 import { includeBounds } from './query/parse-compound-query.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
+import { webhookSecretBox } from './webhooks/subscriptions/webhook-secret-box.ts';
+import { previousServiceSecret, resolveIdentitySecret } from './auth/identity/resolve-identity-secret.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
 import { DefinitionSync } from './cluster/definition-sync.ts';
 import { createStreamRegistry } from './stream/create-stream-registry.ts';
 import { createServiceMetrics } from './metrics/service-metrics.ts';
+import { outboxReaderProbe } from './events/outbox-reader-probe.ts';
+import { deliveryQueueState } from './webhooks/delivery/delivery-queue-state.ts';
+import { prunedRows, RETENTION_TABLES } from './retention/pruned-rows.ts';
+import { streamFlushes } from './stream/flush-scheduler.ts';
 import { RETENTION_DEFAULTS } from './config/config-schema.ts';
 import { RetentionJob } from './retention/retention-job.ts';
 import { IDEMPOTENCY_DEFAULTS } from './config/idempotency-settings.ts';
@@ -65,23 +70,41 @@ export interface Runtime {
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, log } = options;
   const ownsStore = options.store === undefined;
-  const store = options.store ?? createStore(config.database.url);
+  const store = options.store ?? createStore(config.database.url, (message) => log.warn(message));
   const registry = new ResourceRegistry(config);
   // What `svc check` prints as warnings (likely misspelled roles), for those who only ever start.
-  for (const warning of roleWarnings(config as unknown as Record<string, unknown>)) log.warn({ path: warning.path }, warning.message);
-  const schemaPlan = await applyResourceSchema(store, registry, { allowDestructive: options.allowDestructive === true }).catch(async (error: unknown) => {
+  for (const warning of roleWarnings(config as unknown as Record<string, unknown>))
+    log.warn({ path: warning.path }, warning.message);
+  const schemaPlan = await applyResourceSchema(store, registry, {
+    allowDestructive: options.allowDestructive === true,
+  }).catch(async (error: unknown) => {
     // A refused change ends the start: the store opened for it must not keep the process alive.
     if (ownsStore) await store.close();
     throw error;
   });
-  if (schemaPlan.changes.length > 0) log.info({ changes: schemaPlan.changes.map((c) => c.text) }, 'database schema changed');
-  const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log, pollIntervalMs: SIGNAL_POLL_MS, retentionMs: SIGNAL_RETENTION_MS });
+  if (schemaPlan.changes.length > 0)
+    log.info({ changes: schemaPlan.changes.map((c) => c.text) }, 'database schema changed');
+  const signals = new ClusterSignals({
+    db: store.db,
+    dialect: store.dialect,
+    log,
+    pollIntervalMs: SIGNAL_POLL_MS,
+    retentionMs: SIGNAL_RETENTION_MS,
+  });
   await signals.migrate();
-  const definitions = new DefinitionSync({ config, store, registry, signals, log, ...(options.configFile !== undefined ? { source: options.configFile } : {}) });
+  const definitions = new DefinitionSync({
+    config,
+    store,
+    registry,
+    signals,
+    log,
+    ...(options.configFile !== undefined ? { source: options.configFile } : {}),
+  });
   await definitions.recordStartup();
   const auth = await createAuthComponent(config, store, log, {
     signals,
     definedRoles: () => definedRoles(config, registry.definitions),
+    generateAdminToken: true,
     ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
     ...(options.announceAdminToken !== undefined ? { announceAdminToken: options.announceAdminToken } : {}),
   });
@@ -89,12 +112,20 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   await createOutboxTable(store.db, store.dialect);
   await createIdempotencyTable(store.db);
   const idempotency = new IdempotencyStore(store.db, store.dialect, config.idempotency ?? IDEMPOTENCY_DEFAULTS);
-  const records = new RecordService(store, registry, log, likePatternLimits(config.server), includeBounds(config.server));
+  const records = new RecordService(store, registry, log, includeBounds(config.server));
   const events = await createEventHub({ config, store, registry, records, log });
-  const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
+  // The identity component's secret (resolved again: on SQLite it is the file the component just read).
+  const secrets = webhookSecretBox(resolveIdentitySecret(config, store), previousServiceSecret());
+  const webhooks = await createWebhookService({ config, store, registry, records, signals, log, secrets });
   const resourceNames = () => registry.all().map((resource) => resource.name);
   const streams = createStreamRegistry({ settings: config.stream, auth, resources: registry, log });
-  const metrics = createServiceMetrics({ store, events, resources: resourceNames });
+  const metrics = createServiceMetrics({
+    outboxReader: outboxReaderProbe(events, store.db),
+    deliveryQueue: () => deliveryQueueState(store),
+    prunedRows: { tables: RETENTION_TABLES, totals: () => prunedRows(store) },
+    streamFlushes,
+    resources: resourceNames,
+  });
   const retention = new RetentionJob({
     store,
     settings: config.retention ?? RETENTION_DEFAULTS,
@@ -103,7 +134,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     resources: resourceNames,
     log,
   });
-  const context: AppContext = { config, store, registry, auth, records, events, webhooks, signals, definitions, streams: streams.registry, metrics, idempotency, log };
+  const context: AppContext = {
+    config,
+    store,
+    registry,
+    auth,
+    records,
+    events,
+    webhooks,
+    signals,
+    definitions,
+    streams: streams.registry,
+    metrics,
+    idempotency,
+    log,
+  };
 
   let stopping: Promise<void> | undefined;
   let closing: Promise<void> | undefined;

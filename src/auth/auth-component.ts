@@ -1,8 +1,9 @@
 // The identity component and API keys as the rest of the service sees them.
-import type { AdminPrincipal, KeyPrincipal, Principal } from './principal.ts';
+import type { AdminPrincipal, KeyPrincipal, Principal } from '../model/principal.ts';
 import type { TokenRequest } from './keys/token-request.ts';
 import type { IssuedApiKey } from './keys/api-key-issuer.ts';
 import type { UserDirectory } from './identity/user-directory.ts';
+import type { SessionCredential } from './identity/session-credential.ts';
 import type { KeyDirectory } from './keys/key-directory.ts';
 import type { RateLimitState } from './rate-limit/key-rate-limit.ts';
 
@@ -52,10 +53,20 @@ export interface AuthComponent {
    */
   issueKey(request: TokenRequest, clientAddress: string): Promise<IssuedApiKey>;
   /**
+   * POST /token without email and password: issues a key for the signed-in session the credential
+   * carries (401 without a valid one; 403 for a cookie from an untrusted origin).
+   */
+  issueKeyForSession(request: TokenRequest, credential: SessionCredential): Promise<IssuedApiKey>;
+  /**
    * Runs another check of a password (a /token replay opens its sealed answer with it) under the same
    * login throttle, so it cannot be used to guess passwords faster; `failed` tells a wrong password.
    */
-  guardPasswordCheck<T>(email: string, clientAddress: string, check: () => Promise<T>, failed: (error: unknown) => boolean): Promise<T>;
+  guardPasswordCheck<T>(
+    email: string,
+    clientAddress: string,
+    check: () => Promise<T>,
+    failed: (error: unknown) => boolean,
+  ): Promise<T>;
   /** Users for the admin API and the CLI. */
   readonly users: UserDirectory;
   /** API keys for the admin API. */

@@ -15,7 +15,10 @@ import { migrateIdentity } from './identity/migrate-identity.ts';
 import { resolveIdentitySecret } from './identity/resolve-identity-secret.ts';
 import { UserDirectory } from './identity/user-directory.ts';
 import { createVerificationMailer } from './identity/verification-mailer.ts';
-import { ApiKeyIssuer, issueOutcome } from './keys/api-key-issuer.ts';
+import { ApiKeyIssuer, issueOutcome, type IssuedApiKey } from './keys/api-key-issuer.ts';
+import type { TokenRequest } from './keys/token-request.ts';
+import { sessionHeaders } from './identity/session-credential.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { ApiKeyRecord } from './keys/api-key-record.ts';
 import { ApiKeyRepository } from './keys/api-key-repository.ts';
 import { createApiKeyTable } from './keys/api-key-table.ts';
@@ -28,7 +31,11 @@ import { KeyAuthenticator } from './key-authenticator.ts';
 import { createRateLimiter } from './rate-limit/create-rate-limiter.ts';
 import { LoginThrottle } from './rate-limit/login-throttle.ts';
 import { throttleSignIn } from './identity/throttled-sign-in.ts';
-import { LOGIN_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
+import { throttleSignUp } from './identity/throttled-sign-up.ts';
+import { answerIdentityFailures } from './identity/identity-failures.ts';
+import { LOGIN_THROTTLE_DEFAULTS, SIGN_UP_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
+import { deletionLinkOptions, emailAndPasswordEnabled, type AccountEvents } from './identity/account-management-options.ts';
+import { guardAccountRoutes } from './identity/guarded-account-routes.ts';
 
 export interface AuthComponentOptions {
   /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */
@@ -45,6 +52,12 @@ export interface AuthComponentOptions {
   definedRoles?: () => ReadonlySet<string>;
   /** Shows a generated admin token once (default: a block on standard error). */
   announceAdminToken?: AdminTokenAnnouncer;
+  /**
+   * Whether migrate() generates the stored admin token when none is configured. Only `svc start` (the
+   * runtime) asks for it: a token made as the side effect of another command would be printed where
+   * nobody expects it and become valid at the next start.
+   */
+  generateAdminToken?: boolean;
 }
 
 export const KEYS_CHANGED_TOPIC = 'keys';
@@ -64,9 +77,19 @@ export async function createAuthComponent(
   const mailer = createVerificationMailer(config.auth.email, log);
   const secret = resolveIdentitySecret(config, store, options.env);
   const roles = options.definedRoles ?? (() => definedRoles(config, config.resources));
-  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles });
-  const identity = createIdentity(identityOptions);
   const keyRepository = new ApiKeyRepository(store);
+  // Resets and deletions through better-auth's endpoints revoke keys as the admin API does.
+  const accountEvents: AccountEvents = {
+    passwordReset: async (userId) => {
+      await keyRepository.deleteByUser(userId);
+      await userChanged(userId);
+    },
+    userDeleting: (userId) => keyRepository.deleteByUser(userId),
+    userDeleted: (userId) => userChanged(userId),
+  };
+  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles, accountEvents });
+  const identity = createIdentity(identityOptions);
+  const deletionLinks = createIdentity(deletionLinkOptions(identityOptions, mailer, log));
   const usage = new UsageRecorder((batch) => keyRepository.addUsage(batch), log, options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS);
   const quota = new UsageQuota(keyRepository, cacheTtlMs);
   const limiter = createRateLimiter(config, log, options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {});
@@ -88,13 +111,14 @@ export async function createAuthComponent(
       }
     }
   };
+  // Awaited: when the admin API answers, the other processes have been told.
+  const userChanged = async (userId: string): Promise<void> => {
+    cache.invalidateUser(userId);
+    accessChanged({ userId });
+    await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
+  };
   const users: UserDirectory = new UserDirectory(identity, config, {
-    // Awaited: when the admin API answers, the other processes have been told.
-    userChanged: async (userId) => {
-      cache.invalidateUser(userId);
-      accessChanged({ userId });
-      await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
-    },
+    userChanged,
     userDeleting: (userId) => keyRepository.deleteByUser(userId),
   }, roles);
   const cache = new KeyCache<ApiKeyRecord>(
@@ -129,6 +153,13 @@ export async function createAuthComponent(
     accessChanged({ adminToken: true });
   });
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
+  const issueForRequest = (request: TokenRequest, clientAddress: string): Promise<IssuedApiKey> => {
+    if (!emailAndPasswordEnabled(config)) {
+      throw new ApiError('EMAIL_PASSWORD_DISABLED', { detail: 'Keys are issued for a signed-in session here, not for an email and password', pointer: '/data/attributes/password' });
+    }
+    const email = request.email ?? '';
+    return throttle.guard(email, clientAddress, () => issuer.issue(request), issueOutcome);
+  };
   const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota, definedRoles: roles });
 
   return {
@@ -136,13 +167,36 @@ export async function createAuthComponent(
       await migrateIdentity(identityOptions);
       await createApiKeyTable(store);
       await createAdminTokenTable(store);
-      if (adminTokens.source === 'stored') await ensureStoredAdminToken(store, log, options.announceAdminToken);
+      if (adminTokens.source === 'stored' && options.generateAdminToken === true) await ensureStoredAdminToken(store, log, options.announceAdminToken);
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
-    handleIdentityRequest: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
-    issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
+    handleIdentityRequest: answerIdentityFailures(
+      throttleSignUp(
+        guardAccountRoutes({
+          handler: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
+          identity,
+          deletionLinks,
+          throttle,
+          basePath: config.auth.basePath,
+          emailAndPasswordEnabled: emailAndPasswordEnabled(config),
+        }),
+        limiter,
+        config.auth.signUpThrottle ?? SIGN_UP_THROTTLE_DEFAULTS,
+        config.auth.basePath,
+      ),
+      (error) => store.dialect.isConnectionError(error),
+      log,
+    ),
+    issueKey: (request, clientAddress) => issueForRequest(request, clientAddress),
+    async issueKeyForSession(request, credential) {
+      const context = await identity.context;
+      const headers = sessionHeaders(credential, context.authCookies.sessionToken.name, (origin) => context.isTrustedOrigin(origin));
+      const session = await identity.session(headers);
+      if (!session) throw new ApiError('UNAUTHORIZED', 'The session is not valid: signed out, expired or revoked');
+      return issuer.issueFor({ id: session.userId, emailVerified: session.emailVerified }, request);
+    },
     guardPasswordCheck: (email, clientAddress, check, failed) => throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
     users,
     keys,

@@ -11,7 +11,7 @@ import type { ApiKeyRecord } from './keys/api-key-record.ts';
 import type { CachedKey, CachedKeyOwner, KeyCache } from './keys/key-cache.ts';
 import type { UsageQuota } from './keys/usage-quota.ts';
 import type { UsageRecorder } from './keys/usage-recorder.ts';
-import type { AdminPrincipal, KeyPrincipal } from './principal.ts';
+import type { AdminPrincipal, KeyPrincipal } from '../model/principal.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.ts';
 import { rateLimitHeaders, toRateLimitState, windowLimitFor, type WindowLimit } from './rate-limit/key-rate-limit.ts';
 import { resolveRole } from './resolve-role.ts';
@@ -57,18 +57,27 @@ export class KeyAuthenticator {
     const now = Date.now();
     // Tokens without our prefix were never issued: no need to look them up.
     const cached = looksLikeApiKey(token) ? this.#parts.cache.peek(tokenHash, now) : null;
-    if (cached === undefined) return this.#parts.cache.get(tokenHash, now).then((loaded) => this.#admit(input, loaded, now));
+    if (cached === undefined)
+      return this.#parts.cache.get(tokenHash, now).then((loaded) => this.#admit(input, loaded, now));
     return this.#admit(input, cached, now);
   }
 
-  async #authenticateAdminOrKey(input: AuthenticateInput, token: string, tokenHash: string): Promise<AuthenticatedRequest> {
+  async #authenticateAdminOrKey(
+    input: AuthenticateInput,
+    token: string,
+    tokenHash: string,
+  ): Promise<AuthenticatedRequest> {
     if (await this.#parts.adminTokens.matches(tokenHash)) return { principal: ADMIN };
     const now = Date.now();
     return this.#admit(input, await this.#cachedKey(token, tokenHash, now), now);
   }
 
   /** Counts and limits a request made with a known key (or refuses it); async only where a limit needs I/O. */
-  #admit(input: AuthenticateInput, cached: CachedKey<ApiKeyRecord> | null, now: number): AuthenticatedRequest | Promise<AuthenticatedRequest> {
+  #admit(
+    input: AuthenticateInput,
+    cached: CachedKey<ApiKeyRecord> | null,
+    now: number,
+  ): AuthenticatedRequest | Promise<AuthenticatedRequest> {
     const { key, owner } = usableKey(cached, now);
     // requestCount is "total requests made with the key" (spec 2.1): refused ones below count too.
     this.#parts.usage.record(key.id, new Date(now));
@@ -93,7 +102,14 @@ export class KeyAuthenticator {
     const principal: KeyPrincipal =
       key.expiresAt === null
         ? { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions }
-        : { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions, expiresAt: key.expiresAt };
+        : {
+            kind: 'key',
+            keyId: key.id,
+            userId: key.userId,
+            role,
+            keyPermissions: key.permissions,
+            expiresAt: key.expiresAt,
+          };
     const result: AuthenticatedRequest = rateLimit ? { principal, rateLimit } : { principal };
     if (key.remaining === null) return result;
     return this.#consumeQuota(key.id, now, rateLimit).then(() => result);

@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CachedKeyOwner } from './keys/key-cache.ts';
 import type { ApiKeyRecord } from './keys/api-key-record.ts';
-import type { KeyPrincipal } from './principal.ts';
+import type { KeyPrincipal } from '../model/principal.ts';
 import { resolveRole } from './resolve-role.ts';
 
 export function principalStillValid(

@@ -26,6 +26,7 @@ export const ERROR_CATALOGUE = {
   API_KEY_EXPIRED: { status: 401, title: 'API key expired' },
   INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials' },
   EMAIL_NOT_VERIFIED: { status: 403, title: 'Email not verified' },
+  EMAIL_PASSWORD_DISABLED: { status: 403, title: 'Email and password sign-in disabled' },
   INVALID_PERMISSIONS: { status: 400, title: 'Invalid permissions' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   USAGE_EXCEEDED: { status: 429, title: 'Usage exceeded' },

@@ -1,8 +1,10 @@
 // The event a record change produces, built from the record before and after it.
-import { sessionVariablesOf, type Principal } from '../auth/principal.ts';
+import { sessionVariablesOf } from '../model/session-variables.ts';
+import type { Principal } from '../model/principal.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import { diffRecords } from './diff-records.ts';
-import type { EventKind, RecordEvent, RecordValues } from './record-event.ts';
+import type { EventKind, RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 /** Who made the change, and the request it came with. */
 export interface EventOrigin {
@@ -14,7 +16,14 @@ export interface EventOrigin {
 /** System columns change with every write (or never): an event's changes list only fields. */
 const CHANGE_EXCLUDED = new Set(['id', 'created_at', 'updated_at']);
 
-export function buildRecordEvent(resourceName: string, origin: EventOrigin, kind: EventKind, id: string, old: RecordValues | null, next: RecordValues | null): RecordEvent {
+export function buildRecordEvent(
+  resourceName: string,
+  origin: EventOrigin,
+  kind: EventKind,
+  id: string,
+  old: RecordValues | null,
+  next: RecordValues | null,
+): RecordEvent {
   const changes = diffRecords(old, next);
   for (const list of [changes.added, changes.updated, changes.removed]) {
     for (let i = list.length - 1; i >= 0; i--) if (CHANGE_EXCLUDED.has(list[i]!)) list.splice(i, 1);

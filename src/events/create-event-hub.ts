@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
 import type { Store } from '../store/create-store.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import type { RecordService } from '../records/record-service.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import type { EventHub } from './event-hub.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
 import { OutboxEventHub } from './outbox-event-hub.ts';
@@ -21,12 +21,17 @@ export const OUTBOX_GAP_GRACE_MS = 30_000;
  */
 export const OUTBOX_PRUNE_INTERVAL_MS = 2_147_483_647;
 
+/** Where committed changes are announced (the record service): the hub only listens, so events/ stays below records/. */
+export interface CommittedChanges {
+  onCommitted(listener: (events: RecordEvent[]) => void): void;
+}
+
 /** What the event hub is built from. */
 export interface EventHubDeps {
   readonly config: SvcConfig;
   readonly store: Store;
   readonly registry: ResourceRegistry;
-  readonly records: RecordService;
+  readonly records: CommittedChanges;
   readonly log: FastifyBaseLogger;
 }
 

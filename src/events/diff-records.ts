@@ -1,6 +1,7 @@
 // `changes` of an event: which fields were added (null → set), updated (set → other) or removed (set → null).
 import { isDeepStrictEqual } from 'node:util';
-import type { EventChanges, RecordValues } from './record-event.ts';
+import type { EventChanges } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 const present = (value: unknown) => value !== null && value !== undefined;
 

@@ -1,5 +1,5 @@
 // Fan-out of committed events to live subscribers in this process, fed by every process's writes.
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 
 export type EventListener = (event: RecordEvent) => void;
 

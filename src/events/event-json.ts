@@ -1,7 +1,7 @@
 // The JSON text of events. An event's data (the record before and after the change) is most of its
 // text, and a write serializes it for its outbox row and again for each of its webhook deliveries:
 // that part is made once per event, and the rest, a few short fields, around it.
-import type { EventData, RecordEvent } from './record-event.ts';
+import type { EventData, RecordEvent } from '../model/record-event.ts';
 
 const dataTexts = new WeakMap<EventData, string>();
 

@@ -1,6 +1,6 @@
 // Delivers events to this process's subscribers of a resource, each event once (deduplicated by id).
 import type { EventListener } from './event-hub.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import { RecentIds } from './recent-ids.ts';
 
 export interface InProcessBusOptions {

@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../store/store-dialect.ts';
 import type { EventHub, EventListener } from './event-hub.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
 import { InProcessBus } from './in-process-bus.ts';
 import { OutboxTailer } from './outbox-tailer.ts';
@@ -50,7 +50,8 @@ export class OutboxEventHub implements EventHub {
       // (Ids of this process's own events are forgotten sooner, as the tail reads them: wantsTailed.)
       dedupeRetainMs: options.gapGraceMs * 2,
       dedupeMaxSize: 200_000,
-      onListenerError: (error, event) => options.log.error({ err: error, eventId: event.id }, 'event subscriber failed'),
+      onListenerError: (error, event) =>
+        options.log.error({ err: error, eventId: event.id }, 'event subscriber failed'),
     });
     this.#tailer = new OutboxTailer(options.db, (event) => this.#bus.publish(event), {
       batchSize: 500,
@@ -161,7 +162,9 @@ export class OutboxEventHub implements EventHub {
   }
 
   #poll(): void {
-    this.#tailer.poll().catch((error: unknown) => this.#options.log.warn({ err: error }, 'reading the event outbox failed'));
+    this.#tailer
+      .poll()
+      .catch((error: unknown) => this.#options.log.warn({ err: error }, 'reading the event outbox failed'));
   }
 
   async #prune(): Promise<void> {

@@ -2,7 +2,7 @@
 // is still among the resource's last `window` events.
 import type { Db } from '../store/store-dialect.ts';
 import { EVENTS_TABLE } from './outbox.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 
 /** A replayed event with its place in the outbox. */
 export interface ReplayedEvent {
@@ -10,7 +10,12 @@ export interface ReplayedEvent {
   event: RecordEvent;
 }
 
-export async function replayFromOutbox(db: Db, resource: string, eventId: string, window: number): Promise<ReplayedEvent[] | null> {
+export async function replayFromOutbox(
+  db: Db,
+  resource: string,
+  eventId: string,
+  window: number,
+): Promise<ReplayedEvent[] | null> {
   if (window <= 0) return null;
   const anchor = await db
     .selectFrom(EVENTS_TABLE)

@@ -5,7 +5,7 @@
 // back transaction leaves a gap that never fills).
 import type { Db } from '../store/store-dialect.ts';
 import { EVENTS_TABLE } from './outbox.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 
 export interface OutboxTailerOptions {
   /** Rows read per query; a full batch triggers another read at once. */

@@ -1,7 +1,7 @@
 // The transactional outbox: events are rows written in the same transaction as the change they describe,
 // so a committed change always has its event and a rolled-back one never does.
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
-import type { RecordEvent } from './record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import { eventJson } from './event-json.ts';
 import { sequenceColumn } from '../store/sequence-column.ts';
 import type { Store } from '../store/create-store.ts';
@@ -21,7 +21,12 @@ export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('ix_svc_events_resource_seq').ifNotExists().on(EVENTS_TABLE).columns(['resource', 'seq']).execute();
+  await db.schema
+    .createIndex('ix_svc_events_resource_seq')
+    .ifNotExists()
+    .on(EVENTS_TABLE)
+    .columns(['resource', 'seq'])
+    .execute();
 }
 
 /**
@@ -41,7 +46,10 @@ export async function appendEvent(
   const notify = store.commitSignal.returning();
   const others = alongside.filter((part) => part.rows.length > 0);
   if (others.length > 0 && store.dialect.supportsInsertInWith) {
-    await store.executeIn(trx, insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify));
+    await store.executeIn(
+      trx,
+      insertTogetherStatement(store.db, [{ table: EVENTS_TABLE, rows: [row] }, ...others], notify),
+    );
     return;
   }
   await store.executeIn(trx, insertStatement(store.db, EVENTS_TABLE, [row], notify ?? []));

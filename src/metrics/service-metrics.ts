@@ -1,21 +1,25 @@
 // The service's metric set: request counts and latency, rate-limit rejections, streams, outbox, webhook
 // queue, retention and process health. Request metrics are fed by HTTP hooks; the rest is collected at scrape time.
-import type { Store } from '../store/create-store.ts';
-import type { EventHub } from '../events/event-hub.ts';
 import type { Counter } from './counter.ts';
 import type { Histogram } from './histogram.ts';
 import { MetricsRegistry, type CollectorFailure } from './metrics-registry.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
-import { registerWebhookQueueMetrics } from './webhook-queue-metrics.ts';
-import { registerEventHubMetrics } from './event-hub-metrics.ts';
-import { registerRetentionMetrics } from './retention-metrics.ts';
-import { registerStreamFlushMetrics } from './stream-flush-metrics.ts';
-import { streamFlushes } from '../stream/flush-scheduler.ts';
+import { registerWebhookQueueMetrics, type DeliveryQueueReading } from './webhook-queue-metrics.ts';
+import { registerEventHubMetrics, type OutboxReaderProbe } from './event-hub-metrics.ts';
+import { registerRetentionMetrics, type PrunedRowsSource } from './retention-metrics.ts';
+import { registerStreamFlushMetrics, type FlushSource } from './stream-flush-metrics.ts';
 import { SERVICE_VERSION } from './service-version.ts';
 
+/**
+ * What the collectors read, each through a callback or a narrow interface so that metrics/ imports none
+ * of the parts it measures (runtime.ts wires them).
+ */
 export interface ServiceMetricsDeps {
-  store: Store;
-  events: EventHub;
+  /** Null when the event hub reads no outbox: its gauges are then left empty. */
+  outboxReader: OutboxReaderProbe | null;
+  deliveryQueue: () => Promise<DeliveryQueueReading>;
+  prunedRows: PrunedRowsSource;
+  streamFlushes: FlushSource;
   /** Resource names, for the per-resource stream gauge. */
   resources: () => readonly string[];
   version?: string;
@@ -37,7 +41,11 @@ export interface ServiceMetrics {
 export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
   const registry = new MetricsRegistry();
   registry
-    .gauge<'version'>({ name: 'svc_build_info', help: 'Always 1; the label says which version of svc runs.', labelNames: ['version'] })
+    .gauge<'version'>({
+      name: 'svc_build_info',
+      help: 'Always 1; the label says which version of svc runs.',
+      labelNames: ['version'],
+    })
     .set({ version: deps.version ?? SERVICE_VERSION }, 1);
   const requests = registry.counter<'method' | 'route' | 'status'>({
     name: 'svc_http_requests_total',
@@ -59,11 +67,11 @@ export function createServiceMetrics(deps: ServiceMetricsDeps): ServiceMetrics {
     help: 'Scrapes in which a collector failed (its gauges kept their previous values), by collector.',
     labelNames: ['collector'],
   });
-  registerEventHubMetrics(registry, deps.events, deps.store, deps.resources);
-  registerWebhookQueueMetrics(registry, deps.store);
-  registerRetentionMetrics(registry, deps.store);
+  registerEventHubMetrics(registry, deps.outboxReader, deps.resources);
+  registerWebhookQueueMetrics(registry, deps.deliveryQueue);
+  registerRetentionMetrics(registry, deps.prunedRows);
   const stopProcessMetrics = registerProcessMetrics(registry);
-  const stopFlushMetrics = registerStreamFlushMetrics(registry, streamFlushes);
+  const stopFlushMetrics = registerStreamFlushMetrics(registry, deps.streamFlushes);
 
   return {
     registry,

@@ -3,14 +3,18 @@
 // interval. With 1,000 clients the writes, not the events, are the work, so both are counted. The
 // flush before a client goes live and the last one at shutdown bypass the scheduler and are not counted:
 // one per join or per stream, never the steady fan-out.
-import type { FlushScheduler } from '../stream/flush-scheduler.ts';
 import type { MetricsRegistry } from './metrics-registry.ts';
 
 /** From one client's write (well under a millisecond) to a flush that holds the loop for a second. */
 export const FLUSH_SECONDS_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
+/** Where flushes are announced (stream/flush-scheduler.ts): each one's duration and connection writes. */
+export interface FlushSource {
+  onFlush(listener: (flush: { durationMs: number; writes: number }) => void): () => void;
+}
+
 /** Registers the flush metrics; returns the function that stops listening (on app close). */
-export function registerStreamFlushMetrics(registry: MetricsRegistry, scheduler: FlushScheduler): () => void {
+export function registerStreamFlushMetrics(registry: MetricsRegistry, scheduler: FlushSource): () => void {
   const duration = registry.histogram({
     name: 'svc_stream_flush_seconds',
     help: 'Time each scheduled flush of queued stream (SSE) frames took to write them to every live connection in this process. A frame waits for the flush interval plus up to this.',

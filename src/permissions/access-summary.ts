@@ -1,7 +1,7 @@
 // What a key principal may do, per enabled resource and action, with the fields each allowed action may
 // use (none for delete): the same decisions the resource endpoints make, so a client such as the console
 // offers only the forms and buttons the API will accept. Row filters still apply per record.
-import type { KeyPermissions, Principal } from '../auth/principal.ts';
+import type { KeyPermissions, Principal } from '../model/principal.ts';
 import { ACTIONS } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';

@@ -4,12 +4,12 @@
 // cannot be shown to be at least as wide counts as narrower, so a reader is never left with more than
 // a fresh request would get.
 import { isDeepStrictEqual } from 'node:util';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { FilterNode } from '../query/filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { filterImplies } from '../query/filter-implies.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { AccessGrant } from './access-grant.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import { resolveAccess } from './resolve-access.ts';
 
 /** What a reader was given when it started, and what it is sent. */

@@ -1,12 +1,13 @@
 // Decides an action for a caller: the role's rule, narrowed by the key's scoped permissions (spec 2.2).
 import type { Action, ActionRule } from '../config/config-types.ts';
 import type { Resource } from '../resources/resource.ts';
-import { sessionVariablesOf, type KeyPermissions, type Principal } from '../auth/principal.ts';
+import { sessionVariablesOf } from '../model/session-variables.ts';
+import type { KeyPermissions, Principal } from '../model/principal.ts';
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalogue.ts';
-import type { AccessGrant } from './access-grant.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import { compileFilter } from '../query/compile-filter.ts';
-import { MATCH_ALL } from '../query/filter-node.ts';
+import { MATCH_ALL } from '../model/filter-node.ts';
 
 const ADMIN_ACTIONS: ReadonlySet<Action> = new Set(['read', 'delete']);
 
@@ -45,7 +46,8 @@ function decisionsFor(resource: Resource, principal: Principal): Map<string, Dec
 /** The grant for an action, or the ApiError that refuses it. Grants are shared: never mutate one. */
 export function resolveAccess(resource: Resource, principal: Principal, action: Action): AccessGrant {
   const decisions = decisionsFor(resource, principal);
-  const key = principal.kind === 'admin' ? `admin\u0000${action}` : `${action}\u0000${principal.role}\u0000${principal.userId}`;
+  const key =
+    principal.kind === 'admin' ? `admin\u0000${action}` : `${action}\u0000${principal.role}\u0000${principal.userId}`;
   let decision = decisions.get(key);
   if (!decision) {
     try {
@@ -57,14 +59,21 @@ export function resolveAccess(resource: Resource, principal: Principal, action: 
     if (decisions.size >= MAX_DECISIONS_PER_RESOURCE) decisions.clear();
     decisions.set(key, decision);
   }
-  if ('denied' in decision) throw new ApiError(decision.denied, decision.issues.map((issue) => ({ ...issue })));
+  if ('denied' in decision)
+    throw new ApiError(
+      decision.denied,
+      decision.issues.map((issue) => ({ ...issue })),
+    );
   return decision;
 }
 
 function decide(resource: Resource, principal: Principal, action: Action): AccessGrant {
   if (principal.kind === 'admin') {
     if (!ADMIN_ACTIONS.has(action)) {
-      throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'The admin token may only read and delete through resource endpoints');
+      throw new ApiError(
+        'ADMIN_TOKEN_NOT_ALLOWED',
+        'The admin token may only read and delete through resource endpoints',
+      );
     }
     return { fields: new Set(resource.fieldNames), filter: MATCH_ALL, check: null, preset: {} };
   }
@@ -75,11 +84,15 @@ function decide(resource: Resource, principal: Principal, action: Action): Acces
   }
   const normalized: ActionRule = rule === true ? {} : rule;
   let fields = new Set(
-    normalized.fields === undefined || normalized.fields === '*' ? resource.fieldNames : normalized.fields.filter((f) => resource.fields.has(f)),
+    normalized.fields === undefined || normalized.fields === '*'
+      ? resource.fieldNames
+      : normalized.fields.filter((f) => resource.fields.has(f)),
   );
   if (principal.keyPermissions !== null) {
     // Stored permissions are plain objects read from JSON: only their own members grant anything.
-    const scopes = Object.hasOwn(principal.keyPermissions, resource.name) ? principal.keyPermissions[resource.name] : undefined;
+    const scopes = Object.hasOwn(principal.keyPermissions, resource.name)
+      ? principal.keyPermissions[resource.name]
+      : undefined;
     const keyFields = scopes !== undefined && Object.hasOwn(scopes, action) ? scopes[action] : undefined;
     if (!Array.isArray(keyFields)) {
       throw new ApiError('KEY_PERMISSION_DENIED', `This API key may not ${action} ${resource.name}`);

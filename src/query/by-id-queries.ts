@@ -4,7 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 import { QueryTemplate, TEMPLATE_SLOT } from '../store/query-template.ts';
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
 import { columnsOf } from './record-columns.ts';
 import type { VisibleRows } from './visible-rows.ts';
@@ -60,33 +60,41 @@ export class ByIdQueries {
 
   /** The target of a write under the caller's read filter and the action's own filter. */
   writeTarget(resource: Resource, readFilter: FilterNode, actionFilter: FilterNode): WriteTargetQueries {
-    const byFilters = cached(this.#writeTarget, resource, () => new WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>());
-    return cached(cached(byFilters, readFilter, () => new WeakMap<FilterNode, WriteTargetQueries>()), actionFilter, () => {
-      const dialect = this.#dialect;
-      const { idAmong } = dialect;
-      const select = (byIds: boolean) => {
-        let query = this.#db
-          .selectFrom(resource.table)
-          .select(columnsOf(resource))
-          .select([
-            sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
-            sql<number>`case when ${filterToSql(actionFilter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
-          ])
-          .where('id', '=', byIds && idAmong ? idAmong(TEMPLATE_SLOT) : TEMPLATE_SLOT);
-        if (resource.softDelete) query = query.where('deleted_at', 'is', null);
-        return query;
-      };
-      const locking = dialect.supportsSkipLocked ? select(false).forUpdate() : select(false);
-      const rowVersion = this.#rowVersion;
-      return {
-        locking: new QueryTemplate<Row>(locking),
-        versioned: rowVersion
-          ? {
-              one: new QueryTemplate<Row>(select(false).select(rowVersion.as('__version'))),
-              many: idAmong ? new QueryTemplate<Row>(select(true).select(rowVersion.as('__version'))) : undefined,
-            }
-          : undefined,
-      };
-    });
+    const byFilters = cached(
+      this.#writeTarget,
+      resource,
+      () => new WeakMap<FilterNode, WeakMap<FilterNode, WriteTargetQueries>>(),
+    );
+    return cached(
+      cached(byFilters, readFilter, () => new WeakMap<FilterNode, WriteTargetQueries>()),
+      actionFilter,
+      () => {
+        const dialect = this.#dialect;
+        const { idAmong } = dialect;
+        const select = (byIds: boolean) => {
+          let query = this.#db
+            .selectFrom(resource.table)
+            .select(columnsOf(resource))
+            .select([
+              sql<number>`case when ${filterToSql(readFilter, resource, dialect)} then 1 else 0 end`.as('__readable'),
+              sql<number>`case when ${filterToSql(actionFilter, resource, dialect)} then 1 else 0 end`.as('__allowed'),
+            ])
+            .where('id', '=', byIds && idAmong ? idAmong(TEMPLATE_SLOT) : TEMPLATE_SLOT);
+          if (resource.softDelete) query = query.where('deleted_at', 'is', null);
+          return query;
+        };
+        const locking = dialect.supportsSkipLocked ? select(false).forUpdate() : select(false);
+        const rowVersion = this.#rowVersion;
+        return {
+          locking: new QueryTemplate<Row>(locking),
+          versioned: rowVersion
+            ? {
+                one: new QueryTemplate<Row>(select(false).select(rowVersion.as('__version'))),
+                many: idAmong ? new QueryTemplate<Row>(select(true).select(rowVersion.as('__version'))) : undefined,
+              }
+            : undefined,
+        };
+      },
+    );
   }
 }

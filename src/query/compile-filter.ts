@@ -3,8 +3,8 @@
 import type { FilterDefinition, FilterOperator } from '../config/config-types.ts';
 import { FILTER_OPERATORS } from '../config/filter-operators.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { SessionVariables } from '../auth/principal.ts';
-import { allOf, type FilterNode } from './filter-node.ts';
+import type { SessionVariables } from '../model/session-variables.ts';
+import { allOf, type FilterNode } from '../model/filter-node.ts';
 
 const OPERATORS = new Set<FilterOperator>(FILTER_OPERATORS);
 

@@ -3,7 +3,7 @@
 // answer is a proof; anything the rules cannot show answers `false`, which callers treat as "maybe
 // not" (a stream whose row filter changed that way is ended rather than trusted).
 import { isDeepStrictEqual } from 'node:util';
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 
 /** True when every row that `stronger` admits is also admitted by `weaker`. */
 export function filterImplies(stronger: FilterNode, weaker: FilterNode): boolean {

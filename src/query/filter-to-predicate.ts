@@ -3,8 +3,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
-import type { RecordValues } from '../events/record-event.ts';
-import type { FilterNode } from './filter-node.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { compileLikePattern } from '../tools/like-pattern.ts';
 import { compileLinearRegex } from '../tools/linear-regex.ts';
 
@@ -73,10 +73,13 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
       if (list.some((item) => item === null || item === undefined)) return () => false;
       return (record) => {
         const value = valueIn(record);
-        return value !== null && list.every((item) => {
-          const order = compareColumn(kind, value, item);
-          return order !== undefined && order !== 0;
-        });
+        return (
+          value !== null &&
+          list.every((item) => {
+            const order = compareColumn(kind, value, item);
+            return order !== undefined && order !== 0;
+          })
+        );
       };
     }
     case 'is_null':
@@ -104,7 +107,9 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
         // Element containment of a json array (`column @> [value]`); a null operand never matches.
         return (record) => {
           const value = valueIn(record);
-          return operand !== null && Array.isArray(value) && value.some((element) => isDeepStrictEqual(element, operand));
+          return (
+            operand !== null && Array.isArray(value) && value.some((element) => isDeepStrictEqual(element, operand))
+          );
         };
       }
       const needle = String(operand);

@@ -2,7 +2,7 @@
 // The list's order is its sort keys then the id, which makes it total; a page before the cursor reads
 // the order backwards and turns the rows round afterwards. The condition is a filter tree, compiled like
 // any filter, so every cursor value is a bound parameter.
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import type { KeysetPage, SortKey } from './list-query.ts';
 
 const NEVER: FilterNode = { kind: 'constant', value: false };
@@ -32,10 +32,18 @@ const NEVER_NULL: ReadonlySet<string> = new Set(['id', 'created_at', 'updated_at
  * what the first does: a range on the first key (k1 >= c1) beside the exact condition; and when that
  * key's empty values follow the cursor, a second arm with them (k1 is null), read after the first.
  */
-export function pastCursor(keys: readonly SortKey[], values: readonly unknown[], nullsSortFirst: boolean): FilterNode[] {
-  const nullsLastIn = (key: SortKey) => !NEVER_NULL.has(key.field) && (key.descending ? nullsSortFirst : !nullsSortFirst);
-  const condition = (field: string, op: 'gt' | 'lt' | 'gte' | 'lte' | 'eq' | 'is_null' | 'is_not_null', value: unknown = null): FilterNode =>
-    ({ kind: 'condition', field, op, value });
+export function pastCursor(
+  keys: readonly SortKey[],
+  values: readonly unknown[],
+  nullsSortFirst: boolean,
+): FilterNode[] {
+  const nullsLastIn = (key: SortKey) =>
+    !NEVER_NULL.has(key.field) && (key.descending ? nullsSortFirst : !nullsSortFirst);
+  const condition = (
+    field: string,
+    op: 'gt' | 'lt' | 'gte' | 'lte' | 'eq' | 'is_null' | 'is_not_null',
+    value: unknown = null,
+  ): FilterNode => ({ kind: 'condition', field, op, value });
   const or = (nodes: FilterNode[]): FilterNode => (nodes.length === 1 ? nodes[0]! : { kind: 'or', nodes });
   const and = (nodes: FilterNode[]): FilterNode => (nodes.length === 1 ? nodes[0]! : { kind: 'and', nodes });
 
@@ -45,7 +53,7 @@ export function pastCursor(keys: readonly SortKey[], values: readonly unknown[],
     return withNulls && nullsLastIn(key) ? or([beyond, condition(key.field, 'is_null')]) : beyond;
   };
   const equal = (key: SortKey, value: unknown): FilterNode =>
-    (value === null ? condition(key.field, 'is_null') : condition(key.field, 'eq', value));
+    value === null ? condition(key.field, 'is_null') : condition(key.field, 'eq', value);
   const past = (i: number, withNulls = true): FilterNode => {
     const key = keys[i]!;
     const value = values[i] ?? null;

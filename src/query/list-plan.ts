@@ -4,7 +4,7 @@
 import { sql, type CompiledQuery } from 'kysely';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, ListCount, StoreDialect } from '../store/store-dialect.ts';
-import { MATCH_ALL, type FilterNode } from './filter-node.ts';
+import { MATCH_ALL, type FilterNode } from '../model/filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
 import { keysetSelect } from './keyset-select.ts';
 import type { ListQuery } from './list-query.ts';
@@ -55,13 +55,26 @@ export class ListPlans {
       const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
       // A keyset page's links need its records' sort values, shown or not (`fields` may leave them out).
       const columns = keyset ? [...new Set([...attributes, ...query.sort.map((key) => key.field)])] : attributes;
-      let select = db.selectFrom(resource.table).select([...new Set(['id', 'created_at', 'updated_at', ...columns])]).where(visible);
+      let select = db
+        .selectFrom(resource.table)
+        .select([...new Set(['id', 'created_at', 'updated_at', ...columns])])
+        .where(visible);
       if (requested) select = select.where(requested);
       if (keyset) {
-        select = keysetSelect(db, select, keyset, query, (arm) => filterToSql(arm, resource, dialect), dialect.nullsSortFirst);
+        select = keysetSelect(
+          db,
+          select,
+          keyset,
+          query,
+          (arm) => filterToSql(arm, resource, dialect),
+          dialect.nullsSortFirst,
+        );
       } else {
         for (const sortKey of query.sort) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
-        select = select.orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc').limit(query.limit).offset(query.offset);
+        select = select
+          .orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc')
+          .limit(query.limit)
+          .offset(query.offset);
       }
       let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
       if (requested) count = count.where(requested);

@@ -7,20 +7,47 @@ import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
 import { uuidField } from '../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../resources/field-types/datetime-field.ts';
-import { allOf, type FilterNode } from './filter-node.ts';
+import { allOf, type FilterNode } from '../model/filter-node.ts';
 import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { parseKeysetPage } from './keyset-cursor.ts';
 import { isCompoundParameter } from './compound-parameter-names.ts';
-import { DEFAULT_LIMIT, MAX_FILTERS, MAX_IN_VALUES, MAX_LIMIT, MAX_QUERY_VALUES, type ListQuery, type SortKey } from './list-query.ts';
+import {
+  DEFAULT_LIMIT,
+  MAX_FILTERS,
+  MAX_IN_VALUES,
+  MAX_LIMIT,
+  MAX_QUERY_VALUES,
+  type ListQuery,
+  type SortKey,
+} from './list-query.ts';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
+
+/** The list's own parameters: never filters. A field named `sort` is filtered as `filter[sort]` or `sort__eq`. */
+export const LIST_PARAMETERS: ReadonlySet<string> = new Set([
+  '_limit',
+  '_offset',
+  '_sort',
+  'sort',
+  'fields',
+  'page[limit]',
+  'page[offset]',
+  'page[size]',
+  'page[number]',
+  'page[after]',
+  'page[before]',
+]);
 
 /** Parameters that are never filters (spec 4.1, docs/records.md). */
 const IGNORED = new Set(['events', 'token', 'lastEventId']);
 
 // A Map, not an object literal: a parameter named `constructor` or `toString` must not find Object's members.
-const SYSTEM_TYPES: ReadonlyMap<string, FieldType> = new Map([['id', uuidField], ['created_at', datetimeField], ['updated_at', datetimeField]]);
+const SYSTEM_TYPES: ReadonlyMap<string, FieldType> = new Map([
+  ['id', uuidField],
+  ['created_at', datetimeField],
+  ['updated_at', datetimeField],
+]);
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -31,8 +58,11 @@ export function parseListQuery(
   likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
 ): ListQuery {
   const issues: ErrorIssue[] = [];
-  const fail = (parameter: string, detail: string, code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS') =>
-    issues.push({ parameter, detail, code });
+  const fail = (
+    parameter: string,
+    detail: string,
+    code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS',
+  ) => issues.push({ parameter, detail, code });
   const single = (name: string): string | undefined => {
     const value = raw[name];
     if (Array.isArray(value)) {
@@ -41,7 +71,8 @@ export function parseListQuery(
     }
     return value;
   };
-  const fieldTypeOf = (field: string): FieldType | undefined => SYSTEM_TYPES.get(field) ?? resource.fields.get(field)?.type;
+  const fieldTypeOf = (field: string): FieldType | undefined =>
+    SYSTEM_TYPES.get(field) ?? resource.fields.get(field)?.type;
   const isReadable = (field: string) => SYSTEM_TYPES.has(field) || readable.has(field);
 
   const integerParam = (names: string[], fallback: number, min: number, max: number): number => {
@@ -55,27 +86,40 @@ export function parseListQuery(
     const text = single(name);
     if (text === undefined) return fallback;
     if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-      fail(name, `Parameter '${name}' must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`);
+      fail(
+        name,
+        `Parameter '${name}' must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`,
+      );
       return fallback;
     }
     return Number(text);
   };
 
-  const limit = integerParam(['_limit', 'page[limit]'], DEFAULT_LIMIT, 1, MAX_LIMIT);
-  const offset = integerParam(['_offset', 'page[offset]'], 0, 0, Number.MAX_SAFE_INTEGER);
+  // `page[size]` and `page[number]` are JSON:API's page-based spelling (kitsu and others send them);
+  // a page number is an offset of whole pages, so it cannot be given with an offset.
+  const limit = integerParam(['_limit', 'page[limit]', 'page[size]'], DEFAULT_LIMIT, 1, MAX_LIMIT);
+  const pageNumber = integerParam(['page[number]', '_offset', 'page[offset]'], 0, 0, Number.MAX_SAFE_INTEGER);
+  const numbered = raw['page[number]'] !== undefined;
+  if (numbered && raw['page[number]'] === '0')
+    fail('page[number]', "Parameter 'page[number]' must be an integer from 1 up (the first page is 1)");
+  const offset = numbered ? Math.min(Math.max(pageNumber - 1, 0) * limit, Number.MAX_SAFE_INTEGER) : pageNumber;
   const carriedNames = new Set<string>();
 
+  // `sort` is JSON:API's name, `_sort` svc's own; they mean the same and only one may be given.
   const sort: SortKey[] = [];
-  const sortText = single('_sort');
-  if (sortText !== undefined) {
-    carriedNames.add('_sort');
+  const sortNames = ['_sort', 'sort'].filter((name) => raw[name] !== undefined);
+  if (sortNames.length > 1) fail(sortNames[1]!, 'Use only one of _sort and sort');
+  const sortName = sortNames[0];
+  const sortText = sortName === undefined ? undefined : single(sortName);
+  if (sortName !== undefined && sortText !== undefined) {
+    carriedNames.add(sortName);
     for (const part of sortText.split(',')) {
       const descending = part.startsWith('-');
       const field = descending ? part.slice(1) : part;
-      if (!fieldTypeOf(field)) fail('_sort', `Cannot sort by unknown field '${field}'`);
-      else if (!isReadable(field)) fail('_sort', `Field '${field}' is not readable`, 'INVALID_FIELDS');
-      else if (!resource.sortable.has(field)) fail('_sort', `Field '${field}' is not sortable`);
-      else if (sort.some((s) => s.field === field)) fail('_sort', `Field '${field}' appears twice in _sort`);
+      if (!fieldTypeOf(field)) fail(sortName, `Cannot sort by unknown field '${field}'`);
+      else if (!isReadable(field)) fail(sortName, `Field '${field}' is not readable`, 'INVALID_FIELDS');
+      else if (!resource.sortable.has(field)) fail(sortName, `Field '${field}' is not sortable`);
+      else if (sort.some((s) => s.field === field)) fail(sortName, `Field '${field}' appears twice in ${sortName}`);
       else sort.push({ field, descending });
     }
   }
@@ -96,7 +140,7 @@ export function parseListQuery(
   let listValues = 0;
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(name)) continue;
-    if (['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]', 'page[after]', 'page[before]'].includes(name)) continue;
+    if (LIST_PARAMETERS.has(name)) continue;
     // `include` and `fields[<type>]` shape the document, not the rows (parse-compound-query.ts); links carry them.
     if (isCompoundParameter(name)) {
       if (!Array.isArray(value)) carriedNames.add(name);
@@ -151,26 +195,31 @@ export function parseListQuery(
         const problem = likePatternProblem(text, likeLimits);
         if (problem !== null) throw new Error(problem);
         parsed = text;
-      }
-      else if (!ignoresValue) parsed = type.parse(text, definition);
+      } else if (!ignoresValue) parsed = type.parse(text, definition);
       conditions.push({ kind: 'condition', field, op, value: parsed });
     } catch (error) {
       fail(name, `Invalid value for '${name}': ${(error as Error).message}`);
     }
   }
   const keyset = parseKeysetPage(
-    { after: single('page[after]'), before: single('page[before]'), offsetGiven: raw._offset !== undefined || raw['page[offset]'] !== undefined },
+    {
+      after: single('page[after]'),
+      before: single('page[before]'),
+      offsetGiven: raw._offset !== undefined || raw['page[offset]'] !== undefined || numbered,
+    },
     sort,
     resource,
     fail,
   );
   if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
-  if (listValues > MAX_QUERY_VALUES) fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
+  if (listValues > MAX_QUERY_VALUES)
+    fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
 
   if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
   // Links repeat the parameters in the order the caller gave them.
   const carried = Object.entries(raw).filter(([name]) => carriedNames.has(name)) as [string, string][];
   const query: ListQuery = { filter: allOf(conditions), sort, limit, offset, fields, carried };
+  if (numbered) query.pageStyle = 'number';
   if (keyset) query.keyset = keyset;
   return query;
 }

@@ -2,7 +2,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Resource } from '../resources/resource.ts';
 import type { StoreDialect } from '../store/store-dialect.ts';
-import type { FilterNode } from './filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
 import { cached } from './weak-cache.ts';
 

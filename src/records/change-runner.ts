@@ -6,7 +6,7 @@ import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import type { TableRows } from '../store/write-statements.ts';
 import { appendEvent, EVENTS_TABLE, eventRowOf } from '../events/outbox.ts';
-import type { RecordEvent } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import { noteResourceWrite } from './write-generation.ts';
 import { guard, NotApplied } from './driver-error-guard.ts';
 
@@ -104,7 +104,9 @@ export class ChangeRunner {
       discard();
       return work(trx, events);
     };
-    const result = await guard(this.#store.dialect, code, () => (alone ? run(this.#store.db) : this.#store.transact(run)))
+    const result = await guard(this.#store.dialect, code, () =>
+      alone ? run(this.#store.db) : this.#store.transact(run),
+    )
       .catch((error: unknown) => {
         discard();
         throw error;
@@ -119,7 +121,11 @@ export class ChangeRunner {
    * (`parts`: the event's row first): the rows it answers, or undefined when its conditions failed and
    * it wrote nothing.
    */
-  async runOneStatement(code: ErrorCode, event: RecordEvent, execute: (parts: TableRows[]) => Row[] | Promise<Row[]>): Promise<Row[] | undefined> {
+  async runOneStatement(
+    code: ErrorCode,
+    event: RecordEvent,
+    execute: (parts: TableRows[]) => Row[] | Promise<Row[]>,
+  ): Promise<Row[] | undefined> {
     try {
       return await this.run(
         code,

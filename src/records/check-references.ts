@@ -2,10 +2,10 @@
 // on its resource (or in a resource the caller cannot read at all) is treated as absent, exactly like a
 // missing or soft-deleted one, so a relation field cannot be used to probe the ids of hidden records.
 import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import { filterToSql } from '../query/filter-to-sql.ts';
-import type { FilterNode } from '../query/filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
 
@@ -36,11 +36,19 @@ export function mayReferToAnyRow(target: Resource, principal: Principal): boolea
 
 /** The same issue for a missing, soft-deleted and unreadable target. */
 export function missingReference(reference: Reference): ErrorIssue {
-  return { pointer: pointerTo(reference.name), detail: `No ${reference.target.name} record with id '${String(reference.id)}'` };
+  return {
+    pointer: pointerTo(reference.name),
+    detail: `No ${reference.target.name} record with id '${String(reference.id)}'`,
+  };
 }
 
 /** Throws 400 RELATION_REFERENCE_ERROR, one issue per reference the caller cannot see. */
-export async function checkReferences(db: Db, dialect: StoreDialect, references: readonly Reference[], principal: Principal): Promise<void> {
+export async function checkReferences(
+  db: Db,
+  dialect: StoreDialect,
+  references: readonly Reference[],
+  principal: Principal,
+): Promise<void> {
   const issues: ErrorIssue[] = [];
   for (const reference of references) {
     const { target, id } = reference;

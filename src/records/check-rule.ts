@@ -3,12 +3,12 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
-import type { FilterNode } from '../query/filter-node.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import { filterToSql } from '../query/filter-to-sql.ts';
 import { filterToPredicate, type RecordPredicate } from '../query/filter-to-predicate.ts';
 import { cached } from '../query/weak-cache.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 export class CheckRule {
   readonly #dialect: StoreDialect;

@@ -4,11 +4,11 @@
 import type { CompiledQuery } from 'kysely';
 import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Store } from '../store/create-store.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import type { VisibleRows } from '../query/visible-rows.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import type { CompoundQuery, IncludeBounds, IncludeNode } from '../query/parse-compound-query.ts';
@@ -29,7 +29,12 @@ export class IncludeReads {
   readonly #read: (query: CompiledQuery<Row>) => Promise<Row[]>;
   readonly #bounds: IncludeBounds;
 
-  constructor(store: Store, visible: VisibleRows, read: (query: CompiledQuery<Row>) => Promise<Row[]>, bounds: IncludeBounds) {
+  constructor(
+    store: Store,
+    visible: VisibleRows,
+    read: (query: CompiledQuery<Row>) => Promise<Row[]>,
+    bounds: IncludeBounds,
+  ) {
     this.#store = store;
     this.#visible = visible;
     this.#read = read;
@@ -41,23 +46,34 @@ export class IncludeReads {
    * again, and the linkage of the to-many steps: per parent (`type\u0000id`), relationship name → the
    * related records read (only readable ones: an unreadable one is neither included nor linked).
    */
-  async include(principal: Principal, resource: Resource, records: readonly RecordValues[], compound: CompoundQuery): Promise<Inclusion> {
+  async include(
+    principal: Principal,
+    resource: Resource,
+    records: readonly RecordValues[],
+    compound: CompoundQuery,
+  ): Promise<Inclusion> {
     const included: IncludedRecord[] = [];
     const toMany: ToManyLinkage = new Map();
     const seen = new Set(records.map((record) => keyOf(resource.name, record.id)));
     /** Every related (type, id) asked for: what `included` could hold, bounded before it is read. */
     const wanted = new Set<string>();
-    const pending: { node: IncludeNode; parent: Resource; records: readonly RecordValues[] }[] = compound.include.map((node) => ({ node, parent: resource, records }));
+    const pending: { node: IncludeNode; parent: Resource; records: readonly RecordValues[] }[] = compound.include.map(
+      (node) => ({ node, parent: resource, records }),
+    );
     while (pending.length > 0) {
       const { node, parent, records: parents } = pending.shift()!;
       const grant = grantOf(node.target, principal);
       // A resource the caller may not read at all: nothing of it, nor beyond it, is included.
       if (!grant) continue;
       // The field that links the two sides must be readable where it lives, or linking would reveal it.
-      const [holder, holderGrant] = node.kind === 'to-one' ? [parent, grantOf(parent, principal)] : [node.target, grant];
+      const [holder, holderGrant] =
+        node.kind === 'to-one' ? [parent, grantOf(parent, principal)] : [node.target, grant];
       if (!holderGrant) continue;
       if (!holderGrant.fields.has(node.relation.field)) {
-        throw new ApiError('INVALID_FIELDS', { parameter: 'include', detail: `Field '${node.relation.field}' of ${holder.name} in '${node.path}' is not readable` });
+        throw new ApiError('INVALID_FIELDS', {
+          parameter: 'include',
+          detail: `Field '${node.relation.field}' of ${holder.name} in '${node.path}' is not readable`,
+        });
       }
       const ids = node.kind === 'to-one' ? idsIn(parents, node.relation.field) : idsIn(parents, 'id');
       if (ids.length === 0) continue;
@@ -69,7 +85,14 @@ export class IncludeReads {
           seen.add(key);
           included.push({ resource: node.target, record, attributes });
         }
-        if (node.kind === 'to-many') linkTo(toMany, keyOf(parent.name, record[node.relation.field]), node.relation.name, node.target.name, String(record.id));
+        if (node.kind === 'to-many')
+          linkTo(
+            toMany,
+            keyOf(parent.name, record[node.relation.field]),
+            node.relation.name,
+            node.target.name,
+            String(record.id),
+          );
       }
       if (node.kind === 'to-many') {
         // Every parent gets its linkage, empty when it has no readable related record.
@@ -82,17 +105,25 @@ export class IncludeReads {
 
   async #related(node: IncludeNode, grant: AccessGrant, ids: string[], wanted: Set<string>): Promise<RecordValues[]> {
     const bound = this.#bounds.maxRecords;
-    const tooMany = () => new ApiError('INVALID_QUERY_PARAMS', { parameter: 'include', detail: `The include would read more than ${bound} related records` });
+    const tooMany = () =>
+      new ApiError('INVALID_QUERY_PARAMS', {
+        parameter: 'include',
+        detail: `The include would read more than ${bound} related records`,
+      });
     if (node.kind === 'to-one') {
       for (const id of ids) wanted.add(keyOf(node.target.name, id));
       if (wanted.size > bound) throw tooMany();
     }
     const visible = this.#visible.of(node.target, grant.filter);
     const select = this.#store.db.selectFrom(node.target.table).select(columnsOf(node.target)).where(visible);
-    const query = node.kind === 'to-one'
-      ? select.where('id', 'in', ids)
-      // One past the bound is enough to know it is passed.
-      : select.where(node.relation.field, 'in', ids).orderBy('id').limit(bound + 1);
+    const query =
+      node.kind === 'to-one'
+        ? select.where('id', 'in', ids)
+        : // One past the bound is enough to know it is passed.
+          select
+            .where(node.relation.field, 'in', ids)
+            .orderBy('id')
+            .limit(bound + 1);
     const rows = await this.#read(query.compile() as CompiledQuery<Row>);
     const related = rows.map((row) => decodeRow(node.target, this.#store.dialect, row));
     if (node.kind === 'to-many') {
@@ -116,7 +147,14 @@ function keyOf(type: string, id: unknown): string {
 }
 
 function idsIn(records: readonly RecordValues[], field: string): string[] {
-  return [...new Set(records.map((record) => record[field]).filter((id) => id !== null && id !== undefined).map(String))];
+  return [
+    ...new Set(
+      records
+        .map((record) => record[field])
+        .filter((id) => id !== null && id !== undefined)
+        .map(String),
+    ),
+  ];
 }
 
 function linkTo(linkage: ToManyLinkage, parent: string, name: string, type?: string, id?: string): void {

@@ -1,6 +1,6 @@
 // A keyset page's rows as read (one more than the page, in the order read) → the page in the list's
 // order, and whether more rows lie beyond it on the side it was read towards.
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { KeysetPage } from '../query/list-query.ts';
 
 export interface KeysetRecords {

@@ -11,13 +11,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Resource } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Store } from '../store/create-store.ts';
 import type { ConditionalChange, OneStatementWriter } from '../store/one-statement-writes.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import { buildRecordEvent } from '../events/build-record-event.ts';
-import type { RecordEvent, RecordValues } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { guard } from './driver-error-guard.ts';
 import { mayReferToAnyRow } from './check-references.ts';
@@ -36,7 +37,14 @@ export class OneStatementChanges {
   readonly #checks: CheckRule;
   readonly #targets: WriteTargets;
 
-  constructor(store: Store, registry: ResourceRegistry, writer: OneStatementWriter, runner: ChangeRunner, checks: CheckRule, targets: WriteTargets) {
+  constructor(
+    store: Store,
+    registry: ResourceRegistry,
+    writer: OneStatementWriter,
+    runner: ChangeRunner,
+    checks: CheckRule,
+    targets: WriteTargets,
+  ) {
     this.#store = store;
     this.#registry = registry;
     this.#writer = writer;
@@ -46,7 +54,14 @@ export class OneStatementChanges {
   }
 
   /** The event is built before the row is stored, from the row as the database will give it back (OneStatementWriter.rowAsStored). */
-  async create(resource: Resource, meta: RequestMeta, grant: AccessGrant, id: string, values: RecordValues, readable: string[]): Promise<ReadResult | undefined> {
+  async create(
+    resource: Resource,
+    meta: RequestMeta,
+    grant: AccessGrant,
+    id: string,
+    values: RecordValues,
+    readable: string[],
+  ): Promise<ReadResult | undefined> {
     const { dialect } = this.#store;
     const columns = columnsOf(resource);
     const encoded = { id, ...encodeValues(resource, dialect, values) };
@@ -78,26 +93,51 @@ export class OneStatementChanges {
   ): Promise<ReadResult | undefined> {
     const { db, dialect } = this.#store;
     const read = () => this.#targets.read(db, resource, meta.principal, id, 'update', grant, true);
-    const target = await guard(dialect, 'RESOURCE_UPDATE_ERROR', () => readUnder(precondition, resource, id, readable, read, ({ record }) => record));
+    const target = await guard(dialect, 'RESOURCE_UPDATE_ERROR', () =>
+      readUnder(precondition, resource, id, readable, read, ({ record }) => record),
+    );
     const old = target.record;
-    const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
+    const changed = Object.fromEntries(
+      Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
+    );
     if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
     const encoded = encodeValues(resource, dialect, { ...changed, updated_at: new Date().toISOString() });
     // The row as the database will give it back: the version read, with the changed columns as stored.
-    const record = decodeRow(resource, dialect, { ...target.row, ...this.#writer.rowAsStored(resource, Object.keys(encoded), encoded) });
+    const record = decodeRow(resource, dialect, {
+      ...target.row,
+      ...this.#writer.rowAsStored(resource, Object.keys(encoded), encoded),
+    });
     if (!this.#checks.passes(resource, grant, record)) return undefined;
     if (!this.#referableByStatement(resource, changed, meta.principal)) return undefined;
-    const change: ConditionalChange = { kind: 'update', table: resource.table, id, version: target.version, values: encoded, requires: requiredRows(this.#registry, resource, changed) };
+    const change: ConditionalChange = {
+      kind: 'update',
+      table: resource.table,
+      id,
+      version: target.version,
+      values: encoded,
+      requires: requiredRows(this.#registry, resource, changed),
+    };
     const event = buildRecordEvent(resource.name, meta, 'updated', id, old, record);
-    const rows = await this.#runner.runOneStatement('RESOURCE_UPDATE_ERROR', event, (parts) => this.#writer.change(change, parts, columnsOf(resource)));
+    const rows = await this.#runner.runOneStatement('RESOURCE_UPDATE_ERROR', event, (parts) =>
+      this.#writer.change(change, parts, columnsOf(resource)),
+    );
     return rows && { record: decodeRow(resource, dialect, rows[0]!), attributes: readable };
   }
 
   /** The delete at the version read; false when the row changed after it was read. `readable`: the fields `precondition` is judged with. */
-  async remove(resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant, precondition?: WritePrecondition, readable: readonly string[] = []): Promise<boolean> {
+  async remove(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    grant: AccessGrant,
+    precondition?: WritePrecondition,
+    readable: readonly string[] = [],
+  ): Promise<boolean> {
     const { db, dialect } = this.#store;
     const read = () => this.#targets.read(db, resource, meta.principal, id, 'delete', grant, true);
-    const target = await guard(dialect, 'RESOURCE_DELETE_ERROR', () => readUnder(precondition, resource, id, readable, read, ({ record }) => record));
+    const target = await guard(dialect, 'RESOURCE_DELETE_ERROR', () =>
+      readUnder(precondition, resource, id, readable, read, ({ record }) => record),
+    );
     const old = target.record;
     let change: ConditionalChange = { kind: 'delete', table: resource.table, id, version: target.version };
     let event: RecordEvent;
@@ -108,7 +148,9 @@ export class OneStatementChanges {
     } else {
       event = buildRecordEvent(resource.name, meta, 'deleted', id, old, null);
     }
-    const written = await this.#runner.runOneStatement('RESOURCE_DELETE_ERROR', event, (parts) => this.#writer.change(change, parts, ['id']));
+    const written = await this.#runner.runOneStatement('RESOURCE_DELETE_ERROR', event, (parts) =>
+      this.#writer.change(change, parts, ['id']),
+    );
     return written !== undefined;
   }
 

@@ -2,7 +2,7 @@
 // in rows: a page of 50 rows with 100 KB text fields is 5 MB, and 256 of them would not fit anywhere.
 // Counted in UTF-16 code units of the values' text (what V8 keeps for most strings), plus a little per
 // value; run only when a page is read from the database, never on a cache hit.
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 const PER_VALUE = 16;
 

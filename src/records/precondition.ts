@@ -4,7 +4,7 @@
 // "Conditional requests").
 import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 export interface WritePrecondition {
   /**
@@ -15,7 +15,10 @@ export interface WritePrecondition {
 }
 
 export function preconditionFailed(resource: Resource, id: string): ApiError {
-  return new ApiError('PRECONDITION_FAILED', `If-Match does not match the current ${resource.name}/${id} record: it changed, or is gone, since the tag was issued`);
+  return new ApiError(
+    'PRECONDITION_FAILED',
+    `If-Match does not match the current ${resource.name}/${id} record: it changed, or is gone, since the tag was issued`,
+  );
 }
 
 /**
@@ -35,7 +38,8 @@ export async function readUnder<T>(
   try {
     target = await read();
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'RESOURCE_NOT_FOUND' && !precondition.holds(undefined, attributes)) throw preconditionFailed(resource, id);
+    if (error instanceof ApiError && error.code === 'RESOURCE_NOT_FOUND' && !precondition.holds(undefined, attributes))
+      throw preconditionFailed(resource, id);
     throw error;
   }
   if (!precondition.holds(recordOf(target), attributes)) throw preconditionFailed(resource, id);

@@ -1,7 +1,7 @@
 // Rows as stored ↔ records as the API shows them, through the dialect's encoding of each storage kind.
 import type { Resource } from '../resources/resource.ts';
 import type { StoreDialect } from '../store/store-dialect.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 
 const SYSTEM_COLUMNS = ['id', 'created_at', 'updated_at', 'deleted_at'] as const;
 
@@ -13,7 +13,8 @@ export function decodeRow(resource: Resource, dialect: StoreDialect, row: Record
   }
   record.created_at = dialect.decode('timestamp', row.created_at);
   record.updated_at = dialect.decode('timestamp', row.updated_at);
-  if (resource.softDelete && Object.hasOwn(row, 'deleted_at')) record.deleted_at = dialect.decode('timestamp', row.deleted_at);
+  if (resource.softDelete && Object.hasOwn(row, 'deleted_at'))
+    record.deleted_at = dialect.decode('timestamp', row.deleted_at);
   return record;
 }
 

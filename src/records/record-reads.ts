@@ -6,25 +6,28 @@ import type { Resource } from '../resources/resource.ts';
 import type { Store } from '../store/create-store.ts';
 import { PointReadBatcher } from '../store/point-read-batcher.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import { parseListQuery, type RawQuery } from '../query/parse-list-query.ts';
-import type { LikePatternLimits } from '../query/like-pattern-limits.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { ListPlan, ListPlans } from '../query/list-plan.ts';
 import type { ByIdQueries, FindQueries } from '../query/by-id-queries.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { decodeRow } from './record-codec.ts';
 import { MarkedReadCache } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
 import { guard } from './driver-error-guard.ts';
 import { keysetRecords } from './keyset-page.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
-import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import { allOf, type FilterNode } from '../query/filter-node.ts';
-import { isCompoundParameter, NO_COMPOUND, parseCompoundQuery, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
+import { allOf, type FilterNode } from '../model/filter-node.ts';
+import { NO_COMPOUND, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
 import type { VisibleRows } from '../query/visible-rows.ts';
 import { IncludeReads } from './include-reads.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
+
+/** A list read as http/ parsed it: the list query and the compound query (include, fields[type]). */
+export interface ListRead {
+  readonly query: ListQuery;
+  readonly compound: CompoundQuery;
+}
 
 /** A list narrowed to the records whose `field` refers to one record: the to-many side of a relation. */
 export interface ListScope {
@@ -43,11 +46,11 @@ interface PageRead {
 
 export class RecordReads {
   readonly #store: Store;
-  readonly #likeLimits: LikePatternLimits;
   readonly #lists: ListPlans;
   readonly #byId: ByIdQueries;
   readonly #pointReads = new PointReadBatcher<FindQueries>((queries, ids) =>
-    this.read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)));
+    this.read(ids.length === 1 || !queries.many ? queries.one.bind(ids[0]) : queries.many.bind(ids)),
+  );
   /** meta.total is the expensive part of a list: reused while the database has not changed. */
   readonly #counts = new MarkedReadCache<number>({ maxEntries: 1000 });
   /**
@@ -56,38 +59,19 @@ export class RecordReads {
    * building the document and serializing it (most of a list's time and all of its garbage). Bounded
    * by their size (about 16 MB of text; their JSON text, kept beside them, is about as much again).
    */
-  readonly #pages = new MarkedReadCache<PageRead>({ maxEntries: 256, weigh: (page) => pageWeight(page.records), maxWeight: 8_000_000 });
+  readonly #pages = new MarkedReadCache<PageRead>({
+    maxEntries: 256,
+    weigh: (page) => pageWeight(page.records),
+    maxWeight: 8_000_000,
+  });
 
-  readonly #registry: ResourceRegistry;
   readonly #includes: IncludeReads;
-  readonly #includeBounds: IncludeBounds;
 
-  constructor(store: Store, lists: ListPlans, byId: ByIdQueries, likeLimits: LikePatternLimits, registry: ResourceRegistry, visible: VisibleRows, includeBounds: IncludeBounds) {
+  constructor(store: Store, lists: ListPlans, byId: ByIdQueries, visible: VisibleRows, includeBounds: IncludeBounds) {
     this.#store = store;
     this.#lists = lists;
     this.#byId = byId;
-    this.#likeLimits = likeLimits;
-    this.#registry = registry;
-    this.#includeBounds = includeBounds;
     this.#includes = new IncludeReads(store, visible, (query) => this.read(query), includeBounds);
-  }
-
-  /** The `include` and `fields[type]` parameters, when the request has any. */
-  #compound(raw: RawQuery, resource: Resource, principal: Principal): CompoundQuery {
-    if (!Object.keys(raw).some(isCompoundParameter)) return NO_COMPOUND;
-    const readableOf = (target: Resource) => {
-      try {
-        return resolveAccess(target, principal, 'read').fields;
-      } catch (error) {
-        if (error instanceof ApiError) return null;
-        throw error;
-      }
-    };
-    const findEnabled = (name: string) => {
-      const found = this.#registry.find(name);
-      return found?.enabled ? found : undefined;
-    };
-    return parseCompoundQuery(raw, resource, findEnabled, readableOf, this.#includeBounds);
   }
 
   /** Rows of a read outside any transaction: at once where the store can, else through Kysely. */
@@ -100,10 +84,9 @@ export class RecordReads {
     return this.#pointReads.read(queries, id);
   }
 
-  async list(resource: Resource, meta: RequestMeta, raw: RawQuery, scope?: ListScope): Promise<ListResult> {
+  async list(resource: Resource, meta: RequestMeta, read: ListRead, scope?: ListScope): Promise<ListResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
-    const parsed = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
-    const compound = this.#compound(raw, resource, meta.principal);
+    const { query: parsed, compound } = read;
     const attributes = sparseFields(resource, parsed.fields, compound) ?? [...grant.fields];
     const query = scope ? { ...parsed, filter: allOf([scopeCondition(scope), parsed.filter]) } : parsed;
     const page = await guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
@@ -111,17 +94,22 @@ export class RecordReads {
       const plan = this.#lists.planOf(resource, grant.filter, query, withIncludedFields(attributes, compound));
       const readPage = (mark?: string) => this.#readPage(resource, query, plan, mark);
       const read = await this.#pages.get(db, dialect, plan.pageKey, readPage);
-      return query.keyset ? { ...keysetRecords(read.records, query.limit, query.keyset), total: read.total } : { records: read.records, total: read.total, more: undefined };
+      return query.keyset
+        ? { ...keysetRecords(read.records, query.limit, query.keyset), total: read.total }
+        : { records: read.records, total: read.total, more: undefined };
     });
     const { records, total, more } = page;
-    if (compound === NO_COMPOUND && !scope) return more === undefined ? { records, total, query, attributes } : { records, total, query, attributes, more };
+    if (compound === NO_COMPOUND && !scope)
+      return more === undefined ? { records, total, query, attributes } : { records, total, query, attributes, more };
     const included = await this.#included(meta.principal, resource, records, compound);
     return { records, total, query, attributes, included, path: scope?.path, ...(more === undefined ? {} : { more }) };
   }
 
   #included(principal: Principal, resource: Resource, records: readonly RecordValues[], compound: CompoundQuery) {
     if (compound.include.length === 0) return Promise.resolve(undefined);
-    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', () => this.#includes.include(principal, resource, records, compound));
+    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', () =>
+      this.#includes.include(principal, resource, records, compound),
+    );
   }
 
   /** Cached pages are shared between requests: nothing downstream may change their records. */
@@ -136,18 +124,28 @@ export class RecordReads {
     } else {
       // Under the page's own mark (read before the page): no second mark read, and a change that
       // lands meanwhile only makes both older.
-      total = await this.#counts.get(db, dialect, plan.countKey, async () => {
-        if (plan.countPlan) return plan.countPlan.take((query) => this.read(query));
-        const counted = await this.read(plan.count);
-        return Number(counted[0]?.total ?? 0);
-      }, mark);
+      total = await this.#counts.get(
+        db,
+        dialect,
+        plan.countKey,
+        async () => {
+          if (plan.countPlan) return plan.countPlan.take((query) => this.read(query));
+          const counted = await this.read(plan.count);
+          return Number(counted[0]?.total ?? 0);
+        },
+        mark,
+      );
     }
     return { records: rows.map((row) => decodeRow(resource, dialect, row)), total };
   }
 
-  async get(resource: Resource, meta: RequestMeta, id: string, raw: RawQuery = {}): Promise<ReadResult> {
+  async get(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    compound: CompoundQuery = NO_COMPOUND,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'read');
-    const compound = this.#compound(raw, resource, meta.principal);
     const row = await guard(this.#store.dialect, 'RESOURCE_FIND_ERROR', async () => {
       if (!UUID_PATTERN.test(id)) return undefined;
       const queries = this.#byId.find(resource, grant.filter);
@@ -165,7 +163,11 @@ export class RecordReads {
 function sparseFields(resource: Resource, fields: string[] | null, compound: CompoundQuery): string[] | null {
   const typed = compound.fieldsets.get(resource.name);
   if (typed === undefined) return fields;
-  if (fields !== null) throw new ApiError('INVALID_QUERY_PARAMS', { parameter: `fields[${resource.name}]`, detail: `Use only one of fields and fields[${resource.name}]` });
+  if (fields !== null)
+    throw new ApiError('INVALID_QUERY_PARAMS', {
+      parameter: `fields[${resource.name}]`,
+      detail: `Use only one of fields and fields[${resource.name}]`,
+    });
   return typed;
 }
 
@@ -174,7 +176,9 @@ function sparseFields(resource: Resource, fields: string[] | null, compound: Com
  * even when a sparse fieldset leaves them out of the document (JSON:API allows that exception to full linkage).
  */
 function withIncludedFields(attributes: string[], compound: CompoundQuery): string[] {
-  const followed = compound.include.flatMap((node) => (node.kind === 'to-one' && !attributes.includes(node.relation.field) ? [node.relation.field] : []));
+  const followed = compound.include.flatMap((node) =>
+    node.kind === 'to-one' && !attributes.includes(node.relation.field) ? [node.relation.field] : [],
+  );
   return followed.length === 0 ? attributes : [...attributes, ...new Set(followed)];
 }
 

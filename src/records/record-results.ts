@@ -1,6 +1,6 @@
 // What a record operation is given about its request and what it answers.
 import type { EventOrigin } from '../events/build-record-event.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Inclusion } from './include-reads.ts';
 

@@ -1,6 +1,6 @@
 // Create, list, get, replace, patch and delete records of a resource for a caller, with the caller's
-// access rules applied in SQL and each change written together with its event. Reads are planned in
-// query/ and run by record-reads.ts; a write goes in one statement where the store offers it
+// access rules applied in SQL and each change written together with its event. Reads take queries http/
+// has parsed, are planned in query/ and run by record-reads.ts; a write goes in one statement where the store offers it
 // (one-statement-changes.ts), else in a transaction (change-runner.ts).
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors/api-error.ts';
@@ -10,10 +10,8 @@ import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
 import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { RawQuery } from '../query/parse-list-query.ts';
-import { DEFAULT_LIKE_PATTERN_LIMITS, type LikePatternLimits } from '../query/like-pattern-limits.ts';
 import { VisibleRows } from '../query/visible-rows.ts';
 import { ListPlans } from '../query/list-plan.ts';
 import { ByIdQueries } from '../query/by-id-queries.ts';
@@ -23,18 +21,32 @@ import { decodeRow, encodeValues } from './record-codec.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 import { checkReferences, type Reference } from './check-references.ts';
 import { applySoftDeleteReferences, isReferenced, referencesIn } from './relation-references.ts';
-import { ChangeRunner, type CommittedEventsListener, type DiscardedEventsListener, type EventRowsHook, type EventWrittenHook, type ListenerErrorLog } from './change-runner.ts';
+import {
+  ChangeRunner,
+  type CommittedEventsListener,
+  type DiscardedEventsListener,
+  type EventRowsHook,
+  type EventWrittenHook,
+  type ListenerErrorLog,
+} from './change-runner.ts';
 import { CheckRule } from './check-rule.ts';
-import { RecordReads, type ListScope } from './record-reads.ts';
-import { DEFAULT_INCLUDE_BOUNDS, type IncludeBounds } from '../query/parse-compound-query.ts';
+import { RecordFailure } from './record-failure.ts';
+import { RecordReads, type ListRead, type ListScope } from './record-reads.ts';
+import { DEFAULT_INCLUDE_BOUNDS, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
 
-export type { CommittedEventsListener, DiscardedEventsListener, EventRowsHook, EventWrittenHook, ListenerErrorLog } from './change-runner.ts';
+export type {
+  CommittedEventsListener,
+  DiscardedEventsListener,
+  EventRowsHook,
+  EventWrittenHook,
+  ListenerErrorLog,
+} from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
-export type { ListScope } from './record-reads.ts';
+export type { ListRead, ListScope } from './record-reads.ts';
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
@@ -53,7 +65,6 @@ export class RecordService {
     store: Store,
     registry: ResourceRegistry,
     log?: ListenerErrorLog,
-    likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
     includeBounds: IncludeBounds = DEFAULT_INCLUDE_BOUNDS,
   ) {
     this.#store = store;
@@ -63,10 +74,11 @@ export class RecordService {
     const writer = store.oneStatementWriter?.(() => store.commitSignal.returning());
     const visible = new VisibleRows(dialect);
     const byId = new ByIdQueries(db, dialect, visible, writer?.rowVersion);
-    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, likeLimits, registry, visible, includeBounds);
+    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, visible, includeBounds);
     this.#targets = new WriteTargets(store, byId, this.#reads);
     this.#checks = new CheckRule(dialect);
-    this.#oneStatement = writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
+    this.#oneStatement =
+      writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -86,12 +98,14 @@ export class RecordService {
     this.#runner.onEventRows(hook);
   }
 
-  list(resource: Resource, meta: RequestMeta, raw: RawQuery, scope?: ListScope): Promise<ListResult> {
-    return this.#reads.list(resource, meta, raw, scope);
+  /** A list, given its parsed query (http/ parses the query string, http/routes/read-queries.ts). */
+  list(resource: Resource, meta: RequestMeta, read: ListRead, scope?: ListScope): Promise<ListResult> {
+    return this.#reads.list(resource, meta, read, scope);
   }
 
-  get(resource: Resource, meta: RequestMeta, id: string, raw?: RawQuery): Promise<ReadResult> {
-    return this.#reads.get(resource, meta, id, raw);
+  /** One record by id, with what `compound` includes. */
+  get(resource: Resource, meta: RequestMeta, id: string, compound?: CompoundQuery): Promise<ReadResult> {
+    return this.#reads.get(resource, meta, id, compound);
   }
 
   /** One-statement writes, when the store offers them and no hook has to write inside the write's transaction. */
@@ -106,7 +120,14 @@ export class RecordService {
    * anything is written (the key's claim, which may wait for another request's write or abandon this
    * one). A create with either takes the transaction, not the one-statement write.
    */
-  async create(resource: Resource, meta: RequestMeta, body: unknown, clientId?: string, withinWrite?: WithinWrite, first?: (trx: Db) => Promise<void>): Promise<ReadResult> {
+  async create(
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    clientId?: string,
+    withinWrite?: WithinWrite,
+    first?: (trx: Db) => Promise<void>,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, 'create');
@@ -114,7 +135,14 @@ export class RecordService {
     const now = new Date().toISOString();
     const oneStatement = withinWrite || first ? undefined : this.#oneStatementChanges();
     if (oneStatement) {
-      const created = await oneStatement.create(resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
+      const created = await oneStatement.create(
+        resource,
+        meta,
+        grant,
+        id,
+        { ...values, created_at: now, updated_at: now },
+        readable,
+      );
       if (created) return created;
     }
     const references = referencesIn(this.#registry, resource, values);
@@ -124,7 +152,9 @@ export class RecordService {
       // RETURNING gives the row as stored without reading it back (one round trip fewer).
       const { db, dialect } = this.#store;
       const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
-      const row = (await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource))))[0]!;
+      const row = (
+        await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource)))
+      )[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#checks.enforce(trx, resource, id, grant);
       await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'created', id, null, record));
@@ -137,11 +167,23 @@ export class RecordService {
   }
 
   /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */
-  async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+  async replace(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    precondition?: WritePrecondition,
+  ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'replace', precondition);
   }
 
-  async patch(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+  async patch(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    precondition?: WritePrecondition,
+  ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'patch', precondition);
   }
 
@@ -163,7 +205,11 @@ export class RecordService {
           .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
           .where('id', '=', id)
           .execute();
-        await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }));
+        await this.#runner.writeEvent(
+          trx,
+          events,
+          buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
+        );
       } else {
         await trx.deleteFrom(resource.table).where('id', '=', id).execute();
         await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
@@ -171,7 +217,14 @@ export class RecordService {
     });
   }
 
-  async #update(resource: Resource, meta: RequestMeta, id: string, body: unknown, mode: WriteMode, precondition: WritePrecondition | undefined): Promise<ReadResult> {
+  async #update(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    mode: WriteMode,
+    precondition: WritePrecondition | undefined,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
@@ -185,7 +238,9 @@ export class RecordService {
     const written = this.#runner.run('RESOURCE_UPDATE_ERROR', async (trx, events) => {
       const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
       const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-      const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
+      const changed = Object.fromEntries(
+        Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
+      );
       // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
       if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
       // A group commit may run this work again after another write of its group failed.
@@ -195,7 +250,9 @@ export class RecordService {
       const now = new Date().toISOString();
       const { db, dialect } = this.#store;
       const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
-      const row = (await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource))))[0]!;
+      const row = (
+        await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource)))
+      )[0]!;
       const record = decodeRow(resource, this.#store.dialect, row);
       await this.#checks.enforce(trx, resource, id, grant);
       await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
@@ -208,11 +265,15 @@ export class RecordService {
    * A foreign key refused the write (its target went between the check and the write): answered with
    * the check's own issues, as if the check had seen it gone, so every path gives the same body.
    */
-  async #withReferenceIssues<T>(written: Promise<T>, references: readonly Reference[], principal: Principal): Promise<T> {
+  async #withReferenceIssues<T>(
+    written: Promise<T>,
+    references: readonly Reference[],
+    principal: Principal,
+  ): Promise<T> {
     try {
       return await written;
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'RELATION_REFERENCE_ERROR' && error.issues.every((issue) => issue.pointer === undefined)) {
+      if (error instanceof RecordFailure && error.kind === 'missing-reference') {
         await checkReferences(this.#store.db, this.#store.dialect, references, principal);
       }
       throw error;

@@ -5,7 +5,7 @@ import type { Resource, ResourceField } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { RequiredRow } from '../store/one-statement-writes.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import type { Reference } from './check-references.ts';
 
 /** The relation fields `values` set to a record id, with the resource each refers to. */
@@ -22,11 +22,18 @@ export function referencesIn(registry: ResourceRegistry, resource: Resource, val
 
 /** The rows `values` refer to, which must exist (and not be soft-deleted) for the write to apply. */
 export function requiredRows(registry: ResourceRegistry, resource: Resource, values: RecordValues): RequiredRow[] {
-  return referencesIn(registry, resource, values).map(({ target, id }) => ({ table: target.table, id, live: target.softDelete }));
+  return referencesIn(registry, resource, values).map(({ target, id }) => ({
+    table: target.table,
+    id,
+    live: target.softDelete,
+  }));
 }
 
 /** The relation fields of every resource that refer to `resource`. */
-export function* referrers(registry: ResourceRegistry, resource: Resource): Generator<{ child: Resource; field: ResourceField }> {
+export function* referrers(
+  registry: ResourceRegistry,
+  resource: Resource,
+): Generator<{ child: Resource; field: ResourceField }> {
   for (const child of registry.all()) {
     for (const field of child.fields.values()) {
       if (field.definition.type === 'relation' && field.definition.resource === resource.name) yield { child, field };
@@ -40,7 +47,13 @@ export function isReferenced(registry: ResourceRegistry, resource: Resource): bo
 }
 
 /** Soft delete keeps the row, so the database's ON DELETE rules do not fire: apply them here. */
-export async function applySoftDeleteReferences(trx: Db, dialect: StoreDialect, registry: ResourceRegistry, resource: Resource, id: string): Promise<void> {
+export async function applySoftDeleteReferences(
+  trx: Db,
+  dialect: StoreDialect,
+  registry: ResourceRegistry,
+  resource: Resource,
+  id: string,
+): Promise<void> {
   for (const { child, field } of referrers(registry, resource)) {
     const action = field.definition.onDelete ?? 'restrict';
     let live = trx.selectFrom(child.table).select('id').where(field.name, '=', id);
@@ -50,7 +63,11 @@ export async function applySoftDeleteReferences(trx: Db, dialect: StoreDialect, 
         throw new ApiError('CONFLICT', `${resource.name}/${id} is still referenced by ${child.name}.${field.name}`);
       }
     } else if (action === 'set_null') {
-      await trx.updateTable(child.table).set({ [field.name]: null }).where(field.name, '=', id).execute();
+      await trx
+        .updateTable(child.table)
+        .set({ [field.name]: null })
+        .where(field.name, '=', id)
+        .execute();
     } else if (child.softDelete) {
       await trx
         .updateTable(child.table)

@@ -2,16 +2,24 @@
 // Returns the values to write; throws one error object per problem, each with its pointer.
 import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { isSystemColumn } from './record-codec.ts';
 import { isRecord } from '../tools/is-record.ts';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
-export function validateRecordBody(resource: Resource, grant: AccessGrant, body: unknown, mode: WriteMode): RecordValues {
+export function validateRecordBody(
+  resource: Resource,
+  grant: AccessGrant,
+  body: unknown,
+  mode: WriteMode,
+): RecordValues {
   if (!isRecord(body)) {
-    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The body must be a JSON object of field values', pointer: '/data' });
+    throw new ApiError('INVALID_RESOURCE_DATA', {
+      detail: 'The body must be a JSON object of field values',
+      pointer: '/data',
+    });
   }
   const forbidden: ErrorIssue[] = [];
   const invalid: ErrorIssue[] = [];
@@ -26,7 +34,11 @@ export function validateRecordBody(resource: Resource, grant: AccessGrant, body:
       continue;
     }
     if (!grant.fields.has(name) || Object.hasOwn(grant.preset, name)) {
-      forbidden.push({ pointer: pointerTo(name), detail: `Field '${name}' may not be written by this caller`, code: 'INVALID_FIELDS' });
+      forbidden.push({
+        pointer: pointerTo(name),
+        detail: `Field '${name}' may not be written by this caller`,
+        code: 'INVALID_FIELDS',
+      });
       continue;
     }
     if (value === null) {
@@ -58,9 +70,14 @@ export function validateRecordBody(resource: Resource, grant: AccessGrant, body:
     if (mode === 'create') {
       // Fields the caller may not write still get their defaults; a required one without any is a problem.
       for (const field of resource.fields.values()) {
-        if (Object.hasOwn(values, field.name) || Object.hasOwn(body, field.name) || grant.fields.has(field.name)) continue;
+        if (Object.hasOwn(values, field.name) || Object.hasOwn(body, field.name) || grant.fields.has(field.name))
+          continue;
         if (field.definition.default !== undefined) values[field.name] = structuredClone(field.definition.default);
-        else if (field.required) invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required but this caller may not set it` });
+        else if (field.required)
+          invalid.push({
+            pointer: pointerTo(field.name),
+            detail: `'${field.name}' is required but this caller may not set it`,
+          });
       }
     }
   }

@@ -2,17 +2,17 @@
 // they cannot read it, 403 when it is outside the action's filter.
 import type { Action } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
-import type { FilterNode } from '../query/filter-node.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 import type { ByIdQueries } from '../query/by-id-queries.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
-import type { RecordValues } from '../events/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
 import { decodeRow } from './record-codec.ts';
 import { notFound, type RecordReads } from './record-reads.ts';
 
@@ -37,7 +37,14 @@ export class WriteTargets {
   }
 
   /** The target's record, locked where the database can. */
-  async find(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant): Promise<RecordValues> {
+  async find(
+    trx: Db,
+    resource: Resource,
+    principal: Principal,
+    id: string,
+    action: Action,
+    grant: AccessGrant,
+  ): Promise<RecordValues> {
     return (await this.read(trx, resource, principal, id, action, grant, false)).record;
   }
 
@@ -45,7 +52,15 @@ export class WriteTargets {
    * find's read, as the record and the row as stored (its columns only); `versioned` reads it without a
    * lock, with its version, for a change made at that version (OneStatementWriter).
    */
-  async read(trx: Db, resource: Resource, principal: Principal, id: string, action: Action, grant: AccessGrant, versioned: boolean): Promise<WriteTarget> {
+  async read(
+    trx: Db,
+    resource: Resource,
+    principal: Principal,
+    id: string,
+    action: Action,
+    grant: AccessGrant,
+    versioned: boolean,
+  ): Promise<WriteTarget> {
     if (!UUID_PATTERN.test(id)) throw notFound(resource, id);
     let readFilter: FilterNode;
     try {
@@ -64,7 +79,8 @@ export class WriteTargets {
         : (await this.#reads.read(byVersion.one.bind(id)))[0]
       : (await this.#store.executeIn(trx, queries.locking.bind(id)))[0];
     if (!row || Number(row.__readable) !== 1) throw notFound(resource, id);
-    if (Number(row.__allowed) !== 1) throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
+    if (Number(row.__allowed) !== 1)
+      throw new ApiError('FORBIDDEN', `This caller may not ${action} ${resource.name}/${id}`);
     const stored: Row = {};
     for (const column of columnsOf(resource)) stored[column] = row[column];
     return { record: decodeRow(resource, dialect, row), row: stored, version: String(row.__version) };

@@ -45,18 +45,43 @@ export function isPostgresUrl(url: string): boolean {
   return url.startsWith('postgres://') || url.startsWith('postgresql://');
 }
 
-export function createStore(url: string): Store {
+/** `warn` is told, one line each, what the store had to give up when opening (a pg it cannot build on). */
+export function createStore(url: string, warn?: (message: string) => void): Store {
   if (isPostgresUrl(url)) {
-    const { db, pool } = openPostgres(url);
+    const { db, pool } = openPostgres(url, undefined, warn ? { warn } : {});
     const transact = <T>(work: (trx: Db) => Promise<T>) => db.transaction().execute(work);
-    const executeIn = (on: Db, query: CompiledQuery) => on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
+    const executeIn = (on: Db, query: CompiledQuery) =>
+      on.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
     const commitSignal = new CommitSignal(postgresCommitSignalling(url));
-    const oneStatementWriter = (returning: StatementReturning) => new PostgresOneStatementWriter(db, executeIn, returning);
-    return { db, dialect: postgresDialect, url, driver: { kind: 'postgres', pool }, readNow: () => undefined, transact, executeIn, commitSignal, oneStatementWriter, close: () => db.destroy() };
+    const oneStatementWriter = (returning: StatementReturning) =>
+      new PostgresOneStatementWriter(db, executeIn, returning);
+    return {
+      db,
+      dialect: postgresDialect,
+      url,
+      driver: { kind: 'postgres', pool },
+      readNow: () => undefined,
+      transact,
+      executeIn,
+      commitSignal,
+      oneStatementWriter,
+      close: () => db.destroy(),
+    };
   }
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const { db, raw, readNow, executeIn, walCatchUp, close } = openSqlite(path || ':memory:');
   const groups = new GroupCommit(db, () => raw.inTransaction, walCatchUp, executeIn);
   const transact = <T>(work: (trx: Db) => Promise<T>) => groups.run(work);
-  return { db, dialect: sqliteDialect, url, driver: { kind: 'sqlite', database: raw }, readNow, transact, executeIn, commitSignal: new CommitSignal(), oneStatementWriter: undefined, close };
+  return {
+    db,
+    dialect: sqliteDialect,
+    url,
+    driver: { kind: 'sqlite', database: raw },
+    readNow,
+    transact,
+    executeIn,
+    commitSignal: new CommitSignal(),
+    oneStatementWriter: undefined,
+    close,
+  };
 }

@@ -4,7 +4,7 @@
 // through its ViewGroup, which frames each event once for all the clients with the same view.
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventHub } from '../events/event-hub.ts';
-import type { RecordEvent } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import { onHubClosing } from '../events/hub-lifecycle.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
 import type { EventView } from './event-view.ts';
@@ -72,7 +72,12 @@ export async function runEventStream(options: EventStreamOptions): Promise<void>
   if (connection.closed) return;
   if (missed === null) {
     // The client must reload; clearing its id keeps it from asking for the same lost point again.
-    connection.send({ event: 'reset', data: JSON.stringify({ reason: 'The Last-Event-ID is unknown or older than the replay window; reload.' }), id: '', retry: options.retryMs });
+    connection.send({
+      event: 'reset',
+      data: JSON.stringify({ reason: 'The Last-Event-ID is unknown or older than the replay window; reload.' }),
+      id: '',
+      retry: options.retryMs,
+    });
   } else {
     for (const event of missed) {
       sent.add(event.id);

@@ -4,8 +4,9 @@
 // Clients that would see the same thing get the same view object, so the stream can evaluate and
 // serialize an event once per view rather than once per client (see view-group.ts).
 import { diffRecords } from '../events/diff-records.ts';
-import type { EventChanges, EventData, EventKind, RecordEvent, RecordValues } from '../events/record-event.ts';
-import type { AccessGrant } from '../permissions/access-grant.ts';
+import type { EventChanges, EventData, EventKind, RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
 import { filterToPredicate } from '../query/filter-to-predicate.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 import { filterKey } from './filter-key.ts';
@@ -75,7 +76,8 @@ function buildEventView(resource: Resource, grant: AccessGrant, query: ViewQuery
     updated: changes.updated.filter((name) => changeable.has(name)),
     removed: changes.removed.filter((name) => changeable.has(name)),
   });
-  const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges => reduce(diffRecords(before, after));
+  const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges =>
+    reduce(diffRecords(before, after));
   return (event) => {
     if (event.resource !== resource.name) return null;
     const { old, new: next } = event.data;
@@ -85,10 +87,17 @@ function buildEventView(resource: Resource, grant: AccessGrant, query: ViewQuery
     if (kind === null || !kinds.has(kind)) return null;
     const oldOut = before ? project(old!) : null;
     // A soft delete keeps its record (with `deleted_at`) for a reader that asked for `deleted_at`.
-    const newOut = after ? project(next!) : kind === 'deleted' && deletedAt && next !== null && matches(next) ? project(next) : null;
+    const newOut = after
+      ? project(next!)
+      : kind === 'deleted' && deletedAt && next !== null && matches(next)
+        ? project(next)
+        : null;
     // Same kind and shape as stored: its changes, reduced. Otherwise they are worked out from what the
     // reader sees, so a row that came into view lists as added only the values it can read.
-    const changes = kind === event.kind && (newOut === null) === (next === null) ? reduce(event.data.changes) : recompute(oldOut, newOut);
+    const changes =
+      kind === event.kind && (newOut === null) === (next === null)
+        ? reduce(event.data.changes)
+        : recompute(oldOut, newOut);
     // An update of nothing the reader can see (`updated_at` moves on every update) would only tell it
     // that a hidden value changed.
     if (kind === 'updated' && changes.added.length + changes.updated.length + changes.removed.length === 0) return null;

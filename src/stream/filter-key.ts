@@ -1,7 +1,7 @@
 // A text that is equal for two filters exactly when they decide every row the same way because they are
 // the same tree: lets stream clients of different users share one view when their read filters are equal
 // (the same role rule without `$userId`, or the same user).
-import type { FilterNode } from '../query/filter-node.ts';
+import type { FilterNode } from '../model/filter-node.ts';
 
 const keys = new WeakMap<FilterNode, string>();
 /** Operands that are not plain data are told apart by identity, never by their text. */

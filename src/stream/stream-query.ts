@@ -1,6 +1,6 @@
 // The stream's query parameters (spec 6.1, docs/streams.md): `events`, `fields`, and the resumption point.
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
-import type { EventKind } from '../events/record-event.ts';
+import type { EventKind } from '../model/record-event.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 
 export const EVENT_KINDS: readonly EventKind[] = ['created', 'updated', 'deleted'];
@@ -39,7 +39,8 @@ export function parseStreamQuery(
       if ((EVENT_KINDS as readonly string[]).includes(name)) kinds.add(name as EventKind);
       else issues.push({ parameter: 'events', detail: `Unknown event kind '${name}'; use ${EVENT_KINDS.join(', ')}` });
     }
-    if (kinds.size === 0 && issues.length === 0) issues.push({ parameter: 'events', detail: `Name at least one of ${EVENT_KINDS.join(', ')}` });
+    if (kinds.size === 0 && issues.length === 0)
+      issues.push({ parameter: 'events', detail: `Name at least one of ${EVENT_KINDS.join(', ')}` });
   }
 
   let fields = resource.fieldNames.filter((name) => readable.has(name));
@@ -50,7 +51,8 @@ export function parseStreamQuery(
     for (const name of names(fieldsText)) {
       if (resource.fields.has(name)) requested.add(name);
       else if (name === 'deleted_at' && resource.softDelete) deletedAt = true;
-      else if (!(SYSTEM_FIELDS as readonly string[]).includes(name)) issues.push({ parameter: 'fields', detail: `Unknown field '${name}'` });
+      else if (!(SYSTEM_FIELDS as readonly string[]).includes(name))
+        issues.push({ parameter: 'fields', detail: `Unknown field '${name}'` });
     }
     // Spec 6.1 rule 1: intersected with what the caller may read, silently (unlike the list endpoint).
     fields = fields.filter((name) => requested.has(name));
@@ -64,5 +66,8 @@ export function parseStreamQuery(
 
 /** Comma-separated names; empty entries (a trailing comma) are ignored. */
 function names(text: string): string[] {
-  return text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }

@@ -4,7 +4,7 @@
 // ones that drop cached keys, local and from other nodes alike; and from resource definitions replaced
 // here or on another node, which end the streams whose reading they narrowed.
 import type { AccessChange } from '../auth/auth-component.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { readNarrowed, type GrantedRead } from '../permissions/read-narrowed.ts';
 import type { Resource } from '../resources/resource.ts';
@@ -94,15 +94,23 @@ export class StreamRegistry {
    * Takes a place for a stream of `principal`, or throws 429 RATE_LIMITED when the key or the node
    * holds its maximum. Synchronous, so the count and the check cannot be split by another request.
    */
-  register(principal: Principal, requestedRole: string | undefined, changesSeen: number, read: GrantedRead | null = null): StreamSlot {
+  register(
+    principal: Principal,
+    requestedRole: string | undefined,
+    changesSeen: number,
+    read: GrantedRead | null = null,
+  ): StreamSlot {
     const { maxPerKey, maxPerNode, retryAfterSeconds } = this.#options;
     const headers = { 'Retry-After': String(retryAfterSeconds) };
-    if (this.#open >= maxPerNode) throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
+    if (this.#open >= maxPerNode)
+      throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
     const slot = new StreamSlot(principal, requestedRole, read);
     if (principal.kind === 'key') {
       const ofKey = this.#byKey.get(principal.keyId);
       if (ofKey && ofKey.size >= maxPerKey) {
-        throw new ApiError('RATE_LIMITED', `This API key already holds ${maxPerKey} open streams; close one first`, { headers });
+        throw new ApiError('RATE_LIMITED', `This API key already holds ${maxPerKey} open streams; close one first`, {
+          headers,
+        });
       }
       add(this.#byKey, principal.keyId, slot);
       add(this.#byUser, principal.userId, slot);
@@ -186,11 +194,14 @@ export class StreamRegistry {
       queueMicrotask(() => slot.end('expired'));
       return;
     }
-    const timer = setTimeout(() => {
-      if (!this.#timers.has(slot)) return;
-      if (wait > MAX_TIMER_MS) this.#armExpiry(slot, expiresAt);
-      else slot.end('expired');
-    }, Math.min(wait, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        if (!this.#timers.has(slot)) return;
+        if (wait > MAX_TIMER_MS) this.#armExpiry(slot, expiresAt);
+        else slot.end('expired');
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
     timer.unref();
     this.#timers.set(slot, timer);
   }

@@ -3,7 +3,7 @@
 // and queued frames reach every live connection as one write of one shared Buffer. 1,000 clients with
 // one view cost one JSON.stringify per event, not 1,000, and one socket write per flush, not per event.
 import type { EventHub } from '../events/event-hub.ts';
-import type { RecordEvent } from '../events/record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
 import type { EventView } from './event-view.ts';
 import { streamFlushes, type Flushable } from './flush-scheduler.ts';
 import type { SseConnection } from './sse-connection.ts';
@@ -16,7 +16,9 @@ export function encodeEventFrame(view: EventView, event: RecordEvent, retryMs: n
   if (viewed === null) return null;
   // The delivered kind, which may differ from the stored one (see event-view.ts).
   const type = viewed.kind === event.kind ? event.type : `${event.resource}.${viewed.kind}`;
-  return SseFrames.of(formatSseMessage({ event: type, data: JSON.stringify(viewed.data), id: event.id, retry: retryMs }));
+  return SseFrames.of(
+    formatSseMessage({ event: type, data: JSON.stringify(viewed.data), id: event.id, retry: retryMs }),
+  );
 }
 
 /** Groups per hub (two apps in one process never share one), then per view and retry hint. */

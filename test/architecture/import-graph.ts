@@ -22,24 +22,54 @@ function srcPath(file: string): string {
   return relative(SRC, file).split(sep).join('/');
 }
 
+/** The 1-based line of a position in a text. */
+function lineOf(text: string, pos: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** One import: the importing file, the imported file (both relative to src/) and the line it is on. */
+export interface ImportEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly line: number;
+}
+
+/** Every relative import of every file under root, in file order. */
+export function readImports(root: string = SRC): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const file of sourceFiles(root)) {
+    const text = readFileSync(file, 'utf8');
+    // The compiler's own scanner: it knows every import form, and skips comments and strings.
+    const { importedFiles } = ts.preProcessFile(text, true, true);
+    for (const imported of importedFiles) {
+      const specifier = imported.fileName;
+      if (!specifier.startsWith('./') && !specifier.startsWith('../')) continue;
+      edges.push({
+        from: srcPath(file),
+        to: srcPath(resolve(dirname(file), specifier)),
+        line: lineOf(text, imported.pos),
+      });
+    }
+  }
+  return edges;
+}
+
 export function buildImportGraph(root: string = SRC): ImportGraph {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(root)) {
-    // The compiler's own scanner: it knows every import form, and skips comments and strings.
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-    const targets = importedFiles
-      .map((imported) => imported.fileName)
-      .filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'))
-      .map((specifier) => srcPath(resolve(dirname(file), specifier)));
-    graph.set(srcPath(file), [...new Set(targets)]);
+  for (const file of sourceFiles(root)) graph.set(srcPath(file), []);
+  for (const edge of readImports(root)) {
+    const targets = graph.get(edge.from)!;
+    if (!targets.includes(edge.to)) targets.push(edge.to);
   }
   return graph;
 }
 
-/** The top folder of a path under src/ (`store` for `store/sqlite/x.ts`); '' for a file at the top. */
+/** The part a path under src/ belongs to: its top folder with a slash (`store/` for `store/sqlite/x.ts`), or a top file's own name. */
 export function partOf(path: string): string {
   const slash = path.indexOf('/');
-  return slash === -1 ? '' : path.slice(0, slash);
+  return slash === -1 ? path : path.slice(0, slash + 1);
 }
 
 /** Every cycle, as its strongly connected set of files (Tarjan), each sorted; a file importing itself counts. */

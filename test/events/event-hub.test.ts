@@ -15,7 +15,7 @@ import { appendEvent, createOutboxTable, EVENTS_TABLE } from '../../src/events/o
 import { OutboxEventHub } from '../../src/events/outbox-event-hub.ts';
 import { onHubClosing } from '../../src/events/hub-lifecycle.ts';
 import { countOutbox, pruneOutbox } from '../../src/events/outbox-pruner.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { createTestDatabase, testDialects, type TestDatabase, type TestDialect } from '../helpers/test-databases.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';
@@ -25,11 +25,16 @@ const silent = { warn() {}, error() {}, info() {}, debug() {} } as unknown as Fa
 
 const registry = new ResourceRegistry({
   resources: {
-    notes: { fields: { text: { type: 'string' } }, permissions: { writer: { read: true, create: true, update: true, delete: true } } },
+    notes: {
+      fields: { text: { type: 'string' } },
+      permissions: { writer: { read: true, create: true, update: true, delete: true } },
+    },
     tasks: { fields: { text: { type: 'string' } }, permissions: { writer: { read: true, create: true } } },
   },
 });
-const META: RequestMeta = { principal: { kind: 'key', keyId: 'k1', userId: 'u1', role: 'writer', keyPermissions: null } };
+const META: RequestMeta = {
+  principal: { kind: 'key', keyId: 'k1', userId: 'u1', role: 'writer', keyPermissions: null },
+};
 
 /** One "process": its own store (connection pool), record service and hub, on a shared database. */
 interface Node {
@@ -100,7 +105,6 @@ async function eventually(condition: () => boolean, what: string, timeoutMs = 30
   }
 }
 
-
 for (const dialect of testDialects()) {
   describe(`outbox event hub (${dialect})`, () => {
     let database: TestDatabase;
@@ -123,7 +127,10 @@ for (const dialect of testDialects()) {
       const seen = collect(a.hub);
       const created = await a.records.create(a.notes, META, { text: 'local' });
       // Synchronously after the write returns: no wait for a poll.
-      assert.deepEqual(seen.map((e) => e.resourceId), [created.record.id]);
+      assert.deepEqual(
+        seen.map((e) => e.resourceId),
+        [created.record.id],
+      );
       await sleep(150); // several poll intervals
       assert.equal(seen.length, 1);
     });
@@ -134,10 +141,14 @@ for (const dialect of testDialects()) {
       assert.equal(b.hub.subscriberCount('notes'), 0);
       const ids: string[] = [];
       const parsed = await recordJsonParses(async () => {
-        for (const text of ['one', 'two', 'three']) ids.push(String((await a.records.create(a.notes, META, { text })).record.id));
+        for (const text of ['one', 'two', 'three'])
+          ids.push(String((await a.records.create(a.notes, META, { text })).record.id));
         await sleep(150); // several poll intervals: both tails have read them
       });
-      assert.deepEqual(seen.map((e) => e.resourceId), ids);
+      assert.deepEqual(
+        seen.map((e) => e.resourceId),
+        ids,
+      );
       assert.ok(b.hub.tailPosition() >= a.hub.tailPosition(), 'b read them too');
       // Without the check both tails parse every one (twice each). With it `b` parses none, and `a` one
       // only when its tail reads it before the commit's own publish (a NOTIFY or poll can come first).
@@ -152,7 +163,10 @@ for (const dialect of testDialects()) {
       const created = await a.records.create(a.notes, META, { text: 'remote' });
       await eventually(() => seen.length >= 1, 'the event reaches the other node');
       await sleep(150);
-      assert.deepEqual(seen.map((e) => [e.kind, e.resourceId]), [['created', created.record.id]]);
+      assert.deepEqual(
+        seen.map((e) => [e.kind, e.resourceId]),
+        [['created', created.record.id]],
+      );
     });
 
     it('delivers only to subscribers of the event’s resource, and stops after unsubscribe', async () => {
@@ -173,11 +187,19 @@ for (const dialect of testDialects()) {
         const created = await a.records.create(a.notes, META, { text: `r${i}` });
         ids.push(String(created.record.id));
       }
-      const rows = await a.store.db.selectFrom(EVENTS_TABLE).select(['id', 'resource_id']).where('resource', '=', 'notes').orderBy('seq').execute();
+      const rows = await a.store.db
+        .selectFrom(EVENTS_TABLE)
+        .select(['id', 'resource_id'])
+        .where('resource', '=', 'notes')
+        .orderBy('seq')
+        .execute();
       const eventIdOf = (recordId: string) => String(rows.find((r) => r.resource_id === recordId)!.id);
       // Window 3: the last three events of `notes` are r1, r2, r3.
       const afterR1 = await a.hub.replaySince('notes', eventIdOf(ids[1]!));
-      assert.deepEqual(afterR1?.map((e) => e.resourceId), [ids[2], ids[3]]);
+      assert.deepEqual(
+        afterR1?.map((e) => e.resourceId),
+        [ids[2], ids[3]],
+      );
       assert.deepEqual(await b.hub.replaySince('notes', eventIdOf(ids[3]!)), []);
       assert.equal(await a.hub.replaySince('notes', eventIdOf(ids[0]!)), null, 'r0 is older than the window');
       assert.equal(await a.hub.replaySince('tasks', eventIdOf(ids[2]!)), null, 'an event of another resource');
@@ -193,13 +215,20 @@ for (const dialect of testDialects()) {
         const other = await a.records.create(a.notes, META, { text: 'a wrote it' });
         // As a resumed stream asks: of the events replayed after the one it last saw.
         const events = (await c.hub.replaySince('notes', seenByC[0]!.id)) ?? [];
-        assert.deepEqual(events.map((e) => e.resourceId), [own.record.id, other.record.id]);
+        assert.deepEqual(
+          events.map((e) => e.resourceId),
+          [own.record.id, other.record.id],
+        );
         // c polls once a minute and has no NOTIFY in this test on SQLite: a's event has not reached it.
         const pending = c.hub.notYetPublished('notes', events);
         if (dialect === 'sqlite') assert.deepEqual([...pending], [events[1]!.id]);
         assert.equal(pending.has(events[0]!.id), false, 'its own event was published at its commit');
         const old = { ...events[1]!, createdAt: new Date(Date.now() - 60_000).toISOString() };
-        assert.equal(c.hub.notYetPublished('notes', [old]).size, 0, 'an event older than the gap grace was published long since');
+        assert.equal(
+          c.hub.notYetPublished('notes', [old]).size,
+          0,
+          'an event older than the gap grace was published long since',
+        );
         assert.equal(own.record.text, 'c wrote it');
       } finally {
         await c.close();
@@ -215,13 +244,24 @@ for (const dialect of testDialects()) {
       const seen = () => all.filter((e) => ownRecords.includes(e.resourceId));
       await eventually(() => seen().length >= 2, 'both published at their commits');
       const [anchorEvent, ownEvent] = seen();
-      const row = await a.store.db.selectFrom(EVENTS_TABLE).select('seq').where('id', '=', ownEvent!.id).executeTakeFirstOrThrow();
+      const row = await a.store.db
+        .selectFrom(EVENTS_TABLE)
+        .select('seq')
+        .where('id', '=', ownEvent!.id)
+        .executeTakeFirstOrThrow();
       await eventually(() => a.hub.tailPosition() >= Number(row.seq), 'the tail read them back');
       const replayed = (await a.hub.replaySince('notes', anchorEvent!.id)) ?? [];
-      assert.deepEqual(replayed.map((e) => e.resourceId), [own.record.id]);
+      assert.deepEqual(
+        replayed.map((e) => e.resourceId),
+        [own.record.id],
+      );
       assert.equal(a.hub.notYetPublished('notes', replayed).size, 0);
       await sleep(100);
-      assert.deepEqual(seen().map((e) => e.resourceId), ownRecords, 'each published once');
+      assert.deepEqual(
+        seen().map((e) => e.resourceId),
+        ownRecords,
+        'each published once',
+      );
     });
 
     it('ends subscribers that asked to be told, then delivers nothing, on close()', async () => {
@@ -280,13 +320,21 @@ for (const dialect of testDialects()) {
           // three rounds are made; without the passing every round reads 20.
           for (let round = 0; round < 3 && !(reads.length > 0 && reads.at(-1)! <= 10); round++) {
             hubQueries.selects = 0;
-            for (let i = 0; i < 20; i++) ids.push(String((await c.records.create(c.notes, META, { text: `own ${i}` })).record.id));
+            for (let i = 0; i < 20; i++)
+              ids.push(String((await c.records.create(c.notes, META, { text: `own ${i}` })).record.id));
             await eventually(() => seenByD.length === ids.length, "the other process reads c's events");
             await sleep(100); // the last notifications
             reads.push(hubQueries.selects);
           }
-          assert.deepEqual(seenByC.map((e) => e.resourceId), ids, 'each once, in order');
-          assert.ok(reads.at(-1)! <= 10, `c read the outbox ${reads.join(', ')} times for its own 20 commits in each round`);
+          assert.deepEqual(
+            seenByC.map((e) => e.resourceId),
+            ids,
+            'each once, in order',
+          );
+          assert.ok(
+            reads.at(-1)! <= 10,
+            `c read the outbox ${reads.join(', ')} times for its own 20 commits in each round`,
+          );
           assert.equal(c.hub.tailPosition(), d.hub.tailPosition(), 'both tails are past every row');
 
           const other = await d.records.create(d.notes, META, { text: 'from d' });
@@ -306,9 +354,15 @@ for (const dialect of testDialects()) {
           const first = await a.records.create(a.notes, META, { text: 'before the loss' });
           await eventually(() => seen.some((e) => e.resourceId === first.record.id), 'the notification arrives');
           await sql`select pg_terminate_backend(pid) from pg_stat_activity
-                    where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()`.execute(a.store.db);
+                    where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()`.execute(
+            a.store.db,
+          );
           const created = await a.records.create(a.notes, META, { text: 'after the loss' });
-          await eventually(() => seen.some((e) => e.resourceId === created.record.id), 'the event arrives after reconnecting', 5000);
+          await eventually(
+            () => seen.some((e) => e.resourceId === created.record.id),
+            'the event arrives after reconnecting',
+            5000,
+          );
         } finally {
           await c.close();
         }
@@ -341,7 +395,12 @@ for (const dialect of testDialects()) {
       for (let i = 0; i < 2; i++) await appendEvent(store, store.db, fakeEvent('tasks', old));
       for (let i = 0; i < 2; i++) await appendEvent(store, store.db, fakeEvent('gone', old));
       for (let i = 0; i < 3; i++) await appendEvent(store, store.db, fakeEvent('notes', recent));
-      const deleted = await pruneOutbox(store.db, { resources: ['notes', 'tasks'], replayWindow: 2, maxAgeMs: 3_600_000, now });
+      const deleted = await pruneOutbox(store.db, {
+        resources: ['notes', 'tasks'],
+        replayWindow: 2,
+        maxAgeMs: 3_600_000,
+        now,
+      });
       // notes: the window keeps the last 2 (recent); the third recent one is beyond it but young: kept.
       assert.equal(await countOutbox(store.db, 'notes'), 3);
       assert.equal(await countOutbox(store.db, 'tasks'), 2, 'inside the window');

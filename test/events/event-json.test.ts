@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventDataJson, eventJson } from '../../src/events/event-json.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import { buildDeliveryPayload, deliveryPayloadJson } from '../../src/webhooks/delivery/delivery-payload.ts';
 import { fakeEvent } from '../helpers/fake-event.ts';
@@ -30,7 +30,10 @@ const registry = new ResourceRegistry({
 const posts = registry.find('posts')!;
 
 describe('eventJson', () => {
-  for (const [name, make] of [['a created event', () => fakeEvent('posts')], ['an updated event with escapes and a trace', updatedEvent]] as const) {
+  for (const [name, make] of [
+    ['a created event', () => fakeEvent('posts')],
+    ['an updated event with escapes and a trace', updatedEvent],
+  ] as const) {
     it(`writes ${name} as JSON.stringify does`, () => {
       const event = make();
       assert.equal(eventJson(event), JSON.stringify(event));
@@ -51,7 +54,10 @@ describe('deliveryPayloadJson', () => {
   it('is JSON.stringify(buildDeliveryPayload(…)) without fieldIds', () => {
     const event = updatedEvent();
     const delivery = { id: 'd-1', attempt: 1 };
-    assert.equal(deliveryPayloadJson(event, delivery, null, posts), JSON.stringify(buildDeliveryPayload(event, delivery, null, posts)));
+    assert.equal(
+      deliveryPayloadJson(event, delivery, null, posts),
+      JSON.stringify(buildDeliveryPayload(event, delivery, null, posts)),
+    );
   });
 
   it('is JSON.stringify(buildDeliveryPayload(…)) with the selected fields', () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { InProcessBus } from '../../src/events/in-process-bus.ts';
 import { RecentIds } from '../../src/events/recent-ids.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 
 function event(id: string, resource = 'notes'): RecordEvent {
   return {
@@ -23,7 +23,11 @@ function event(id: string, resource = 'notes'): RecordEvent {
 describe('InProcessBus', () => {
   it('delivers an event id once, to the subscribers of its resource only', () => {
     const errors: unknown[] = [];
-    const bus = new InProcessBus({ dedupeRetainMs: 60_000, dedupeMaxSize: 100, onListenerError: (error) => errors.push(error) });
+    const bus = new InProcessBus({
+      dedupeRetainMs: 60_000,
+      dedupeMaxSize: 100,
+      onListenerError: (error) => errors.push(error),
+    });
     const notes: string[] = [];
     const tasks: string[] = [];
     bus.subscribe('notes', (e) => notes.push(e.id));
@@ -67,7 +71,11 @@ describe('InProcessBus', () => {
 
   it('keeps delivering to the others when a subscriber throws or unsubscribes during delivery', () => {
     const errors: unknown[] = [];
-    const bus = new InProcessBus({ dedupeRetainMs: 60_000, dedupeMaxSize: 100, onListenerError: (error) => errors.push(error) });
+    const bus = new InProcessBus({
+      dedupeRetainMs: 60_000,
+      dedupeMaxSize: 100,
+      onListenerError: (error) => errors.push(error),
+    });
     const seen: string[] = [];
     const unsubscribeSelf = bus.subscribe('notes', () => unsubscribeSelf());
     bus.subscribe('notes', () => {

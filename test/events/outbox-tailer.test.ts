@@ -7,7 +7,7 @@ import { createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { parseNotifyPayload } from '../../src/store/commit-signal.ts';
 import { notifyReturning } from '../../src/store/postgres/postgres-notifier.ts';
 import { OutboxTailer } from '../../src/events/outbox-tailer.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { recordJsonParses } from '../helpers/json-parse-spy.ts';
 
 const OPTIONS = { batchSize: 2, gapGraceMs: 1000, maxGaps: 100, startWindow: 10 };
@@ -39,7 +39,11 @@ describe('OutboxTailer', () => {
 
       const parsed = await recordJsonParses(() => tailer.poll());
       assert.deepEqual(delivered, ['e1', 'e4']);
-      assert.deepEqual(parsed.map((text) => (JSON.parse(text) as { id: string }).id), ['e1', 'e4'], 'e2 and e3 were not parsed');
+      assert.deepEqual(
+        parsed.map((text) => (JSON.parse(text) as { id: string }).id),
+        ['e1', 'e4'],
+        'e2 and e3 were not parsed',
+      );
       assert.equal(tailer.position, 4, 'past every row, wanted or not (two full batches read)');
       await tailer.stop();
     } finally {
@@ -49,7 +53,9 @@ describe('OutboxTailer', () => {
 
   describe('pass: a row taken as read without reading it', () => {
     /** `insert` adds rows by event id; an id written `seq:id` takes that seq (a gap left below it). */
-    async function withTailer(test: (tailer: OutboxTailer, insert: (...ids: string[]) => Promise<void>, delivered: string[]) => Promise<void>) {
+    async function withTailer(
+      test: (tailer: OutboxTailer, insert: (...ids: string[]) => Promise<void>, delivered: string[]) => Promise<void>,
+    ) {
       const store = createStore('sqlite::memory:');
       try {
         await createOutboxTable(store.db, store.dialect);
@@ -60,7 +66,11 @@ describe('OutboxTailer', () => {
           const [seq, id] = text.includes(':') ? text.split(':') : [undefined, text];
           return seq === undefined ? eventRow(id!) : { seq: Number(seq), ...eventRow(id!) };
         };
-        await test(tailer, async (...ids) => void (await store.db.insertInto(EVENTS_TABLE).values(ids.map(rowOf)).execute()), delivered);
+        await test(
+          tailer,
+          async (...ids) => void (await store.db.insertInto(EVENTS_TABLE).values(ids.map(rowOf)).execute()),
+          delivered,
+        );
         await tailer.stop();
       } finally {
         await store.close();
@@ -70,19 +80,32 @@ describe('OutboxTailer', () => {
     it('passes the next seq when this process published its event, so a read does not bring it back', async () => {
       await withTailer(async (tailer, insert, delivered) => {
         await insert('e1', 'e2');
-        assert.equal(tailer.pass(1, () => true), true);
+        assert.equal(
+          tailer.pass(1, () => true),
+          true,
+        );
         assert.equal(tailer.position, 1);
         await tailer.poll();
         assert.deepEqual(delivered, ['e2'], 'e1 was passed, not read');
-        assert.equal(tailer.pass(2, () => assert.fail('a row read already needs no check')), true);
+        assert.equal(
+          tailer.pass(2, () => assert.fail('a row read already needs no check')),
+          true,
+        );
       });
     });
 
     it('leaves a row to the read when the event was not published here, or when rows before it are unread', async () => {
       await withTailer(async (tailer, insert, delivered) => {
         await insert('e1', 'e2', 'e3');
-        assert.equal(tailer.pass(1, () => false), false, 'not published here: another process, or its answer not read yet');
-        assert.equal(tailer.pass(3, () => assert.fail('seq 2 is unread: 3 is not next in line')), false);
+        assert.equal(
+          tailer.pass(1, () => false),
+          false,
+          'not published here: another process, or its answer not read yet',
+        );
+        assert.equal(
+          tailer.pass(3, () => assert.fail('seq 2 is unread: 3 is not next in line')),
+          false,
+        );
         assert.equal(tailer.position, 0);
         await tailer.poll();
         assert.deepEqual(delivered, ['e1', 'e2', 'e3']);
@@ -94,7 +117,10 @@ describe('OutboxTailer', () => {
         await insert('1:e1', '3:e3');
         await tailer.poll();
         assert.equal(tailer.gapCount, 1, 'seq 2 is missing');
-        assert.equal(tailer.pass(2, () => true), true);
+        assert.equal(
+          tailer.pass(2, () => true),
+          true,
+        );
         assert.equal(tailer.gapCount, 0);
         assert.equal(tailer.hasRead(2), true);
         await insert('2:e2');
@@ -107,7 +133,10 @@ describe('OutboxTailer', () => {
       await withTailer(async (tailer, insert) => {
         await insert('e1');
         const reading = tailer.poll();
-        assert.equal(tailer.pass(1, () => assert.fail('not asked while a read is in flight')), false);
+        assert.equal(
+          tailer.pass(1, () => assert.fail('not asked while a read is in flight')),
+          false,
+        );
         await reading;
         assert.equal(tailer.position, 1);
       });
@@ -118,10 +147,14 @@ describe('OutboxTailer', () => {
 describe('notification payloads', () => {
   it('name the seq and the event id', () => {
     assert.match(notifyReturning('svc_events')!.sql, /^pg_notify\('svc_events', seq::text \|\| ' ' \|\| id\)$/);
-    assert.deepEqual(parseNotifyPayload('42 0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'), { seq: 42, id: '0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' });
+    assert.deepEqual(parseNotifyPayload('42 0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'), {
+      seq: 42,
+      id: '0192a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+    });
   });
 
   it('of another shape (an older process sent the seq alone) are not understood, so the row is read', () => {
-    for (const payload of ['42', '', ' e1', 'x e1', '0 e1', '-3 e1', '42 ', '1.5 e1']) assert.equal(parseNotifyPayload(payload), null, payload);
+    for (const payload of ['42', '', ' e1', 'x e1', '0 e1', '-3 e1', '42 ', '1.5 e1'])
+      assert.equal(parseNotifyPayload(payload), null, payload);
   });
 });

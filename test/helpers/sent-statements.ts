@@ -1,7 +1,7 @@
 // The statements svc's PostgreSQL clients send while some work runs, each with the client
 // (connection) that sent it: to check how many round trips a write takes and whether a transaction
 // surrounds them.
-import { namingClient } from '../../src/store/postgres/naming-client.ts';
+import { poolClient } from '../../src/store/postgres/naming-client.ts';
 
 export interface SentStatement {
   client: unknown;
@@ -14,8 +14,12 @@ export interface SentStatement {
  * runs (and is awaited) before the first statement matching `at` is sent: a change made meanwhile
  * elsewhere.
  */
-export async function statementsDuring(work: () => Promise<unknown>, at?: RegExp, beforeSend?: () => Promise<unknown>): Promise<SentStatement[]> {
-  const prototype = namingClient().prototype as unknown as { query: (...args: unknown[]) => unknown };
+export async function statementsDuring(
+  work: () => Promise<unknown>,
+  at?: RegExp,
+  beforeSend?: () => Promise<unknown>,
+): Promise<SentStatement[]> {
+  const prototype = poolClient().Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const query = prototype.query;
   const sent: SentStatement[] = [];
   let pending = beforeSend;

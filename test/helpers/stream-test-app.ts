@@ -7,7 +7,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp, type BuildAppOptions } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
-import type { KeyPermissions } from '../../src/auth/principal.ts';
+import type { KeyPermissions } from '../../src/model/principal.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { testConfig } from './test-config.ts';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './test-databases.ts';
@@ -75,15 +75,23 @@ export async function startStreamTestApp(options: StreamTestAppOptions = {}): Pr
   });
   const { resources: _started, ...settings } = config;
   const file = options.configFile ? writeConfigFile({ ...settings, resources: config.resources }) : undefined;
-  const { app, ctx } = await buildApp({ config, ...(file !== undefined ? { configFile: file } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+  const { app, ctx } = await buildApp({
+    config,
+    ...(file !== undefined ? { configFile: file } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the app is not listening on a TCP port');
   // A user id per app: two apps may share a database, and a user id is created once.
   const editor = await issueTestKey(app, ctx, 'editor', `stream-editor-${randomBytes(4).toString('hex')}`);
   const inject = async (request: InjectOptions, expected: number): Promise<LightMyRequestResponse> => {
-    const response = await app.inject({ ...request, headers: { authorization: editor.authorization, ...request.headers } });
-    if (response.statusCode !== expected) throw new Error(`${request.method} ${request.url}: ${response.statusCode} ${response.body}`);
+    const response = await app.inject({
+      ...request,
+      headers: { authorization: editor.authorization, ...request.headers },
+    });
+    if (response.statusCode !== expected)
+      throw new Error(`${request.method} ${request.url}: ${response.statusCode} ${response.body}`);
     return response;
   };
   return {
@@ -107,7 +115,11 @@ export async function startStreamTestApp(options: StreamTestAppOptions = {}): Pr
     async reload(resources) {
       if (file === undefined) throw new Error('this app was not started from a config file');
       writeFileSync(file, stringify({ ...settings, resources }));
-      const response = await app.inject({ method: 'POST', url: '/admin/reload', headers: { authorization: adminAuthorization(config) } });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/admin/reload',
+        headers: { authorization: adminAuthorization(config) },
+      });
       if (response.statusCode !== 200) throw new Error(`POST /admin/reload: ${response.statusCode} ${response.body}`);
     },
     async close() {

@@ -2,13 +2,13 @@
 // not: a table of narrowing, widening and unchanged definitions for one role's read rule.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KeyPrincipal, Principal } from '../../src/auth/principal.ts';
+import type { KeyPrincipal, Principal } from '../../src/model/principal.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { readNarrowed } from '../../src/permissions/read-narrowed.ts';
 import { resolveAccess } from '../../src/permissions/resolve-access.ts';
 import { compileResource } from '../../src/resources/compile-resource.ts';
 import { filterImplies } from '../../src/query/filter-implies.ts';
-import type { FilterNode } from '../../src/query/filter-node.ts';
+import type { FilterNode } from '../../src/model/filter-node.ts';
 
 const FIELDS: ResourceDefinition['fields'] = {
   title: { type: 'string' },

@@ -8,15 +8,20 @@ import { createStore, type Store } from '../../src/store/create-store.ts';
 import { applyResourceSchema } from '../../src/cluster/resource-schema.ts';
 import { RecordService, type RequestMeta } from '../../src/records/record-service.ts';
 import { createOutboxTable, EVENTS_TABLE } from '../../src/events/outbox.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 
 const registry = new ResourceRegistry({
   resources: {
-    notes: { fields: { text: { type: 'string', unique: true } }, permissions: { writer: { read: true, create: true, update: true, delete: true } } },
+    notes: {
+      fields: { text: { type: 'string', unique: true } },
+      permissions: { writer: { read: true, create: true, update: true, delete: true } },
+    },
   },
 });
-const META: RequestMeta = { principal: { kind: 'key', keyId: 'k1', userId: 'u1', role: 'writer', keyPermissions: null } };
+const META: RequestMeta = {
+  principal: { kind: 'key', keyId: 'k1', userId: 'u1', role: 'writer', keyPermissions: null },
+};
 
 for (const dialect of testDialects()) {
   describe(`event listeners (${dialect})`, () => {
@@ -62,7 +67,11 @@ for (const dialect of testDialects()) {
       const patched = await records.patch(notes, META, String(created.record.id), { text: 'changed' });
       assert.equal(patched.record.text, 'changed');
       assert.equal(heard.length, 2);
-      const stored = await store.db.selectFrom(EVENTS_TABLE).select('id').where('resource_id', '=', String(created.record.id)).execute();
+      const stored = await store.db
+        .selectFrom(EVENTS_TABLE)
+        .select('id')
+        .where('resource_id', '=', String(created.record.id))
+        .execute();
       assert.equal(stored.length, 2);
     });
 
@@ -96,14 +105,21 @@ for (const dialect of testDialects()) {
       assert.deepEqual(gone, [setAside[0]]);
       const patched = service.patch(notes, META, String(kept.record.id), { text: 'explode' });
       await assert.rejects(patched);
-      assert.deepEqual(gone, [setAside[0], setAside[2]], 'an update that fails after its row hooks ran is discarded too');
+      assert.deepEqual(
+        gone,
+        [setAside[0], setAside[2]],
+        'an update that fails after its row hooks ran is discarded too',
+      );
     });
 
     it('answers a failed write with its own error when a discard listener throws', async () => {
       const notes = registry.require('notes');
       await records.create(notes, META, { text: 'taken' });
       logged.length = 0;
-      await assert.rejects(records.create(notes, META, { text: 'taken' }), (error: Error & { code?: string }) => error.code === 'CONFLICT');
+      await assert.rejects(
+        records.create(notes, META, { text: 'taken' }),
+        (error: Error & { code?: string }) => error.code === 'CONFLICT',
+      );
       if (dialect === 'postgres') {
         // The one-statement create builds its event first: it is discarded, and every listener hears.
         assert.equal(discarded.length, 1);

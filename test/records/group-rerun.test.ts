@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 describe('record writes in a group that is run again (SQLite)', () => {
@@ -19,7 +19,9 @@ describe('record writes in a group that is run again (SQLite)', () => {
   it('commits each successful write once, with one event, and reports rolled-back events as discarded', async () => {
     const { records, registry, store } = t.ctx;
     const categories = registry.find('categories')!;
-    const meta = { principal: { kind: 'key' as const, keyId: 'k', userId: 'editor-1', role: 'editor', keyPermissions: null } };
+    const meta = {
+      principal: { kind: 'key' as const, keyId: 'k', userId: 'editor-1', role: 'editor', keyPermissions: null },
+    };
     const committed: RecordEvent[] = [];
     const discarded: RecordEvent[] = [];
     records.onCommitted((events) => committed.push(...events));
@@ -31,13 +33,26 @@ describe('record writes in a group that is run again (SQLite)', () => {
       records.create(categories, meta, { name: 'Rerun A' }),
       records.create(categories, meta, { name: 'Rerun C' }),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.equal((results[1] as PromiseRejectedResult).reason.code, 'CONFLICT');
 
     const ids = results.flatMap((r) => (r.status === 'fulfilled' ? [String(r.value.record.id)] : []));
-    const rows = await sql<{ id: string }>`select id from categories where name like 'Rerun %' order by name`.execute(store.db);
-    assert.deepEqual(rows.rows.map((r) => r.id), ids);
-    const events = await sql<{ id: string; resource_id: string }>`select id, resource_id from svc_events where resource = 'categories' and resource_id in (${sql.join(ids)})`.execute(store.db);
+    const rows = await sql<{ id: string }>`select id from categories where name like 'Rerun %' order by name`.execute(
+      store.db,
+    );
+    assert.deepEqual(
+      rows.rows.map((r) => r.id),
+      ids,
+    );
+    const events = await sql<{
+      id: string;
+      resource_id: string;
+    }>`select id, resource_id from svc_events where resource = 'categories' and resource_id in (${sql.join(ids)})`.execute(
+      store.db,
+    );
     assert.equal(events.rows.length, 2, 'one event per committed write');
 
     // What was reported committed is exactly what is stored; the first run's event of the write that

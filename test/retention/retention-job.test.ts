@@ -9,7 +9,7 @@ import { buildApp } from '../../src/server.ts';
 import type { RetentionConfig } from '../../src/config/config-types.ts';
 import { appendEvent, EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { countOutbox } from '../../src/events/outbox-pruner.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import type { Db } from '../../src/store/store-dialect.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
@@ -54,7 +54,11 @@ async function eventually(condition: () => Promise<boolean>, what: string, timeo
 }
 
 async function prunedMetric(app: FastifyInstance, table: string): Promise<number | undefined> {
-  const response = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+  const response = await app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+  });
   assert.equal(response.statusCode, 200, response.body);
   return sampleValue(parseExposition(response.body), 'svc_retention_pruned_rows_total', { table });
 }
@@ -78,21 +82,44 @@ for (const dialect of testDialects()) {
       const deliveries = new DeliveryRepository(t.ctx.store);
       // An unsent attempt, due in an hour: the queue, which retention must leave alone.
       const dueAt = new Date(Date.now() + HOUR).toISOString();
-      const queued = { id: uuidv7(), webhookId: 'wh-gone', eventId: uuidv7(), eventType: 'posts.created', attemptNumber: 1, requestPayload: '{}', targetUrl: 'http://127.0.0.1:9/hook', dueAt };
+      const queued = {
+        id: uuidv7(),
+        webhookId: 'wh-gone',
+        eventId: uuidv7(),
+        eventType: 'posts.created',
+        attemptNumber: 1,
+        requestPayload: '{}',
+        targetUrl: 'http://127.0.0.1:9/hook',
+        dueAt,
+      };
       await deliveries.queue([queued]);
       const old = t.ctx.store.dialect.encode('timestamp', new Date(Date.now() - 2 * HOUR).toISOString());
       for (let i = 0; i < 3; i++) {
         await db
           .insertInto(DELIVERIES_TABLE)
-          .values({ ...row(uuidv7At(Date.now() - 2 * HOUR)), status: 'success', http_status: 200, delivered_at: old, created_at: old })
+          .values({
+            ...row(uuidv7At(Date.now() - 2 * HOUR)),
+            status: 'success',
+            http_status: 200,
+            delivered_at: old,
+            created_at: old,
+          })
           .execute();
       }
 
-      await eventually(async () => (await countOutbox(db, 'posts')) === 2 && (await countDeliveries(db)) === 1, 'both tables are pruned');
+      await eventually(
+        async () => (await countOutbox(db, 'posts')) === 2 && (await countDeliveries(db)) === 1,
+        'both tables are pruned',
+      );
       const left = await db.selectFrom(DELIVERIES_TABLE).select('id').execute();
-      assert.deepEqual(left.map((r) => String(r.id)), [queued.id], 'the queued attempt stays');
+      assert.deepEqual(
+        left.map((r) => String(r.id)),
+        [queued.id],
+        'the queued attempt stays',
+      );
       // A batch is counted once its DELETE has answered, which may be just after another connection sees it.
-      const counted = async () => ((await prunedMetric(t.app, EVENTS_TABLE)) ?? 0) + ((await prunedMetric(t.app, DELIVERIES_TABLE)) ?? 0);
+      const counted = async () =>
+        ((await prunedMetric(t.app, EVENTS_TABLE)) ?? 0) + ((await prunedMetric(t.app, DELIVERIES_TABLE)) ?? 0);
       await eventually(async () => (await counted()) >= 6, 'the metric counts the deleted rows');
       assert.equal(await prunedMetric(t.app, EVENTS_TABLE), 3);
       assert.equal(await prunedMetric(t.app, DELIVERIES_TABLE), 3);
@@ -108,7 +135,10 @@ for (const dialect of testDialects()) {
     before(async () => {
       database = await createTestDatabase(dialect);
       for (let i = 0; i < 2; i++) {
-        const config = testConfig(database.url, { stream: STREAM, retention: retention({ intervalMs: 20, batchSize: 7 }) });
+        const config = testConfig(database.url, {
+          stream: STREAM,
+          retention: retention({ intervalMs: 20, batchSize: 7 }),
+        });
         const { app } = await buildApp({ config, logger: { level: 'warn', stream: logStream } });
         await app.ready();
         apps.push(app);
@@ -127,9 +157,21 @@ for (const dialect of testDialects()) {
         const events = Array.from({ length: 300 }, () => oldEvent('posts'));
         await db
           .insertInto(EVENTS_TABLE)
-          .values(events.map((e) => ({ id: e.id, type: e.type, resource: e.resource, resource_id: e.resourceId, payload: JSON.stringify(e), created_at: e.createdAt })))
+          .values(
+            events.map((e) => ({
+              id: e.id,
+              type: e.type,
+              resource: e.resource,
+              resource_id: e.resourceId,
+              payload: JSON.stringify(e),
+              created_at: e.createdAt,
+            })),
+          )
           .execute();
-        await eventually(async () => (await countOutbox(db, 'posts')) === 2, 'the backlog is pruned down to the window');
+        await eventually(
+          async () => (await countOutbox(db, 'posts')) === 2,
+          'the backlog is pruned down to the window',
+        );
         // A batch is counted once its DELETE has answered, which may be just after another connection sees it.
         const counted = async () => {
           const perNode = await Promise.all(apps.map((app) => prunedMetric(app, EVENTS_TABLE)));

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdminPrincipal, KeyPrincipal } from '../../src/auth/principal.ts';
+import type { AdminPrincipal, KeyPrincipal } from '../../src/model/principal.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { StreamRegistry, type RevokeReason, type StreamSlot } from '../../src/stream/stream-registry.ts';
 import { compileResource } from '../../src/resources/compile-resource.ts';
@@ -140,7 +140,12 @@ describe('StreamRegistry', () => {
     });
     const posts = compileResource('posts', definition('*'));
     const withRead = (principal: KeyPrincipal | AdminPrincipal) => {
-      const slot = r.register(principal, undefined, r.changes, { resource: posts, grant: resolveAccess(posts, principal, 'read'), fields: ['title', 'body'], deletedAt: false });
+      const slot = r.register(principal, undefined, r.changes, {
+        resource: posts,
+        grant: resolveAccess(posts, principal, 'read'),
+        fields: ['title', 'body'],
+        deletedAt: false,
+      });
       const state: { ended: RevokeReason | null } = { ended: null };
       slot.attach((reason) => {
         state.ended = reason;
@@ -152,7 +157,11 @@ describe('StreamRegistry', () => {
     const adminStream = withRead(ADMIN);
     const untracked = open(r, key('k2', 'u2'));
     r.definitionsReplaced((name) => (name === 'posts' ? compileResource('posts', definition('*')) : undefined));
-    assert.deepEqual([editorStream.ended, adminStream.ended, untracked.ended], [null, null, null], 'equal definitions narrow nothing');
+    assert.deepEqual(
+      [editorStream.ended, adminStream.ended, untracked.ended],
+      [null, null, null],
+      'equal definitions narrow nothing',
+    );
     r.definitionsReplaced((name) => (name === 'posts' ? compileResource('posts', definition(['title'])) : undefined));
     assert.deepEqual([editorStream.ended, adminStream.ended, untracked.ended], ['narrowed', null, null]);
     r.definitionsReplaced(() => undefined);

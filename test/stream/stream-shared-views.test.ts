@@ -3,7 +3,7 @@
 // connected at the same time, still get exactly their own data.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KeyPrincipal } from '../../src/auth/principal.ts';
+import type { KeyPrincipal } from '../../src/model/principal.ts';
 import { resolveAccess } from '../../src/permissions/resolve-access.ts';
 import { createEventView } from '../../src/stream/event-view.ts';
 import { EVENT_KINDS, type StreamQuery } from '../../src/stream/stream-query.ts';
@@ -11,8 +11,15 @@ import { SseClient, type SseBlock } from '../helpers/sse-client.ts';
 import { startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 
-const principal = (role: string, userId: string, keyId = `key-${userId}`): KeyPrincipal => ({ kind: 'key', keyId, userId, role, keyPermissions: null });
-const newOf = (block: SseBlock): Record<string, unknown> => (JSON.parse(block.data ?? 'null') as { new: Record<string, unknown> }).new;
+const principal = (role: string, userId: string, keyId = `key-${userId}`): KeyPrincipal => ({
+  kind: 'key',
+  keyId,
+  userId,
+  role,
+  keyPermissions: null,
+});
+const newOf = (block: SseBlock): Record<string, unknown> =>
+  (JSON.parse(block.data ?? 'null') as { new: Record<string, unknown> }).new;
 
 describe('createEventView', () => {
   let t: StreamTestApp;
@@ -25,17 +32,27 @@ describe('createEventView', () => {
 
   it('returns one view for equal resource, filter, kinds and fields, and distinct views otherwise', () => {
     const posts = t.ctx.registry.require('posts');
-    const query = (kinds: readonly string[], fields: readonly string[]): Pick<StreamQuery, 'kinds' | 'fields'> => ({ kinds: new Set(kinds) as StreamQuery['kinds'], fields });
-    const view = (p: KeyPrincipal, kinds: readonly string[] = EVENT_KINDS, fields = ['title', 'body']) => createEventView(posts, resolveAccess(posts, p, 'read'), query(kinds, fields));
+    const query = (kinds: readonly string[], fields: readonly string[]): Pick<StreamQuery, 'kinds' | 'fields'> => ({
+      kinds: new Set(kinds) as StreamQuery['kinds'],
+      fields,
+    });
+    const view = (p: KeyPrincipal, kinds: readonly string[] = EVENT_KINDS, fields = ['title', 'body']) =>
+      createEventView(posts, resolveAccess(posts, p, 'read'), query(kinds, fields));
 
     // Two editors are two users with two grants, but the same unfiltered read: one view.
     assert.equal(view(principal('editor', 'editor-1')), view(principal('editor', 'editor-2')));
     assert.equal(view(principal('user', 'u1')), view(principal('user', 'u1', 'another-key-of-u1')));
-    assert.equal(view(principal('user', 'u1'), ['deleted', 'created']), view(principal('user', 'u1'), ['created', 'deleted']));
+    assert.equal(
+      view(principal('user', 'u1'), ['deleted', 'created']),
+      view(principal('user', 'u1'), ['created', 'deleted']),
+    );
     // `author_id = $userId` differs per user.
     assert.notEqual(view(principal('user', 'u1')), view(principal('user', 'u2')));
     assert.notEqual(view(principal('user', 'u1')), view(principal('editor', 'u1')));
-    assert.notEqual(view(principal('editor', 'editor-1'), EVENT_KINDS, ['title']), view(principal('editor', 'editor-1')));
+    assert.notEqual(
+      view(principal('editor', 'editor-1'), EVENT_KINDS, ['title']),
+      view(principal('editor', 'editor-1')),
+    );
     assert.notEqual(view(principal('editor', 'editor-1'), ['created']), view(principal('editor', 'editor-1')));
   });
 });
@@ -59,7 +76,11 @@ for (const dialect of testDialects()) {
         await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
         return client;
       };
-      const editors = await Promise.all([connect(t.editor.authorization), connect(t.editor.authorization), connect(t.editor.authorization)]);
+      const editors = await Promise.all([
+        connect(t.editor.authorization),
+        connect(t.editor.authorization),
+        connect(t.editor.authorization),
+      ]);
       const titlesOnly = await connect(t.editor.authorization, '?fields=title');
       const firstOfU1 = await connect(u1.authorization);
       const secondOfU1 = await connect(u1.authorization);
@@ -71,13 +92,22 @@ for (const dialect of testDialects()) {
 
       for (const client of editors) {
         const events = await client.waitForEvents(3);
-        assert.deepEqual(events.map((e) => newOf(e).title), ['by u1', 'by u2', 'by nobody']);
+        assert.deepEqual(
+          events.map((e) => newOf(e).title),
+          ['by u1', 'by u2', 'by nobody'],
+        );
         assert.equal(newOf(events[0]!).secret, 's1');
         // Same view: the very same message text, id and all.
-        assert.deepEqual(events.map((e) => e.raw), (await editors[0]!.waitForEvents(3)).map((e) => e.raw));
+        assert.deepEqual(
+          events.map((e) => e.raw),
+          (await editors[0]!.waitForEvents(3)).map((e) => e.raw),
+        );
       }
       const titles = await titlesOnly.waitForEvents(3);
-      assert.deepEqual(titles.map((e) => Object.keys(newOf(e)).sort()), Array(3).fill(['created_at', 'id', 'title', 'updated_at']));
+      assert.deepEqual(
+        titles.map((e) => Object.keys(newOf(e)).sort()),
+        Array(3).fill(['created_at', 'id', 'title', 'updated_at']),
+      );
       for (const client of [firstOfU1, secondOfU1]) {
         const [only] = await client.waitForEvents(1);
         assert.equal(newOf(only!).title, 'by u1');
@@ -91,8 +121,14 @@ for (const dialect of testDialects()) {
       await t.createPost({ title: 'marker', author_id: u1.userId });
       await firstOfU1.waitForEvents(2);
       await secondOfU1.waitForEvents(2);
-      assert.deepEqual(firstOfU1.events.map((e) => newOf(e).title), ['by u1', 'marker']);
-      assert.deepEqual(ofU2.events.map((e) => newOf(e).title), ['by u2']);
+      assert.deepEqual(
+        firstOfU1.events.map((e) => newOf(e).title),
+        ['by u1', 'marker'],
+      );
+      assert.deepEqual(
+        ofU2.events.map((e) => newOf(e).title),
+        ['by u2'],
+      );
       for (const client of [...editors, titlesOnly, firstOfU1, secondOfU1, ofU2]) client.close();
     });
   });

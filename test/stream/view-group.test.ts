@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventHub } from '../../src/events/event-hub.ts';
 import { announceHubClosing } from '../../src/events/hub-lifecycle.ts';
 import { InProcessBus } from '../../src/events/in-process-bus.ts';
-import type { RecordEvent } from '../../src/events/record-event.ts';
+import type { RecordEvent } from '../../src/model/record-event.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
 import { runEventStream } from '../../src/stream/event-stream.ts';
 import type { EventView, ViewedEvent } from '../../src/stream/event-view.ts';
@@ -21,7 +21,13 @@ const flushed = () => sleep(MAX_FLUSH_INTERVAL_MS + 20);
 
 /** An EventHub over the in-process bus, with a replay the test answers when it wants. */
 class TestHub implements EventHub {
-  readonly bus = new InProcessBus({ dedupeRetainMs: 60_000, dedupeMaxSize: 1000, onListenerError: (error) => { throw error; } });
+  readonly bus = new InProcessBus({
+    dedupeRetainMs: 60_000,
+    dedupeMaxSize: 1000,
+    onListenerError: (error) => {
+      throw error;
+    },
+  });
   replayed: RecordEvent[] = [];
   replayGate: Promise<void> = Promise.resolve();
   async start(): Promise<void> {}
@@ -35,7 +41,11 @@ class TestHub implements EventHub {
   /** Replayed events the test says this process has yet to publish (committed, answer still on its way). */
   unpublished = new Set<string>();
   notYetPublished(resource: string, events: readonly RecordEvent[]): Set<string> {
-    return new Set(events.filter((event) => this.unpublished.has(event.id) && this.bus.wants(event.id, resource)).map((event) => event.id));
+    return new Set(
+      events
+        .filter((event) => this.unpublished.has(event.id) && this.bus.wants(event.id, resource))
+        .map((event) => event.id),
+    );
   }
   async close(): Promise<void> {
     announceHubClosing(this);
@@ -93,19 +103,44 @@ function countingView(authorId: string | null): EventView & { calls: number } {
       view.calls += 1;
       const row = event.data.new!;
       if (authorId !== null && row.author_id !== authorId) return null;
-      return { kind: event.kind, data: { old: null, new: authorId === null ? row : { id: row.id, title: row.title }, changes: event.data.changes } };
+      return {
+        kind: event.kind,
+        data: {
+          old: null,
+          new: authorId === null ? row : { id: row.id, title: row.title },
+          changes: event.data.changes,
+        },
+      };
     },
     { calls: 0 },
   );
   return view;
 }
 
-async function openStream(hub: TestHub, view: EventView, lastEventId?: string): Promise<{ response: RecordingResponse; connection: SseConnection; running: Promise<void> }> {
+async function openStream(
+  hub: TestHub,
+  view: EventView,
+  lastEventId?: string,
+): Promise<{ response: RecordingResponse; connection: SseConnection; running: Promise<void> }> {
   const response = new RecordingResponse();
   // The fake stands in for the ServerResponse SseConnection writes to; it has every member SseConnection uses.
-  const connection = new SseConnection(response as unknown as ServerResponse, { retryMs: 1000, heartbeatMs: 60_000, maxQueuedMessages: 100, maxQueuedBytes: 1 << 20 });
+  const connection = new SseConnection(response as unknown as ServerResponse, {
+    retryMs: 1000,
+    heartbeatMs: 60_000,
+    maxQueuedMessages: 100,
+    maxQueuedBytes: 1 << 20,
+  });
   connection.open({});
-  const running = runEventStream({ hub, resource: 'posts', connection, view, lastEventId, retryMs: 1000, maxHeld: 100, log });
+  const running = runEventStream({
+    hub,
+    resource: 'posts',
+    connection,
+    view,
+    lastEventId,
+    retryMs: 1000,
+    maxHeld: 100,
+    log,
+  });
   return { response, connection, running };
 }
 
@@ -124,9 +159,18 @@ describe('stream fan-out by view', () => {
 
     assert.equal(all.calls, 3, 'one evaluation per event for the five clients of one view');
     assert.equal(mine.calls, 3, 'one evaluation per event for the three clients of the other view');
-    for (const { response } of shared) assert.deepEqual(response.data.map((d) => JSON.parse(d).new.title), ['first', 'second', 'third']);
+    for (const { response } of shared)
+      assert.deepEqual(
+        response.data.map((d) => JSON.parse(d).new.title),
+        ['first', 'second', 'third'],
+      );
     for (const { response } of own) {
-      assert.deepEqual(response.data.map((d) => JSON.parse(d)), events.filter((e) => e.data.new!.author_id === 'u1').map((e) => ({ old: null, new: { id: e.data.new!.id, title: e.data.new!.title }, changes: e.data.changes })));
+      assert.deepEqual(
+        response.data.map((d) => JSON.parse(d)),
+        events
+          .filter((e) => e.data.new!.author_id === 'u1')
+          .map((e) => ({ old: null, new: { id: e.data.new!.id, title: e.data.new!.title }, changes: e.data.changes })),
+      );
     }
     // The three events of one loop turn went out as one write, and it is the same Buffer for every client.
     const lastWrites = shared.map(({ response }) => response.chunks.at(-1));
@@ -157,8 +201,14 @@ describe('stream fan-out by view', () => {
     hub.bus.publish(after);
     await flushed();
 
-    assert.deepEqual(live.response.data.map((d) => JSON.parse(d).new.title), ['during replay', 'after']);
-    assert.deepEqual(resuming.response.data.map((d) => JSON.parse(d).new.title), ['before', 'during replay', 'after']);
+    assert.deepEqual(
+      live.response.data.map((d) => JSON.parse(d).new.title),
+      ['during replay', 'after'],
+    );
+    assert.deepEqual(
+      resuming.response.data.map((d) => JSON.parse(d).new.title),
+      ['before', 'during replay', 'after'],
+    );
     live.connection.close();
     resuming.connection.close();
   });
@@ -176,14 +226,25 @@ describe('stream fan-out by view', () => {
     const other = postEvent('other', 'u1');
     hub.bus.publish(other);
     await flushed();
-    assert.deepEqual(resuming.response.data.map((d) => JSON.parse(d).new.title), ['committed, not yet published'], 'held until the replayed event is published');
+    assert.deepEqual(
+      resuming.response.data.map((d) => JSON.parse(d).new.title),
+      ['committed, not yet published'],
+      'held until the replayed event is published',
+    );
     hub.bus.publish(racing);
     const after = postEvent('after', 'u1');
     hub.bus.publish(after);
     await flushed();
 
-    assert.deepEqual(live.response.data.map((d) => JSON.parse(d).new.title), ['other', 'committed, not yet published', 'after']);
-    assert.deepEqual(resuming.response.data.map((d) => JSON.parse(d).new.title), ['committed, not yet published', 'other', 'after'], 'each event once');
+    assert.deepEqual(
+      live.response.data.map((d) => JSON.parse(d).new.title),
+      ['other', 'committed, not yet published', 'after'],
+    );
+    assert.deepEqual(
+      resuming.response.data.map((d) => JSON.parse(d).new.title),
+      ['committed, not yet published', 'other', 'after'],
+      'each event once',
+    );
     live.connection.close();
     resuming.connection.close();
   });
@@ -193,7 +254,10 @@ describe('stream fan-out by view', () => {
     const client = await openStream(hub, countingView(null));
     hub.bus.publish(postEvent('last words', 'u1'));
     await hub.close();
-    assert.deepEqual(client.response.data.map((d) => JSON.parse(d).new.title), ['last words']);
+    assert.deepEqual(
+      client.response.data.map((d) => JSON.parse(d).new.title),
+      ['last words'],
+    );
     assert.match(client.response.text, /retry: 1000\n\n$/);
     assert.equal(client.response.ended, true);
   });

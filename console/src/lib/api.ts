@@ -7,6 +7,8 @@ export interface Session {
   /** The user's email, shown in the sidebar (user sessions only). */
   email?: string;
   expiresAt?: string;
+  /** The identity session's token (user sessions): the "My account" page acts with it. */
+  sessionToken?: string;
 }
 
 export interface ErrorObject {

@@ -8,6 +8,8 @@ import { definedRoles } from '../../config/defined-roles.ts';
 import { IDENTITY_TABLES } from './identity-tables.ts';
 import { roleGuardHooks } from './role-guard-hooks.ts';
 import type { VerificationMailer } from './verification-mailer.ts';
+import { bearer } from 'better-auth/plugins/bearer';
+import { accountManagementOptions, emailAndPasswordEnabled, type AccountEvents } from './account-management-options.ts';
 
 /** Header the identity route sets from Fastify's view of the client address (which honours trustProxy). */
 export const CLIENT_IP_HEADER = 'x-svc-client-ip';
@@ -20,7 +22,11 @@ export interface IdentityOptionsInput {
   log: FastifyBaseLogger;
   /** The roles defined now; default: those of `config`. */
   definedRoles?: () => ReadonlySet<string>;
+  /** Told of password resets and account deletions (keys to revoke); default: nothing to do. */
+  accountEvents?: AccountEvents;
 }
+
+const NO_ACCOUNT_EVENTS: AccountEvents = { passwordReset: async () => {}, userDeleting: async () => {}, userDeleted: async () => {} };
 
 export function identityBaseUrl(config: SvcConfig): string {
   const configured = config.auth.baseUrl?.trim();
@@ -33,7 +39,8 @@ function enabledProvider(provider: SocialProviderConfig | undefined): { clientId
   return clientId && clientSecret ? { clientId, clientSecret } : undefined;
 }
 
-export function buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles }: IdentityOptionsInput): BetterAuthOptions {
+export function buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles, accountEvents }: IdentityOptionsInput): BetterAuthOptions {
+  const account = accountManagementOptions(config, mailer, log, accountEvents ?? NO_ACCOUNT_EVENTS);
   const github = enabledProvider(config.auth.social.github);
   const google = enabledProvider(config.auth.social.google);
   const requireVerification = config.auth.requireEmailVerification;
@@ -47,7 +54,19 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
     // unless listed here too, since a cookie sent from a trusted origin acts as the signed-in user.
     trustedOrigins: [...(config.auth.trustedOrigins ?? [])],
     telemetry: { enabled: false },
-    emailAndPassword: { enabled: true, requireEmailVerification: requireVerification },
+    emailAndPassword: {
+      ...account.emailAndPassword,
+      enabled: emailAndPasswordEnabled(config),
+      // Called only when verification is required: the sign-up answers as for a new address, and the
+      // owner hears of the attempt. Either way one mail goes out before the answer, so its time tells little.
+      onExistingUserSignUp: async ({ user }) => {
+        try {
+          await mailer.sendSignUpAttempt(user.email);
+        } catch (error) {
+          log.error({ err: error, userId: user.id }, 'could not send the sign-up attempt notice');
+        }
+      },
+    },
     emailVerification: {
       // The sender is always set so users can ask for a link (POST /auth/send-verification-email);
       // sign-up sends one on its own only when verification is required.
@@ -67,6 +86,7 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
       ...(google ? { google } : {}),
     },
     user: {
+      ...account.user,
       modelName: IDENTITY_TABLES.user,
       additionalFields: {
         // input: false: sign-up cannot choose its own role; only the admin API and the CLI set these.
@@ -76,6 +96,8 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
     },
     databaseHooks: { user: roleGuardHooks(roles ?? (() => definedRoles(config, config.resources))) },
     session: { modelName: IDENTITY_TABLES.session },
+    // `Authorization: Bearer <session token>` (the `token` of a sign-in answer) as well as the cookie.
+    plugins: [bearer()],
     account: { modelName: IDENTITY_TABLES.account },
     verification: { modelName: IDENTITY_TABLES.verification },
     advanced: {
@@ -85,9 +107,13 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
       disableCSRFCheck: false,
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
     },
+    // Anything thrown that is not one of its own errors comes to us (identity-failures.ts) instead of
+    // becoming an empty 500 with a stack printed on standard error.
+    onAPIError: { throw: true },
     logger: {
       log: (level, message, ...args: unknown[]) => {
-        const details = args.length > 0 ? { details: args } : {};
+        // An Error would be logged as {}; its name and message (one line of JSON) say what happened.
+        const details = args.length > 0 ? { details: args.map((arg) => (arg instanceof Error ? { name: arg.name, message: arg.message } : arg)) } : {};
         log[level]({ component: 'identity', ...details }, message);
       },
     },

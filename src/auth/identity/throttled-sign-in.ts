@@ -3,27 +3,9 @@
 // password check went.
 import type { LoginOutcome, LoginThrottle } from '../rate-limit/login-throttle.ts';
 import { CLIENT_IP_HEADER } from './build-identity-options.ts';
+import { requestBodyField } from './request-body-field.ts';
 
 export type IdentityHandler = (request: Request) => Promise<Response>;
-
-/** better-call's test for a JSON body; it reads a form only when this does not match. */
-const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json/i;
-
-async function emailOf(request: Request): Promise<string | undefined> {
-  const contentType = request.headers.get('content-type') ?? '';
-  try {
-    const text = await request.clone().text();
-    if (JSON_CONTENT_TYPE.test(contentType)) {
-      const body: unknown = JSON.parse(text);
-      const email = typeof body === 'object' && body !== null && Object.hasOwn(body, 'email') ? (body as { email: unknown }).email : undefined;
-      return typeof email === 'string' ? email : undefined;
-    }
-    if (contentType.toLowerCase().includes('application/x-www-form-urlencoded')) return new URLSearchParams(text).getAll('email').at(-1);
-  } catch {
-    // A body better-auth cannot read either: it answers 400 without checking any password.
-  }
-  return undefined;
-}
 
 async function outcomeOf(response: Response): Promise<LoginOutcome> {
   if (response.status < 300) return 'verified';
@@ -40,7 +22,7 @@ export function throttleSignIn(handler: IdentityHandler, throttle: LoginThrottle
   const signInPath = `${basePath.replace(/\/+$/, '')}/sign-in/email`;
   return async (request) => {
     if (request.method !== 'POST' || new URL(request.url).pathname.replace(/\/+$/, '') !== signInPath) return handler(request);
-    const email = await emailOf(request);
+    const email = await requestBodyField(request, 'email');
     // No email, no account to guess at: better-auth refuses the body before any password check.
     if (email === undefined) return handler(request);
     const attempt = await throttle.admit(email, request.headers.get(CLIENT_IP_HEADER) ?? '');

@@ -5,7 +5,7 @@ import type { SvcConfig } from '../../config/config-types.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Identity } from '../identity/identity.ts';
 import { verifyCredentials } from '../identity/verify-credentials.ts';
-import type { KeyPermissions } from '../principal.ts';
+import type { KeyPermissions } from '../../model/principal.ts';
 import type { LoginOutcome } from '../rate-limit/login-throttle.ts';
 import { hashToken } from '../token-hash.ts';
 import { generateApiKey } from './api-key-format.ts';
@@ -42,9 +42,15 @@ export class ApiKeyIssuer {
     this.#requireVerifiedEmail = config.auth.requireEmailVerification;
   }
 
+  /** For an email and password (both present: the route checked). */
   async issue(request: TokenRequest, now = new Date()): Promise<IssuedApiKey> {
-    const user = await verifyCredentials(await this.#identity.context, request.email, request.password);
+    const user = await verifyCredentials(await this.#identity.context, request.email ?? '', request.password ?? '');
     // Only after the password matched: otherwise the answer would reveal which emails are registered.
+    return this.issueFor({ id: user.id, emailVerified: user.emailVerified }, request, now);
+  }
+
+  /** For a user already authenticated (a signed-in session). */
+  async issueFor(user: { id: string; emailVerified: boolean }, request: TokenRequest, now = new Date()): Promise<IssuedApiKey> {
     if (this.#requireVerifiedEmail && !user.emailVerified) {
       throw new ApiError('EMAIL_NOT_VERIFIED', 'Verify your email address before requesting an API key');
     }

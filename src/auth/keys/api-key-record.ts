@@ -1,6 +1,6 @@
 // An API key as the service sees it (spec 2.1), decoded from its row. Never carries the secret or its hash.
 import type { StoreDialect } from '../../store/store-dialect.ts';
-import type { KeyPermissions } from '../principal.ts';
+import type { KeyPermissions } from '../../model/principal.ts';
 import { API_KEY_COLUMNS, type ApiKeyColumn } from './api-key-table.ts';
 
 export interface ApiKeyRecord {

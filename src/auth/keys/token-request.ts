@@ -2,14 +2,15 @@
 // default: the key's own limit must never allow more requests than the default in any interval.
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
-import type { KeyPermissions } from '../principal.ts';
+import type { KeyPermissions } from '../../model/principal.ts';
 import { overrideProblem } from '../rate-limit/override-within-default.ts';
 import { BodyReader, type JsonObject } from '../validation/body-reader.ts';
 import { validateKeyPermissions } from './validate-key-permissions.ts';
 
 export interface TokenRequest {
-  email: string;
-  password: string;
+  /** Both null: the key is for the signed-in session the request carries instead. */
+  email: string | null;
+  password: string | null;
   permissions: KeyPermissions | null;
   name: string | null;
   metadata: JsonObject | null;
@@ -23,8 +24,17 @@ export interface TokenRequest {
 }
 
 const FIELDS = [
-  'email', 'password', 'permissions', 'name', 'metadata', 'expiresIn',
-  'rateLimitMax', 'rateLimitTimeWindow', 'refillInterval', 'refillAmount', 'remaining',
+  'email',
+  'password',
+  'permissions',
+  'name',
+  'metadata',
+  'expiresIn',
+  'rateLimitMax',
+  'rateLimitTimeWindow',
+  'refillInterval',
+  'refillAmount',
+  'remaining',
 ] as const;
 
 /** 100 years: far enough for "long-lived", near enough to stay a valid date everywhere. */
@@ -32,23 +42,40 @@ export const MAX_EXPIRES_IN_SECONDS = 100 * 365 * 24 * 3600;
 export const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
 export const MAX_COUNT = 1_000_000_000;
 /** Bounds of the text fields, shared with the OpenAPI description of the body. */
-export const TOKEN_FIELD_LIMITS = { emailMaxLength: 320, passwordMaxLength: 1024, nameMaxLength: 255, metadataMaxBytes: 8192 } as const;
+export const TOKEN_FIELD_LIMITS = {
+  emailMaxLength: 320,
+  passwordMaxLength: 1024,
+  nameMaxLength: 255,
+  metadataMaxBytes: 8192,
+} as const;
 
-export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pick<ResourceRegistry, 'find'>): TokenRequest {
+export function parseTokenRequest(
+  body: unknown,
+  config: SvcConfig,
+  registry: Pick<ResourceRegistry, 'find'>,
+): TokenRequest {
   const reader = BodyReader.of(body);
   reader.rejectUnknown(FIELDS);
-  const email = reader.required('email') ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true }) : undefined;
-  const password = reader.required('password') ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength }) : undefined;
+  // Neither: the caller's session stands in for them. One without the other is a mistake.
+  const withCredentials = reader.has('email') || reader.has('password');
+  const email = !withCredentials || reader.required('email') ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true }) : undefined;
+  const password = !withCredentials || reader.required('password') ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength }) : undefined;
   const name = reader.string('name', { nullable: true, minLength: 1, maxLength: TOKEN_FIELD_LIMITS.nameMaxLength });
   const metadata = reader.object('metadata', { nullable: true, maxBytes: TOKEN_FIELD_LIMITS.metadataMaxBytes });
   const expiresIn = reader.integer('expiresIn', { nullable: true, minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS });
 
   const defaults = config.apiKeys.rateLimit;
   const rateLimitMax = reader.integer('rateLimitMax', { nullable: true, minimum: 1, maximum: MAX_COUNT });
-  const rateLimitTimeWindow = reader.integer('rateLimitTimeWindow', { nullable: true, minimum: 1, maximum: MAX_INTERVAL_MS });
+  const rateLimitTimeWindow = reader.integer('rateLimitTimeWindow', {
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_INTERVAL_MS,
+  });
   const givesLimit = typeof rateLimitMax === 'number' || typeof rateLimitTimeWindow === 'number';
   // Only when each field was valid on its own (or absent: then the default's value is in force for it).
-  const bothReadable = (rateLimitMax !== undefined || !reader.has('rateLimitMax')) && (rateLimitTimeWindow !== undefined || !reader.has('rateLimitTimeWindow'));
+  const bothReadable =
+    (rateLimitMax !== undefined || !reader.has('rateLimitMax')) &&
+    (rateLimitTimeWindow !== undefined || !reader.has('rateLimitTimeWindow'));
   if (defaults.enabled && givesLimit && bothReadable) {
     const problem = overrideProblem(
       { max: rateLimitMax ?? defaults.max, windowMs: rateLimitTimeWindow ?? defaults.timeWindow },
@@ -69,12 +96,15 @@ export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pi
 
   // Checked after the plain fields: a body with both kinds of problems reports the data ones first.
   const permissionsValue = reader.raw('permissions');
-  const permissions = permissionsValue === undefined || permissionsValue === null ? null : validateKeyPermissions(permissionsValue, registry);
+  const permissions =
+    permissionsValue === undefined || permissionsValue === null
+      ? null
+      : validateKeyPermissions(permissionsValue, registry);
 
   return {
-    // throwIfInvalid() above guarantees both were present and strings.
-    email: email!,
-    password: password!,
+    // throwIfInvalid() above guarantees both are strings, or both absent.
+    email: email ?? null,
+    password: password ?? null,
     permissions,
     name: name ?? null,
     metadata: metadata ?? null,

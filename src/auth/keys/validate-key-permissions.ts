@@ -4,7 +4,7 @@ import { ACTIONS, type Action } from '../../config/config-types.ts';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { SYSTEM_FIELDS } from '../../resources/resource.ts';
-import type { KeyPermissions } from '../principal.ts';
+import type { KeyPermissions } from '../../model/principal.ts';
 import { isRecord } from '../../tools/is-record.ts';
 
 /** JSON Pointer escaping (RFC 6901) so odd member names still point at the right place. */
@@ -21,7 +21,10 @@ export function validateKeyPermissions(
   };
   const permissions: KeyPermissions = {};
   if (!isRecord(value)) {
-    throw new ApiError('INVALID_PERMISSIONS', { detail: 'permissions must be an object of resource → action → field names', pointer });
+    throw new ApiError('INVALID_PERMISSIONS', {
+      detail: 'permissions must be an object of resource → action → field names',
+      pointer,
+    });
   }
   for (const [resourceName, actions] of Object.entries(value)) {
     const resourcePointer = `${pointer}/${escapePointer(resourceName)}`;
@@ -49,7 +52,8 @@ export function validateKeyPermissions(
       const names: string[] = [];
       fields.forEach((field: unknown, index) => {
         if (typeof field !== 'string') problem(`${actionPointer}/${index}`, 'Field names must be strings');
-        else if (!known.has(field)) problem(`${actionPointer}/${index}`, `Resource '${resourceName}' has no field '${field}'`);
+        else if (!known.has(field))
+          problem(`${actionPointer}/${index}`, `Resource '${resourceName}' has no field '${field}'`);
         else if (!names.includes(field)) names.push(field);
       });
       granted[action as Action] = names;

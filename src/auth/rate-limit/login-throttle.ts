@@ -14,6 +14,9 @@ import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
  */
 export type LoginOutcome = 'verified' | 'failed' | 'unchecked';
 
+/** `login`: password checks; the others: the links an account can be sent, and a reset token's use. */
+export type ThrottleKind = 'login' | 'reset' | 'change-email' | 'delete';
+
 export interface LoginAttempt {
   finish(outcome: LoginOutcome): Promise<void>;
 }
@@ -39,19 +42,39 @@ export class LoginThrottle {
    * limit. The answer is the same whether the account exists and whatever the password: nothing is
    * looked up here.
    */
-  async admit(email: string, address: string): Promise<LoginAttempt> {
+  admit(email: string, address: string): Promise<LoginAttempt> {
+    return this.#admit(email, address, 'login');
+  }
+
+  /**
+   * The same limits for account emails and their links (a reset, a deletion, an email change): counted
+   * in their own buckets, so asking for links cannot lock a user out of signing in. `account` is an
+   * email or a user id; without one (a reset token's use) only the address is counted.
+   */
+  admitLink(account: string | undefined, address: string, kind: Exclude<ThrottleKind, 'login'>): Promise<LoginAttempt> {
+    return this.#admit(account, address, kind);
+  }
+
+  async #admit(email: string | undefined, address: string, kind: ThrottleKind): Promise<LoginAttempt> {
     const { enabled, maxFailuresPerAccount, maxFailuresPerAddress, windowMs } = this.#settings;
     if (!enabled) return UNTHROTTLED;
     // Hashed: Redis keys stay short whatever was typed, and hold no email address.
-    const account = `login:account:${createHash('sha256').update(normaliseEmail(email)).digest('base64url')}`;
-    const client = `login:address:${address}`;
+    const account = email === undefined ? undefined : `${kind}:account:${createHash('sha256').update(normaliseEmail(email)).digest('base64url')}`;
+    const client = `${kind}:address:${address}`;
     const byAddress = await this.#limiter.consume(client, maxFailuresPerAddress, windowMs);
-    if (!byAddress.allowed) throw throttled(byAddress);
+    if (!byAddress.allowed) throw throttled(byAddress, kind);
+    if (account === undefined) {
+      return {
+        finish: async (outcome) => {
+          if (outcome !== 'failed') await this.#limiter.release(client, windowMs);
+        },
+      };
+    }
     const byAccount = await this.#limiter.consume(account, maxFailuresPerAccount, windowMs);
     if (!byAccount.allowed) {
       // No password was tried: this refusal is no failure of the address.
       await this.#limiter.release(client, windowMs);
-      throw throttled(byAccount);
+      throw throttled(byAccount, kind);
     }
     return {
       finish: async (outcome) => {
@@ -79,8 +102,9 @@ export class LoginThrottle {
   }
 }
 
-function throttled(decision: RateLimitDecision): ApiError {
+function throttled(decision: RateLimitDecision, kind: ThrottleKind): ApiError {
   const seconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
   // One message for the account and the address limit: which one tripped is nobody's business.
-  return new ApiError('RATE_LIMITED', 'Too many failed sign-in attempts; try again later', { headers: { 'Retry-After': String(seconds) } });
+  const detail = kind === 'login' ? 'Too many failed sign-in attempts; try again later' : 'Too many account emails or reset attempts; try again later';
+  return new ApiError('RATE_LIMITED', detail, { headers: { 'Retry-After': String(seconds) } });
 }

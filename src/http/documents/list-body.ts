@@ -3,7 +3,7 @@
 // is not built and stringified again: that was a third of a cached list's time. The text also depends
 // on how the request spelled its query (the links carry it back) and on the attributes shown. Its ETag
 // is hashed once with it and kept beside it.
-import type { RecordValues } from '../../events/record-event.ts';
+import type { RecordValues } from '../../model/record-values.ts';
 import type { ListResult } from '../../records/record-service.ts';
 import type { Resource } from '../../resources/resource.ts';
 import { listDocument } from './resource-document.ts';
@@ -19,10 +19,22 @@ export function listBody(resource: Resource, result: ListResult): TaggedBody {
   const { records, attributes, total, query, more } = result;
   // Included records are read anew for each request, and a relation's list has its own links: not kept.
   if (result.included !== undefined || result.path !== undefined) {
-    const body = JSON.stringify(listDocument(resource, records, attributes, total, query, { path: result.path, included: result.included, more }));
+    const body = JSON.stringify(
+      listDocument(resource, records, attributes, total, query, { path: result.path, included: result.included, more }),
+    );
     return { body, tag: entityTagOf(body) };
   }
-  const spelling = JSON.stringify([resource.name, attributes, total, query.offset, query.limit, query.carried, query.keyset?.text, more]);
+  const spelling = JSON.stringify([
+    resource.name,
+    attributes,
+    total,
+    query.offset,
+    query.limit,
+    query.carried,
+    query.pageStyle,
+    query.keyset?.text,
+    more,
+  ]);
   let texts = bodies.get(records);
   const kept = texts?.get(spelling);
   if (kept !== undefined) return kept;

@@ -3,7 +3,7 @@
 // tag a GET gave and the tag the write compares it with are one function of one view.
 import type { FastifyRequest } from 'fastify';
 import type { Resource } from '../../resources/resource.ts';
-import type { RecordValues } from '../../events/record-event.ts';
+import type { RecordValues } from '../../model/record-values.ts';
 import type { WritePrecondition } from '../../records/precondition.ts';
 import type { Inclusion } from '../../records/include-reads.ts';
 import { recordDocument } from './resource-document.ts';
@@ -15,7 +15,12 @@ export interface TaggedBody {
 }
 
 /** `included`: what `?include=` added (a GET's own view; a write compares the view without it). */
-export function recordView(resource: Resource, record: RecordValues, attributes: readonly string[], included?: Inclusion): TaggedBody {
+export function recordView(
+  resource: Resource,
+  record: RecordValues,
+  attributes: readonly string[],
+  included?: Inclusion,
+): TaggedBody {
   const body = JSON.stringify(recordDocument(resource, record, attributes, included));
   return { body, tag: entityTagOf(body) };
 }
@@ -26,6 +31,8 @@ export function ifMatchOf(request: FastifyRequest, resource: Resource): WritePre
   if (header === undefined) return undefined;
   const condition = parseEntityTags(header);
   return {
-    holds: (record, attributes) => record !== undefined && (condition === '*' || matchesStrongly(condition, recordView(resource, record, attributes).tag)),
+    holds: (record, attributes) =>
+      record !== undefined &&
+      (condition === '*' || matchesStrongly(condition, recordView(resource, record, attributes).tag)),
   };
 }

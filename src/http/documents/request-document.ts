@@ -4,11 +4,13 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
+import { RecordFailure } from '../../records/record-failure.ts';
 import { toOneRelation } from '../../resources/relations.ts';
 import type { Resource } from '../../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 import { UUID_PATTERN } from '../../resources/field-types/uuid-field.ts';
 import { isRecord } from '../../tools/is-record.ts';
+import { recordFailureAnswer } from '../server/record-failure-answer.ts';
 
 type Members = Record<string, unknown>;
 
@@ -29,7 +31,11 @@ export function isRequestDocument(request: FastifyRequest, resource: Resource, b
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (contentType !== JSON_API_MEDIA_TYPE || !isRecord(body) || !Object.hasOwn(body, 'data')) return false;
   if (!resource.fields.has('data')) return true;
-  return Object.keys(body).every((member) => DOCUMENT_MEMBERS.has(member)) && isRecord(body.data) && Object.hasOwn(body.data, 'type');
+  return (
+    Object.keys(body).every((member) => DOCUMENT_MEMBERS.has(member)) &&
+    isRecord(body.data) &&
+    Object.hasOwn(body.data, 'type')
+  );
 }
 
 export interface DocumentTarget {
@@ -51,15 +57,24 @@ function relationFieldOf(resource: Resource, name: string): string | undefined {
 /** Checks type and id against the URL; returns the id a create may take from the client. */
 function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): string | undefined {
   if (typeof data.type !== 'string') {
-    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.type must be a string naming the resource', pointer: '/data/type' });
+    throw new ApiError('INVALID_RESOURCE_DATA', {
+      detail: 'data.type must be a string naming the resource',
+      pointer: '/data/type',
+    });
   }
   if (data.type !== resource.name) {
-    throw new ApiError('CONFLICT', { detail: `data.type is '${data.type}' but this URL takes '${resource.name}'`, pointer: '/data/type' });
+    throw new ApiError('CONFLICT', {
+      detail: `data.type is '${data.type}' but this URL takes '${resource.name}'`,
+      pointer: '/data/type',
+    });
   }
   if (urlId === undefined) {
     if (!Object.hasOwn(data, 'id')) return undefined;
     if (resource.definition.clientIds !== true) {
-      throw new ApiError('CLIENT_GENERATED_ID_FORBIDDEN', { detail: `${resource.name} records get their id from the server; leave data.id out`, pointer: '/data/id' });
+      throw new ApiError('CLIENT_GENERATED_ID_FORBIDDEN', {
+        detail: `${resource.name} records get their id from the server; leave data.id out`,
+        pointer: '/data/id',
+      });
     }
     if (typeof data.id !== 'string' || !UUID_PATTERN.test(data.id)) {
       throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a UUID', pointer: '/data/id' });
@@ -67,13 +82,26 @@ function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): stri
     // Ids are stored as text: one spelling per id, the one the server's own ids use.
     return data.id.toLowerCase();
   }
-  if (!Object.hasOwn(data, 'id')) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id is required and must be the id in the URL', pointer: '/data/id' });
-  if (typeof data.id !== 'string') throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a string', pointer: '/data/id' });
-  if (data.id !== urlId) throw new ApiError('CONFLICT', { detail: `data.id is '${data.id}' but the URL names '${urlId}'`, pointer: '/data/id' });
+  if (!Object.hasOwn(data, 'id'))
+    throw new ApiError('INVALID_RESOURCE_DATA', {
+      detail: 'data.id is required and must be the id in the URL',
+      pointer: '/data/id',
+    });
+  if (typeof data.id !== 'string')
+    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a string', pointer: '/data/id' });
+  if (data.id !== urlId)
+    throw new ApiError('CONFLICT', {
+      detail: `data.id is '${data.id}' but the URL names '${urlId}'`,
+      pointer: '/data/id',
+    });
   return undefined;
 }
 
-function attributeValues(data: Members, resource: Resource, values: Members, issues: ErrorIssue[]): void {
+/**
+ * Attribute values. A relation field may come here too, as the id reads return in `attributes`
+ * (`author_id`), which is how clients that echo a record back (kitsu, jsona) send it.
+ */
+function attributeValues(data: Members, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
   if (!Object.hasOwn(data, 'attributes')) return;
   const attributes = data.attributes;
   if (!isRecord(attributes)) {
@@ -81,9 +109,8 @@ function attributeValues(data: Members, resource: Resource, values: Members, iss
     return;
   }
   for (const [name, value] of Object.entries(attributes)) {
-    if (relationTarget(resource, name) !== undefined) {
-      issues.push({ detail: `'${name}' is a relationship: send it as data.relationships.${toOneRelation(resource, name)?.name ?? name}.data = {"type","id"} or null`, pointer: `/data/attributes/${escapeToken(name)}` });
-    } else values[name] = value;
+    values[name] = value;
+    sentAs.set(name, `/data/attributes/${escapeToken(name)}`);
   }
 }
 
@@ -103,12 +130,21 @@ function linkedId(name: string, linkage: unknown, target: string, issues: ErrorI
     return undefined;
   }
   if (linkage.type !== target) {
-    throw new ApiError('CONFLICT', { detail: `'${name}' refers to ${target}, not ${linkage.type}`, pointer: `${at}/data/type` });
+    throw new ApiError('CONFLICT', {
+      detail: `'${name}' refers to ${target}, not ${linkage.type}`,
+      pointer: `${at}/data/type`,
+    });
   }
   return linkage.id;
 }
 
-function relationshipValues(data: Members, resource: Resource, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
+function relationshipValues(
+  data: Members,
+  resource: Resource,
+  values: Members,
+  sentAs: Map<string, string>,
+  issues: ErrorIssue[],
+): void {
   if (!Object.hasOwn(data, 'relationships')) return;
   const relationships = data.relationships;
   if (!isRecord(relationships)) {
@@ -125,8 +161,17 @@ function relationshipValues(data: Members, resource: Resource, values: Members, 
       issues.push({ detail: `data.relationships.${name} must be an object with a data member`, pointer: at });
     } else {
       const id = linkedId(name, relationship.data, target, issues);
-      if (id !== undefined) values[field] = id;
-      sentAs.set(field, name);
+      if (id === undefined) continue;
+      // The same relation as an attribute and as a relationship: one value, or the sender must choose.
+      if (Object.hasOwn(values, field) && values[field] !== id) {
+        issues.push({
+          detail: `data.relationships.${name} and data.attributes.${field} name different records; send one of them`,
+          pointer: `${at}/data`,
+        });
+        continue;
+      }
+      values[field] = id;
+      sentAs.set(field, `${at}`);
     }
   }
 }
@@ -136,7 +181,7 @@ export interface DocumentBody {
   values: Members;
   /** The id a create takes from `data.id`, where the resource allows client ids. */
   clientId: string | undefined;
-  /** The relationship name each relation field was sent under, for the pointers of its errors. */
+  /** Where in the document each field was sent (its attribute or its relationship), for the pointers of its errors. */
   sentAs: ReadonlyMap<string, string>;
 }
 
@@ -150,7 +195,8 @@ function unknownMembers(object: Members, known: ReadonlySet<string>, at: string,
 /** The flat body a document stands for; a malformed document or a type/id mismatch is refused here. */
 export function flatBodyOf(document: Members, target: DocumentTarget): DocumentBody {
   const data = document.data;
-  if (!isRecord(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
+  if (!isRecord(data))
+    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
   const clientId = checkIdentity(data, target);
   const values: Members = {};
   const sentAs = new Map<string, string>();
@@ -158,28 +204,44 @@ export function flatBodyOf(document: Members, target: DocumentTarget): DocumentB
     ...unknownMembers(document, DOCUMENT_MEMBERS, '', 'a JSON:API request document'),
     ...unknownMembers(data, RESOURCE_OBJECT_MEMBERS, '/data', 'a resource object (fields go under attributes)'),
   ];
-  attributeValues(data, target.resource, values, issues);
+  attributeValues(data, values, sentAs, issues);
   relationshipValues(data, target.resource, values, sentAs, issues);
   if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);
   return { values, clientId, sentAs };
 }
 
 /** The issue as the document's sender reads it, or undefined when it needs no change. */
-function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string>): ErrorIssue | undefined {
+function documentIssue(
+  issue: ErrorIssue,
+  code: ErrorCode,
+  resource: Resource,
+  clientId: string | undefined,
+  sentAs: ReadonlyMap<string, string>,
+): ErrorIssue | undefined {
   // A taken primary key: SQLite names the column (`<table>.id`), PostgreSQL's `<table>_pkey` names none,
-  // while every other unique index is named after its field (store/map-driver-error.ts).
-  if (clientId !== undefined && code === 'CONFLICT' && (issue.pointer === undefined || issue.pointer === '/data/attributes/id')) {
+  // while every other unique index is named after its field (store/driver-failure.ts).
+  if (
+    clientId !== undefined &&
+    code === 'CONFLICT' &&
+    (issue.pointer === undefined || issue.pointer === '/data/attributes/id')
+  ) {
     return { ...issue, detail: `${resource.name} already has a record with id '${clientId}'`, pointer: '/data/id' };
   }
   // Field names need no JSON Pointer escaping (config NAME_PATTERN): the last token is the name itself.
   const name = issue.pointer?.match(/^\/data\/attributes\/([^/]+)$/)?.[1];
   if (name === undefined || relationTarget(resource, name) === undefined) return undefined;
-  const relationship = sentAs.get(name) ?? toOneRelation(resource, name)?.name ?? name;
-  return { ...issue, pointer: `/data/relationships/${escapeToken(relationship)}` };
+  const pointer = sentAs.get(name) ?? `/data/relationships/${escapeToken(toOneRelation(resource, name)?.name ?? name)}`;
+  return pointer === issue.pointer ? undefined : { ...issue, pointer };
 }
 
-/** Errors about a relation field point at its relationship, where the document gave it; a taken id at data.id. */
-export function documentError(error: unknown, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string> = new Map()): unknown {
+/** Errors about a relation field point where the document gave it (relationship or attribute); a taken id at data.id. */
+export function documentError(
+  thrown: unknown,
+  resource: Resource,
+  clientId: string | undefined,
+  sentAs: ReadonlyMap<string, string> = new Map(),
+): unknown {
+  const error = thrown instanceof RecordFailure ? recordFailureAnswer(thrown) : thrown;
   if (!(error instanceof ApiError)) return error;
   let moved = false;
   const issues = error.issues.map((issue) => {

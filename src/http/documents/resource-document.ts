@@ -1,6 +1,6 @@
 // Records → JSON:API resource objects and documents, with pagination links per docs/records.md.
 import type { Resource } from '../../resources/resource.ts';
-import type { RecordValues } from '../../events/record-event.ts';
+import type { RecordValues } from '../../model/record-values.ts';
 import type { ListQuery } from '../../query/list-query.ts';
 import { keysetLinks } from './keyset-links.ts';
 import { listLink } from './list-link.ts';
@@ -22,7 +22,12 @@ export interface RelationshipObject {
 }
 
 /** `toMany`: the linkage of the to-many relationships an include read (include-reads.ts). */
-export function resourceObject(resource: Resource, record: RecordValues, attributes: readonly string[], toMany?: ToManyLinkage): ResourceObject {
+export function resourceObject(
+  resource: Resource,
+  record: RecordValues,
+  attributes: readonly string[],
+  toMany?: ToManyLinkage,
+): ResourceObject {
   const shown: Record<string, unknown> = {};
   for (const name of attributes) shown[name] = Object.hasOwn(record, name) ? (record[name] ?? null) : null;
   shown.created_at = record.created_at;
@@ -32,14 +37,21 @@ export function resourceObject(resource: Resource, record: RecordValues, attribu
   const included = toMany?.get(`${resource.name}\u0000${id}`);
   if (included) {
     relationships ??= {};
-    for (const [name, data] of included) relationships[name] = { data, links: { related: `/v1/${resource.name}/${id}/${name}` } };
+    for (const [name, data] of included)
+      relationships[name] = { data, links: { related: `/v1/${resource.name}/${id}/${name}` } };
   }
   const links = { self: `/v1/${resource.name}/${id}` };
-  return relationships ? { type: resource.name, id, attributes: shown, relationships, links } : { type: resource.name, id, attributes: shown, links };
+  return relationships
+    ? { type: resource.name, id, attributes: shown, relationships, links }
+    : { type: resource.name, id, attributes: shown, links };
 }
 
 /** The to-one relationships among the shown fields: a relation field the caller may not read is not one. */
-function relationshipsOf(resource: Resource, record: RecordValues, attributes: readonly string[]): Record<string, RelationshipObject> | undefined {
+function relationshipsOf(
+  resource: Resource,
+  record: RecordValues,
+  attributes: readonly string[],
+): Record<string, RelationshipObject> | undefined {
   let relationships: Record<string, RelationshipObject> | undefined;
   for (const relation of toOneRelations(resource)) {
     if (!attributes.includes(relation.field)) continue;
@@ -48,7 +60,10 @@ function relationshipsOf(resource: Resource, record: RecordValues, attributes: r
     relationships[relation.name] =
       value === null || value === undefined
         ? { data: null }
-        : { data: { type: relation.target, id: String(value) }, links: { related: `/v1/${relation.target}/${String(value)}` } };
+        : {
+            data: { type: relation.target, id: String(value) },
+            links: { related: `/v1/${relation.target}/${String(value)}` },
+          };
   }
   return relationships;
 }
@@ -56,15 +71,27 @@ function relationshipsOf(resource: Resource, record: RecordValues, attributes: r
 /** The `included` member of a compound document, when the request asked for one. */
 function includedObjects(inclusion: Inclusion | undefined): { included?: ResourceObject[] } {
   if (!inclusion) return {};
-  return { included: inclusion.included.map(({ resource, record, attributes }) => resourceObject(resource, record, attributes, inclusion.toMany)) };
+  return {
+    included: inclusion.included.map(({ resource, record, attributes }) =>
+      resourceObject(resource, record, attributes, inclusion.toMany),
+    ),
+  };
 }
 
-export function recordDocument(resource: Resource, record: RecordValues, attributes: readonly string[], included?: Inclusion) {
+export function recordDocument(
+  resource: Resource,
+  record: RecordValues,
+  attributes: readonly string[],
+  included?: Inclusion,
+) {
   const data = resourceObject(resource, record, attributes, included?.toMany);
   return { data, links: { self: data.links.self }, ...includedObjects(included) };
 }
 
+/** A page's link in the spelling the request used: page numbers for `page[number]`, else offsets. */
 function pageLink(base: string, query: ListQuery, offset: number): string {
+  if (query.pageStyle === 'number')
+    return listLink(base, query, [`page[number]=${Math.floor(offset / query.limit) + 1}`, `page[size]=${query.limit}`]);
   return listLink(base, query, [`page[offset]=${offset}`, `page[limit]=${query.limit}`]);
 }
 
@@ -78,7 +105,9 @@ export function listDocument(
   options: { path?: string; included?: Inclusion; more?: boolean } = {},
 ) {
   const base = options.path ?? `/v1/${resource.name}`;
-  const links = query.keyset ? keysetLinks(base, query, query.keyset, records, options.more === true) : offsetLinks(base, query, total);
+  const links = query.keyset
+    ? keysetLinks(base, query, query.keyset, records, options.more === true)
+    : offsetLinks(base, query, total);
   return {
     data: records.map((record) => resourceObject(resource, record, attributes, options.included?.toMany)),
     ...includedObjects(options.included),

@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthenticatedRequest } from '../../auth/auth-component.ts';
-import type { Principal } from '../../auth/principal.ts';
+import type { Principal } from '../../model/principal.ts';
 import { ApiError } from '../../errors/api-error.ts';
 
 declare module 'fastify' {
@@ -22,7 +22,9 @@ export function authenticateHook(ctx: Pick<AppContext, 'auth'>, options: { allow
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     let outcome: AuthenticatedRequest | Promise<AuthenticatedRequest>;
     try {
-      const queryToken = options.allowQueryToken ? (request.query as Record<string, unknown> | undefined)?.token : undefined;
+      const queryToken = options.allowQueryToken
+        ? (request.query as Record<string, unknown> | undefined)?.token
+        : undefined;
       outcome = ctx.auth.authenticateNow({
         authorization: header(request, 'authorization'),
         role: header(request, 'x-service-role'),
@@ -40,7 +42,12 @@ export function authenticateHook(ctx: Pick<AppContext, 'auth'>, options: { allow
   };
 }
 
-function admit(request: FastifyRequest, reply: FastifyReply, result: AuthenticatedRequest, done: HookHandlerDoneFunction): void {
+function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  result: AuthenticatedRequest,
+  done: HookHandlerDoneFunction,
+): void {
   request.principal = result.principal;
   const { rateLimit } = result;
   if (rateLimit) {
@@ -52,6 +59,7 @@ function admit(request: FastifyRequest, reply: FastifyReply, result: Authenticat
 }
 
 export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new ApiError('UNAUTHORIZED', 'Authentication is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  if (!request.principal)
+    throw new ApiError('UNAUTHORIZED', 'Authentication is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
   return request.principal;
 }

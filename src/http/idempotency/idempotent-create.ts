@@ -3,7 +3,7 @@
 // (idempotency/idempotency-store.ts, runInWrite): a create that dies with its node leaves nothing that
 // would hold a retry back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../auth/principal.ts';
+import type { Principal } from '../../model/principal.ts';
 import type { Resource } from '../../resources/resource.ts';
 import type { ReadResult } from '../../records/record-results.ts';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';
@@ -41,7 +41,11 @@ export async function createIdempotently(
   const { principal } = meta;
   // The role is part of the request: under another X-Service-Role the same body may write and show other fields.
   const role = principal.kind === 'admin' ? 'admin' : principal.role;
-  const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]) };
+  const use = {
+    caller: callerOf(principal),
+    key,
+    fingerprint: requestFingerprint(['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]),
+  };
   const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
     let attempt = '';
     const result = await ctx.records.create(

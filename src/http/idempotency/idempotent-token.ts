@@ -20,9 +20,11 @@ export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export async function issueIdempotently(ctx: Pick<AppContext, 'auth' | 'idempotency'>, request: FastifyRequest, reply: FastifyReply, tokenRequest: TokenRequest, key: string): Promise<string> {
   const { idempotency } = ctx;
-  const { password, ...rest } = tokenRequest;
+  const { password: givenPassword, ...rest } = tokenRequest;
+  // The route sends only email-and-password requests here.
+  const password = givenPassword ?? '';
   // Emails are matched in any letter case (docs/authentication.md): so are retries.
-  const email = tokenRequest.email.toLowerCase();
+  const email = (tokenRequest.email ?? '').toLowerCase();
   const use = {
     caller: `token:${createHash('sha256').update(email).digest('hex')}`,
     key,
@@ -41,7 +43,7 @@ export async function issueIdempotently(ctx: Pick<AppContext, 'auth' | 'idempote
   // Opening the seal checks the password: a failure counts against the login throttle like a wrong
   // password at /token, so replays cannot be used to guess one.
   const body = await ctx.auth.guardPasswordCheck(
-    tokenRequest.email,
+    email,
     request.ip,
     async () => {
       const opened = await unseal(sealed, password, context);

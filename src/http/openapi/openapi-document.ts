@@ -18,6 +18,7 @@ import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adm
 import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './token-path.ts';
 import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './identity-paths.ts';
 import { IDENTITY_SCHEMAS, identitySchemas } from './identity-schemas.ts';
+import { ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS, accountPaths, accountSchemas } from './account-paths.ts';
 import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './admin-role-paths.ts';
 import { OWN_KEY_OPERATIONS, ownKeyPaths } from './own-key-paths.ts';
 import { METRICS_OPERATIONS, metricsPaths } from './metrics-path.ts';
@@ -30,12 +31,13 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const resources = registry.enabled();
   const names = allocateOpenApiNames(
     resources,
-    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS],
+    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ACCOUNT_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ACCOUNT_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS],
   );
 
   const paths: Record<string, OpenApiObject> = {};
   const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(), ...tokenSchemas(config), ...identitySchemas(config), ...adminSchemas() };
+  Object.assign(schemas, accountSchemas());
   Object.assign(schemas, adminWebhookSchemas(), adminAccountSchemas(), identityAndReloadSchemas(), adminRoleSchemas(), adminDeletedRecordSchemas());
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
@@ -50,6 +52,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     tags.push(tag);
   }
   Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
+  Object.assign(paths, accountPaths(config));
   Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
   tags.push(
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },

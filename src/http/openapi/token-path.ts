@@ -8,6 +8,7 @@ import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { BODY_CODES, errorResponses } from './error-responses.ts';
 import { headerRef, JSON_MEDIA_TYPE, jsonRequestBody, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { AUTH_TAG } from './service-paths.ts';
+import { SESSION_COOKIE_SCHEME, SESSION_TOKEN_SCHEME } from './identity-paths.ts';
 import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
 import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
 
@@ -25,8 +26,9 @@ export function tokenSchemas(config: SvcConfig): Record<'TokenRequest' | 'TokenR
   return {
     TokenRequest: {
       type: 'object',
-      description: 'A flat JSON object; a field not listed here is refused (400 `INVALID_RESOURCE_DATA`). null is the same as leaving a field out.',
-      required: ['email', 'password'],
+      description:
+        'A flat JSON object; a field not listed here is refused (400 `INVALID_RESOURCE_DATA`). null is the same as leaving a field out. ' +
+        'email and password go together; without both, the key is for the signed-in session the request carries.',
       properties: {
         email: { type: 'string', minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, description: "The user's email, in any letter case", examples: ['ada@example.com'] },
         password: { type: 'string', minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength, writeOnly: true },
@@ -66,7 +68,10 @@ export function tokenSchemas(config: SvcConfig): Record<'TokenRequest' | 'TokenR
 export function tokenPath(config: SvcConfig): Record<string, OpenApiObject> {
   const base = config.auth.basePath.replace(/\/+$/, '');
   const throttled = (config.auth.loginThrottle ?? LOGIN_THROTTLE_DEFAULTS).enabled;
-  const tokenErrors: ErrorCode[] = [...BODY_CODES, 'INVALID_RESOURCE_DATA', 'INVALID_PERMISSIONS', 'INVALID_CREDENTIALS', 'INTERNAL_ERROR', ...IDEMPOTENCY_CODES];
+  const tokenErrors: ErrorCode[] = [
+    ...BODY_CODES, 'INVALID_RESOURCE_DATA', 'INVALID_PERMISSIONS', 'INVALID_CREDENTIALS', 'UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL_ERROR', ...IDEMPOTENCY_CODES,
+  ];
+  if (config.auth.emailAndPassword?.enabled === false) tokenErrors.push('EMAIL_PASSWORD_DISABLED');
   if (config.auth.requireEmailVerification) tokenErrors.push('EMAIL_NOT_VERIFIED');
   // Too many failed attempts for the email or from the caller's address.
   if (throttled) tokenErrors.push('RATE_LIMITED');
@@ -78,10 +83,14 @@ export function tokenPath(config: SvcConfig): Record<string, OpenApiObject> {
         operationId: 'createToken',
         summary: 'Issue an API key',
         description:
-          "Exchanges a user's email and password for an API key, with optional scopes, expiry and limits. Needs no Authorization " +
-          'header. An unknown email and a wrong password get the same answer.' +
+          "Exchanges a user's email and password for an API key, with optional scopes, expiry and limits. An unknown email and a " +
+          'wrong password get the same answer. Without email and password, the key is for the signed-in session the request ' +
+          'carries instead (a user who signs in with a social or OIDC provider): `Authorization: Bearer <session token>`, or the ' +
+          'session cookie from a trusted origin (`Origin` must be the service\'s own or in `auth.trustedOrigins`, else 403 `FORBIDDEN`); ' +
+          'none, or one that is signed out or expired, is 401 `UNAUTHORIZED`. Idempotency-Key is for email and password only.' +
+          (config.auth.emailAndPassword?.enabled === false ? ' Email and password are turned off here (403 `EMAIL_PASSWORD_DISABLED`).' : '') +
           (throttled ? ' Failed attempts are throttled per email and per client address, together with `' + base + '/sign-in/email`.' : ''),
-        security: [],
+        security: [{}, { [SESSION_TOKEN_SCHEME]: [] }, { [SESSION_COOKIE_SCHEME]: [] }],
         parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
         requestBody: jsonRequestBody('TokenRequest', 'Credentials and options of the new key, as a flat JSON object.'),
         responses: {

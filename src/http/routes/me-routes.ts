@@ -6,23 +6,32 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
-import type { KeyPrincipal } from '../../auth/principal.ts';
+import type { KeyPrincipal } from '../../model/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
 import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 /** The current window as the authentication hook just counted it, from the headers it set. */
 function windowState(reply: FastifyReply): { limit: number; remaining: number; resetSeconds: number } | null {
   const limit = reply.getHeader('RateLimit-Limit');
   if (limit === undefined) return null;
-  return { limit: Number(limit), remaining: Number(reply.getHeader('RateLimit-Remaining')), resetSeconds: Number(reply.getHeader('RateLimit-Reset')) };
+  return {
+    limit: Number(limit),
+    remaining: Number(reply.getHeader('RateLimit-Remaining')),
+    resetSeconds: Number(reply.getHeader('RateLimit-Reset')),
+  };
 }
 
-export async function registerMeRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>): Promise<void> {
+export async function registerMeRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>,
+): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticateHook(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
     scope.get('/me', async (request, reply) => {
       const principal = principalOf(request);
       if (principal.kind === 'admin') {
@@ -33,7 +42,10 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: Pick<AppContex
     scope.delete('/me/key', async (request, reply) => {
       const principal = principalOf(request);
       if (principal.kind === 'admin') {
-        throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'The admin token is not an API key: it is rotated with `svc admin-token --rotate`, not revoked here');
+        throw new ApiError(
+          'ADMIN_TOKEN_NOT_ALLOWED',
+          'The admin token is not an API key: it is rotated with `svc admin-token --rotate`, not revoked here',
+        );
       }
       // Deleting drops the key from every node's cache and ends its open streams, as the admin API's delete does.
       // Already gone (a concurrent revoke): the outcome the caller asked for.
@@ -43,10 +55,17 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: Pick<AppContex
   });
 }
 
-async function keyHolder(ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>, principal: KeyPrincipal, reply: FastifyReply) {
+async function keyHolder(
+  ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>,
+  principal: KeyPrincipal,
+  reply: FastifyReply,
+) {
   const [user, key] = await Promise.all([ctx.auth.users.get(principal.userId), ctx.auth.keys.get(principal.keyId)]);
   // Authenticated a moment ago: gone since, it is as unknown as any other key.
-  if (!user || !key) throw new ApiError('INVALID_API_KEY', 'The API key is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  if (!user || !key)
+    throw new ApiError('INVALID_API_KEY', 'The API key is not valid', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
   const window = windowLimitFor(key, ctx.config.apiKeys.rateLimit);
   return {
     type: 'me',

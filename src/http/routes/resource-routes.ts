@@ -19,6 +19,9 @@ import { writeWithBody } from '../documents/request-document.ts';
 import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { createIdempotently } from '../idempotency/idempotent-create.ts';
 import { relatedListScope } from './related-list.ts';
+import { ReadQueries } from './read-queries.ts';
+import { likePatternLimits } from '../../query/like-pattern-limits.ts';
+import { includeBounds } from '../../query/parse-compound-query.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -26,10 +29,19 @@ type RelatedParams = { resource: string; id: string; related: string };
 
 // Answers that carry their document's ETag, and the 304 a GET gets when its If-None-Match names it
 // (RFC 9110 section 13.1.2: weak comparison; `*` matches any current record or page).
-function taggedAnswer(request: FastifyRequest, reply: FastifyReply, status: number, { body, tag }: TaggedBody): string | FastifyReply {
+function taggedAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  { body, tag }: TaggedBody,
+): string | FastifyReply {
   reply.header('ETag', tag);
   const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch !== undefined && (request.method === 'GET' || request.method === 'HEAD') && matchesWeakly(parseEntityTags(ifNoneMatch), tag)) {
+  if (
+    ifNoneMatch !== undefined &&
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    matchesWeakly(parseEntityTags(ifNoneMatch), tag)
+  ) {
     // No body and no Content-Type: the client's copy is current.
     return reply.code(304).send();
   }
@@ -38,12 +50,19 @@ function taggedAnswer(request: FastifyRequest, reply: FastifyReply, status: numb
 
 function methodNotAllowed(allowed: string) {
   return refusingRoute(
-    (request) => new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`, { headers: { Allow: allowed } }),
+    (request) =>
+      new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`, {
+        headers: { Allow: allowed },
+      }),
   );
 }
 
-export async function registerResourceRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry' | 'records' | 'idempotency'>): Promise<void> {
+export async function registerResourceRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'auth' | 'config' | 'registry' | 'records' | 'idempotency'>,
+): Promise<void> {
   const { registry, records } = ctx;
+  const reads = new ReadQueries(registry, likePatternLimits(ctx.config.server), includeBounds(ctx.config.server));
 
   await app.register(
     async (v1) => {
@@ -55,11 +74,15 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: Pick<App
       const mayUpdate = { onRequest: authorizeAction(ctx, 'update') };
       const mayDelete = { onRequest: authorizeAction(ctx, 'delete') };
 
-      v1.all('/', refusingRoute(() => new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName')));
+      v1.all(
+        '/',
+        refusingRoute(() => new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName')),
+      );
 
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.list(resource, requestMeta(request), request.query);
+        const meta = requestMeta(request);
+        const result = await records.list(resource, meta, reads.list(resource, meta.principal, request.query));
         return taggedAnswer(request, reply, 200, listBody(resource, result));
       });
 
@@ -67,49 +90,73 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: Pick<App
         const resource = registry.require(request.params.resource);
         const idempotencyKey = idempotencyKeyOf(request.headers);
         return writeWithBody(request, { resource, urlId: undefined }, async (body, clientId) => {
-          if (idempotencyKey !== undefined) return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId);
+          if (idempotencyKey !== undefined)
+            return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId);
           const result = await records.create(resource, requestMeta(request), body, clientId);
           reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
           return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
         });
       });
 
-      v1.get<{ Params: ResourceParams }>('/:resource/schema', { config: { jsonApi: false } }, async (request, reply) => {
-        const resource = registry.require(request.params.resource);
-        const grant = resolveAccess(resource, principalOf(request), 'read');
-        try {
-          return reply.code(200).type('application/schema+json').send(resourceJsonSchema(resource, grant.fields));
-        } catch (error) {
-          throw new ApiError('RESOURCE_SCHEMA_ERROR', 'The schema could not be built', { cause: error });
-        }
-      });
+      v1.get<{ Params: ResourceParams }>(
+        '/:resource/schema',
+        { config: { jsonApi: false } },
+        async (request, reply) => {
+          const resource = registry.require(request.params.resource);
+          const grant = resolveAccess(resource, principalOf(request), 'read');
+          try {
+            return reply.code(200).type('application/schema+json').send(resourceJsonSchema(resource, grant.fields));
+          } catch (error) {
+            throw new ApiError('RESOURCE_SCHEMA_ERROR', 'The schema could not be built', { cause: error });
+          }
+        },
+      );
 
       v1.get<{ Params: RecordParams; Querystring: RawQuery }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await records.get(resource, requestMeta(request), request.params.id, request.query);
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes, result.included));
+        const meta = requestMeta(request);
+        const result = await records.get(
+          resource,
+          meta,
+          request.params.id,
+          reads.one(resource, meta.principal, request.query),
+        );
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, result.included),
+        );
       });
 
-      v1.get<{ Params: RelatedParams; Querystring: RawQuery }>('/:resource/:id/:related', mayRead, async (request, reply) => {
-        const target = registry.require(request.params.resource);
-        const child = registry.require(request.params.related);
-        const meta = requestMeta(request);
-        const { scope, query } = relatedListScope(target, request.params.id, child, request.query, meta.principal);
-        // A target the caller cannot read answers as a missing one.
-        await records.get(target, meta, request.params.id);
-        const result = await records.list(child, meta, query, scope);
-        return taggedAnswer(request, reply, 200, listBody(child, result));
-      });
+      v1.get<{ Params: RelatedParams; Querystring: RawQuery }>(
+        '/:resource/:id/:related',
+        mayRead,
+        async (request, reply) => {
+          const target = registry.require(request.params.resource);
+          const child = registry.require(request.params.related);
+          const meta = requestMeta(request);
+          const { scope, query } = relatedListScope(target, request.params.id, child, request.query, meta.principal);
+          // A target the caller cannot read answers as a missing one.
+          await records.get(target, meta, request.params.id);
+          const result = await records.list(child, meta, reads.list(child, meta.principal, query), scope);
+          return taggedAnswer(request, reply, 200, listBody(child, result));
+        },
+      );
 
       v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)));
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
+          records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
+        );
         return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)));
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
+          records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
+        );
         return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
@@ -122,7 +169,11 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: Pick<App
       v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', ...methodNotAllowed('GET, POST') });
       v1.route({ method: ['POST'], url: '/:resource/:id', ...methodNotAllowed('GET, PUT, PATCH, DELETE') });
       v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', ...methodNotAllowed('GET') });
-      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/:id/:related', ...methodNotAllowed('GET') });
+      v1.route({
+        method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+        url: '/:resource/:id/:related',
+        ...methodNotAllowed('GET'),
+      });
     },
     { prefix: '/v1' },
   );

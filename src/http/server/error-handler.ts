@@ -2,7 +2,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import { errorDocument } from '../../errors/error-document.ts';
+import { RecordFailure } from '../../records/record-failure.ts';
 import { asJsonApi } from '../documents/json-api.ts';
+import { recordFailureAnswer } from './record-failure-answer.ts';
 
 /** Fastify's own errors (body parsing, limits, content type) mapped to our codes. */
 function fromFastifyError(error: FastifyError): ApiError | undefined {
@@ -19,7 +21,7 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
     default:
       break;
   }
-  if (error instanceof SyntaxError || error.statusCode === 400 && /JSON/i.test(error.message)) {
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return new ApiError('INVALID_JSON', 'Request body is not valid JSON');
   }
   return undefined;
@@ -27,6 +29,7 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof RecordFailure) return recordFailureAnswer(error);
   const mapped = fromFastifyError(error as FastifyError);
   if (mapped) return mapped;
   return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred', { cause: error });
@@ -47,7 +50,10 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   const path = request.url.split('?')[0];
   let apiError: ApiError;
   if (error.code === 'FST_ERR_BAD_URL') {
-    apiError = new ApiError('ROUTE_NOT_FOUND', `No route for ${request.method} ${path}: the path is not valid percent-encoded UTF-8`);
+    apiError = new ApiError(
+      'ROUTE_NOT_FOUND',
+      `No route for ${request.method} ${path}: the path is not valid percent-encoded UTF-8`,
+    );
   } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     apiError = new ApiError('ROUTE_NOT_FOUND', `No route for ${request.method} ${path}: a path segment is too long`);
   } else {
@@ -74,7 +80,10 @@ function answerClosingRequests(app: FastifyInstance): void {
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
     const headers = { 'Retry-After': String(CLOSING_RETRY_AFTER_SECONDS), Connection: 'close' };
-    sendError(reply, new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry the request', { headers }));
+    sendError(
+      reply,
+      new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry the request', { headers }),
+    );
   });
 }
 
@@ -87,10 +96,11 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
   answerClosingRequests(app);
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError =
-      !(error instanceof ApiError) && options.isUnavailable?.(error)
+      !(error instanceof ApiError) && !(error instanceof RecordFailure) && options.isUnavailable?.(error)
         ? new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable', { cause: error })
         : toApiError(error);
-    if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'request failed');
+    if (apiError.status >= 500)
+      request.log.error({ err: apiError.cause ?? error, code: apiError.code }, 'request failed');
     else request.log.debug({ code: apiError.code }, 'request rejected');
     return sendError(reply, apiError);
   });

@@ -3,9 +3,8 @@
 // from every RowDescription (~5% of a point lookup's CPU in svc, plus the server's reply and its
 // parsing). The shape of a prepared statement's rows cannot change under it on its connection
 // (PostgreSQL fails the execution with "cached plan must not change result type"), so the description
-// seen first stays right for that connection. Relies on pg 8's Query internals (prepare, _result).
-import { createRequire } from 'node:module';
-import { loadPg } from '../../tools/optional-packages.ts';
+// seen first stays right for that connection. Relies on pg 8's Query internals (prepare, _result),
+// whose shape pg-internals.ts checks before this class is built.
 
 /** A statement's row description and what pg derives from it, shared by its later executions. */
 export interface RowDescription {
@@ -22,7 +21,13 @@ interface PgResult {
 }
 
 interface PgConnection {
-  bind(message: { portal: string; statement: string; values: unknown[]; binary: boolean | undefined; valueMapper: undefined }): void;
+  bind(message: {
+    portal: string;
+    statement: string;
+    values: unknown[];
+    binary: boolean | undefined;
+    valueMapper: undefined;
+  }): void;
 }
 
 /** The parts of pg's Query (lib/query.js) this class builds on. */
@@ -43,21 +48,20 @@ interface PgQuery {
 
 export type DescribedQuery = PgQuery;
 
-type DescribedQueryClass = new (name: string, text: string, values: unknown[], descriptions: Map<string, RowDescription>) => DescribedQuery;
+export type DescribedQueryClass = new (
+  name: string,
+  text: string,
+  values: unknown[],
+  descriptions: Map<string, RowDescription>,
+) => DescribedQuery;
 
-let describedQueryClass: DescribedQueryClass | undefined;
-
-/** The class, built on first use: pg is loaded only by deployments on PostgreSQL. */
-export function describedQuery(): DescribedQueryClass {
-  describedQueryClass ??= defineDescribedQuery();
-  return describedQueryClass;
-}
-
-function defineDescribedQuery(): DescribedQueryClass {
-  const PgQueryClass = loadPg().Query as unknown as new (text: string, values: unknown[]) => PgQuery;
-  // The value mapper pg binds parameters with (Dates, Buffers, arrays, JSON), so values are sent as
-  // before. Its output (text, Buffer or null) maps to itself, so pg mapping it again changes nothing.
-  const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+/**
+ * The class over pg's Query. `prepareValue` is the value mapper pg binds parameters with (Dates,
+ * Buffers, arrays, JSON), so values are sent as before; its output (text, Buffer or null) maps to
+ * itself, so pg mapping it again changes nothing.
+ */
+export function defineDescribedQuery(Query: unknown, prepareValue: (value: unknown) => unknown): DescribedQueryClass {
+  const PgQueryClass = Query as new (text: string, values: unknown[]) => PgQuery;
 
   return class DescribedQueryImpl extends PgQueryClass {
     readonly #descriptions: Map<string, RowDescription>;
@@ -86,7 +90,13 @@ function defineDescribedQuery(): DescribedQueryClass {
       // Unknown: not yet described here (or it returns no rows); pg parses if needed, binds, describes.
       if (known === undefined) return super.prepare(connection);
       // Known means described, so parsed on this connection: bind (the values are mapped) and execute.
-      connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: undefined });
+      connection.bind({
+        portal: this.portal,
+        statement: this.name,
+        values: this.values,
+        binary: this.binary,
+        valueMapper: undefined,
+      });
       const result = this._result;
       result.fields = known.fields;
       result._parsers = known.parsers;
@@ -98,7 +108,11 @@ function defineDescribedQuery(): DescribedQueryClass {
     override handleRowDescription(message: { fields: unknown[] }): void {
       super.handleRowDescription(message);
       const result = this._result;
-      this.#descriptions.set(this.name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
+      this.#descriptions.set(this.name, {
+        fields: result.fields,
+        parsers: result._parsers,
+        emptyRow: result._prebuiltEmptyResultObject,
+      });
     }
   };
 }

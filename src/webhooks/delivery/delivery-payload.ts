@@ -1,7 +1,7 @@
 // The JSON body of a delivery (docs/webhooks.md, What a delivery looks like): the event, the attempt, and the selected fields when the
 // subscription lists fieldIds.
 import { eventDataJson } from '../../events/event-json.ts';
-import type { RecordEvent } from '../../events/record-event.ts';
+import type { RecordEvent } from '../../model/record-event.ts';
 import type { Resource } from '../../resources/resource.ts';
 
 export interface PayloadField {
@@ -66,7 +66,11 @@ export function deliveryPayloadJson(
 }
 
 /** Field name → `{ id, type, value }` for the fields whose stable id is listed; values of the record after the change, else before. */
-function selectFields(event: RecordEvent, fieldIds: readonly string[], resource: Resource | undefined): Record<string, PayloadField> {
+function selectFields(
+  event: RecordEvent,
+  fieldIds: readonly string[],
+  resource: Resource | undefined,
+): Record<string, PayloadField> {
   const fields: Record<string, PayloadField> = {};
   if (!resource) return fields;
   const wanted = new Set(fieldIds);

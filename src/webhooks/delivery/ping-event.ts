@@ -1,6 +1,6 @@
 // The event a test delivery carries (POST /admin/webhooks/:id/test). Its kind, `ping`, is no record
 // event kind, so a receiver can tell it from real changes; it bypasses pattern matching.
-import type { RecordEvent } from '../../events/record-event.ts';
+import type { RecordEvent } from '../../model/record-event.ts';
 import { uuidv7 } from '../../store/uuid-v7.ts';
 import type { WebhookSubscription } from '../subscriptions/webhook-subscription.ts';
 
@@ -17,7 +17,12 @@ export function pingEvent(subscription: WebhookSubscription, requestId: string |
     createdAt: new Date().toISOString(),
     data: {
       old: null,
-      new: { id: subscription.id, name: subscription.name, url: subscription.url, eventPattern: subscription.eventPattern },
+      new: {
+        id: subscription.id,
+        name: subscription.name,
+        url: subscription.url,
+        eventPattern: subscription.eventPattern,
+      },
       changes: { added: [], updated: [], removed: [] },
     },
     sessionVariables: { userId: null, role: 'admin' },

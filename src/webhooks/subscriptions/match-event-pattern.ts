@@ -1,5 +1,5 @@
 // Subscription event patterns (docs/webhooks.md, Subscribing): `*`, `<resource>.*`, `*.<kind>`, `<resource>.<kind>`.
-import type { EventKind } from '../../events/record-event.ts';
+import type { EventKind } from '../../model/record-event.ts';
 
 /** Spec 2.5: the characters a pattern may contain. */
 export const EVENT_PATTERN_CHARACTERS = /^[a-zA-Z0-9_.*]+$/;
@@ -31,5 +31,7 @@ export function matchEventPattern(pattern: string, eventType: string): boolean {
   const dot = eventType.indexOf('.');
   if (dot < 0) return false;
   const [resource, kind] = pattern.split('.');
-  return (resource === '*' || resource === eventType.slice(0, dot)) && (kind === '*' || kind === eventType.slice(dot + 1));
+  return (
+    (resource === '*' || resource === eventType.slice(0, dot)) && (kind === '*' || kind === eventType.slice(dot + 1))
+  );
 }

@@ -1,7 +1,8 @@
 // The event a committed change produces (spec 2.8, 6.2; docs/webhooks.md).
-export type EventKind = 'created' | 'updated' | 'deleted';
+import type { RecordValues } from './record-values.ts';
+import type { SessionVariables } from './session-variables.ts';
 
-export type RecordValues = Record<string, unknown>;
+export type EventKind = 'created' | 'updated' | 'deleted';
 
 export interface EventChanges {
   added: string[];
@@ -25,6 +26,6 @@ export interface RecordEvent {
   resourceId: string;
   createdAt: string;
   data: EventData;
-  sessionVariables: { userId: string | null; role: string };
+  sessionVariables: SessionVariables;
   traceContext: { traceId?: string; requestId?: string };
 }

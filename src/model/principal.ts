@@ -21,13 +21,3 @@ export interface KeyPrincipal {
 }
 
 export type Principal = AdminPrincipal | KeyPrincipal;
-
-/** Values a filter may reference as `$userId` and `$role`. */
-export interface SessionVariables {
-  userId: string | null;
-  role: string;
-}
-
-export function sessionVariablesOf(principal: Principal): SessionVariables {
-  return principal.kind === 'admin' ? { userId: null, role: 'admin' } : { userId: principal.userId, role: principal.role };
-}

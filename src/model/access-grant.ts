@@ -1,5 +1,5 @@
 // What a caller may do with one action on one resource, after role rules and key scopes are combined.
-import type { FilterNode } from '../query/filter-node.ts';
+import type { FilterNode } from './filter-node.ts';
 
 export interface AccessGrant {
   /** Declared fields the caller may read (read) or write (create/update). */

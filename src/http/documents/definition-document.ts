@@ -2,10 +2,10 @@
 // attributes as in effect (defaults filled), permissions per role with every action spelled out, and
 // when and from which file the definitions were applied. Built from own properties only: role names and
 // filter keys are free-form, so a name such as `__proto__` must come out as data, never as a prototype.
-import { ACTIONS, type ActionRule, type FieldDefinition, type RolePermissions } from '../config/config-types.ts';
-import type { AppliedRecord } from '../cluster/definitions-store.ts';
-import { DEFAULT_STRING_MAX_LENGTH } from './field-types/string-field.ts';
-import type { Resource, ResourceField } from './resource.ts';
+import { ACTIONS, type ActionRule, type FieldDefinition, type RolePermissions } from '../../config/config-types.ts';
+import type { AppliedRecord } from '../../cluster/definitions-store.ts';
+import { DEFAULT_STRING_MAX_LENGTH } from '../../resources/field-types/string-field.ts';
+import type { Resource, ResourceField } from '../../resources/resource.ts';
 
 export const RESOURCES_PATH = '/admin/resources';
 
@@ -19,11 +19,20 @@ export interface DefinitionObject {
 /** A deep copy of a JSON value through own enumerable properties, objects made by Object.fromEntries. */
 export function ownJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(ownJson);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, ownJson(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, ownJson(v)]));
   return value;
 }
 
-const OPTIONAL_KEYWORDS = ['default', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'description'] as const satisfies readonly (keyof FieldDefinition)[];
+const OPTIONAL_KEYWORDS = [
+  'default',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'description',
+] as const satisfies readonly (keyof FieldDefinition)[];
 
 function fieldAttributes(field: ResourceField): Record<string, unknown> {
   const definition = field.definition;
@@ -36,9 +45,11 @@ function fieldAttributes(field: ResourceField): Record<string, unknown> {
     ['sortable', field.sortable],
   ];
   for (const keyword of OPTIONAL_KEYWORDS) {
-    if (Object.hasOwn(definition, keyword) && definition[keyword] !== undefined) entries.push([keyword, ownJson(definition[keyword])]);
+    if (Object.hasOwn(definition, keyword) && definition[keyword] !== undefined)
+      entries.push([keyword, ownJson(definition[keyword])]);
   }
-  if (definition.type === 'string' && definition.maxLength === undefined) entries.push(['maxLength', DEFAULT_STRING_MAX_LENGTH]);
+  if (definition.type === 'string' && definition.maxLength === undefined)
+    entries.push(['maxLength', DEFAULT_STRING_MAX_LENGTH]);
   if (definition.type === 'enum') entries.push(['values', [...(definition.values ?? [])]]);
   if (definition.type === 'relation') {
     // The table spec defaults onDelete to restrict (table-spec.ts), so the answer says so too.
@@ -83,6 +94,14 @@ export function definitionObject(resource: Resource, applied: AppliedRecord | nu
 }
 
 /** The record every node shares of the definitions in force; nulls when none was kept. */
-export function appliedAttributes(applied: AppliedRecord | null): { definitionsVersion: number | null; appliedAt: string | null; appliedFrom: string | null } {
-  return { definitionsVersion: applied?.version ?? null, appliedAt: applied?.appliedAt ?? null, appliedFrom: applied?.source ?? null };
+export function appliedAttributes(applied: AppliedRecord | null): {
+  definitionsVersion: number | null;
+  appliedAt: string | null;
+  appliedFrom: string | null;
+} {
+  return {
+    definitionsVersion: applied?.version ?? null,
+    appliedAt: applied?.appliedAt ?? null,
+    appliedFrom: applied?.source ?? null,
+  };
 }
