@@ -26,7 +26,10 @@ try {
 const bundleDir = new URL('../dist/bundle/', import.meta.url).pathname;
 rmSync(bundleDir, { recursive: true, force: true });
 await build({
-  entryPoints: { cli: new URL('../src/cli/cli.ts', import.meta.url).pathname, index: new URL('../src/index.ts', import.meta.url).pathname },
+  entryPoints: {
+    cli: new URL('../src/cli/cli.ts', import.meta.url).pathname,
+    index: new URL('../src/index.ts', import.meta.url).pathname,
+  },
   outdir: bundleDir,
   outExtension: { '.js': '.mjs' },
   splitting: true,
@@ -58,9 +61,28 @@ if (withTypes) {
 }
 if (tsc) {
   rmSync(new URL('../dist/types/', import.meta.url).pathname, { recursive: true, force: true });
-  const types = spawnSync(process.execPath, [tsc, '-p', new URL('../tsconfig.types.json', import.meta.url).pathname], { stdio: 'inherit' });
+  const types = spawnSync(process.execPath, [tsc, '-p', new URL('../tsconfig.types.json', import.meta.url).pathname], {
+    stdio: 'inherit',
+  });
   if (types.status !== 0) throw new Error('the type declarations were not built (tsc -p tsconfig.types.json failed)');
 }
+
+// svc/client: its own small entry for browsers and Node, no dependencies, minified; its declarations
+// come from tsc (scripts/build-client-types.mjs).
+await build({
+  entryPoints: [new URL('../src/client/index.ts', import.meta.url).pathname],
+  outfile: new URL('../dist/client/index.mjs', import.meta.url).pathname,
+  bundle: true,
+  platform: 'neutral',
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+});
+const { buildClientTypes } = await import('./build-client-types.mjs');
+await buildClientTypes();
 
 // The web console and API reference (dist/console/), served by the service at /console and /docs.
 const { buildConsole } = await import('./build-console.mjs');

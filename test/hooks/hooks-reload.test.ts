@@ -58,7 +58,10 @@ for (const dialect of testDialects()) {
     it('SIGHUP reloads the file the same way', async () => {
       t.writeHooks(version('v3'));
       const before = process.listeners('SIGHUP');
-      reloadOnHangup({ app: t.app, ctx: t.ctx, url: '', close: async () => {} }, async () => t.ctx.config);
+      reloadOnHangup(
+        { app: t.app, ctx: t.ctx, url: '', host: '127.0.0.1', close: async () => {} },
+        async () => t.ctx.config,
+      );
       const added = process.listeners('SIGHUP').filter((listener) => !before.includes(listener));
       try {
         process.kill(process.pid, 'SIGHUP');

@@ -13,18 +13,31 @@ import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/destructive-change.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
-export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'definitions' | 'hooks'>): Promise<void> {
+export async function registerAdminReloadRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'auth' | 'definitions' | 'hooks'>,
+): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
     scope.post('/admin/reload', async (request, reply) => {
       const file = ctx.definitions.source;
-      if (file === undefined) throw new ApiError('CONFLICT', 'This server was not started from a config file, so there is nothing to read again');
+      if (file === undefined)
+        throw new ApiError(
+          'CONFLICT',
+          'This server was not started from a config file, so there is nothing to read again',
+        );
       let config;
       try {
         config = await loadConfig({ file });
       } catch (error) {
-        if (error instanceof ConfigError) throw new ApiError('BAD_REQUEST', `${file} is not a valid config; the running definitions stay: ${error.message}`);
+        if (error instanceof ConfigError)
+          throw new ApiError(
+            'BAD_REQUEST',
+            `${file} is not a valid config; the running definitions stay: ${error.message}`,
+          );
         throw error;
       }
       // The hooks first: a file that fails changes nothing, neither the hooks nor the definitions.
@@ -33,7 +46,10 @@ export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<
         hooks = await loadConfiguredHooks(ctx.hooks, config, file);
       } catch (error) {
         if (error instanceof HooksFileError || error instanceof HooksDefinitionError) {
-          throw new ApiError('BAD_REQUEST', `The hooks of ${file} do not load; the running hooks and definitions stay: ${error.message}`);
+          throw new ApiError(
+            'BAD_REQUEST',
+            `The hooks of ${file} do not load; the running hooks and definitions stay: ${error.message}`,
+          );
         }
         throw error;
       }
@@ -41,12 +57,20 @@ export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<
       try {
         changed = await ctx.definitions.apply(config.resources, file);
       } catch (error) {
-        if (error instanceof DestructiveChangeError) throw new ApiError('CONFLICT', `${error.message} The running definitions stay.`);
+        if (error instanceof DestructiveChangeError)
+          throw new ApiError('CONFLICT', `${error.message} The running definitions stay.`);
         throw error;
       }
       if (hooks) ctx.hooks.replace(hooks.set);
       request.log.info({ changed, file, hooks: hooks?.file }, 'resource definitions reloaded through the admin API');
-      return jsonApiAnswer(reply, 200, { meta: { changed, source: file, resources: Object.keys(config.resources), ...(hooks ? { hooks: hooks.file } : {}) } });
+      return jsonApiAnswer(reply, 200, {
+        meta: {
+          changed,
+          source: file,
+          resources: Object.keys(config.resources),
+          ...(hooks ? { hooks: hooks.file } : {}),
+        },
+      });
     });
   });
 }
