@@ -122,9 +122,7 @@ export function parseListQuery(
     carriedNames.add(FILTER_PARAMETER);
     try {
       // The tree is one condition of the list: it and the `field__op` parameters are joined by AND.
-      conditions.push(
-        parseFilterParameter(filterText, resource, { readable, likeLimits, ...filterOptions }),
-      );
+      conditions.push(parseFilterParameter(filterText, resource, { readable, likeLimits, ...filterOptions }));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));

@@ -80,7 +80,8 @@ export function parseStreamQuery(
   const filterRaw: StreamRawQuery = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || STREAM_PARAMETERS.has(name)) continue;
-    if (PAGE_PARAMETER.test(name)) issues.push({ parameter: name, detail: `A stream has no pages: '${name}' applies to lists only` });
+    if (PAGE_PARAMETER.test(name))
+      issues.push({ parameter: name, detail: `A stream has no pages: '${name}' applies to lists only` });
     else filterRaw[name] = value;
   }
   let code: ErrorIssue['code'] = 'INVALID_QUERY_PARAMS';

@@ -33,7 +33,7 @@ const ITEMS: ResourceDefinition = {
 const TITLES = ['Alpha', 'alpha', 'ÉMILE', 'émile', '100%', 'a_b', 'beta', ''];
 const ROWS = Array.from({ length: 24 }, (_, i) => ({
   title: i % 7 === 6 ? null : TITLES[i % TITLES.length],
-  views: i % 5 === 4 ? null : (i * 7) % 11 - 3,
+  views: i % 5 === 4 ? null : ((i * 7) % 11) - 3,
   rating: i % 4 === 3 ? null : ((i * 13) % 9) / 2 - 1,
   active: i % 3 === 2 ? null : i % 2 === 0,
   day: i % 6 === 5 ? null : `2024-0${1 + (i % 3)}-1${i % 10}`,
@@ -64,15 +64,21 @@ const condition: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   fc
     .record({ field: fc.constantFrom(...Object.keys(VALUES)), op: fc.constantFrom('in', 'nin') })
     .chain(({ field, op }) => fc.array(VALUES[field]!, { maxLength: 3 }).map((list) => ({ [field]: { [op]: list } }))),
-  fc.constantFrom(...Object.keys(VALUES), 'tags').chain((field) =>
-    fc.constantFrom('is_null', 'is_not_null').map((op) => ({ [field]: { [op]: true } })),
-  ),
+  fc
+    .constantFrom(...Object.keys(VALUES), 'tags')
+    .chain((field) => fc.constantFrom('is_null', 'is_not_null').map((op) => ({ [field]: { [op]: true } }))),
   fc
     .record({ field: fc.constantFrom('title', 'owner'), op: fc.constantFrom('like', 'ilike', 'contains', 'regex') })
     .chain(({ field, op }) =>
       fc
-        .constantFrom(...(op === 'regex' ? ['^a', 'a$', '[ée]mile', '^$', '\\d', '(?i)alpha'] : ['a%', '%a%', '_', 'é%', '100\\%', 'a\\_b', 'u']))
-        .map((value) => ({ [field]: { [op]: op === 'contains' ? value.replaceAll('%', '').replaceAll('\\', '') : value } })),
+        .constantFrom(
+          ...(op === 'regex'
+            ? ['^a', 'a$', '[ée]mile', '^$', '\\d', '(?i)alpha']
+            : ['a%', '%a%', '_', 'é%', '100\\%', 'a\\_b', 'u']),
+        )
+        .map((value) => ({
+          [field]: { [op]: op === 'contains' ? value.replaceAll('%', '').replaceAll('\\', '') : value },
+        })),
     ),
   fc.constantFrom('x', 'y', 1).map((value) => ({ tags: { contains: value } })),
 );
@@ -158,6 +164,8 @@ describe('_filter agreement across databases', () => {
       context.skip('one database configured');
       return;
     }
-    SAMPLES.forEach((sample, i) => assert.deepEqual(postgres[i], sqlite[i], `_filter ${JSON.stringify(sample)}`));
+    for (const [i, sample] of SAMPLES.entries()) {
+      assert.deepEqual(postgres[i], sqlite[i], `_filter ${JSON.stringify(sample)}`);
+    }
   });
 });

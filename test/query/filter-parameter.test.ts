@@ -69,7 +69,12 @@ for (const dialect of testDialects()) {
       t = await startTestApp(dialect);
       editor = await t.as('editor');
       user = await t.as('user', 'user-1');
-      const created = await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'news' } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/categories',
+        auth: editor,
+        payload: { name: 'news' },
+      });
       category = created.json<{ data: { id: string } }>().data.id;
       for (const post of POSTS) {
         const response = await t.request({
@@ -82,7 +87,12 @@ for (const dialect of testDialects()) {
       }
       // The user's own drafts: readable to them through the row filter's `$userId` arm.
       for (const title of ['u-mine-draft', 'u-mine-other']) {
-        const response = await t.request({ method: 'POST', url: '/v1/posts', auth: user, payload: { title, status: 'draft' } });
+        const response = await t.request({
+          method: 'POST',
+          url: '/v1/posts',
+          auth: user,
+          payload: { title, status: 'draft' },
+        });
         assert.equal(response.statusCode, 201, response.body);
       }
     });
@@ -95,7 +105,9 @@ for (const dialect of testDialects()) {
       const or = await list(filterQuery({ _or: [{ status: { eq: 'published' } }, { views: { gte: 10 } }] }));
       assert.equal(or.status, 200, JSON.stringify(or.document));
       assert.deepEqual(titles(or.document), ['a-published-low', 'b-published-high', 'c-draft-high']);
-      const anded = await list(filterQuery({ _or: [{ status: { eq: 'published' } }, { views: { gte: 10 } }] }, '&views__lt=45'));
+      const anded = await list(
+        filterQuery({ _or: [{ status: { eq: 'published' } }, { views: { gte: 10 } }] }, '&views__lt=45'),
+      );
       assert.deepEqual(titles(anded.document), ['a-published-low', 'c-draft-high']);
       const not = await list(filterQuery({ _not: { status: { eq: 'draft' } } }));
       assert.deepEqual(titles(not.document), ['a-published-low', 'b-published-high']);
@@ -117,7 +129,10 @@ for (const dialect of testDialects()) {
       assert.deepEqual(titles(mine.document), ['u-mine-draft', 'u-mine-other']);
       const notMine = await list(filterQuery({ _not: { author_id: { eq: '$userId' } } }), user);
       assert.deepEqual(titles(notMine.document), ['a-published-low', 'b-published-high']);
-      const role = await list(filterQuery({ _or: [{ title: { eq: '$role' } }, { title: { in: ['$role', 'u-mine-draft'] } }] }), user);
+      const role = await list(
+        filterQuery({ _or: [{ title: { eq: '$role' } }, { title: { in: ['$role', 'u-mine-draft'] } }] }),
+        user,
+      );
       assert.deepEqual(titles(role.document), ['u-mine-draft']);
       // The admin token has no user: `$userId` holds for no row, never for every row.
       const admin = await list(filterQuery({ author_id: { eq: '$userId' } }), t.admin);
@@ -210,7 +225,10 @@ for (const dialect of testDialects()) {
       assert.match(tooMany.detail, /at most 100 conditions/);
 
       const values = Array.from({ length: 600 }, (_, i) => i);
-      assert.equal((await list(filterQuery({ views: { in: values }, rating: { nin: values.slice(0, 400) } }))).status, 200);
+      assert.equal(
+        (await list(filterQuery({ views: { in: values }, rating: { nin: values.slice(0, 400) } }))).status,
+        200,
+      );
       const tooManyValues = await refused({ views: { in: values }, rating: { nin: values } });
       assert.equal(tooManyValues.meta?.pointer, '/rating/nin');
       assert.match(tooManyValues.detail, /at most 1000 in\/nin values/);

@@ -19,9 +19,12 @@ interface Payload {
   new: Record<string, unknown> | null;
 }
 const NO_PAYLOAD: Payload = { old: null, new: null };
-const payloadOf = (block: SseBlock): Payload => (block.data === undefined ? NO_PAYLOAD : (JSON.parse(block.data) as Payload));
+const payloadOf = (block: SseBlock): Payload =>
+  block.data === undefined ? NO_PAYLOAD : (JSON.parse(block.data) as Payload);
 const titleOf = (block: SseBlock) => String((payloadOf(block).new ?? payloadOf(block).old)?.title);
-const PUBLISHED = encodeURIComponent(JSON.stringify({ _or: [{ status: { eq: 'published' } }, { title: { like: 'marker%' } }] }));
+const PUBLISHED = encodeURIComponent(
+  JSON.stringify({ _or: [{ status: { eq: 'published' } }, { title: { like: 'marker%' } }] }),
+);
 
 for (const dialect of testDialects()) {
   describe(`filtered streams (${dialect})`, () => {
@@ -29,8 +32,14 @@ for (const dialect of testDialects()) {
     const clients: SseClient[] = [];
     let next = 0;
 
-    const connect = async (query: string, authorization = t.editor.authorization, headers: Record<string, string> = {}) => {
-      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream?${query}`, { headers: { authorization, ...headers } });
+    const connect = async (
+      query: string,
+      authorization = t.editor.authorization,
+      headers: Record<string, string> = {},
+    ) => {
+      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream?${query}`, {
+        headers: { authorization, ...headers },
+      });
       clients.push(client);
       assert.equal(client.status, 200, client.status === 200 ? '' : await client.body());
       await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
@@ -76,7 +85,10 @@ for (const dialect of testDialects()) {
       );
       assert.equal(payloadOf(events[1]!).new?.body, 'published edit');
       assert.equal(payloadOf(events[2]!).new, null);
-      assert.equal(events.some((e) => e.raw.includes('hidden again')), false);
+      assert.equal(
+        events.some((e) => e.raw.includes('hidden again')),
+        false,
+      );
     });
 
     it('takes field=value and field__op parameters, ANDed with _filter', async () => {
@@ -117,7 +129,10 @@ for (const dialect of testDialects()) {
       const direct = await refused('secret=x', reader.authorization);
       assert.equal(direct.code, 'INVALID_FIELDS');
       assert.equal(direct.source?.parameter, 'secret');
-      const tree = await refused(`_filter=${encodeURIComponent('{"_not":{"secret":{"like":"a%"}}}')}`, reader.authorization);
+      const tree = await refused(
+        `_filter=${encodeURIComponent('{"_not":{"secret":{"like":"a%"}}}')}`,
+        reader.authorization,
+      );
       assert.equal(tree.code, 'INVALID_FIELDS');
       assert.equal(tree.meta?.pointer, '/_not/secret');
       const op = await refused('secret__is_null', reader.authorization);
