@@ -29,6 +29,7 @@ import { createRateLimiter } from './rate-limit/create-rate-limiter.ts';
 import { LoginThrottle } from './rate-limit/login-throttle.ts';
 import { throttleSignIn } from './identity/throttled-sign-in.ts';
 import { LOGIN_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
+import { JwtAuthenticator } from './jwt/jwt-authenticator.ts';
 
 export interface AuthComponentOptions {
   /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */
@@ -129,7 +130,9 @@ export async function createAuthComponent(
     accessChanged({ adminToken: true });
   });
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
-  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota, definedRoles: roles });
+  const jwtConfig = config.auth.jwt;
+  const jwt = jwtConfig ? new JwtAuthenticator({ jwt: jwtConfig, rateLimit: config.apiKeys.rateLimit, limiter, definedRoles: roles }) : undefined;
+  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota, definedRoles: roles, ...(jwt ? { jwt } : {}) });
 
   return {
     async migrate() {

@@ -236,6 +236,24 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           uniqueItems: true,
           default: [],
         },
+        jwt: {
+          description:
+            "Accept JWTs from an external identity provider as `Authorization: Bearer <JWT>` on /v1, /me and streams. Signatures are checked against the provider's JWKS (RS*, PS*, ES*, EdDSA only).",
+          type: 'object',
+          additionalProperties: false,
+          required: ['issuer', 'audience', 'jwksUrl'],
+          properties: {
+            issuer: { description: 'The `iss` every token must carry.', type: 'string', minLength: 1 },
+            audience: {
+              description: 'The `aud` a token must carry (one of these, when a list).',
+              oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 }],
+            },
+            jwksUrl: { description: "URL of the provider's JSON Web Key Set.", type: 'string', pattern: '^https?://' },
+            userIdClaim: { description: 'The claim that holds the user id (`$userId` in row filters).', type: 'string', minLength: 1, default: 'sub' },
+            roleClaim: { description: 'The claim that names the role; it must be a defined role.', type: 'string', minLength: 1, default: 'role' },
+            allowedRolesClaim: { description: 'A claim listing the roles X-Service-Role may switch to.', type: 'string', minLength: 1 },
+          },
+        },
         loginThrottle: {
           description: 'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
           type: 'object',

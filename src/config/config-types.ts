@@ -101,6 +101,19 @@ export interface LoginThrottleConfig {
   windowMs: number;
 }
 
+/** auth.jwt: which tokens are accepted and which claims say who the caller is. */
+export interface JwtConfig {
+  issuer: string;
+  audience: string | string[];
+  jwksUrl: string;
+  /** Default `sub`. */
+  userIdClaim: string;
+  /** Default `role`. */
+  roleClaim: string;
+  /** A claim listing the roles X-Service-Role may switch to. */
+  allowedRolesClaim?: string;
+}
+
 export interface SvcConfig {
   database: { url: string };
   server: {
@@ -132,6 +145,8 @@ export interface SvcConfig {
     trustedOrigins?: string[];
     /** Present once validated; absent means LOGIN_THROTTLE_DEFAULTS. */
     loginThrottle?: LoginThrottleConfig;
+    /** Accept an external identity provider's JWTs as bearer tokens. */
+    jwt?: JwtConfig;
   };
   apiKeys: {
     rateLimit: { enabled: boolean; max: number; timeWindow: number };
