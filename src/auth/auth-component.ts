@@ -5,6 +5,7 @@ import type { IssuedApiKey } from './keys/api-key-issuer.ts';
 import type { UserDirectory } from './identity/user-directory.ts';
 import type { KeyDirectory } from './keys/key-directory.ts';
 import type { RateLimitState } from './rate-limit/key-rate-limit.ts';
+import type { SignInMethods } from './identity/sign-in-methods.ts';
 
 export type { RateLimitState };
 
@@ -56,6 +57,8 @@ export interface AuthComponent {
    * login throttle, so it cannot be used to guess passwords faster; `failed` tells a wrong password.
    */
   guardPasswordCheck<T>(email: string, clientAddress: string, check: () => Promise<T>, failed: (error: unknown) => boolean): Promise<T>;
+  /** The ways of signing in that are on (GET {auth.basePath}/methods). */
+  readonly signInMethods: SignInMethods;
   /** Users for the admin API and the CLI. */
   readonly users: UserDirectory;
   /** API keys for the admin API. */

@@ -30,6 +30,7 @@ import { LoginThrottle } from './rate-limit/login-throttle.ts';
 import { throttleSignIn } from './identity/throttled-sign-in.ts';
 import { LOGIN_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
 import { JwtAuthenticator } from './jwt/jwt-authenticator.ts';
+import { signInMethods } from './identity/sign-in-methods.ts';
 
 export interface AuthComponentOptions {
   /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */
@@ -147,6 +148,7 @@ export async function createAuthComponent(
     handleIdentityRequest: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
     issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
     guardPasswordCheck: (email, clientAddress, check, failed) => throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
+    signInMethods: signInMethods(config),
     users,
     keys,
     onAccessChanged(listener) {

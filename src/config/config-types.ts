@@ -1,6 +1,7 @@
 // The shape of a validated svc configuration (docs/configuration.md). Frozen after load.
 
 import type { FieldTypeName } from './field-type-names.ts';
+import type { SocialProviderName } from './social-provider-names.ts';
 
 /** The name of a field type; the types themselves are in src/resources/field-types/. */
 export type { FieldTypeName };
@@ -70,6 +71,14 @@ export interface ResourceDefinition {
 export interface SocialProviderConfig {
   clientId?: string;
   clientSecret?: string;
+  /** TikTok's name for its client id. */
+  clientKey?: string;
+  scopes?: string[];
+  tenantId?: string;
+  domain?: string;
+  region?: string;
+  userPoolId?: string;
+  appBundleIdentifier?: string;
 }
 
 /** How much of a table retention keeps: rows older than `maxAgeMs`, and the oldest beyond `maxCount`, go. */
@@ -99,6 +108,24 @@ export interface LoginThrottleConfig {
   maxFailuresPerAccount: number;
   maxFailuresPerAddress: number;
   windowMs: number;
+}
+
+/** auth.oidc[]: an OpenID Connect provider found through its discovery document. */
+export interface OidcProviderConfig {
+  id: string;
+  name?: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  /** Present once validated. */
+  scopes?: string[];
+}
+
+/** auth.magicLink, auth.emailOtp. */
+export interface EmailSignInConfig {
+  enabled: boolean;
+  /** Seconds. */
+  expiresIn: number;
 }
 
 /** auth.jwt: which tokens are accepted and which claims say who the caller is. */
@@ -139,7 +166,12 @@ export interface SvcConfig {
     requireEmailVerification: boolean;
     defaultRole: string;
     baseUrl?: string;
-    social: { github?: SocialProviderConfig; google?: SocialProviderConfig };
+    social: Partial<Record<SocialProviderName, SocialProviderConfig>>;
+    /** Present once validated (default []). */
+    oidc?: OidcProviderConfig[];
+    magicLink?: EmailSignInConfig;
+    emailOtp?: EmailSignInConfig;
+    twoFactor?: { enabled: boolean; issuer?: string };
     email: { smtpUrl?: string; from: string };
     /** Present once validated (default []); optional so hand-written configs may leave it out. */
     trustedOrigins?: string[];

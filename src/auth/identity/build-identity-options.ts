@@ -1,8 +1,10 @@
 // The better-auth configuration derived from ours: same database as the store, `svc_`-prefixed
-// tables, the role fields of spec 2.3, email verification, and social providers that have credentials.
+// tables, the role fields of spec 2.3, email verification, social providers that have credentials, and the plugins in identity-plugins.ts.
 import type { BetterAuthOptions } from 'better-auth';
 import type { FastifyBaseLogger } from 'fastify';
-import type { SocialProviderConfig, SvcConfig } from '../../config/config-types.ts';
+import type { SvcConfig } from '../../config/config-types.ts';
+import { identityPlugins } from './identity-plugins.ts';
+import { socialProviders } from './social-providers.ts';
 import type { Store } from '../../store/create-store.ts';
 import { definedRoles } from '../../config/defined-roles.ts';
 import { IDENTITY_TABLES } from './identity-tables.ts';
@@ -27,15 +29,7 @@ export function identityBaseUrl(config: SvcConfig): string {
   return (configured || `http://localhost:${config.server.port}`).replace(/\/+$/, '');
 }
 
-function enabledProvider(provider: SocialProviderConfig | undefined): { clientId: string; clientSecret: string } | undefined {
-  const clientId = provider?.clientId?.trim();
-  const clientSecret = provider?.clientSecret?.trim();
-  return clientId && clientSecret ? { clientId, clientSecret } : undefined;
-}
-
 export function buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles }: IdentityOptionsInput): BetterAuthOptions {
-  const github = enabledProvider(config.auth.social.github);
-  const google = enabledProvider(config.auth.social.google);
   const requireVerification = config.auth.requireEmailVerification;
   return {
     appName: 'svc',
@@ -62,10 +56,8 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
         }
       },
     },
-    socialProviders: {
-      ...(github ? { github } : {}),
-      ...(google ? { google } : {}),
-    },
+    socialProviders: socialProviders(config),
+    plugins: identityPlugins(config, mailer, log),
     user: {
       modelName: IDENTITY_TABLES.user,
       additionalFields: {

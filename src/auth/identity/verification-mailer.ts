@@ -4,8 +4,19 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../../config/config-types.ts';
 import { loadNodemailer } from '../../tools/optional-packages.ts';
 
+/** Any other message of the identity component (sign-in links and codes). */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** What the log shows in place of sending when no SMTP server is configured (the link or code). */
+  logged: Record<string, string>;
+}
+
 export interface VerificationMailer {
   send(to: string, url: string): Promise<void>;
+  deliver(message: MailMessage): Promise<void>;
   close(): void;
 }
 
@@ -15,6 +26,9 @@ export function createVerificationMailer(config: SvcConfig['auth']['email'], log
     return {
       async send(to, url) {
         log.info({ to, url }, `email verification link for ${to} (no auth.email.smtpUrl configured): ${url}`);
+      },
+      async deliver(message) {
+        log.info({ to: message.to, ...message.logged }, `${message.subject} for ${message.to} (no auth.email.smtpUrl configured)`);
       },
       close() {},
     };
@@ -31,12 +45,15 @@ export function createVerificationMailer(config: SvcConfig['auth']['email'], log
           '<p>If you did not sign up, ignore this message.</p>',
       });
     },
+    async deliver(message) {
+      await transport.sendMail({ from: config.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    },
     close() {
       transport.close();
     },
   };
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
