@@ -10,6 +10,8 @@ import { validateKeyPermissions } from './validate-key-permissions.ts';
 export interface TokenRequest {
   email: string;
   password: string;
+  /** The current TOTP code, for a user with two-factor on. */
+  otp: string | null;
   permissions: KeyPermissions | null;
   name: string | null;
   metadata: JsonObject | null;
@@ -23,7 +25,7 @@ export interface TokenRequest {
 }
 
 const FIELDS = [
-  'email', 'password', 'permissions', 'name', 'metadata', 'expiresIn',
+  'email', 'password', 'otp', 'permissions', 'name', 'metadata', 'expiresIn',
   'rateLimitMax', 'rateLimitTimeWindow', 'refillInterval', 'refillAmount', 'remaining',
 ] as const;
 
@@ -32,13 +34,14 @@ export const MAX_EXPIRES_IN_SECONDS = 100 * 365 * 24 * 3600;
 export const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
 export const MAX_COUNT = 1_000_000_000;
 /** Bounds of the text fields, shared with the OpenAPI description of the body. */
-export const TOKEN_FIELD_LIMITS = { emailMaxLength: 320, passwordMaxLength: 1024, nameMaxLength: 255, metadataMaxBytes: 8192 } as const;
+export const TOKEN_FIELD_LIMITS = { emailMaxLength: 320, passwordMaxLength: 1024, otpMaxLength: 16, nameMaxLength: 255, metadataMaxBytes: 8192 } as const;
 
 export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pick<ResourceRegistry, 'find'>): TokenRequest {
   const reader = BodyReader.of(body);
   reader.rejectUnknown(FIELDS);
   const email = reader.required('email') ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true }) : undefined;
   const password = reader.required('password') ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength }) : undefined;
+  const otp = reader.string('otp', { nullable: true, minLength: 1, maxLength: TOKEN_FIELD_LIMITS.otpMaxLength, trim: true });
   const name = reader.string('name', { nullable: true, minLength: 1, maxLength: TOKEN_FIELD_LIMITS.nameMaxLength });
   const metadata = reader.object('metadata', { nullable: true, maxBytes: TOKEN_FIELD_LIMITS.metadataMaxBytes });
   const expiresIn = reader.integer('expiresIn', { nullable: true, minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS });
@@ -75,6 +78,7 @@ export function parseTokenRequest(body: unknown, config: SvcConfig, registry: Pi
     // throwIfInvalid() above guarantees both were present and strings.
     email: email!,
     password: password!,
+    otp: otp ?? null,
     permissions,
     name: name ?? null,
     metadata: metadata ?? null,
