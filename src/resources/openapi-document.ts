@@ -11,7 +11,7 @@ import { resourcePaths } from './openapi/resource-paths.ts';
 import { relatedPaths } from './openapi/related-paths.ts';
 import { resourceSchemas } from './openapi/resource-schemas.ts';
 import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './openapi/service-paths.ts';
-import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './openapi/shared-components.ts';
+import { callerSecurity, securitySchemes, sharedHeaders, sharedParameters } from './openapi/shared-components.ts';
 import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './openapi/admin-resource-paths.ts';
 import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adminWebhookSchemas } from './openapi/admin-webhook-paths.ts';
 import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './openapi/admin-account-paths.ts';
@@ -43,13 +43,13 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     // allocateOpenApiNames names every resource it is given; a miss would be a bug in it.
     if (!resourceNames) throw new Error(`no OpenAPI names allocated for resource '${resource.name}'`);
     Object.assign(paths, resourcePaths(resource, resourceNames, config));
-    Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name))));
+    Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name)), config));
     Object.assign(schemas, resourceSchemas(resource, resourceNames));
     const tag: OpenApiObject = { name: resource.name };
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
     tags.push(tag);
   }
-  Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
+  Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(config), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
   Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
   tags.push(
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
@@ -75,7 +75,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   // published under another public URL (auth.baseUrl).
   const publicUrl = config.auth.baseUrl?.trim().replace(/\/+$/, '');
   document.servers = [publicUrl ? { url: publicUrl, description: 'The public URL of this service' } : { url: '/', description: 'This server' }];
-  document.security = [{ [BEARER_SCHEME]: [] }];
+  document.security = callerSecurity(config);
   document.tags = tags;
   document.paths = paths;
   document.components = {

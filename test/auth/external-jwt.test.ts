@@ -153,6 +153,13 @@ for (const dialect of testDialects()) {
       assert.equal(garbage.json().errors[0].code, 'INVALID_TOKEN');
     });
 
+    it('/openapi.json describes the JWT bearer scheme on /v1 and /me', async () => {
+      const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+      assert.equal(doc.components.securitySchemes.jwt.bearerFormat, 'JWT');
+      assert.deepEqual(doc.paths['/v1/posts'].get.security, [{ bearer: [] }, { jwt: [] }]);
+      assert.ok(doc.paths['/me'].get.security.some((entry: object) => 'jwt' in entry));
+    });
+
     it('a stream opened with a JWT ends when the token expires', async () => {
       const token = await tokenFor(issuer, {}, 2);
       const client = await SseClient.connect(`${baseUrl}/v1/posts/stream`, { headers: { authorization: `Bearer ${token}` } });

@@ -9,6 +9,7 @@ import { testDialects } from '../helpers/test-databases.ts';
 import { CookieJar } from '../helpers/cookie-jar.ts';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { errorCodes, startAuthSuite, uniqueEmail, type AuthSuite } from './auth-fixtures.ts';
+import { ResponseConformance } from '../openapi/response-conformance.ts';
 
 const PASSWORD = 'a long enough password 42';
 
@@ -134,12 +135,17 @@ for (const dialect of testDialects()) {
       const { totpURI, jar } = await userWithTwoFactor(email);
       const missing = await post('/token', { email, password: PASSWORD });
       assert.equal(missing.statusCode, 403, missing.body);
+      // As /openapi.json declares it, with the otp field and both codes.
+      const spec = new ResponseConformance((await suite.t.inject({ method: 'GET', url: '/openapi.json' })).json());
+      spec.check('POST', '/token', missing);
+      spec.check('GET', '/auth/methods', await suite.t.inject({ method: 'GET', url: '/auth/methods' }));
       assert.deepEqual(errorCodes(missing), ['TWO_FACTOR_REQUIRED']);
       assert.equal(missing.json().errors[0].source.pointer, '/otp');
       const wrong = await post('/token', { email, password: PASSWORD, otp: await wrongCode(totpURI) });
       assert.equal(wrong.statusCode, 401, wrong.body);
       assert.deepEqual(errorCodes(wrong), ['INVALID_TWO_FACTOR_CODE']);
       assert.equal(wrong.json().errors[0].source.pointer, '/otp');
+      spec.check('POST', '/token', wrong);
       const malformed = await post('/token', { email, password: PASSWORD, otp: { code: 1 } });
       assert.equal(malformed.statusCode, 400, malformed.body);
       const issued = await post('/token', { email, password: PASSWORD, otp: await currentCode(totpURI) });

@@ -435,7 +435,7 @@ describe('buildOpenApiDocument', () => {
   it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', async () => {
     const identity = operations().filter((o) => o.path.startsWith('/auth/'));
     assert.deepEqual(identity.map((o) => `${o.method} ${o.path}`).sort(), [
-      'get /auth/get-session', 'get /auth/verify-email', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
+      'get /auth/get-session', 'get /auth/methods', 'get /auth/verify-email', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
       'post /auth/sign-out', 'post /auth/sign-up/email',
     ]);
     for (const { path, method, op } of identity) {
