@@ -145,7 +145,7 @@ export class KeyAuthenticator {
 /** The key behind a token, or the 401 that says why it cannot be used. */
 function usableKey(cached: CachedKey<ApiKeyRecord> | null, now: number): UsableKey {
   // A key whose owner is gone is as good as unknown.
-  if (!cached || !cached.owner) throw keyRefused('INVALID_API_KEY', 'The API key is not valid');
+  if (!cached?.owner) throw keyRefused('INVALID_API_KEY', 'The API key is not valid');
   const { key, owner } = cached;
   if (!key.enabled) throw keyRefused('API_KEY_DISABLED', 'This API key has been disabled');
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {

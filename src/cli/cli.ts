@@ -103,7 +103,7 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       const [{ stringify }, { ResourceRegistry }, { buildOpenApiDocument }] = await Promise.all([
         import('yaml'),
         import('../resources/resource-registry.ts'),
-        import('../resources/openapi-document.ts'),
+        import('../http/openapi/openapi-document.ts'),
       ]);
       const config = await loadConfig({ file: values.config });
       const document = buildOpenApiDocument(new ResourceRegistry(config), config);

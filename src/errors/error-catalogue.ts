@@ -45,7 +45,7 @@ export const ERROR_CATALOGUE = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Invalid Idempotency-Key' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Idempotency-Key in use' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency-Key reused' },
-  // Answered for Node's HTTP parser, before a request exists (src/http/client-errors.ts).
+  // Answered for Node's HTTP parser, before a request exists (src/http/server/client-errors.ts).
   BAD_REQUEST: { status: 400, title: 'Bad request' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },

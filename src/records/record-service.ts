@@ -100,7 +100,7 @@ export class RecordService {
   }
 
   /**
-   * `clientId`: the id a client chose, where the resource allows it (http/request-document.ts); otherwise
+   * `clientId`: the id a client chose, where the resource allows it (http/documents/request-document.ts); otherwise
    * a new UUIDv7. `withinWrite` runs in the create's transaction after its event, and fails the write if
    * it fails (an Idempotency-Key's answer, stored with the write it answers); a create with it takes the
    * transaction, not the one-statement write.

@@ -1,7 +1,7 @@
 // validateConfig: the schema and the rules beside it, each problem at its dotted path.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ConfigProblem } from '../../src/config/validate-config.ts';
+import type { ConfigProblem } from '../../src/config/validate-config.ts';
 import { validateConfig } from '../../src/resources/config-loader.ts';
 
 /** A valid two-resource config; scenarios change one part of it. */

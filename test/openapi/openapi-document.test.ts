@@ -4,11 +4,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.ts';
 import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { errorDocument } from '../../src/errors/error-document.ts';
-import { listDocument, recordDocument } from '../../src/http/resource-document.ts';
+import { listDocument, recordDocument } from '../../src/http/documents/resource-document.ts';
 import { definitionObject } from '../../src/resources/definition-document.ts';
 import { LIST_OPERATORS, parseListQuery } from '../../src/query/parse-list-query.ts';
 import { SYSTEM_FIELDS, type Resource } from '../../src/resources/resource.ts';
@@ -558,7 +558,7 @@ describe('buildOpenApiDocument', () => {
       assert.equal(check('PostsDocument', { data: record({ ...attributes, id: ID }) }).ok, false, 'id is not an attribute');
     });
 
-    it('accepts the documents the service renders (http/resource-document.ts)', () => {
+    it('accepts the documents the service renders (http/documents/resource-document.ts)', () => {
       const posts = resourceOf('posts');
       const stored = { id: ID, title: 'Hi', published: true, views: 3, tags: { a: [1] }, created_at: NOW, updated_at: NOW };
       const query = parseListQuery({ fields: 'title,views,tags', views__gte: '1', _sort: '-views' }, posts, new Set(posts.fieldNames));

@@ -1,28 +1,40 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
-import type { FastifyInstance } from 'fastify';
-import type { AuthDep, IdempotencyDep, RecordsDep, RegistryDep } from '../route-deps.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
 import type { RawQuery } from '../../query/parse-list-query.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { requestMeta } from '../request-meta.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { listBody } from '../list-body.ts';
-import { recordDocument } from '../resource-document.ts';
-import { ifMatchOf, recordView } from '../record-view.ts';
-import { taggedAnswer } from '../tagged-answer.ts';
-import { authorizeAction } from '../authorize-action.ts';
-import { refusingRoute } from '../refusing-route.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
-import { writeWithBody } from '../request-document.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { requestMeta } from './request-meta.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { listBody } from '../documents/list-body.ts';
+import { recordDocument } from '../documents/resource-document.ts';
+import { ifMatchOf, recordView, type TaggedBody } from '../documents/record-view.ts';
+import { matchesWeakly, parseEntityTags } from '../documents/entity-tag.ts';
+import { authorizeAction } from '../guards/authorize-action.ts';
+import { refusingRoute } from '../guards/refusing-route.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
+import { writeWithBody } from '../documents/request-document.ts';
 import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
-import { createIdempotently } from '../idempotent-create.ts';
-import { relatedListScope } from '../related-list.ts';
+import { createIdempotently } from '../idempotency/idempotent-create.ts';
+import { relatedListScope } from './related-list.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
 type RelatedParams = { resource: string; id: string; related: string };
+
+// Answers that carry their document's ETag, and the 304 a GET gets when its If-None-Match names it
+// (RFC 9110 section 13.1.2: weak comparison; `*` matches any current record or page).
+function taggedAnswer(request: FastifyRequest, reply: FastifyReply, status: number, { body, tag }: TaggedBody): string | FastifyReply {
+  reply.header('ETag', tag);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && (request.method === 'GET' || request.method === 'HEAD') && matchesWeakly(parseEntityTags(ifNoneMatch), tag)) {
+    // No body and no Content-Type: the client's copy is current.
+    return reply.code(304).send();
+  }
+  return jsonApiAnswer(reply, status, body);
+}
 
 function methodNotAllowed(allowed: string) {
   return refusingRoute(
@@ -30,7 +42,7 @@ function methodNotAllowed(allowed: string) {
   );
 }
 
-export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & RecordsDep & IdempotencyDep): Promise<void> {
+export async function registerResourceRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry' | 'records' | 'idempotency'>): Promise<void> {
   const { registry, records } = ctx;
 
   await app.register(
