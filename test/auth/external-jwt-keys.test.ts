@@ -33,10 +33,16 @@ describe('auth.jwt key set', () => {
   after(() => issuer.stop());
 
   const token = (kid: string) =>
-    issuer.issuer.buildToken({ kid, scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: 'svc-api', sub: 'u1', role: 'user' }) });
+    issuer.issuer.buildToken({
+      kid,
+      scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: 'svc-api', sub: 'u1', role: 'user' }),
+    });
 
   it('fetches the key set again when a token names a kid it has not seen (a rotated key)', async () => {
-    const authenticator = authenticatorFor(`${issuer.issuer.url}/jwks`, issuer.issuer.url!, { ...JWKS_BOUNDS, cooldownMs: 0 });
+    const authenticator = authenticatorFor(`${issuer.issuer.url}/jwks`, issuer.issuer.url!, {
+      ...JWKS_BOUNDS,
+      cooldownMs: 0,
+    });
     const first = await authenticator.authenticate(await token('first'), {});
     assert.equal(first.principal.kind === 'jwt' && first.principal.subject, 'u1');
     await issuer.issuer.keys.generate('RS256', { kid: 'rotated' });
@@ -55,7 +61,10 @@ describe('auth.jwt key set', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      for (const [path, bounds] of [['/large', { ...JWKS_BOUNDS, maxBytes: 16 * 1024 }], ['/slow', { ...JWKS_BOUNDS, timeoutMs: 200 }]] as const) {
+      for (const [path, bounds] of [
+        ['/large', { ...JWKS_BOUNDS, maxBytes: 16 * 1024 }],
+        ['/slow', { ...JWKS_BOUNDS, timeoutMs: 200 }],
+      ] as const) {
         const authenticator = authenticatorFor(`http://127.0.0.1:${port}${path}`, issuer.issuer.url!, bounds);
         await assert.rejects(authenticator.authenticate(await token('first'), {}), (error: unknown) => {
           assert.ok(error instanceof ApiError);

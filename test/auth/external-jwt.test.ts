@@ -21,7 +21,14 @@ async function startIssuer(): Promise<OAuth2Server> {
 
 function jwtSettings(server: OAuth2Server, extra: Record<string, unknown> = {}) {
   const issuer = server.issuer.url!;
-  return { issuer, audience: AUDIENCE, jwksUrl: `${issuer}/jwks`, roleClaim: 'svc_role', allowedRolesClaim: 'svc_roles', ...extra };
+  return {
+    issuer,
+    audience: AUDIENCE,
+    jwksUrl: `${issuer}/jwks`,
+    roleClaim: 'svc_role',
+    allowedRolesClaim: 'svc_roles',
+    ...extra,
+  };
 }
 
 function tokenFor(server: OAuth2Server, claims: Partial<Payload>, expiresIn = 3600): Promise<string> {
@@ -51,8 +58,17 @@ for (const dialect of testDialects()) {
       if (address === null || typeof address === 'string') throw new Error('not listening');
       baseUrl = `http://127.0.0.1:${address.port}`;
       const editor = await t.as('editor');
-      for (const [title, status, author] of [['Mine, draft', 'draft', 'jwt-user-1'], ['Other, draft', 'draft', 'someone-else'], ['Public', 'published', 'someone-else']]) {
-        const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title, status, author_id: author } });
+      for (const [title, status, author] of [
+        ['Mine, draft', 'draft', 'jwt-user-1'],
+        ['Other, draft', 'draft', 'someone-else'],
+        ['Public', 'published', 'someone-else'],
+      ]) {
+        const created = await t.request({
+          method: 'POST',
+          url: '/v1/posts',
+          auth: editor,
+          payload: { title, status, author_id: author },
+        });
         assert.equal(created.statusCode, 201, created.body);
       }
     });
@@ -65,12 +81,20 @@ for (const dialect of testDialects()) {
       const token = await tokenFor(issuer, {});
       const response = await t.request({ method: 'GET', url: '/v1/posts?_sort=title', auth: `Bearer ${token}` });
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.json().data.map((post: { attributes: { title: string } }) => post.attributes.title), ['Mine, draft', 'Public']);
+      assert.deepEqual(
+        response.json().data.map((post: { attributes: { title: string } }) => post.attributes.title),
+        ['Mine, draft', 'Public'],
+      );
       // The role's field list applies: `user` does not read `published`.
       assert.equal('published' in response.json().data[0].attributes, false);
       assert.ok(response.headers['ratelimit-limit'], 'the per-subject window is announced');
       // Writes preset $userId to the subject too.
-      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: `Bearer ${token}`, payload: { title: 'Written with a JWT' } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: `Bearer ${token}`,
+        payload: { title: 'Written with a JWT' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(created.json().data.attributes.author_id, 'jwt-user-1');
     });
@@ -91,10 +115,20 @@ for (const dialect of testDialects()) {
 
     it('X-Service-Role switches only to a role listed in the allowed-roles claim', async () => {
       const token = await tokenFor(issuer, { svc_roles: ['editor'] });
-      const switched = await t.request({ method: 'GET', url: '/v1/comments', auth: `Bearer ${token}`, headers: { 'x-service-role': 'editor' } });
+      const switched = await t.request({
+        method: 'GET',
+        url: '/v1/comments',
+        auth: `Bearer ${token}`,
+        headers: { 'x-service-role': 'editor' },
+      });
       assert.equal(switched.statusCode, 200, switched.body);
       const plain = await tokenFor(issuer, {});
-      const refused = await t.request({ method: 'GET', url: '/v1/comments', auth: `Bearer ${plain}`, headers: { 'x-service-role': 'editor' } });
+      const refused = await t.request({
+        method: 'GET',
+        url: '/v1/comments',
+        auth: `Bearer ${plain}`,
+        headers: { 'x-service-role': 'editor' },
+      });
       assert.equal(refused.statusCode, 403);
       assert.equal(refused.json().errors[0].code, 'FORBIDDEN');
     });
@@ -120,7 +154,13 @@ for (const dialect of testDialects()) {
 
     it('refuses a tampered token (payload changed after signing)', async () => {
       const [header, , signature] = (await tokenFor(issuer, {})).split('.');
-      const forged = base64url({ iss: issuer.issuer.url, aud: AUDIENCE, sub: 'jwt-user-1', svc_role: 'editor', exp: Math.floor(Date.now() / 1000) + 3600 });
+      const forged = base64url({
+        iss: issuer.issuer.url,
+        aud: AUDIENCE,
+        sub: 'jwt-user-1',
+        svc_role: 'editor',
+        exp: Math.floor(Date.now() / 1000) + 3600,
+      });
       await refusedWith(`${header}.${forged}.${signature}`, /signature/);
     });
 
@@ -136,11 +176,19 @@ for (const dialect of testDialects()) {
     });
 
     it("refuses alg none, and HS256 signed with the provider's public key as the secret", async () => {
-      const claims = { iss: issuer.issuer.url, aud: AUDIENCE, sub: 'jwt-user-1', svc_role: 'editor', exp: Math.floor(Date.now() / 1000) + 3600 };
+      const claims = {
+        iss: issuer.issuer.url,
+        aud: AUDIENCE,
+        sub: 'jwt-user-1',
+        svc_role: 'editor',
+        exp: Math.floor(Date.now() / 1000) + 3600,
+      };
       await refusedWith(`${base64url({ alg: 'none', typ: 'JWT' })}.${base64url(claims)}.`, /algorithm|not a valid/);
       const [jwk] = issuer.issuer.keys.toJSON();
       const pem = createPublicKey({ key: jwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
-      const hs256 = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: jwk!.kid }).sign(Buffer.from(pem));
+      const hs256 = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', kid: jwk!.kid })
+        .sign(Buffer.from(pem));
       await refusedWith(hs256, /algorithm/);
     });
 
@@ -162,7 +210,9 @@ for (const dialect of testDialects()) {
 
     it('a stream opened with a JWT ends when the token expires', async () => {
       const token = await tokenFor(issuer, {}, 2);
-      const client = await SseClient.connect(`${baseUrl}/v1/posts/stream`, { headers: { authorization: `Bearer ${token}` } });
+      const client = await SseClient.connect(`${baseUrl}/v1/posts/stream`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(client.status, 200);
       await client.ended;
       assert.ok(Date.now() / 1000 >= JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp - 1);
@@ -174,7 +224,10 @@ for (const dialect of testDialects()) {
     let t: TestApp;
     before(async () => {
       issuer = await startIssuer();
-      t = await startTestApp(dialect, { auth: { ...testAuth(), jwt: jwtSettings(issuer) } as never, apiKeys: { rateLimit: { enabled: true, max: 3, timeWindow: 60_000 } } });
+      t = await startTestApp(dialect, {
+        auth: { ...testAuth(), jwt: jwtSettings(issuer) } as never,
+        apiKeys: { rateLimit: { enabled: true, max: 3, timeWindow: 60_000 } },
+      });
     });
     after(async () => {
       await t.close();
@@ -184,12 +237,20 @@ for (const dialect of testDialects()) {
     it("counts a subject's requests in one window under the keys' default limit, whatever token it uses", async () => {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i += 1) {
-        const response = await t.request({ method: 'GET', url: '/v1/categories', auth: `Bearer ${await tokenFor(issuer, { jti: String(i) })}` });
+        const response = await t.request({
+          method: 'GET',
+          url: '/v1/categories',
+          auth: `Bearer ${await tokenFor(issuer, { jti: String(i) })}`,
+        });
         statuses.push(response.statusCode);
         if (response.statusCode === 429) assert.equal(response.json().errors[0].code, 'RATE_LIMITED');
       }
       assert.deepEqual(statuses, [200, 200, 200, 429]);
-      const other = await t.request({ method: 'GET', url: '/v1/categories', auth: `Bearer ${await tokenFor(issuer, { sub: 'jwt-user-2' })}` });
+      const other = await t.request({
+        method: 'GET',
+        url: '/v1/categories',
+        auth: `Bearer ${await tokenFor(issuer, { sub: 'jwt-user-2' })}`,
+      });
       assert.equal(other.statusCode, 200, 'another subject has its own window');
     });
   });

@@ -57,7 +57,15 @@ for (const dialect of testDialects()) {
         auth: {
           ...baseAuth(),
           social: { github: { clientId: 'gh-id', clientSecret: 'gh-secret' }, google: { clientId: 'only-an-id' } },
-          oidc: [{ id: 'keycloak', name: 'Company SSO', issuer: provider.issuer.url!, clientId: 'svc-client', clientSecret: 'svc-secret' }],
+          oidc: [
+            {
+              id: 'keycloak',
+              name: 'Company SSO',
+              issuer: provider.issuer.url!,
+              clientId: 'svc-client',
+              clientSecret: 'svc-secret',
+            },
+          ],
         } as never,
       });
     });
@@ -82,7 +90,11 @@ for (const dialect of testDialects()) {
 
     it('signs a user in through the provider, to a session better-auth recognises', async () => {
       const jar = new Map<string, string>();
-      const start = await t.request({ method: 'POST', url: '/auth/sign-in/social', payload: { provider: 'keycloak', callbackURL: '/console/' } });
+      const start = await t.request({
+        method: 'POST',
+        url: '/auth/sign-in/social',
+        payload: { provider: 'keycloak', callbackURL: '/console/' },
+      });
       assert.equal(start.statusCode, 200, start.body);
       absorbCookies(jar, start.headers['set-cookie']);
       const authorizeUrl = new URL(start.json().url as string);
@@ -96,26 +108,46 @@ for (const dialect of testDialects()) {
       const callback = new URL(authorized.headers.get('location')!);
       assert.equal(`${callback.origin}${callback.pathname}`, `${BASE_URL}/auth/callback/keycloak`);
 
-      const back = await t.request({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: cookieHeader(jar) } });
+      const back = await t.request({
+        method: 'GET',
+        url: `${callback.pathname}${callback.search}`,
+        headers: { cookie: cookieHeader(jar) },
+      });
       assert.equal(back.statusCode, 302, back.body);
       assert.equal(back.headers.location, '/console/');
       absorbCookies(jar, back.headers['set-cookie']);
       assert.ok(jar.has('svc.session_token'), `a session cookie is set (${[...jar.keys()].join(', ')})`);
 
-      const session = await t.request({ method: 'GET', url: '/auth/get-session', headers: { cookie: cookieHeader(jar) } });
+      const session = await t.request({
+        method: 'GET',
+        url: '/auth/get-session',
+        headers: { cookie: cookieHeader(jar) },
+      });
       assert.equal(session.statusCode, 200, session.body);
       assert.equal(session.json().user.email, 'ada@example.org');
       assert.equal(session.json().user.primaryRole, 'user', 'a new user gets the default role');
-      const user = await t.request({ method: 'GET', url: `/admin/users/${session.json().user.id as string}`, auth: t.admin });
+      const user = await t.request({
+        method: 'GET',
+        url: `/admin/users/${session.json().user.id as string}`,
+        auth: t.admin,
+      });
       assert.equal(user.statusCode, 200, user.body);
     });
 
     it('a social provider with both credentials is on; one without its secret is off', async () => {
-      const github = await t.request({ method: 'POST', url: '/auth/sign-in/social', payload: { provider: 'github', callbackURL: '/' } });
+      const github = await t.request({
+        method: 'POST',
+        url: '/auth/sign-in/social',
+        payload: { provider: 'github', callbackURL: '/' },
+      });
       assert.equal(github.statusCode, 200, github.body);
       assert.equal(new URL(github.json().url as string).host, 'github.com');
       assert.equal(new URL(github.json().url as string).searchParams.get('client_id'), 'gh-id');
-      const google = await t.request({ method: 'POST', url: '/auth/sign-in/social', payload: { provider: 'google', callbackURL: '/' } });
+      const google = await t.request({
+        method: 'POST',
+        url: '/auth/sign-in/social',
+        payload: { provider: 'google', callbackURL: '/' },
+      });
       assert.equal(google.statusCode, 404, google.body);
     });
 
@@ -126,14 +158,18 @@ for (const dialect of testDialects()) {
     });
 
     it('an unknown provider id is refused, not a 500', async () => {
-      const response = await t.request({ method: 'POST', url: '/auth/sign-in/social', payload: { provider: 'nope', callbackURL: '/' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/auth/sign-in/social',
+        payload: { provider: 'nope', callbackURL: '/' },
+      });
       assert.ok(response.statusCode >= 400 && response.statusCode < 500, response.body);
     });
   });
 }
 
 describe('auth.social', () => {
-  it("offers exactly the social providers better-auth ships", () => {
+  it('offers exactly the social providers better-auth ships', () => {
     assert.deepEqual([...SOCIAL_PROVIDER_NAMES].sort(), [...socialProviderList].sort());
   });
 });

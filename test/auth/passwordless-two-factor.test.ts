@@ -47,7 +47,12 @@ for (const dialect of testDialects()) {
     let smtp: SmtpReceiver;
     let suite: AuthSuite;
     const post = (url: string, payload: unknown, jar?: CookieJar) =>
-      suite.t.inject({ method: 'POST', url, payload: payload as object, headers: jar ? { cookie: jar.header(), origin: 'http://localhost:3999' } : {} });
+      suite.t.inject({
+        method: 'POST',
+        url,
+        payload: payload as object,
+        headers: jar ? { cookie: jar.header(), origin: 'http://localhost:3999' } : {},
+      });
 
     before(async () => {
       smtp = await startSmtpReceiver();
@@ -71,16 +76,26 @@ for (const dialect of testDialects()) {
       assert.equal(asked.statusCode, 200, asked.body);
       const mail = await smtp.waitFor(email, /magic-link\/verify/);
       assert.match(mail.text, /Subject: Your sign-in link/);
-      const link = new URL(/https?:\/\/[^\s"<>]+\/auth\/magic-link\/verify\?[^\s"<>]+/.exec(mail.text)![0].replace(/&amp;/g, '&'));
+      const link = new URL(
+        /https?:\/\/[^\s"<>]+\/auth\/magic-link\/verify\?[^\s"<>]+/.exec(mail.text)![0].replace(/&amp;/g, '&'),
+      );
       const jar = new CookieJar();
       const opened = await suite.t.inject({ method: 'GET', url: link.pathname + link.search });
       assert.equal(opened.statusCode, 302, opened.body);
       jar.absorb(opened.headers['set-cookie']);
-      const session = await suite.t.inject({ method: 'GET', url: '/auth/get-session', headers: { cookie: jar.header() } });
+      const session = await suite.t.inject({
+        method: 'GET',
+        url: '/auth/get-session',
+        headers: { cookie: jar.header() },
+      });
       assert.equal(session.json()?.user?.email, email);
       // Single use: the same link again signs no one in.
       const again = await suite.t.inject({ method: 'GET', url: link.pathname + link.search });
-      assert.equal(String(again.headers['set-cookie'] ?? '').includes('session_token=') && !String(again.headers['set-cookie']).includes('Max-Age=0'), false);
+      assert.equal(
+        String(again.headers['set-cookie'] ?? '').includes('session_token=') &&
+          !String(again.headers['set-cookie']).includes('Max-Age=0'),
+        false,
+      );
     });
 
     it('signs in with a one-time code sent by email; a wrong code is refused (not a 500)', async () => {
@@ -98,7 +113,9 @@ for (const dialect of testDialects()) {
     });
 
     /** Signs a new user up and turns two-factor on for them; returns the otpauth URI. */
-    async function userWithTwoFactor(email: string): Promise<{ totpURI: string; backupCodes: string[]; jar: CookieJar }> {
+    async function userWithTwoFactor(
+      email: string,
+    ): Promise<{ totpURI: string; backupCodes: string[]; jar: CookieJar }> {
       const jar = new CookieJar();
       const signedUp = await post('/auth/sign-up/email', { email, password: PASSWORD, name: 'Two Factor' });
       assert.equal(signedUp.statusCode, 200, signedUp.body);

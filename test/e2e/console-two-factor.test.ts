@@ -48,7 +48,9 @@ describe('console: provider buttons and two-factor', { skip }, () => {
     await provider.issuer.keys.generate('RS256');
     await provider.start(0, '127.0.0.1');
     const claims = { sub: 'sso-7', email: 'sso.user@example.test', email_verified: true, name: 'SSO User' };
-    provider.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => Object.assign(token.payload, claims, { aud: 'svc' }));
+    provider.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) =>
+      Object.assign(token.payload, claims, { aud: 'svc' }),
+    );
     provider.service.on('beforeUserinfo', (response: { body: unknown }) => {
       response.body = claims;
     });
@@ -69,7 +71,10 @@ describe('console: provider buttons and two-factor', { skip }, () => {
     });
     await t.ctx.auth.users.create({ id: 'tess', email: EMAIL, password: PASSWORD, role: 'user', verified: true });
     await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   });
   after(async () => {
@@ -103,7 +108,10 @@ describe('console: provider buttons and two-factor', { skip }, () => {
     assert.equal(await callback.headerValue('location'), '/console/');
     await page.waitForLoadState('load');
     const cookies = await page.context().cookies(base);
-    assert.ok(cookies.some((cookie) => cookie.name === 'svc.session_token'), 'signed in to the identity component');
+    assert.ok(
+      cookies.some((cookie) => cookie.name === 'svc.session_token'),
+      'signed in to the identity component',
+    );
     await page.context().clearCookies();
   });
 

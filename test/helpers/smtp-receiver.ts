@@ -27,7 +27,10 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
+        mails.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='),
+        });
         for (const wake of waiters) wake();
         callback();
       });
@@ -35,7 +38,8 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  const find = (address: string, match?: RegExp) => mails.find((mail) => mail.to.includes(address) && (!match || match.test(mail.text)));
+  const find = (address: string, match?: RegExp) =>
+    mails.find((mail) => mail.to.includes(address) && (!match || match.test(mail.text)));
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,

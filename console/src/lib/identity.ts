@@ -27,7 +27,10 @@ export class IdentityFailure extends Error {
 export async function identityCall<T = unknown>(path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${IDENTITY_BASE}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+    headers:
+      body === undefined
+        ? { accept: 'application/json' }
+        : { accept: 'application/json', 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
     // The session cookie is the credential here, and it never leaves this origin.
     credentials: 'same-origin',
@@ -41,15 +44,27 @@ export async function identityCall<T = unknown>(path: string, body?: unknown): P
   }
   if (!response.ok) {
     const error = Array.isArray(parsed?.errors) ? parsed.errors[0] : parsed;
-    throw new IdentityFailure(response.status, String(error?.code ?? response.status), String(error?.message ?? error?.detail ?? `HTTP ${response.status}`));
+    throw new IdentityFailure(
+      response.status,
+      String(error?.code ?? response.status),
+      String(error?.message ?? error?.detail ?? `HTTP ${response.status}`),
+    );
   }
   return parsed as T;
 }
 
 /** Display names of better-auth's provider ids, where the id alone would read oddly. */
 const PROVIDER_NAMES: Record<string, string> = {
-  github: 'GitHub', gitlab: 'GitLab', linkedin: 'LinkedIn', tiktok: 'TikTok', paypal: 'PayPal', vk: 'VK',
-  huggingface: 'Hugging Face', microsoft: 'Microsoft', twitter: 'X (Twitter)', wechat: 'WeChat',
+  github: 'GitHub',
+  gitlab: 'GitLab',
+  linkedin: 'LinkedIn',
+  tiktok: 'TikTok',
+  paypal: 'PayPal',
+  vk: 'VK',
+  huggingface: 'Hugging Face',
+  microsoft: 'Microsoft',
+  twitter: 'X (Twitter)',
+  wechat: 'WeChat',
 };
 
 export function providerName(id: string): string {

@@ -13,7 +13,11 @@ import type { VerificationMailer } from './verification-mailer.ts';
 
 export const TWO_FACTOR_TABLE = 'svc_two_factors';
 
-export function identityPlugins(config: SvcConfig, mailer: VerificationMailer, log: FastifyBaseLogger): BetterAuthPlugin[] {
+export function identityPlugins(
+  config: SvcConfig,
+  mailer: VerificationMailer,
+  log: FastifyBaseLogger,
+): BetterAuthPlugin[] {
   const plugins: BetterAuthPlugin[] = [];
   const oidc = oidcPlugin(config);
   if (oidc) plugins.push(oidc);
@@ -35,7 +39,8 @@ export function identityPlugins(config: SvcConfig, mailer: VerificationMailer, l
         expiresIn: code.expiresIn,
         storeOTP: 'hashed',
         allowedAttempts: 3,
-        sendVerificationOTP: async ({ email, otp, type }) => void sendOneTimeCode(mailer, log, email, otp, type, code.expiresIn),
+        sendVerificationOTP: async ({ email, otp, type }) =>
+          void sendOneTimeCode(mailer, log, email, otp, type, code.expiresIn),
       }),
     );
   }

@@ -20,7 +20,13 @@ const OTP_PURPOSES = {
 
 export type OtpPurpose = keyof typeof OTP_PURPOSES;
 
-export function sendMagicLink(mailer: VerificationMailer, log: FastifyBaseLogger, to: string, url: string, expiresInSeconds: number): Promise<void> {
+export function sendMagicLink(
+  mailer: VerificationMailer,
+  log: FastifyBaseLogger,
+  to: string,
+  url: string,
+  expiresInSeconds: number,
+): Promise<void> {
   const lasts = `The link works once, for ${minutes(expiresInSeconds)}.`;
   return mailer
     .deliver({

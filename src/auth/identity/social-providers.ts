@@ -11,12 +11,16 @@ function trimmed(value: string | undefined): string | undefined {
   return text ? text : undefined;
 }
 
-function providerOptions(name: SocialProviderName, provider: SocialProviderConfig | undefined): Record<string, unknown> | undefined {
+function providerOptions(
+  name: SocialProviderName,
+  provider: SocialProviderConfig | undefined,
+): Record<string, unknown> | undefined {
   const clientSecret = trimmed(provider?.clientSecret);
   // TikTok calls its client id a client key.
   const clientId = name === 'tiktok' ? trimmed(provider?.clientKey) : trimmed(provider?.clientId);
   if (!provider || !clientId || !clientSecret) return undefined;
-  const options: Record<string, unknown> = name === 'tiktok' ? { clientKey: clientId, clientSecret } : { clientId, clientSecret };
+  const options: Record<string, unknown> =
+    name === 'tiktok' ? { clientKey: clientId, clientSecret } : { clientId, clientSecret };
   for (const setting of EXTRA_SETTINGS) {
     const value = trimmed(provider[setting]);
     if (value !== undefined) options[setting] = value;
@@ -29,7 +33,10 @@ function providerOptions(name: SocialProviderName, provider: SocialProviderConfi
 export function socialProviders(config: SvcConfig): NonNullable<BetterAuthOptions['socialProviders']> {
   const enabled: Record<string, unknown> = {};
   for (const name of SOCIAL_PROVIDER_NAMES) {
-    const options = providerOptions(name, Object.hasOwn(config.auth.social, name) ? config.auth.social[name] : undefined);
+    const options = providerOptions(
+      name,
+      Object.hasOwn(config.auth.social, name) ? config.auth.social[name] : undefined,
+    );
     if (options) enabled[name] = options;
   }
   // Each entry has the credentials its provider requires; the per-provider option types cannot be

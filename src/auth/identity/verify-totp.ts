@@ -23,7 +23,10 @@ export function hasTwoFactor(user: object): boolean {
 
 export async function verifyTotp(context: AuthContext, userId: string, code: string): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
-  const row = await context.adapter.findOne<TwoFactorRow>({ model: TWO_FACTOR_TABLE, where: [{ field: 'userId', value: userId }] });
+  const row = await context.adapter.findOne<TwoFactorRow>({
+    model: TWO_FACTOR_TABLE,
+    where: [{ field: 'userId', value: userId }],
+  });
   if (!row || row.verified === false) return false;
   const secret = await symmetricDecrypt({ key: context.secretConfig, data: row.secret });
   return createOTP(secret, { digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS }).verify(code);

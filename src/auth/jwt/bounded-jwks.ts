@@ -14,7 +14,12 @@ export interface JwksBounds {
   cooldownMs: number;
 }
 
-export const JWKS_BOUNDS: JwksBounds = { timeoutMs: 5_000, maxBytes: 256 * 1024, cacheMaxAgeMs: 10 * 60_000, cooldownMs: 30_000 };
+export const JWKS_BOUNDS: JwksBounds = {
+  timeoutMs: 5_000,
+  maxBytes: 256 * 1024,
+  cacheMaxAgeMs: 10 * 60_000,
+  cooldownMs: 30_000,
+};
 
 class JwksTooLarge extends Error {}
 

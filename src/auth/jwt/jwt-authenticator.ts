@@ -16,7 +16,19 @@ import { boundedJwks } from './bounded-jwks.ts';
  * Public-key algorithms only: `none` and the HMAC family are refused, so a key set's public key can
  * never be used as a shared secret to sign a forged token.
  */
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** The longest subject and role names accepted from a token. */
 const MAX_CLAIM_LENGTH = 255;
@@ -47,15 +59,22 @@ function refusal(error: unknown): ApiError {
     if (error.claim === 'aud') return tokenRefused('The token is not meant for this service (audience)');
     return tokenRefused(`The token's '${error.claim}' claim is missing or not valid`);
   }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return tokenRefused('The token is signed with an algorithm that is not accepted');
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return tokenRefused("The token's key is not in the identity provider's key set");
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return tokenRefused("The token's signature is not valid");
+  if (error instanceof joseErrors.JOSEAlgNotAllowed)
+    return tokenRefused('The token is signed with an algorithm that is not accepted');
+  if (error instanceof joseErrors.JWKSNoMatchingKey)
+    return tokenRefused("The token's key is not in the identity provider's key set");
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+    return tokenRefused("The token's signature is not valid");
   if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) {
-    return new ApiError('SERVICE_UNAVAILABLE', "The identity provider's key set could not be fetched", { headers: { 'Retry-After': '5' } });
+    return new ApiError('SERVICE_UNAVAILABLE', "The identity provider's key set could not be fetched", {
+      headers: { 'Retry-After': '5' },
+    });
   }
   if (error instanceof joseErrors.JOSEError) return tokenRefused('The token is not a valid signed JWT');
   // A network failure or an oversized key set: the provider is the problem, not the caller.
-  return new ApiError('SERVICE_UNAVAILABLE', "The identity provider's key set could not be fetched", { headers: { 'Retry-After': '5' } });
+  return new ApiError('SERVICE_UNAVAILABLE', "The identity provider's key set could not be fetched", {
+    headers: { 'Retry-After': '5' },
+  });
 }
 
 function claimOf(payload: JWTPayload, name: string): unknown {
@@ -70,7 +89,9 @@ function stringClaim(value: unknown): string | undefined {
 function rolesClaim(value: unknown): string[] {
   if (typeof value === 'string') return stringClaim(value) ? [value] : [];
   if (!Array.isArray(value)) return [];
-  return value.slice(0, MAX_ALLOWED_ROLES).filter((role): role is string => stringClaim(role) !== undefined && typeof role === 'string');
+  return value
+    .slice(0, MAX_ALLOWED_ROLES)
+    .filter((role): role is string => stringClaim(role) !== undefined && typeof role === 'string');
 }
 
 export class JwtAuthenticator {
@@ -121,12 +142,20 @@ export class JwtAuthenticator {
   async #window(subject: string): Promise<RateLimitState | undefined> {
     const { rateLimit, limiter } = this.#parts;
     if (!rateLimit.enabled) return undefined;
-    const decision: RateLimitDecision = await limiter.consume(SUBJECT_LIMIT_PREFIX + subject, rateLimit.max, rateLimit.timeWindow);
+    const decision: RateLimitDecision = await limiter.consume(
+      SUBJECT_LIMIT_PREFIX + subject,
+      rateLimit.max,
+      rateLimit.timeWindow,
+    );
     const state = toRateLimitState(decision);
     if (!decision.allowed) {
-      throw new ApiError('RATE_LIMITED', `Rate limit of ${rateLimit.max} requests per ${rateLimit.timeWindow} ms exceeded`, {
-        headers: { ...rateLimitHeaders(state), 'Retry-After': String(Math.max(1, state.resetSeconds)) },
-      });
+      throw new ApiError(
+        'RATE_LIMITED',
+        `Rate limit of ${rateLimit.max} requests per ${rateLimit.timeWindow} ms exceeded`,
+        {
+          headers: { ...rateLimitHeaders(state), 'Retry-After': String(Math.max(1, state.resetSeconds)) },
+        },
+      );
     }
     return state;
   }
