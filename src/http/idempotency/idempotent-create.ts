@@ -1,5 +1,7 @@
-// POST /v1/:resource with an Idempotency-Key: the created record's answer is stored in the create's
-// own transaction, so the write and its answer commit together or not at all.
+// POST /v1/:resource with an Idempotency-Key: the key is claimed and the created record's answer stored
+// in the create's own transaction, so the claim, the write and its answer commit together or not at all
+// (idempotency/idempotency-store.ts, runInWrite): a create that dies with its node leaves nothing that
+// would hold a retry back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/principal.ts';
 import type { Resource } from '../../resources/resource.ts';
@@ -10,7 +12,7 @@ import type { AppContext } from '../../app-context.ts';
 import { requestMeta } from '../routes/request-meta.ts';
 import { recordDocument } from '../documents/resource-document.ts';
 import { JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
-import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
+import { sendAnswer } from './idempotent-answer.ts';
 
 /** Keys are per caller: an API key's, a JWT subject's, or the admin token's. */
 function callerOf(principal: Principal): string {
@@ -41,8 +43,18 @@ export async function createIdempotently(
   // The role is part of the request: under another X-Service-Role the same body may write and show other fields.
   const role = principal.kind === 'admin' ? 'admin' : principal.role;
   const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]) };
-  const outcome = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
-    const result = await ctx.records.create(resource, meta, body, clientId, (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)));
+  const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
+    let attempt = '';
+    const result = await ctx.records.create(
+      resource,
+      meta,
+      body,
+      clientId,
+      (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)),
+      async (trx) => {
+        attempt = await claim(trx);
+      },
+    );
     return createdAnswer(resource, result);
   });
   return sendAnswer(reply, outcome);
