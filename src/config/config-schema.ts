@@ -3,7 +3,14 @@
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import { FIELD_TYPE_NAMES } from './field-type-names.ts';
 import { FILTER_OPERATORS } from './filter-operators.ts';
-import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, PasswordResetConfig, RetentionConfig } from './config-types.ts';
+import type {
+  FilterOperator,
+  LoginThrottleConfig,
+  OnDeleteAction,
+  PasswordResetConfig,
+  RetentionConfig,
+} from './config-types.ts';
+import { SOCIAL_PROVIDER_NAMES } from './social-provider-names.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 import { IDEMPOTENCY_SCHEMA } from './idempotency-settings.ts';
 
@@ -92,7 +99,12 @@ function operatorValue(op: FilterOperator): Record<string, unknown> {
   }
 }
 
-function retentionLimits(what: string, defaults: RetentionConfig['events'], minAgeMs: number, except: string): Record<string, unknown> {
+function retentionLimits(
+  what: string,
+  defaults: RetentionConfig['events'],
+  minAgeMs: number,
+  except: string,
+): Record<string, unknown> {
   return {
     type: 'object',
     default: {},
@@ -115,19 +127,87 @@ function retentionLimits(what: string, defaults: RetentionConfig['events'], minA
 }
 
 const socialProvider = {
-  description: 'A provider is on only when both credentials are non-empty.',
+  description: 'A provider is on only when both credentials are non-empty (TikTok: clientKey and clientSecret).',
   type: 'object',
   additionalProperties: false,
   properties: {
     clientId: { type: 'string' },
     clientSecret: { type: 'string' },
+    clientKey: { description: 'TikTok names its client id so.', type: 'string' },
+    scopes: {
+      description: "Scopes asked for besides the provider's defaults.",
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      maxItems: 50,
+    },
+    tenantId: { description: 'Microsoft Entra ID: the tenant (default `common`).', type: 'string' },
+    domain: { description: 'Cognito: the user pool domain.', type: 'string' },
+    region: { description: 'Cognito: the AWS region.', type: 'string' },
+    userPoolId: { description: 'Cognito: the user pool id.', type: 'string' },
+    appBundleIdentifier: {
+      description: 'Apple: the app bundle identifier, for ID tokens from Apple platforms.',
+      type: 'string',
+    },
   },
 };
+
+/** auth.oidc: one OpenID Connect provider, found through its discovery document. */
+const oidcProvider = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'issuer', 'clientId'],
+  properties: {
+    id: {
+      description: 'Names the provider in URLs (`/auth/callback/<id>`) and in `/auth/methods`.',
+      type: 'string',
+      pattern: '^[a-z0-9][a-z0-9_-]{0,62}$',
+    },
+    name: {
+      description: 'Shown on the sign-in button (default: the id).',
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+    },
+    issuer: {
+      description: 'The issuer URL; its `/.well-known/openid-configuration` is read.',
+      type: 'string',
+      pattern: '^https?://',
+    },
+    clientId: { type: 'string', minLength: 1 },
+    clientSecret: { type: 'string' },
+    scopes: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      maxItems: 50,
+      default: ['openid', 'email', 'profile'],
+    },
+  },
+};
+
+/** auth.magicLink and auth.emailOtp: an emailed sign-in, off unless enabled. */
+function emailSignIn(what: string, defaultExpiresIn: number) {
+  return {
+    type: 'object',
+    default: {},
+    additionalProperties: false,
+    properties: {
+      enabled: { description: `Sign in with ${what} sent through auth.email.`, type: 'boolean', default: false },
+      expiresIn: {
+        description: `Seconds ${what} stays valid.`,
+        type: 'integer',
+        minimum: 30,
+        maximum: 86_400,
+        default: defaultExpiresIn,
+      },
+    },
+  };
+}
 
 export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'svc configuration',
-  description: 'Configuration of an svc service: database, server, identity, keys, stream, webhooks, retention and resources.',
+  description:
+    'Configuration of an svc service: database, server, identity, keys, stream, webhooks, retention and resources.',
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -163,7 +243,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         bodyLimitBytes: { type: 'integer', minimum: 1, default: 1048576 },
         publicMetrics: { description: 'Serve /metrics without the admin token.', type: 'boolean', default: false },
         requestTimeoutMs: {
-          description: 'Time a client has to send a whole request, headers and body (milliseconds; 0: no limit). Responses, such as event streams, are not limited.',
+          description:
+            'Time a client has to send a whole request, headers and body (milliseconds; 0: no limit). Responses, such as event streams, are not limited.',
           type: 'integer',
           minimum: 0,
           maximum: MAX_TIMER_MS,
@@ -203,7 +284,11 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
         },
-        console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
+        console: {
+          description: 'Serve the web console at /console and the API reference at /docs.',
+          type: 'boolean',
+          default: true,
+        },
       },
     },
     adminToken: {
@@ -215,15 +300,51 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       default: {},
       additionalProperties: false,
       properties: {
-        basePath: { description: "Where the identity component's endpoints are mounted.", type: 'string', pattern: '^/', default: '/auth' },
+        basePath: {
+          description: "Where the identity component's endpoints are mounted.",
+          type: 'string',
+          pattern: '^/',
+          default: '/auth',
+        },
         requireEmailVerification: { type: 'boolean', default: false },
         defaultRole: { description: 'primaryRole of new users.', type: 'string', minLength: 1, default: 'user' },
-        baseUrl: { description: 'Public URL of the service, used in links sent by email and OAuth callbacks.', type: 'string' },
+        baseUrl: {
+          description: 'Public URL of the service, used in links sent by email and OAuth callbacks.',
+          type: 'string',
+        },
         social: {
           type: 'object',
           default: {},
           additionalProperties: false,
-          properties: { github: socialProvider, google: socialProvider },
+          properties: Object.fromEntries(SOCIAL_PROVIDER_NAMES.map((name) => [name, socialProvider])),
+        },
+        oidc: {
+          description: 'OpenID Connect providers (Keycloak, Auth0, Okta, Entra ID, Authentik…) users may sign in with.',
+          type: 'array',
+          items: oidcProvider,
+          maxItems: 50,
+          default: [],
+        },
+        magicLink: emailSignIn('a link', 300),
+        emailOtp: emailSignIn('a one-time code', 300),
+        twoFactor: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: {
+              description:
+                'Users may turn on TOTP two-factor for themselves; sign-in and POST /token then ask for the code.',
+              type: 'boolean',
+              default: false,
+            },
+            issuer: {
+              description: 'The name authenticator apps show (default `svc`).',
+              type: 'string',
+              minLength: 1,
+              maxLength: 100,
+            },
+          },
         },
         email: {
           type: 'object',
@@ -242,15 +363,61 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           uniqueItems: true,
           default: [],
         },
+        jwt: {
+          description:
+            "Accept JWTs from an external identity provider as `Authorization: Bearer <JWT>` on /v1, /me and streams. Signatures are checked against the provider's JWKS (RS*, PS*, ES*, EdDSA only).",
+          type: 'object',
+          additionalProperties: false,
+          required: ['issuer', 'audience', 'jwksUrl'],
+          properties: {
+            issuer: { description: 'The `iss` every token must carry.', type: 'string', minLength: 1 },
+            audience: {
+              description: 'The `aud` a token must carry (one of these, when a list).',
+              oneOf: [
+                { type: 'string', minLength: 1 },
+                { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
+              ],
+            },
+            jwksUrl: { description: "URL of the provider's JSON Web Key Set.", type: 'string', pattern: '^https?://' },
+            userIdClaim: {
+              description: 'The claim that holds the user id (`$userId` in row filters).',
+              type: 'string',
+              minLength: 1,
+              default: 'sub',
+            },
+            roleClaim: {
+              description: 'The claim that names the role; it must be a defined role.',
+              type: 'string',
+              minLength: 1,
+              default: 'role',
+            },
+            allowedRolesClaim: {
+              description: 'A claim listing the roles X-Service-Role may switch to.',
+              type: 'string',
+              minLength: 1,
+            },
+          },
+        },
         loginThrottle: {
-          description: 'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
+          description:
+            'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
           type: 'object',
           default: {},
           additionalProperties: false,
           properties: {
             enabled: { type: 'boolean', default: LOGIN_THROTTLE_DEFAULTS.enabled },
-            maxFailuresPerAccount: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAccount },
-            maxFailuresPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAddress },
+            maxFailuresPerAccount: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAccount,
+            },
+            maxFailuresPerAddress: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAddress,
+            },
             windowMs: {
               description: 'Milliseconds; the window starts at the first failure.',
               type: 'integer',
@@ -266,7 +433,12 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: {},
           additionalProperties: false,
           properties: {
-            enabled: { description: 'Off: those answer 403 EMAIL_PASSWORD_DISABLED; keys still come from sessions (social, OIDC).', type: 'boolean', default: true },
+            enabled: {
+              description:
+                'Off: those answer 403 EMAIL_PASSWORD_DISABLED; keys still come from sessions (social, OIDC).',
+              type: 'boolean',
+              default: true,
+            },
           },
         },
         passwordReset: {
@@ -275,8 +447,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: {},
           additionalProperties: false,
           properties: {
-            expiresIn: { description: 'Seconds a reset link stays valid.', type: 'integer', minimum: 60, maximum: 604_800, default: PASSWORD_RESET_DEFAULTS.expiresIn },
-            revokeKeys: { description: "A reset also revokes the user's API keys (and ends their streams).", type: 'boolean', default: PASSWORD_RESET_DEFAULTS.revokeKeys },
+            expiresIn: {
+              description: 'Seconds a reset link stays valid.',
+              type: 'integer',
+              minimum: 60,
+              maximum: 604_800,
+              default: PASSWORD_RESET_DEFAULTS.expiresIn,
+            },
+            revokeKeys: {
+              description: "A reset also revokes the user's API keys (and ends their streams).",
+              type: 'boolean',
+              default: PASSWORD_RESET_DEFAULTS.revokeKeys,
+            },
           },
         },
       },
@@ -306,10 +488,29 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       properties: {
         heartbeatMs: { type: 'integer', minimum: 1, default: 30000 },
         retryMs: { type: 'integer', minimum: 0, default: 3000 },
-        allowQueryToken: { description: 'Accept `?token=` as well as the Authorization header.', type: 'boolean', default: true },
-        replayWindow: { description: 'Events kept per resource for Last-Event-ID resumption.', type: 'integer', minimum: 0, default: 10000 },
-        maxPerKey: { description: 'Open streams one API key may hold on a node; more are refused with 429 RATE_LIMITED. Default 10.', type: 'integer', minimum: 1 },
-        maxPerNode: { description: 'Open streams a node serves, admin-token streams included; more are refused with 429 RATE_LIMITED. Default 10000.', type: 'integer', minimum: 1 },
+        allowQueryToken: {
+          description: 'Accept `?token=` as well as the Authorization header.',
+          type: 'boolean',
+          default: true,
+        },
+        replayWindow: {
+          description: 'Events kept per resource for Last-Event-ID resumption.',
+          type: 'integer',
+          minimum: 0,
+          default: 10000,
+        },
+        maxPerKey: {
+          description:
+            'Open streams one API key may hold on a node; more are refused with 429 RATE_LIMITED. Default 10.',
+          type: 'integer',
+          minimum: 1,
+        },
+        maxPerNode: {
+          description:
+            'Open streams a node serves, admin-token streams included; more are refused with 429 RATE_LIMITED. Default 10000.',
+          type: 'integer',
+          minimum: 1,
+        },
       },
     },
     webhooks: {
@@ -318,7 +519,11 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       additionalProperties: false,
       properties: {
         timeoutMs: { type: 'integer', minimum: 1, default: 30000 },
-        allowPrivateTargets: { description: 'Allow private, loopback and link-local delivery URLs.', type: 'boolean', default: false },
+        allowPrivateTargets: {
+          description: 'Allow private, loopback and link-local delivery URLs.',
+          type: 'boolean',
+          default: false,
+        },
         pollIntervalMs: { type: 'integer', minimum: 1, default: 500 },
       },
     },
@@ -328,12 +533,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       properties: { url: { description: 'REDIS_URL overrides. Set it to run several nodes.', type: 'string' } },
     },
     retention: {
-      description: 'Pruning of old events and webhook delivery records, run on an interval by every node (safe side by side).',
+      description:
+        'Pruning of old events and webhook delivery records, run on an interval by every node (safe side by side).',
       type: 'object',
       default: {},
       additionalProperties: false,
       properties: {
-        intervalMs: { description: 'How often each node prunes.', type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: RETENTION_DEFAULTS.intervalMs },
+        intervalMs: {
+          description: 'How often each node prunes.',
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_TIMER_MS,
+          default: RETENTION_DEFAULTS.intervalMs,
+        },
         batchSize: {
           description: 'Rows deleted per statement, so a large backlog never holds a long lock.',
           type: 'integer',
@@ -364,7 +576,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
     },
     roles: {
       description:
-        'The roles users may have. When present, every role under a resource\'s permissions and auth.defaultRole must be listed; ' +
+        "The roles users may have. When present, every role under a resource's permissions and auth.defaultRole must be listed; " +
         'when absent, the roles are those named under permissions plus auth.defaultRole.',
       type: 'array',
       items: { type: 'string', minLength: 1, maxLength: 100 },
@@ -383,10 +595,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       required: ['fields'],
       additionalProperties: false,
       properties: {
-        enabled: { description: 'false: every endpoint answers 404 RESOURCE_DISABLED.', type: 'boolean', default: true },
-        enableSoftDelete: { description: 'Delete sets deleted_at instead of removing the row.', type: 'boolean', default: false },
+        enabled: {
+          description: 'false: every endpoint answers 404 RESOURCE_DISABLED.',
+          type: 'boolean',
+          default: true,
+        },
+        enableSoftDelete: {
+          description: 'Delete sets deleted_at instead of removing the row.',
+          type: 'boolean',
+          default: false,
+        },
         clientIds: {
-          description: 'true: a JSON:API create document may carry data.id, a UUID the client chose; otherwise that is 403 CLIENT_GENERATED_ID_FORBIDDEN.',
+          description:
+            'true: a JSON:API create document may carry data.id, a UUID the client chose; otherwise that is 403 CLIENT_GENERATED_ID_FORBIDDEN.',
           type: 'boolean',
           default: false,
         },
@@ -422,8 +643,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         minimum: { type: 'number' },
         maximum: { type: 'number' },
         description: { type: 'string' },
-        id: { description: 'Stable field id used by webhook fieldIds; default `<resource>.<field>`.', type: 'string', minLength: 1 },
-        values: { description: 'enum only.', type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+        id: {
+          description: 'Stable field id used by webhook fieldIds; default `<resource>.<field>`.',
+          type: 'string',
+          minLength: 1,
+        },
+        values: {
+          description: 'enum only.',
+          type: 'array',
+          minItems: 1,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1 },
+        },
         resource: { description: 'relation only: the target resource.', type: 'string' },
         onDelete: { description: 'relation only; default restrict.', enum: ON_DELETE_ACTIONS },
       },
@@ -459,7 +690,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       type: 'object',
     },
     filter: {
-      description: '{ field: { op: value } } (several fields are AND-ed), _and, _or, _not. Values may be $userId or $role.',
+      description:
+        '{ field: { op: value } } (several fields are AND-ed), _and, _or, _not. Values may be $userId or $role.',
       type: 'object',
       properties: {
         _and: { type: 'array', items: FILTER_REF },

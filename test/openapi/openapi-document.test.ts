@@ -549,7 +549,7 @@ describe('buildOpenApiDocument', () => {
   it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', async () => {
     const identity = operations().filter((o) => o.path.startsWith('/auth/'));
     assert.deepEqual(identity.map((o) => `${o.method} ${o.path}`).sort(), [
-      'get /auth/delete-user/callback', 'get /auth/get-session', 'get /auth/list-sessions', 'get /auth/reset-password/{token}', 'get /auth/verify-email',
+      'get /auth/delete-user/callback', 'get /auth/get-session', 'get /auth/list-sessions', 'get /auth/methods', 'get /auth/reset-password/{token}', 'get /auth/verify-email',
       'post /auth/change-email', 'post /auth/change-password', 'post /auth/delete-user', 'post /auth/request-password-reset', 'post /auth/reset-password',
       'post /auth/revoke-other-sessions', 'post /auth/revoke-session', 'post /auth/revoke-sessions', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
       'post /auth/sign-out', 'post /auth/sign-up/email',

@@ -1,4 +1,4 @@
-// Sends the identity component's links (email verification, password reset, account deletion): over
+// Sends the identity component's mail (verification, reset and deletion links; sign-in links and codes): over
 // SMTP when `auth.email.smtpUrl` is set, otherwise into the log (development: the link is printed so
 // a user can still follow it).
 import type { FastifyBaseLogger } from 'fastify';
@@ -46,8 +46,19 @@ const MESSAGES: ReadonlyMap<MailKind, MailText> = new Map<MailKind, MailText>([
   ],
 ]);
 
+/** Any other message of the identity component (sign-in links and codes). */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** What the log shows in place of sending when no SMTP server is configured (the link or code). */
+  logged: Record<string, string>;
+}
+
 export interface VerificationMailer {
   send(to: string, url: string, kind?: MailKind): Promise<void>;
+  deliver(message: MailMessage): Promise<void>;
   close(): void;
 }
 
@@ -61,6 +72,12 @@ export function createVerificationMailer(
       async send(to, url, kind = 'verify-email') {
         const label = MESSAGES.get(kind)!.logLabel;
         log.info({ to, url, kind }, `${label} for ${to} (no auth.email.smtpUrl configured): ${url}`);
+      },
+      async deliver(message) {
+        log.info(
+          { to: message.to, ...message.logged },
+          `${message.subject} for ${message.to} (no auth.email.smtpUrl configured)`,
+        );
       },
       close() {},
     };
@@ -77,12 +94,21 @@ export function createVerificationMailer(
         html: `<p>${message.lead}</p><p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p><p>${message.ignore}</p>`,
       });
     },
+    async deliver(message) {
+      await transport.sendMail({
+        from: config.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
+    },
     close() {
       transport.close();
     },
   };
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

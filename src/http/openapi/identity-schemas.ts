@@ -3,11 +3,13 @@
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { schemaRef } from './openapi-refs.ts';
+import { enabledSocialProviders as socialProvidersOn } from '../../auth/identity/social-providers.ts';
+import { oidcProviders } from '../../auth/identity/oidc-providers.ts';
 
 export const IDENTITY_SCHEMAS = [
   'IdentityUser', 'IdentitySession', 'IdentityError', 'SignUpEmailBody', 'SignUpEmailResult', 'SignInEmailBody', 'SignInEmailResult',
   'SessionResult', 'SignOutResult', 'SendVerificationEmailBody', 'SendVerificationEmailResult', 'VerifyEmailResult', 'SignInSocialBody',
-  'SignInSocialResult',
+  'SignInSocialResult', 'SignInMethods',
 ] as const;
 
 type IdentitySchema = (typeof IDENTITY_SCHEMAS)[number];
@@ -16,12 +18,9 @@ type IdentitySchema = (typeof IDENTITY_SCHEMAS)[number];
 const PASSWORD_MIN_LENGTH = 8;
 const PASSWORD_MAX_LENGTH = 128;
 
-/** The social providers with both credentials set, which are the only ones better-auth serves. */
+/** The providers `POST {basePath}/sign-in/social` serves: social ones with credentials, then the OIDC ones. */
 export function enabledSocialProviders(config: SvcConfig): string[] {
-  return Object.entries(config.auth.social)
-    .filter(([, provider]) => Boolean(provider?.clientId?.trim() && provider.clientSecret?.trim()))
-    .map(([name]) => name)
-    .sort();
+  return [...socialProvidersOn(config).sort(), ...oidcProviders(config).map((provider) => provider.id)];
 }
 
 const dateTime = (): JsonSchema => ({ type: 'string', format: 'date-time' });
@@ -168,6 +167,29 @@ function allIdentitySchemas(config: SvcConfig): Record<IdentitySchema, JsonSchem
       properties: {
         url: { type: 'string', format: 'uri', description: "The provider's authorization page" },
         redirect: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    SignInMethods: {
+      type: 'object',
+      description: 'The ways of signing in that are on: a sign-in page shows a button for each.',
+      required: ['emailAndPassword', 'magicLink', 'emailOtp', 'twoFactor', 'social', 'oidc'],
+      properties: {
+        emailAndPassword: { type: 'boolean' },
+        magicLink: { type: 'boolean', description: 'POST `sign-in/magic-link`' },
+        emailOtp: { type: 'boolean', description: 'POST `email-otp/send-verification-otp`, then `sign-in/email-otp`' },
+        twoFactor: { type: 'boolean', description: 'Users may turn on TOTP two-factor (`two-factor/*`)' },
+        social: { type: 'array', items: { type: 'string' }, description: 'Provider ids for social sign-in' },
+        oidc: {
+          type: 'array',
+          description: 'OpenID Connect providers; social sign-in takes their id as `provider`',
+          items: {
+            type: 'object',
+            required: ['id', 'name'],
+            properties: { id: { type: 'string' }, name: { type: 'string' } },
+            additionalProperties: false,
+          },
+        },
       },
       additionalProperties: false,
     },

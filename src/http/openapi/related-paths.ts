@@ -7,7 +7,8 @@ import { errorResponses, KEY_AUTH_CODES, RATE_LIMIT_CODES } from './error-respon
 import { pascalCase, singularize, type ResourceNames } from './openapi-names.ts';
 import { JSON_API_MEDIA_TYPE, parameterRef, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { listParameters } from './query-parameters.ts';
-import { BEARER_SCHEME, successHeaders } from './shared-components.ts';
+import { callerSecurity, successHeaders } from './shared-components.ts';
+import type { SvcConfig } from '../../config/config-types.ts';
 
 const CODES: readonly ErrorCode[] = [
   'INVALID_QUERY_PARAMS',
@@ -23,7 +24,7 @@ const CODES: readonly ErrorCode[] = [
 ];
 
 /** `enabled`: the names of the resources the document describes; a relation to any other has no path. */
-export function relatedPaths(child: Resource, names: ResourceNames, enabled: ReadonlySet<string>): Record<string, OpenApiObject> {
+export function relatedPaths(child: Resource, names: ResourceNames, enabled: ReadonlySet<string>, config: SvcConfig): Record<string, OpenApiObject> {
   const paths: Record<string, OpenApiObject> = {};
   const targets = [...new Set(toOneRelations(child).map((relation) => relation.target))].filter((target) => enabled.has(target));
   for (const target of targets) {
@@ -40,7 +41,7 @@ export function relatedPaths(child: Resource, names: ResourceNames, enabled: Rea
       parameters: [parameterRef('RecordId'), parameterRef('ServiceRole')],
       get: {
         tags: [child.name],
-        security: [{ [BEARER_SCHEME]: [] }],
+        security: callerSecurity(config),
         operationId: `${names.operationId('list')}Of${singularize(pascalCase(target))}`,
         summary: `List the ${child.name} records of a ${target} record`,
         description:
