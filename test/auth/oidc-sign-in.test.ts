@@ -1,6 +1,7 @@
 // auth.oidc end to end against a real OpenID Connect server (oauth2-mock-server on 127.0.0.1): the
 // sign-in request, the provider's authorize redirect, the callback that exchanges the code, and the
-// session it leaves. And GET /auth/methods, which tells a sign-in page which buttons to show.
+// session it leaves, and the API key POST /token issues for that session. And GET /auth/methods, which
+// tells a sign-in page which buttons to show.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { socialProviderList } from '@better-auth/core/social-providers';
@@ -42,6 +43,8 @@ for (const dialect of testDialects()) {
   describe(`sign-in with an OIDC provider (auth.oidc) (${dialect})`, () => {
     let provider: OAuth2Server;
     let t: TestApp;
+    /** The provider sign-in's cookies, once the sign-in test has run. */
+    const signedIn = new Map<string, string>();
     before(async () => {
       provider = new OAuth2Server();
       await provider.issuer.keys.generate('RS256');
@@ -132,6 +135,59 @@ for (const dialect of testDialects()) {
         auth: t.admin,
       });
       assert.equal(user.statusCode, 200, user.body);
+      for (const [name, value] of jar) signedIn.set(name, value);
+    });
+
+    it('the provider session gets an API key from POST /token, by its bearer token or its cookie', async () => {
+      assert.ok(signedIn.has('svc.session_token'), 'the sign-in test left a session');
+      const session = await t.request({
+        method: 'GET',
+        url: '/auth/get-session',
+        headers: { cookie: cookieHeader(signedIn) },
+      });
+      const sessionToken = session.json().session.token as string;
+      const byBearer = await t.request({
+        method: 'POST',
+        url: '/token',
+        headers: { authorization: `Bearer ${sessionToken}` },
+        payload: { name: 'sso laptop', expiresIn: 3600 },
+      });
+      assert.equal(byBearer.statusCode, 201, byBearer.body);
+      const me = await t.request({ method: 'GET', url: '/me', auth: byBearer.json().key as string });
+      assert.equal(me.statusCode, 200, me.body);
+      assert.equal(me.json().data.attributes.userId, session.json().user.id);
+      assert.equal(me.json().data.attributes.role, 'user');
+
+      const byCookie = await t.request({
+        method: 'POST',
+        url: '/token',
+        headers: { cookie: cookieHeader(signedIn), origin: BASE_URL },
+        payload: {},
+      });
+      assert.equal(byCookie.statusCode, 201, byCookie.body);
+      const cookieless = await t.request({
+        method: 'POST',
+        url: '/token',
+        headers: { cookie: cookieHeader(signedIn) },
+        payload: {},
+      });
+      assert.equal(cookieless.statusCode, 403, 'a cookie without a trusted Origin gets no key');
+
+      const out = await t.request({
+        method: 'POST',
+        url: '/auth/sign-out',
+        headers: { authorization: `Bearer ${sessionToken}`, origin: BASE_URL },
+        payload: {},
+      });
+      assert.equal(out.statusCode, 200, out.body);
+      const afterOut = await t.request({
+        method: 'POST',
+        url: '/token',
+        headers: { authorization: `Bearer ${sessionToken}` },
+        payload: {},
+      });
+      assert.equal(afterOut.statusCode, 401, afterOut.body);
+      assert.equal(afterOut.json().errors[0].code, 'UNAUTHORIZED');
     });
 
     it('a social provider with both credentials is on; one without its secret is off', async () => {
@@ -164,6 +220,29 @@ for (const dialect of testDialects()) {
         payload: { provider: 'nope', callbackURL: '/' },
       });
       assert.ok(response.statusCode >= 400 && response.statusCode < 500, response.body);
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`GET /auth/methods with auth.emailAndPassword.enabled false (${dialect})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(dialect, { auth: { ...baseAuth(), emailAndPassword: { enabled: false } } as never });
+    });
+    after(() => t.close());
+
+    it('says email and password is off, as sign-in by password answers', async () => {
+      const methods = await t.request({ method: 'GET', url: '/auth/methods' });
+      assert.equal(methods.statusCode, 200, methods.body);
+      assert.equal(methods.json().emailAndPassword, false);
+      const signIn = await t.request({
+        method: 'POST',
+        url: '/auth/sign-in/email',
+        payload: { email: 'ada@example.org', password: 'correct horse battery' },
+      });
+      assert.equal(signIn.statusCode, 403, signIn.body);
+      assert.equal(signIn.json().errors[0].code, 'EMAIL_PASSWORD_DISABLED');
     });
   });
 }

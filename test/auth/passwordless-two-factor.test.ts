@@ -112,6 +112,55 @@ for (const dialect of testDialects()) {
       assert.ok(String(signedIn.headers['set-cookie']).includes('svc.session_token='));
     });
 
+    it('sign-in links and codes are mailed under the login throttle: the N+1th request for an address is 429', async () => {
+      for (const [path, extra] of [
+        ['/auth/sign-in/magic-link', { callbackURL: '/console/' }],
+        ['/auth/email-otp/send-verification-otp', { type: 'sign-in' }],
+      ] as const) {
+        const email = uniqueEmail('flood');
+        for (let i = 0; i < 3; i += 1) {
+          const sent = await post(path, { email, ...extra });
+          assert.equal(sent.statusCode, 200, `${path} #${i + 1}: ${sent.body}`);
+        }
+        const flooded = await post(path, { email, ...extra });
+        assert.equal(flooded.statusCode, 429, `${path}: ${flooded.body}`);
+        assert.deepEqual(errorCodes(flooded), ['RATE_LIMITED']);
+        assert.ok(flooded.headers['retry-after'], 'Retry-After says when to try again');
+      }
+    });
+
+    it('wrong emailed codes count as failed sign-ins: after the limit even the right code is 429', async () => {
+      const email = uniqueEmail('code-guess');
+      assert.equal((await post('/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).statusCode, 200);
+      const mail = await smtp.waitFor(email, /Your sign-in code/);
+      const code = /Your sign-in code is (\d{6})/.exec(mail.text)![1]!;
+      const wrong = code === '000000' ? '111111' : '000000';
+      for (let i = 0; i < 3; i += 1) {
+        const refused = await post('/auth/sign-in/email-otp', { email, otp: wrong });
+        assert.ok(refused.statusCode === 400 || refused.statusCode === 403, refused.body);
+      }
+      const throttled = await post('/auth/sign-in/email-otp', { email, otp: code });
+      assert.equal(throttled.statusCode, 429, throttled.body);
+      assert.deepEqual(errorCodes(throttled), ['RATE_LIMITED']);
+    });
+
+    it("the email-OTP plugin's own password reset is closed: resets go through /auth/request-password-reset", async () => {
+      const email = uniqueEmail('otp-reset');
+      assert.equal((await post('/auth/sign-up/email', { email, password: PASSWORD, name: 'Reset' })).statusCode, 200);
+      for (const [path, body] of [
+        ['/auth/email-otp/request-password-reset', { email }],
+        ['/auth/forget-password/email-otp', { email }],
+        ['/auth/email-otp/reset-password', { email, otp: '123456', password: 'another long password 7' }],
+      ] as const) {
+        const closed = await post(path, body);
+        assert.equal(closed.statusCode, 404, `${path}: ${closed.body}`);
+        assert.deepEqual(errorCodes(closed), ['ROUTE_NOT_FOUND']);
+      }
+      // The password is unchanged: it still gets a key.
+      const key = await post('/token', { email, password: PASSWORD });
+      assert.equal(key.statusCode, 201, key.body);
+    });
+
     /** Signs a new user up and turns two-factor on for them; returns the otpauth URI. */
     async function userWithTwoFactor(
       email: string,

@@ -1,6 +1,7 @@
 // GET {auth.basePath}/methods: which ways of signing in are on, so a sign-in page (the console's, or an
 // app's) shows a button for each and nothing else. Public: it says only what the configuration offers.
 import type { SvcConfig } from '../../config/config-types.ts';
+import { emailAndPasswordEnabled } from './account-management-options.ts';
 import { oidcProviders } from './oidc-providers.ts';
 import { enabledSocialProviders } from './social-providers.ts';
 
@@ -17,7 +18,7 @@ export interface SignInMethods {
 
 export function signInMethods(config: SvcConfig): SignInMethods {
   return {
-    emailAndPassword: true,
+    emailAndPassword: emailAndPasswordEnabled(config),
     magicLink: config.auth.magicLink?.enabled === true,
     emailOtp: config.auth.emailOtp?.enabled === true,
     twoFactor: config.auth.twoFactor?.enabled === true,

@@ -43,6 +43,12 @@ import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './toke
 import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './identity-paths.ts';
 import { IDENTITY_SCHEMAS, identitySchemas } from './identity-schemas.ts';
 import { ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS, accountPaths, accountSchemas } from './account-paths.ts';
+import {
+  SIGN_IN_PLUGIN_OPERATIONS,
+  SIGN_IN_PLUGIN_SCHEMAS,
+  signInPluginPaths,
+  signInPluginSchemas,
+} from './sign-in-plugin-paths.ts';
 import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './admin-role-paths.ts';
 import { OWN_KEY_OPERATIONS, ownKeyPaths } from './own-key-paths.ts';
 import { METRICS_OPERATIONS, metricsPaths } from './metrics-path.ts';
@@ -75,6 +81,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...TOKEN_SCHEMAS,
       ...IDENTITY_SCHEMAS,
       ...ACCOUNT_SCHEMAS,
+      ...SIGN_IN_PLUGIN_SCHEMAS,
       ...ADMIN_ROLE_SCHEMAS,
       ...ADMIN_DELETED_RECORD_SCHEMAS,
     ],
@@ -87,6 +94,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...TOKEN_OPERATIONS,
       ...IDENTITY_OPERATIONS,
       ...ACCOUNT_OPERATIONS,
+      ...SIGN_IN_PLUGIN_OPERATIONS,
       ...ADMIN_ROLE_OPERATIONS,
       ...OWN_KEY_OPERATIONS,
       ...ADMIN_DELETED_RECORD_OPERATIONS,
@@ -102,7 +110,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     ...identitySchemas(config),
     ...adminSchemas(),
   };
-  Object.assign(schemas, accountSchemas());
+  Object.assign(schemas, accountSchemas(), signInPluginSchemas());
   Object.assign(
     schemas,
     adminWebhookSchemas(),
@@ -133,7 +141,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     adminWebhookPaths(),
     adminAccountPaths(),
   );
-  Object.assign(paths, accountPaths(config));
+  Object.assign(paths, accountPaths(config), signInPluginPaths(config));
   Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
   tags.push(
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
