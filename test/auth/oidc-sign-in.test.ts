@@ -153,7 +153,11 @@ for (const dialect of testDialects()) {
         payload: { name: 'sso laptop', expiresIn: 3600 },
       });
       assert.equal(byBearer.statusCode, 201, byBearer.body);
-      const me = await t.request({ method: 'GET', url: '/me', auth: byBearer.json().key as string });
+      const me = await t.request({
+        method: 'GET',
+        url: '/me',
+        headers: { authorization: `Bearer ${byBearer.json().key as string}` },
+      });
       assert.equal(me.statusCode, 200, me.body);
       assert.equal(me.json().data.attributes.userId, session.json().user.id);
       assert.equal(me.json().data.attributes.role, 'user');

@@ -161,6 +161,58 @@ for (const dialect of testDialects()) {
       assert.equal(key.statusCode, 201, key.body);
     });
 
+    it('the plugin endpoints answer as /openapi.json describes them', async () => {
+      const spec = new ResponseConformance((await suite.t.inject({ method: 'GET', url: '/openapi.json' })).json());
+      const checked = async (path: string, payload: unknown, jar?: CookieJar) => {
+        const response = await post(path, payload, jar);
+        spec.check('POST', path, response);
+        return response;
+      };
+      const email = uniqueEmail('doc-plugins');
+      assert.equal((await checked('/auth/sign-in/magic-link', { email, callbackURL: '/console/' })).statusCode, 200);
+      assert.equal((await checked('/auth/sign-in/magic-link', { email: 42 })).statusCode, 400);
+      const mail = await smtp.waitFor(email, /magic-link\/verify/);
+      const link = new URL(
+        /https?:\/\/[^\s"<>]+\/auth\/magic-link\/verify\?[^\s"<>]+/.exec(mail.text)![0].replace(/&amp;/g, '&'),
+      );
+      const opened = await suite.t.inject({ method: 'GET', url: link.pathname + link.search });
+      spec.check('GET', '/auth/magic-link/verify', opened);
+      assert.equal(opened.statusCode, 302);
+
+      const coded = uniqueEmail('doc-code');
+      assert.equal(
+        (await checked('/auth/email-otp/send-verification-otp', { email: coded, type: 'sign-in' })).statusCode,
+        200,
+      );
+      const code = /Your sign-in code is (\d{6})/.exec((await smtp.waitFor(coded, /Your sign-in code/)).text)![1]!;
+      const wrongOtp = await checked('/auth/sign-in/email-otp', {
+        email: coded,
+        otp: code === '000000' ? '111111' : '000000',
+      });
+      assert.equal(wrongOtp.statusCode, 400);
+      const otpSignIn = await checked('/auth/sign-in/email-otp', { email: coded, otp: code });
+      assert.equal(otpSignIn.statusCode, 200);
+
+      const jar = new CookieJar();
+      const owner = uniqueEmail('doc-tfa');
+      const signedUp = await post('/auth/sign-up/email', { email: owner, password: PASSWORD, name: 'Doc' });
+      jar.absorb(signedUp.headers['set-cookie']);
+      assert.equal((await checked('/auth/two-factor/enable', { password: 'not the password' }, jar)).statusCode, 400);
+      const enabled = await checked('/auth/two-factor/enable', { password: PASSWORD }, jar);
+      assert.equal(enabled.statusCode, 200);
+      const totpURI = enabled.json().totpURI as string;
+      assert.equal((await checked('/auth/two-factor/get-totp-uri', { password: PASSWORD }, jar)).statusCode, 200);
+      const confirmed = await checked('/auth/two-factor/verify-totp', { code: await currentCode(totpURI) }, jar);
+      assert.equal(confirmed.statusCode, 200);
+      jar.absorb(confirmed.headers['set-cookie']);
+      assert.equal(
+        (await checked('/auth/two-factor/generate-backup-codes', { password: PASSWORD }, jar)).statusCode,
+        200,
+      );
+      assert.equal((await checked('/auth/two-factor/disable', { password: PASSWORD }, jar)).statusCode, 200);
+      assert.equal((await checked('/auth/two-factor/disable', { password: PASSWORD })).statusCode, 401);
+    });
+
     /** Signs a new user up and turns two-factor on for them; returns the otpauth URI. */
     async function userWithTwoFactor(
       email: string,

@@ -48,18 +48,18 @@ export const SIGN_IN_PLUGIN_OPERATIONS = [
 ] as const;
 
 export function signInPluginSchemas(): Record<(typeof SIGN_IN_PLUGIN_SCHEMAS)[number], JsonSchema> {
-  const email: JsonSchema = { type: 'string', format: 'email', examples: ['ada@example.com'] };
+  // A function: each use gets its own object (the document must be a plain tree, no shared nodes).
+  const email = (): JsonSchema => ({ type: 'string', format: 'email', examples: ['ada@example.com'] });
   const callback = (what: string): JsonSchema => ({
     type: 'string',
     description: `Where to send the browser ${what}: a relative path or a URL on a trusted origin.`,
   });
-  const password: JsonSchema = { type: 'string', writeOnly: true, description: "The user's current password" };
   return {
     MagicLinkBody: {
       type: 'object',
       required: ['email'],
       properties: {
-        email,
+        email: email(),
         name: { type: 'string', description: 'The name of a user created by this sign-in' },
         callbackURL: callback('once signed in'),
         newUserCallbackURL: callback('when the link created the user'),
@@ -70,7 +70,7 @@ export function signInPluginSchemas(): Record<(typeof SIGN_IN_PLUGIN_SCHEMAS)[nu
       type: 'object',
       required: ['email', 'type'],
       properties: {
-        email,
+        email: email(),
         type: {
           type: 'string',
           enum: ['sign-in', 'email-verification'],
@@ -81,13 +81,13 @@ export function signInPluginSchemas(): Record<(typeof SIGN_IN_PLUGIN_SCHEMAS)[nu
     EmailOtpSignInBody: {
       type: 'object',
       required: ['email', 'otp'],
-      properties: { email, otp: { type: 'string', writeOnly: true, description: 'The mailed code' } },
+      properties: { email: email(), otp: { type: 'string', writeOnly: true, description: 'The mailed code' } },
     },
     EmailOtpCheckBody: {
       type: 'object',
       required: ['email', 'type', 'otp'],
       properties: {
-        email,
+        email: email(),
         type: { type: 'string', enum: ['sign-in', 'email-verification'] },
         otp: { type: 'string', writeOnly: true },
       },
@@ -110,7 +110,7 @@ export function signInPluginSchemas(): Record<(typeof SIGN_IN_PLUGIN_SCHEMAS)[nu
     TwoFactorPasswordBody: {
       type: 'object',
       required: ['password'],
-      properties: { password },
+      properties: { password: { type: 'string', writeOnly: true, description: "The user's current password" } },
     },
     TwoFactorEnableResult: {
       type: 'object',
