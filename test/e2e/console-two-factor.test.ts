@@ -95,29 +95,37 @@ describe('console: provider buttons and two-factor', { skip }, () => {
     await page.getByRole('button', { name: 'Continue with GitHub' }).waitFor(WAIT);
     await page.getByRole('button', { name: 'Continue with Company SSO' }).waitFor(WAIT);
     assert.equal(await page.locator('.providers button').count(), 2);
+    await page.getByRole('link', { name: 'Forgot your password?' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'sign-in-providers.png'), fullPage: true });
   });
 
-  it('the OIDC button goes through the provider and back to the console with a session', async () => {
+  it('the OIDC button goes through the provider and back to the console, which turns the session into its key', async () => {
     const toProvider = page.waitForRequest((request) => request.url().startsWith(provider.issuer.url!), WAIT);
     const back = page.waitForResponse((response) => response.url().startsWith(`${base}/auth/callback/keycloak?`), WAIT);
     await page.getByRole('button', { name: 'Continue with Company SSO' }).click();
     await toProvider;
     const callback = await back;
     assert.equal(callback.status(), 302);
-    assert.equal(await callback.headerValue('location'), '/console/');
-    await page.waitForLoadState('load');
-    const cookies = await page.context().cookies(base);
-    assert.ok(
-      cookies.some((cookie) => cookie.name === 'svc.session_token'),
-      'signed in to the identity component',
+    assert.equal(await callback.headerValue('location'), '/console/#/provider-signed-in');
+    const issued = await page.waitForResponse(
+      (response) => response.url() === `${base}/token` && response.request().method() === 'POST',
+      WAIT,
     );
+    assert.equal(issued.status(), 201, 'POST /token with the provider session issued the console key');
+    await page.getByText('Signed in as sso.user@example.test').waitFor(WAIT);
+    // The key acts as the SSO user on the API, and My account acts with the session.
+    await page.getByRole('link', { name: 'My account' }).click();
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor(WAIT);
+    assert.equal(await page.getByText('Managing your account needs a fresh sign-in').count(), 0);
+    await page.screenshot({ path: join(SHOTS, 'provider-signed-in.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#signin-email').waitFor(WAIT);
     await page.context().clearCookies();
   });
 
   it('a signed-in user turns two-factor on from the account page', async () => {
     await signIn();
-    await page.getByRole('link', { name: 'Two-factor' }).click();
+    await page.getByRole('link', { name: 'My account' }).click();
     await page.getByLabel('Your password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Turn on' }).click();
     const uri = page.getByLabel('otpauth URI');
