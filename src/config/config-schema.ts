@@ -9,6 +9,7 @@ import type {
   OnDeleteAction,
   PasswordResetConfig,
   RetentionConfig,
+  SignUpThrottleConfig,
 } from './config-types.ts';
 import { SOCIAL_PROVIDER_NAMES } from './social-provider-names.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
@@ -45,6 +46,16 @@ export const LOGIN_THROTTLE_DEFAULTS: Readonly<LoginThrottleConfig> = deepFreeze
 export const PASSWORD_RESET_DEFAULTS: Readonly<PasswordResetConfig> = deepFreeze({
   expiresIn: 3600,
   revokeKeys: true,
+});
+
+/**
+ * What `auth.signUpThrottle` is when the config leaves it out: 30 sign-up attempts per client address an
+ * hour, enough for an office behind one NAT, too few to mass-create accounts or probe many addresses.
+ */
+export const SIGN_UP_THROTTLE_DEFAULTS: Readonly<SignUpThrottleConfig> = deepFreeze({
+  enabled: true,
+  maxPerAddress: 30,
+  windowMs: 60 * 60 * 1000,
 });
 
 /**
@@ -231,7 +242,13 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       additionalProperties: false,
       properties: {
         port: { description: 'PORT overrides.', type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
-        host: { description: 'HOST overrides.', type: 'string', minLength: 1, default: '0.0.0.0' },
+        host: {
+          description:
+            'Address to listen on; HOST overrides. 127.0.0.1 (the default) serves this machine only; 0.0.0.0 every interface (containers, servers).',
+          type: 'string',
+          minLength: 1,
+          default: '127.0.0.1',
+        },
         cors: {
           type: 'object',
           default: {},
@@ -424,6 +441,29 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
               minimum: 1000,
               maximum: 86_400_000,
               default: LOGIN_THROTTLE_DEFAULTS.windowMs,
+            },
+          },
+        },
+        signUpThrottle: {
+          description:
+            'Limit on sign-up attempts (POST <basePath>/sign-up/email) per client address, successful or not.',
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: { type: 'boolean', default: SIGN_UP_THROTTLE_DEFAULTS.enabled },
+            maxPerAddress: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: SIGN_UP_THROTTLE_DEFAULTS.maxPerAddress,
+            },
+            windowMs: {
+              description: 'Milliseconds; the window starts at the first attempt.',
+              type: 'integer',
+              minimum: 1000,
+              maximum: 86_400_000,
+              default: SIGN_UP_THROTTLE_DEFAULTS.windowMs,
             },
           },
         },

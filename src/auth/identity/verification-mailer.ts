@@ -59,8 +59,14 @@ export interface MailMessage {
 export interface VerificationMailer {
   send(to: string, url: string, kind?: MailKind): Promise<void>;
   deliver(message: MailMessage): Promise<void>;
+  /** Tells a registered address's owner that someone tried to sign up with it (the sign-up itself answers as for a new one). */
+  sendSignUpAttempt(to: string): Promise<void>;
   close(): void;
 }
+
+const SIGN_UP_ATTEMPT_TEXT =
+  'Someone tried to create an account with this email address, which already has one. No new account was created ' +
+  'and yours is unchanged.\n\nIf it was you, sign in instead (or reset your password if you forgot it). If it was not, you can ignore this message.';
 
 export function createVerificationMailer(
   config: SvcConfig['auth']['email'],
@@ -77,6 +83,12 @@ export function createVerificationMailer(
         log.info(
           { to: message.to, ...message.logged },
           `${message.subject} for ${message.to} (no auth.email.smtpUrl configured)`,
+        );
+      },
+      async sendSignUpAttempt(to) {
+        log.info(
+          { to },
+          `someone tried to sign up again with the registered address ${to} (no auth.email.smtpUrl configured, so it was not told)`,
         );
       },
       close() {},
@@ -101,6 +113,15 @@ export function createVerificationMailer(
         subject: message.subject,
         text: message.text,
         html: message.html,
+      });
+    },
+    async sendSignUpAttempt(to) {
+      await transport.sendMail({
+        from: config.from,
+        to,
+        subject: 'Someone tried to sign up with your email address',
+        text: SIGN_UP_ATTEMPT_TEXT,
+        html: `<p>${escapeHtml(SIGN_UP_ATTEMPT_TEXT).replace(/\n\n/g, '</p><p>')}</p>`,
       });
     },
     close() {
