@@ -110,7 +110,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     ...identitySchemas(config),
     ...adminSchemas(),
   };
-  Object.assign(schemas, accountSchemas(), signInPluginSchemas());
+  Object.assign(schemas, accountSchemas(), signInPluginSchemas(config));
   Object.assign(
     schemas,
     adminWebhookSchemas(),

@@ -47,7 +47,41 @@ export const SIGN_IN_PLUGIN_OPERATIONS = [
   'generateBackupCodes',
 ] as const;
 
-export function signInPluginSchemas(): Record<(typeof SIGN_IN_PLUGIN_SCHEMAS)[number], JsonSchema> {
+/** The schemas of the plugins that are on (a document lists no component nothing uses). */
+export function signInPluginSchemas(
+  config: SvcConfig,
+): Partial<Record<(typeof SIGN_IN_PLUGIN_SCHEMAS)[number], JsonSchema>> {
+  const all = allSignInPluginSchemas();
+  const { magicLink, emailOtp, twoFactor } = config.auth;
+  const used = new Set<(typeof SIGN_IN_PLUGIN_SCHEMAS)[number]>();
+  if (magicLink?.enabled)
+    for (const name of ['MagicLinkBody', 'PluginSuccessResult', 'PluginSignInResult'] as const) used.add(name);
+  if (emailOtp?.enabled) {
+    for (const name of [
+      'EmailOtpSendBody',
+      'EmailOtpSignInBody',
+      'EmailOtpCheckBody',
+      'PluginSuccessResult',
+      'PluginSignInResult',
+    ] as const)
+      used.add(name);
+  }
+  if (twoFactor?.enabled) {
+    for (const name of [
+      'TwoFactorPasswordBody',
+      'TwoFactorEnableResult',
+      'TwoFactorTotpUriResult',
+      'TwoFactorCodeBody',
+      'TwoFactorBackupCodesResult',
+      'PluginSuccessResult',
+      'PluginSignInResult',
+    ] as const)
+      used.add(name);
+  }
+  return Object.fromEntries(SIGN_IN_PLUGIN_SCHEMAS.filter((name) => used.has(name)).map((name) => [name, all[name]]));
+}
+
+function allSignInPluginSchemas(): Record<(typeof SIGN_IN_PLUGIN_SCHEMAS)[number], JsonSchema> {
   // A function: each use gets its own object (the document must be a plain tree, no shared nodes).
   const email = (): JsonSchema => ({ type: 'string', format: 'email', examples: ['ada@example.com'] });
   const callback = (what: string): JsonSchema => ({
