@@ -135,7 +135,7 @@ describe('console: provider buttons and two-factor', { skip }, () => {
     assert.equal(await page.locator('.backup-codes li').count(), 10);
     await page.screenshot({ path: join(SHOTS, 'two-factor-setup.png'), fullPage: true });
     await page.getByLabel('Code from your app').fill(await codeOf(secret));
-    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
     await page.getByText('Two-factor is on.').waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'two-factor-on.png'), fullPage: true });
   });
