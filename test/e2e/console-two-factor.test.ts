@@ -141,7 +141,9 @@ describe('console: provider buttons and two-factor', { skip }, () => {
   });
 
   it('signing in again asks for the code, and the code completes it', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.screenshot({ path: join(SHOTS, 'before-sign-out.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Sign out', exact: true }).last().click();
+    await page.locator('#signin-email').waitFor(WAIT);
     await signIn();
     const otp = page.getByLabel('Two-factor code');
     await otp.waitFor(WAIT);
