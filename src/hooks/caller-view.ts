@@ -6,5 +6,6 @@ const ADMIN: Caller = Object.freeze({ admin: true });
 
 export function callerView(principal: Principal): Caller {
   if (principal.kind === 'admin') return ADMIN;
-  return Object.freeze({ userId: principal.userId, role: principal.role, keyId: principal.keyId });
+  const keyId = principal.kind === 'key' ? principal.keyId : null;
+  return Object.freeze({ userId: principal.userId, role: principal.role, keyId });
 }

@@ -6,7 +6,8 @@ import type { RecordValues } from '../model/record-values.ts';
 
 /** Who makes the request: an API key's or token's user, or the admin token. Never a secret. */
 export type Caller =
-  | { readonly userId: string; readonly role: string; readonly keyId: string; readonly admin?: undefined }
+  // keyId: null for an external JWT's caller (auth.jwt), who has no key.
+  | { readonly userId: string; readonly role: string; readonly keyId: string | null; readonly admin?: undefined }
   | { readonly admin: true };
 
 /** A list query as an object (`{ status: 'published', _sort: '-created_at' }`) or a query string (`status=published&_limit=5`). */
