@@ -14,6 +14,7 @@ import { installSecurityHeaders } from './http/security-headers.ts';
 import { installCors } from './http/cors.ts';
 import { installConnectionLimit, requestTimeoutOptions } from './http/connection-limits.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
+import { registerOperationsRoutes } from './http/routes/operations-routes.ts';
 import { registerMetaRoutes } from './http/routes/meta-routes.ts';
 import { registerMetricsRoutes } from './http/routes/metrics-routes.ts';
 import { registerIdentityRoutes } from './http/routes/identity-routes.ts';
@@ -73,6 +74,7 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
   await registerAdminDeletedRecordRoutes(app, ctx);
   await registerStreamRoutes(app, ctx);
   await registerConsoleRoutes(app, ctx);
+  await registerOperationsRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);
 
   // After the routes' own preClose hooks (readiness fails first); before the server stops accepting.

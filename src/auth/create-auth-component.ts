@@ -140,6 +140,7 @@ export async function createAuthComponent(
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
+    chargeMore: (principal, count) => authenticator.chargeMore(principal, count),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
     handleIdentityRequest: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
     issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),

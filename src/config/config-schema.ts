@@ -48,6 +48,7 @@ export const SERVER_LIMIT_DEFAULTS = deepFreeze({
   likePatternMaxWildcards: 16,
   includeMaxDepth: 3,
   includeMaxRecords: 1000,
+  atomicMaxOperations: 100,
 });
 
 /** setInterval runs a longer delay at once (it overflows to 1 ms). */
@@ -196,6 +197,13 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           minimum: 1,
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
+        },
+        atomicMaxOperations: {
+          description: 'Most operations one POST /v1/operations request (JSON:API Atomic Operations) may hold.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.atomicMaxOperations,
         },
         console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
       },

@@ -38,7 +38,8 @@ export function sendAnswer(reply: FastifyReply, { response, replayed }: Idempote
   const { 'Content-Type': type, ...headers } = response.headers;
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   if (replayed) reply.header(IDEMPOTENCY_REPLAYED_HEADER, 'true');
-  if (type === JSON_API_MEDIA_TYPE) asJsonApi(reply);
+  // The JSON:API type, or it with the atomic extension's parameter (POST /v1/operations): no charset added.
+  if (type?.startsWith(JSON_API_MEDIA_TYPE)) asJsonApi(reply).type(type);
   else if (type !== undefined) reply.type(type);
   reply.code(response.status);
   return response.body;

@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: a route among JSON:API ones that answers another media type (the JSON Schema), so Accept is not its business. */
     jsonApi?: boolean;
+    /** true: POST /v1/operations, which takes the Atomic Operations extension's parameter and negotiates itself. */
+    atomic?: boolean;
   }
 }
 
@@ -39,6 +41,7 @@ function mediaRange(text: string, weightEndsParameters: boolean): MediaRange {
 export function refuseJsonApiContentTypeParameters(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: PreParsingDone): void {
   const contentType = request.headers['content-type'];
   if (contentType === undefined || !contentType.includes(';') || !MENTIONS_JSON_API.test(contentType)) return done(null, payload);
+  if (request.routeOptions.config.atomic === true) return done(null, payload);
   const range = mediaRange(contentType, false);
   if (range.type === JSON_API_MEDIA_TYPE && range.hasParameters) {
     return done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send ${JSON_API_MEDIA_TYPE} without media type parameters, or application/json`));

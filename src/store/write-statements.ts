@@ -124,3 +124,20 @@ export function updateByIdStatement(db: Db, table: string, values: Row, id: stri
     return (returning.length > 0 ? update.returning(returning) : update).compile() as CompiledQuery<Row>;
   });
 }
+
+/**
+ * An insert that writes nothing when `column`'s unique index already holds the row's value
+ * (`on conflict (column) do nothing`, the same SQL on SQLite and PostgreSQL): what an upsert tries
+ * first, race-free. `partial`: the index leaves soft-deleted rows out, and the conflict target must say so.
+ */
+export function insertUnlessTakenStatement(db: Db, table: string, row: Row, column: string, partial: boolean, returning: readonly string[]): CompiledQuery<Row> {
+  return db
+    .insertInto(table)
+    .values(row)
+    .onConflict((conflict) => {
+      const target = conflict.column(column);
+      return (partial ? target.where('deleted_at', 'is', null) : target).doNothing();
+    })
+    .returning(returning)
+    .compile() as CompiledQuery<Row>;
+}
