@@ -22,6 +22,7 @@ import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSch
 import { OWN_KEY_OPERATIONS, ownKeyPaths } from './openapi/own-key-paths.ts';
 import { METRICS_OPERATIONS, metricsPaths } from './openapi/metrics-path.ts';
 import { ADMIN_DELETED_RECORD_OPERATIONS, ADMIN_DELETED_RECORD_SCHEMAS, adminDeletedRecordPaths, adminDeletedRecordSchemas } from './openapi/admin-deleted-record-paths.ts';
+import { OPERATIONS_OPERATIONS, OPERATIONS_SCHEMAS, OPERATIONS_TAG, operationsPaths, operationsSchemas } from './openapi/operations-path.ts';
 import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './openapi/identity-and-reload-paths.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -30,8 +31,8 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const resources = registry.enabled();
   const names = allocateOpenApiNames(
     resources,
-    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS],
+    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS, ...OPERATIONS_SCHEMAS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS, ...OPERATIONS_OPERATIONS],
   );
 
   const paths: Record<string, OpenApiObject> = {};
@@ -50,8 +51,10 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     tags.push(tag);
   }
   Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
-  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
+  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config), operationsPaths(config));
+  Object.assign(schemas, operationsSchemas(resources.map((resource) => resource.name)));
   tags.push(
+    { name: OPERATIONS_TAG, description: 'Several writes as one transaction (JSON:API Atomic Operations)' },
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
     { name: IDENTITY_TAG, description: 'Signing up, signing in and sessions, through the identity component under `' + config.auth.basePath + '`' },
     { name: META_TAG, description: 'This description and health probes' },

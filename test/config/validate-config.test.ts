@@ -47,6 +47,7 @@ const PROBLEMS: ProblemScenario[] = [
   { name: 'a resource name longer than 63 characters', change: (c) => (c.resources[`a${'b'.repeat(63)}`] = { fields: {} }), path: `resources.a${'b'.repeat(63)}`, message: /must match/ },
   { name: 'the resource name constructor', change: (c) => (c.resources.constructor = { fields: {} }), path: 'resources.constructor', message: /reserved/ },
   { name: 'a resource name starting with svc_', change: (c) => (c.resources.svc_users = { fields: {} }), path: 'resources.svc_users', message: /reserved for internal tables/ },
+  { name: 'the resource name operations (POST /v1/operations)', change: (c) => (c.resources.operations = { fields: {} }), path: 'resources.operations', message: /\/v1\/operations is svc's own endpoint/ },
   { name: 'a field name with a dash', change: (c) => (fields(c)['sub-title'] = { type: 'string' }), path: 'resources.posts.fields.sub-title', message: /must match/ },
   ...['id', 'created_at', 'updated_at', 'deleted_at', '_limit', '_offset', '_sort', 'fields', 'events', 'page', 'token'].map(
     (name): ProblemScenario => ({

@@ -55,6 +55,18 @@ function withLocation(response: OpenApiObject): OpenApiObject {
   return { ...response, headers: { ...(response.headers as OpenApiObject), Location: location } };
 }
 
+/** `_upsert=<unique field>`, where the resource has a unique field (docs/atomic.md). */
+function upsertParameter(resource: Resource): OpenApiObject[] {
+  const unique = [...resource.fields.values()].filter((field) => field.definition.unique === true).map((field) => field.name);
+  if (unique.length === 0) return [];
+  return [{
+    name: '_upsert',
+    in: 'query',
+    description: 'Create or update by this unique field: when a record already holds the body\'s value, it is updated instead (200; needs the update permission too).',
+    schema: { type: 'string', enum: unique },
+  }];
+}
+
 export function resourcePaths(resource: Resource, names: ResourceNames, config: SvcConfig): Record<string, OpenApiObject> {
   const name = resource.name;
   // Fresh arrays per operation: the document stays a tree, so YAML output needs no anchors.
@@ -85,12 +97,13 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       description:
         'Only the fields the caller\'s role may create are accepted, and the role\'s preset values are set by the server, as are `id`, ' +
         '`created_at` and `updated_at`, and a `created` event follows on the stream and to webhooks.',
-      parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
+      parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs), ...upsertParameter(resource)],
       requestBody: writeRequestBody(names.schema('CreateBody'), names.schema('CreateRequestDocument'), `The new record's fields.`),
       responses: {
         '201': withReplayedHeader(withLocation(
           documentResponse('The created record, with its generated `id`, `created_at` and `updated_at`.', names.schema('Document')),
         )),
+        ...(upsertParameter(resource).length > 0 ? { '200': documentResponse('With `_upsert`: the record that held the value, updated (an `updated` event follows).', names.schema('Document')) } : {}),
         ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
       },
     }),
