@@ -196,6 +196,7 @@ describe('loadConfigFromObject', () => {
           likePatternMaxWildcards: 16,
           includeMaxDepth: 3,
           includeMaxRecords: 1000,
+          atomicMaxOperations: 100,
           console: true,
         },
         auth: {
