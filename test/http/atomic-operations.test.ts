@@ -313,7 +313,9 @@ for (const dialect of testDialects()) {
         await refusedWith([{ op: 'remove', href: '/v1/categories/x' }], 'INVALID_OPERATIONS', '/atomic:operations/0/href');
         await refusedWith([{ op: 'remove' }], 'INVALID_OPERATIONS', '/atomic:operations/0');
         await refusedWith([{ op: 'update', ref: { type: 'categories', id: 'a', lid: 'b' }, data: null }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref');
-        await refusedWith([{ op: 'add', ref: { type: 'categories', id: 'a' }, data: {} }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref');
+        await refusedWith([{ op: 'add', ref: { type: 'posts' }, data: { type: 'categories', attributes: { name: 'n' } } }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref');
+        await refusedWith([{ op: 'add', ref: { type: 'categories', relationship: 'posts' }, data: { type: 'categories', attributes: { name: 'n' } } }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref/relationship');
+        await refusedWith([{ op: 'add', ref: { type: 'categories', lid: 'x' }, data: { type: 'categories', lid: 'y', attributes: { name: 'n' } } }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref');
       });
 
       it('refuses lids used before their add, reused, of another type, or too long', async () => {

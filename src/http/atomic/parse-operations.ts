@@ -140,11 +140,30 @@ function checkLinkageLid(linkage: Members, at: string, problems: Problems, lids:
   if (problem !== undefined) problems.add(`${at}/lid`, problem);
 }
 
-function parseAdd(operation: Members, at: string, problems: Problems, lids: LocalIds): AddOperation | undefined {
-  if (Object.hasOwn(operation, 'ref')) {
-    problems.add(`${at}/ref`, 'an add takes no ref: svc has no to-many relationships to add to; send the record in data');
-    return undefined;
+/**
+ * An add's `ref` may only repeat the record `data` creates (some clients, Orbit among them, send one):
+ * adding to a to-many relationship is not supported, svc's to-many sides being other records' fields.
+ */
+function checkAddRef(operation: Members, data: Members, at: string, problems: Problems): boolean {
+  const ref = operation.ref;
+  if (!isObject(ref)) {
+    problems.add(`${at}/ref`, 'ref must be an object');
+    return false;
   }
+  unknownMembers(ref, REF_MEMBERS, `${at}/ref`, 'a ref', problems);
+  if (Object.hasOwn(ref, 'relationship')) {
+    problems.add(`${at}/ref/relationship`, 'adding to a relationship is not supported; set the relation field of the related record');
+    return false;
+  }
+  const same = (member: string) => !Object.hasOwn(ref, member) || (Object.hasOwn(data, member) && ref[member] === data[member]);
+  if (ref.type !== data.type || !same('id') || !same('lid')) {
+    problems.add(`${at}/ref`, 'an add\'s ref must name the record its data creates');
+    return false;
+  }
+  return true;
+}
+
+function parseAdd(operation: Members, at: string, problems: Problems, lids: LocalIds): AddOperation | undefined {
   const data = operation.data;
   if (!isObject(data)) {
     problems.add(`${at}/data`, 'an add needs data: the resource object to create');
@@ -154,6 +173,7 @@ function parseAdd(operation: Members, at: string, problems: Problems, lids: Loca
     problems.add(`${at}/data/type`, 'data.type must be a string naming the resource');
     return undefined;
   }
+  if (Object.hasOwn(operation, 'ref') && !checkAddRef(operation, data, at, problems)) return undefined;
   checkLinkageLids(data, `${at}/data`, problems, lids);
   let upsert: string | undefined;
   const meta = operation.meta;
