@@ -27,6 +27,7 @@ import { compareProfiles, formatComparison, readMeasuredProfile } from './compar
 import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize-cpu-profile.ts';
 import { measureCountCost, type CountCost } from './count-cost.ts';
 import { measureKeysetCost, type KeysetCost } from './keyset-cost.ts';
+import { formatBulkCost, measureBulkCost, type BulkCost } from './bulk-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
 import { buildSseReader } from './sse-reader-build.ts';
 
@@ -77,6 +78,7 @@ class Bench {
   readonly profiles: { database: BenchDatabase; scenario: string; file: string; summary: string }[] = [];
   readonly countCosts: (CountCost & { database: BenchDatabase })[] = [];
   readonly keysetCosts: (KeysetCost & { database: BenchDatabase })[] = [];
+  readonly bulkCosts: (BulkCost & { database: BenchDatabase })[] = [];
   readonly sse: (SseFanout & { database: BenchDatabase })[] = [];
   readonly webhooks: (WebhookThroughput & { database: BenchDatabase })[] = [];
   #counter = 1_000_000;
@@ -206,6 +208,9 @@ class Bench {
           }
         }
         this.compareProfiledCreates(database);
+        svc ??= await this.startSvc(bench);
+        log('  bulk creates: single POSTs against atomic batches');
+        this.bulkCosts.push({ database, ...(await measureBulkCost(svc.url, seeded.authorization)) });
         ceilingRows.push(await this.measureCeiling(ceilingServer, database, 'ceiling: bare Fastify route (after)'));
         if (options.sseClients > 0) {
           svc ??= await this.startSvc(bench);
@@ -423,13 +428,14 @@ async function main(): Promise<number> {
     ...realtimeTables(bench),
     ...bench.countCosts.map((c) => `- ${c.database} @ ${c.rows} rows: count(*) for the filter ${c.countMs.toFixed(2)} ms; page query alone ${c.pageMs.toFixed(2)} ms (medians)`),
     ...bench.keysetCosts.map((k) => `- ${k.database} @ ${k.rows} rows, keyset page ${k.order}: after a cursor at the start ${k.firstMs.toFixed(2)} ms, at depth ${k.depth} ${k.deepMs.toFixed(2)} ms: deep/first ${(k.deepMs / k.firstMs).toFixed(2)} (medians; target: within 2x)`),
+    ...bench.bulkCosts.map((b) => formatBulkCost(b.database, b)),
     `- total run time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
   ];
   for (const profile of bench.profiles) output.push('', `### profile: ${profile.database} ${profile.scenario} (${profile.file})`, '```', profile.summary, '```');
   process.stdout.write(`\n${output.join('\n')}\n`);
   if (parsed.json) {
     mkdirSync(join(parsed.json, '..'), { recursive: true });
-    writeFileSync(parsed.json, JSON.stringify({ rows: bench.rows, notes: bench.notes, countCosts: bench.countCosts, keysetCosts: bench.keysetCosts, sse: bench.sse, webhooks: bench.webhooks, profiles: bench.profiles }, null, 2));
+    writeFileSync(parsed.json, JSON.stringify({ rows: bench.rows, notes: bench.notes, countCosts: bench.countCosts, keysetCosts: bench.keysetCosts, bulkCosts: bench.bulkCosts, sse: bench.sse, webhooks: bench.webhooks, profiles: bench.profiles }, null, 2));
   }
   return bench.rows.some((r) => r.errors > 0) ? 1 : 0;
 }
