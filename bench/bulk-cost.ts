@@ -15,7 +15,12 @@ export interface BulkCost {
 const ATOMIC = 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"';
 
 function post(i: number, run: string): Record<string, unknown> {
-  return { title: `Bulk ${run} ${i}`, body: 'Lorem ipsum dolor sit amet. '.repeat(4), views: i, published: i % 2 === 0 };
+  return {
+    title: `Bulk ${run} ${i}`,
+    body: 'Lorem ipsum dolor sit amet. '.repeat(4),
+    views: i,
+    published: i % 2 === 0,
+  };
 }
 
 async function expectStatus(response: Response, status: number): Promise<void> {
@@ -26,25 +31,45 @@ async function expectStatus(response: Response, status: number): Promise<void> {
 async function singles(url: string, authorization: string, records: number, run: string): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < records; i++) {
-    const response = await fetch(`${url}/v1/posts`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(post(i, run)) });
+    const response = await fetch(`${url}/v1/posts`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify(post(i, run)),
+    });
     await expectStatus(response, 201);
   }
   return performance.now() - started;
 }
 
-async function batches(url: string, authorization: string, records: number, batch: number, run: string): Promise<number> {
+async function batches(
+  url: string,
+  authorization: string,
+  records: number,
+  batch: number,
+  run: string,
+): Promise<number> {
   const started = performance.now();
   for (let first = 0; first < records; first += batch) {
     const operations = [];
-    for (let i = first; i < Math.min(records, first + batch); i++) operations.push({ op: 'add', data: { type: 'posts', attributes: post(i, run) } });
-    const response = await fetch(`${url}/v1/operations`, { method: 'POST', headers: { authorization, 'content-type': ATOMIC }, body: JSON.stringify({ 'atomic:operations': operations }) });
+    for (let i = first; i < Math.min(records, first + batch); i++)
+      operations.push({ op: 'add', data: { type: 'posts', attributes: post(i, run) } });
+    const response = await fetch(`${url}/v1/operations`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': ATOMIC },
+      body: JSON.stringify({ 'atomic:operations': operations }),
+    });
     await expectStatus(response, 200);
   }
   return performance.now() - started;
 }
 
 /** The median of three rounds of each, alternating, after one small warm-up round of each. */
-export async function measureBulkCost(url: string, authorization: string, records = 1000, batch = 100): Promise<BulkCost> {
+export async function measureBulkCost(
+  url: string,
+  authorization: string,
+  records = 1000,
+  batch = 100,
+): Promise<BulkCost> {
   await singles(url, authorization, 50, 'warm');
   await batches(url, authorization, 100, batch, 'warm');
   const single: number[] = [];
@@ -77,7 +102,9 @@ async function standalone(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${join(dir, 'bench.db')}`;
   const bench = writeBenchConfig(databaseUrl);
   const seeded = await seed(bench.config, 100);
-  const { app } = await buildApp({ config: { ...bench.config, server: { ...bench.config.server, port: 0, host: '127.0.0.1' } } });
+  const { app } = await buildApp({
+    config: { ...bench.config, server: { ...bench.config.server, port: 0, host: '127.0.0.1' } },
+  });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   try {
     const [records, batch] = process.argv.slice(2).map(Number);

@@ -27,6 +27,28 @@ function run(command, args, cwd) {
   return result.stdout;
 }
 
+/** How long one `npm pack` of Scalar may take: it took 1 s, but a stalled registry connection once hung CI for 15 minutes. */
+const FETCH_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs a command that fetches over the network with a time limit, once more if it fails or stalls (a
+ * stall is usually one bad connection; a second try gets a new one), and then gives up with an error
+ * that says what was tried. Exported for its test.
+ */
+export function runFetching(command, args, cwd, { timeoutMs = FETCH_TIMEOUT_MS, attempts = 2 } = {}) {
+  const failures = [];
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', shell: process.platform === 'win32' });
+    if (result.status === 0) return result.stdout;
+    failures.push(
+      result.error?.code === 'ETIMEDOUT'
+        ? `attempt ${attempt} gave no answer within ${timeoutMs / 1000} s and was stopped`
+        : `attempt ${attempt} failed: ${(result.error?.message ?? result.stderr ?? '').trim() || `exit status ${result.status}`}`,
+    );
+  }
+  throw new Error(`${command} ${args.join(' ')}: ${failures.join('; ')}. Check that the npm registry (or the npm cache) is reachable and build again.`);
+}
+
 /** The path of Scalar's standalone bundle, fetched and checked on first use. */
 async function scalarBundle() {
   const cacheDir = `${root}node_modules/.cache/svc-build`;
@@ -36,7 +58,7 @@ async function scalarBundle() {
   // A folder of its own, then one rename: a concurrent build never sees half a file.
   const work = await mkdtemp(`${cacheDir}/scalar-`);
   try {
-    const packed = JSON.parse(run('npm', ['pack', `@scalar/api-reference@${SCALAR.version}`, '--pack-destination', work, '--prefer-offline', '--json'], work));
+    const packed = JSON.parse(runFetching('npm', ['pack', `@scalar/api-reference@${SCALAR.version}`, '--pack-destination', work, '--prefer-offline', '--json'], work));
     const tarball = `${work}/${packed[0].filename}`;
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
     if (integrity !== SCALAR.integrity) throw new Error(`@scalar/api-reference@${SCALAR.version}: integrity ${integrity}, expected ${SCALAR.integrity}`);

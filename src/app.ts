@@ -2,17 +2,16 @@
 // runtime built (runtime.ts); closing it stops and closes the runtime. It never listens (server.ts does).
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Runtime } from './runtime.ts';
-import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
-import { clientErrorOptions } from './http/client-errors.ts';
-import { installBodyParsing } from './http/body-parsing.ts';
-import { installUnstorableUrlCheck } from './http/unstorable-url.ts';
-import { installRequestIds } from './http/request-ids.ts';
-import { installBatchedWrites } from './http/batched-writes.ts';
-import { installRequestLogging } from './http/request-logging.ts';
-import { lazyChildLogger } from './http/lazy-request-logger.ts';
-import { installSecurityHeaders } from './http/security-headers.ts';
-import { installCors } from './http/cors.ts';
-import { installConnectionLimit, requestTimeoutOptions } from './http/connection-limits.ts';
+import { handleFrameworkError, installErrorHandling } from './http/server/error-handler.ts';
+import { clientErrorOptions } from './http/server/client-errors.ts';
+import { installBodyParsing } from './http/server/body-parsing.ts';
+import { installUnstorableUrlCheck } from './http/server/unstorable-url.ts';
+import { installResponseHeaders } from './http/server/response-headers.ts';
+import { installBatchedWrites } from './http/server/batched-writes.ts';
+import { installRequestLogging } from './http/server/request-logging.ts';
+import { lazyChildLogger } from './http/server/lazy-request-logger.ts';
+import { installCors } from './http/server/cors.ts';
+import { installConnectionLimit, requestTimeoutOptions } from './http/server/connection-limits.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
 import { registerOperationsRoutes } from './http/routes/operations-routes.ts';
 import { registerMetaRoutes } from './http/routes/meta-routes.ts';
@@ -53,9 +52,8 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
     logController: new LogController({ disableRequestLogging: true }),
   });
   installConnectionLimit(app, config.server);
-  installRequestIds(app);
+  installResponseHeaders(app);
   installRequestLogging(app);
-  installSecurityHeaders(app);
   installBatchedWrites(app);
   installErrorHandling(app, { isUnavailable: (error) => store.dialect.isConnectionError(error) });
   installBodyParsing(app);

@@ -61,7 +61,12 @@ export interface AuthComponent {
    * Runs another check of a password (a /token replay opens its sealed answer with it) under the same
    * login throttle, so it cannot be used to guess passwords faster; `failed` tells a wrong password.
    */
-  guardPasswordCheck<T>(email: string, clientAddress: string, check: () => Promise<T>, failed: (error: unknown) => boolean): Promise<T>;
+  guardPasswordCheck<T>(
+    email: string,
+    clientAddress: string,
+    check: () => Promise<T>,
+    failed: (error: unknown) => boolean,
+  ): Promise<T>;
   /** Users for the admin API and the CLI. */
   readonly users: UserDirectory;
   /** API keys for the admin API. */

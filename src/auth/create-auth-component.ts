@@ -67,9 +67,17 @@ export async function createAuthComponent(
   const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles });
   const identity = createIdentity(identityOptions);
   const keyRepository = new ApiKeyRepository(store);
-  const usage = new UsageRecorder((batch) => keyRepository.addUsage(batch), log, options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS);
+  const usage = new UsageRecorder(
+    (batch) => keyRepository.addUsage(batch),
+    log,
+    options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS,
+  );
   const quota = new UsageQuota(keyRepository, cacheTtlMs);
-  const limiter = createRateLimiter(config, log, options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {});
+  const limiter = createRateLimiter(
+    config,
+    log,
+    options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {},
+  );
   // With Redis, serve shared limits from the first request rather than per-process ones while connecting.
   await limiter.ready();
   const adminTokens = new AdminTokenVerifier(config, store, cacheTtlMs);
@@ -88,15 +96,20 @@ export async function createAuthComponent(
       }
     }
   };
-  const users: UserDirectory = new UserDirectory(identity, config, {
-    // Awaited: when the admin API answers, the other processes have been told.
-    userChanged: async (userId) => {
-      cache.invalidateUser(userId);
-      accessChanged({ userId });
-      await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
+  const users: UserDirectory = new UserDirectory(
+    identity,
+    config,
+    {
+      // Awaited: when the admin API answers, the other processes have been told.
+      userChanged: async (userId) => {
+        cache.invalidateUser(userId);
+        accessChanged({ userId });
+        await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
+      },
+      userDeleting: (userId) => keyRepository.deleteByUser(userId),
     },
-    userDeleting: (userId) => keyRepository.deleteByUser(userId),
-  }, roles);
+    roles,
+  );
   const cache = new KeyCache<ApiKeyRecord>(
     async (hash) => {
       const key = await keyRepository.findByHash(hash);
@@ -129,7 +142,15 @@ export async function createAuthComponent(
     accessChanged({ adminToken: true });
   });
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
-  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota, definedRoles: roles });
+  const authenticator = new KeyAuthenticator({
+    config,
+    adminTokens,
+    cache,
+    usage,
+    limiter,
+    quota,
+    definedRoles: roles,
+  });
 
   return {
     async migrate() {
@@ -143,8 +164,10 @@ export async function createAuthComponent(
     chargeMore: (principal, count) => authenticator.chargeMore(principal, count),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
     handleIdentityRequest: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
-    issueKey: (request, clientAddress) => throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
-    guardPasswordCheck: (email, clientAddress, check, failed) => throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
+    issueKey: (request, clientAddress) =>
+      throttle.guard(request.email, clientAddress, () => issuer.issue(request), issueOutcome),
+    guardPasswordCheck: (email, clientAddress, check, failed) =>
+      throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
     users,
     keys,
     onAccessChanged(listener) {

@@ -59,18 +59,27 @@ export class KeyAuthenticator {
     const now = Date.now();
     // Tokens without our prefix were never issued: no need to look them up.
     const cached = looksLikeApiKey(token) ? this.#parts.cache.peek(tokenHash, now) : null;
-    if (cached === undefined) return this.#parts.cache.get(tokenHash, now).then((loaded) => this.#admit(input, loaded, now));
+    if (cached === undefined)
+      return this.#parts.cache.get(tokenHash, now).then((loaded) => this.#admit(input, loaded, now));
     return this.#admit(input, cached, now);
   }
 
-  async #authenticateAdminOrKey(input: AuthenticateInput, token: string, tokenHash: string): Promise<AuthenticatedRequest> {
+  async #authenticateAdminOrKey(
+    input: AuthenticateInput,
+    token: string,
+    tokenHash: string,
+  ): Promise<AuthenticatedRequest> {
     if (await this.#parts.adminTokens.matches(tokenHash)) return { principal: ADMIN };
     const now = Date.now();
     return this.#admit(input, await this.#cachedKey(token, tokenHash, now), now);
   }
 
   /** Counts and limits a request made with a known key (or refuses it); async only where a limit needs I/O. */
-  #admit(input: AuthenticateInput, cached: CachedKey<ApiKeyRecord> | null, now: number): AuthenticatedRequest | Promise<AuthenticatedRequest> {
+  #admit(
+    input: AuthenticateInput,
+    cached: CachedKey<ApiKeyRecord> | null,
+    now: number,
+  ): AuthenticatedRequest | Promise<AuthenticatedRequest> {
     const { key, owner } = usableKey(cached, now);
     // requestCount is "total requests made with the key" (spec 2.1): refused ones below count too.
     this.#parts.usage.record(key.id, new Date(now));
@@ -96,7 +105,14 @@ export class KeyAuthenticator {
     const principal: KeyPrincipal =
       key.expiresAt === null
         ? { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions }
-        : { kind: 'key', keyId: key.id, userId: key.userId, role, keyPermissions: key.permissions, expiresAt: key.expiresAt };
+        : {
+            kind: 'key',
+            keyId: key.id,
+            userId: key.userId,
+            role,
+            keyPermissions: key.permissions,
+            expiresAt: key.expiresAt,
+          };
     const result: AuthenticatedRequest = rateLimit ? { principal, rateLimit } : { principal };
     if (limit) this.#windows.set(principal, limit);
     if (key.remaining === null) return result;
@@ -113,7 +129,8 @@ export class KeyAuthenticator {
     const limit = this.#windows.get(principal);
     if (!limit) return undefined;
     let state: RateLimitState | undefined;
-    for (let i = 0; i < count; i++) state = windowState(limit, await this.#parts.limiter.consume(principal.keyId, limit.max, limit.windowMs));
+    for (let i = 0; i < count; i++)
+      state = windowState(limit, await this.#parts.limiter.consume(principal.keyId, limit.max, limit.windowMs));
     return state;
   }
 
@@ -148,7 +165,7 @@ export class KeyAuthenticator {
 /** The key behind a token, or the 401 that says why it cannot be used. */
 function usableKey(cached: CachedKey<ApiKeyRecord> | null, now: number): UsableKey {
   // A key whose owner is gone is as good as unknown.
-  if (!cached || !cached.owner) throw keyRefused('INVALID_API_KEY', 'The API key is not valid');
+  if (!cached?.owner) throw keyRefused('INVALID_API_KEY', 'The API key is not valid');
   const { key, owner } = cached;
   if (!key.enabled) throw keyRefused('API_KEY_DISABLED', 'This API key has been disabled');
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {

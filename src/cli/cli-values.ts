@@ -22,4 +22,3 @@ export interface CliValues {
   skip?: string;
   help?: boolean;
 }
-

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { extname } from 'node:path';
 import { parse as parseCsv } from 'csv-parse';
 import type { CliValues } from './cli-values.ts';
+import { isRecord } from '../tools/is-record.ts';
 
 const ATOMIC = 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"';
 const DEFAULT_URL = 'http://127.0.0.1:3000';
@@ -56,7 +57,7 @@ export interface ImportSummary {
   refused: number;
 }
 
-const isObject = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = isRecord;
 
 /** A report line (`{line, row, errors}`) stands for its row: a fixed report can be imported as it is. */
 function rowOf(value: unknown, line: number): Row {
@@ -85,8 +86,13 @@ async function* ndjsonRows(file: string): AsyncGenerator<NumberedRow> {
 type FieldTypes = Map<string, string[]>;
 
 async function fieldTypes(options: ImportOptions): Promise<FieldTypes> {
-  const response = await fetch(`${options.url}/v1/${encodeURIComponent(options.resource)}/schema`, { headers: { authorization: `Bearer ${options.key}` } });
-  if (!response.ok) throw new Error(`GET /v1/${options.resource}/schema answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const response = await fetch(`${options.url}/v1/${encodeURIComponent(options.resource)}/schema`, {
+    headers: { authorization: `Bearer ${options.key}` },
+  });
+  if (!response.ok)
+    throw new Error(
+      `GET /v1/${options.resource}/schema answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+    );
   const schema = (await response.json()) as { properties?: Record<string, { type?: string | string[] }> };
   const types: FieldTypes = new Map();
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
@@ -116,7 +122,9 @@ function csvValue(text: string, types: readonly string[]): unknown {
 
 async function* csvRows(options: ImportOptions): AsyncGenerator<NumberedRow> {
   const types = await fieldTypes(options);
-  const parser = createReadStream(options.file).pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, trim: false }));
+  const parser = createReadStream(options.file).pipe(
+    parseCsv({ columns: true, bom: true, skip_empty_lines: true, trim: false }),
+  );
   let line = 0;
   for await (const record of parser as AsyncIterable<Record<string, string>>) {
     line++;
@@ -159,7 +167,12 @@ class Importer {
     let left = rows;
     let rateLimited = 0;
     while (left.length > 0) {
-      const body = JSON.stringify({ 'atomic:operations': left.map(({ row }) => ({ op: 'add', data: { type: this.#options.resource, attributes: row } })) });
+      const body = JSON.stringify({
+        'atomic:operations': left.map(({ row }) => ({
+          op: 'add',
+          data: { type: this.#options.resource, attributes: row },
+        })),
+      });
       const key = `svc-import-${createHash('sha256').update(this.#options.resource).update('\0').update(body).digest('base64url')}`;
       const response = await fetch(`${this.#options.url}/v1/operations`, {
         method: 'POST',
@@ -184,7 +197,9 @@ class Importer {
       }
       const index = errors.map(operationIndex).find((found) => found !== undefined);
       if (index === undefined || index >= left.length) {
-        throw new Error(`POST /v1/operations answered ${response.status}: ${text.slice(0, 300)}; nothing of data rows ${left[0]!.line}-${left.at(-1)!.line} was stored, resume with --skip ${this.#done}`);
+        throw new Error(
+          `POST /v1/operations answered ${response.status}: ${text.slice(0, 300)}; nothing of data rows ${left[0]!.line}-${left.at(-1)!.line} was stored, resume with --skip ${this.#done}`,
+        );
       }
       const refused = left[index]!;
       const own = errors.filter((error) => operationIndex(error) === index).map(rowError);
@@ -193,7 +208,9 @@ class Importer {
       left = left.filter((_, i) => i !== index);
     }
     this.#done = rows.at(-1)!.line;
-    this.#options.progress(`svc import: ${this.summary.read} rows read, ${this.summary.imported} imported, ${this.summary.refused} refused; done through data row ${this.#done}`);
+    this.#options.progress(
+      `svc import: ${this.summary.read} rows read, ${this.summary.imported} imported, ${this.summary.refused} refused; done through data row ${this.#done}`,
+    );
   }
 }
 
@@ -248,6 +265,8 @@ export async function runImportCommand(values: CliValues, file: string | undefin
     progress: (line) => process.stderr.write(`${line}\n`),
   };
   const summary = await runImport(options);
-  process.stdout.write(`imported ${summary.imported} of ${summary.read} rows into ${options.resource}${summary.refused > 0 ? `; ${summary.refused} refused, listed in ${options.report}` : ''}\n`);
+  process.stdout.write(
+    `imported ${summary.imported} of ${summary.read} rows into ${options.resource}${summary.refused > 0 ? `; ${summary.refused} refused, listed in ${options.report}` : ''}\n`,
+  );
   return summary.refused > 0 ? 1 : 0;
 }

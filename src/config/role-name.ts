@@ -8,6 +8,7 @@ export function roleNameProblem(role: unknown): string | undefined {
   if (typeof role !== 'string' || role.trim() === '') return 'a role must be a non-empty string';
   if (role !== role.trim()) return 'a role must not start or end with spaces';
   if (role.length > MAX_ROLE_LENGTH) return `a role must be at most ${MAX_ROLE_LENGTH} characters long`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(role)) return 'a role must not contain control characters';
   return undefined;
 }

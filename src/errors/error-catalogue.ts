@@ -45,7 +45,7 @@ export const ERROR_CATALOGUE = {
   // JSON:API Atomic Operations at POST /v1/operations (docs/atomic.md).
   INVALID_OPERATIONS: { status: 400, title: 'Invalid atomic operations' },
   TOO_MANY_OPERATIONS: { status: 413, title: 'Too many operations' },
-  // Answered for Node's HTTP parser, before a request exists (src/http/client-errors.ts).
+  // Answered for Node's HTTP parser, before a request exists (src/http/server/client-errors.ts).
   BAD_REQUEST: { status: 400, title: 'Bad request' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },

@@ -1,5 +1,5 @@
 // Renders errors as JSON:API error documents (`{ errors: [...] }`): string status, code, title, detail, source.
-import { ApiError } from './api-error.ts';
+import type { ApiError } from './api-error.ts';
 import { ERROR_CATALOGUE } from './error-catalogue.ts';
 
 export interface JsonApiErrorObject {

@@ -4,7 +4,7 @@
 import PinoPretty from 'pino-pretty';
 
 /**
- * `request completed: GET /v1/tasks 201 3.2 ms` for the per-request line (src/http/request-logging.ts);
+ * `request completed: GET /v1/tasks 201 3.2 ms` for the per-request line (src/http/server/request-logging.ts);
  * otherwise the message, with the `path` some warnings carry (a config path), since `path` is hidden.
  */
 function message(log: Record<string, unknown>, messageKey: string): string {

@@ -13,7 +13,9 @@ export function accessSummary(resources: readonly Resource[], principal: Princip
     for (const action of ACTIONS) {
       let fields: string[];
       try {
-        fields = action === 'delete' ? (resolveAccess(resource, principal, action), []) : [...resolveAccess(resource, principal, action).fields];
+        // A delete shows no fields, but the caller must still be allowed it.
+        const { fields: allowed } = resolveAccess(resource, principal, action);
+        fields = action === 'delete' ? [] : [...allowed];
       } catch (error) {
         // Refused (the role or the key's scopes): the action is left out.
         if (error instanceof ApiError) continue;

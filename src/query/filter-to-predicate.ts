@@ -44,7 +44,7 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
   const kind = resource.storageOf(field);
   if (!kind) throw new Error(`unknown filter field ${field}`);
   // Own members only: a field named `constructor` that a record lacks is null, not Object.
-  const valueOf = (record: RecordValues): unknown => (Object.hasOwn(record, field) ? (record[field] ?? null) : null);
+  const valueIn = (record: RecordValues): unknown => (Object.hasOwn(record, field) ? (record[field] ?? null) : null);
   switch (op) {
     case 'eq':
     case 'neq':
@@ -54,25 +54,25 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
     case 'lte': {
       // filter-to-sql.ts turns a null operand into `is null` / `is not null` / never.
       if (operand === null || operand === undefined) {
-        if (op === 'eq') return (record) => valueOf(record) === null;
-        if (op === 'neq') return (record) => valueOf(record) !== null;
+        if (op === 'eq') return (record) => valueIn(record) === null;
+        if (op === 'neq') return (record) => valueIn(record) !== null;
         return () => false;
       }
       const accept = ORDER_TESTS[op];
       return (record) => {
-        const order = compareColumn(kind, valueOf(record), operand);
+        const order = compareColumn(kind, valueIn(record), operand);
         return order !== undefined && accept(order);
       };
     }
     case 'in':
     case 'nin': {
       const list = Array.isArray(operand) ? operand : [operand];
-      if (list.length === 0) return op === 'in' ? () => false : (record) => valueOf(record) !== null;
-      if (op === 'in') return (record) => list.some((item) => compareColumn(kind, valueOf(record), item) === 0);
+      if (list.length === 0) return op === 'in' ? () => false : (record) => valueIn(record) !== null;
+      if (op === 'in') return (record) => list.some((item) => compareColumn(kind, valueIn(record), item) === 0);
       // `x not in (a, null)` is never true in SQL: `x <> null` is unknown.
       if (list.some((item) => item === null || item === undefined)) return () => false;
       return (record) => {
-        const value = valueOf(record);
+        const value = valueIn(record);
         return value !== null && list.every((item) => {
           const order = compareColumn(kind, value, item);
           return order !== undefined && order !== 0;
@@ -80,14 +80,14 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
       };
     }
     case 'is_null':
-      return (record) => valueOf(record) === null;
+      return (record) => valueIn(record) === null;
     case 'is_not_null':
-      return (record) => valueOf(record) !== null;
+      return (record) => valueIn(record) !== null;
     case 'like':
     case 'ilike': {
       const pattern = compileLikePattern(String(operand), op === 'ilike');
       return (record) => {
-        const text = textOf(kind, valueOf(record));
+        const text = textOf(kind, valueIn(record));
         return text !== null && pattern.test(text);
       };
     }
@@ -95,7 +95,7 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
       // The same linear-time engine as SQLite's REGEXP, so a stream and a list agree.
       const pattern = compileLinearRegex(String(operand));
       return (record) => {
-        const text = textOf(kind, valueOf(record));
+        const text = textOf(kind, valueIn(record));
         return text !== null && pattern.test(text);
       };
     }
@@ -103,14 +103,14 @@ function conditionPredicate(field: string, op: Condition['op'], operand: unknown
       if (kind === 'json') {
         // Element containment of a json array (`column @> [value]`); a null operand never matches.
         return (record) => {
-          const value = valueOf(record);
+          const value = valueIn(record);
           return operand !== null && Array.isArray(value) && value.some((element) => isDeepStrictEqual(element, operand));
         };
       }
       const needle = String(operand);
       return (record) => {
-        const text = textOf(kind, valueOf(record));
-        return text !== null && text.includes(needle);
+        const text = textOf(kind, valueIn(record));
+        return text === null ? false : text.includes(needle);
       };
     }
   }

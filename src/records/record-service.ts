@@ -26,7 +26,14 @@ import { decodeRow, encodeValues } from './record-codec.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 import { checkReferences, type Reference } from './check-references.ts';
 import { applySoftDeleteReferences, isReferenced, referencesIn } from './relation-references.ts';
-import { ChangeRunner, type CommittedEventsListener, type DiscardedEventsListener, type EventRowsHook, type EventWrittenHook, type ListenerErrorLog } from './change-runner.ts';
+import {
+  ChangeRunner,
+  type CommittedEventsListener,
+  type DiscardedEventsListener,
+  type EventRowsHook,
+  type EventWrittenHook,
+  type ListenerErrorLog,
+} from './change-runner.ts';
 import { CheckRule } from './check-rule.ts';
 import { RecordReads, type ListScope } from './record-reads.ts';
 import { DEFAULT_INCLUDE_BOUNDS, type IncludeBounds } from '../query/parse-compound-query.ts';
@@ -37,7 +44,13 @@ import { readUnder, type WritePrecondition } from './precondition.ts';
 import { guard } from './driver-error-guard.ts';
 import type { UpsertResult, WriteBatch } from './write-batch.ts';
 
-export type { CommittedEventsListener, DiscardedEventsListener, EventRowsHook, EventWrittenHook, ListenerErrorLog } from './change-runner.ts';
+export type {
+  CommittedEventsListener,
+  DiscardedEventsListener,
+  EventRowsHook,
+  EventWrittenHook,
+  ListenerErrorLog,
+} from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 export type { ListScope } from './record-reads.ts';
 export type { UpsertResult, WriteBatch } from './write-batch.ts';
@@ -99,10 +112,19 @@ export class RecordService {
     const writer = store.oneStatementWriter?.(() => store.commitSignal.returning());
     const visible = new VisibleRows(dialect);
     const byId = new ByIdQueries(db, dialect, visible, writer?.rowVersion);
-    this.#reads = new RecordReads(store, new ListPlans(db, dialect, visible), byId, likeLimits, registry, visible, includeBounds);
+    this.#reads = new RecordReads(
+      store,
+      new ListPlans(db, dialect, visible),
+      byId,
+      likeLimits,
+      registry,
+      visible,
+      includeBounds,
+    );
     this.#targets = new WriteTargets(store, byId, this.#reads);
     this.#checks = new CheckRule(dialect);
-    this.#oneStatement = writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
+    this.#oneStatement =
+      writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
   }
 
   onCommitted(listener: CommittedEventsListener): void {
@@ -136,12 +158,18 @@ export class RecordService {
   }
 
   /**
-   * `clientId`: the id a client chose, where the resource allows it (http/request-document.ts); otherwise
+   * `clientId`: the id a client chose, where the resource allows it (http/documents/request-document.ts); otherwise
    * a new UUIDv7. `withinWrite` runs in the create's transaction after its event, and fails the write if
    * it fails (an Idempotency-Key's answer, stored with the write it answers); a create with it takes the
    * transaction, not the one-statement write.
    */
-  async create(resource: Resource, meta: RequestMeta, body: unknown, clientId?: string, withinWrite?: WithinWrite): Promise<ReadResult> {
+  async create(
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    clientId?: string,
+    withinWrite?: WithinWrite,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, 'create');
@@ -149,7 +177,14 @@ export class RecordService {
     const now = new Date().toISOString();
     const oneStatement = withinWrite ? undefined : this.#oneStatementChanges();
     if (oneStatement) {
-      const created = await oneStatement.create(resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
+      const created = await oneStatement.create(
+        resource,
+        meta,
+        grant,
+        id,
+        { ...values, created_at: now, updated_at: now },
+        readable,
+      );
       if (created) return created;
     }
     const references = referencesIn(this.#registry, resource, values);
@@ -166,15 +201,28 @@ export class RecordService {
    * A create inside a write's transaction, with its event. `conflictField`: an upsert's unique field;
    * when a row already holds its value nothing is written and the answer is undefined.
    */
-  async #createIn(trx: Db, events: RecordEvent[], create: CreateIn, conflictField?: string): Promise<ReadResult | undefined> {
+  async #createIn(
+    trx: Db,
+    events: RecordEvent[],
+    create: CreateIn,
+    conflictField?: string,
+  ): Promise<ReadResult | undefined> {
     const { resource, meta, grant, readable, values, id, now } = create;
     await checkReferences(trx, this.#store.dialect, referencesIn(this.#registry, resource, values), meta.principal);
     // RETURNING gives the row as stored without reading it back (one round trip fewer).
     const { db, dialect } = this.#store;
     const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
-    const statement = conflictField === undefined
-      ? insertStatement(db, resource.table, [encoded], columnsOf(resource))
-      : insertUnlessTakenStatement(db, resource.table, encoded, conflictField, resource.softDelete, columnsOf(resource));
+    const statement =
+      conflictField === undefined
+        ? insertStatement(db, resource.table, [encoded], columnsOf(resource))
+        : insertUnlessTakenStatement(
+            db,
+            resource.table,
+            encoded,
+            conflictField,
+            resource.softDelete,
+            columnsOf(resource),
+          );
     const row = (await this.#store.executeIn(trx, statement))[0];
     if (!row) return undefined;
     const record = decodeRow(resource, this.#store.dialect, row);
@@ -188,7 +236,14 @@ export class RecordService {
    * insert skips a taken value in the database (ON CONFLICT DO NOTHING) and the write then updates the
    * row that holds it, in the same transaction. Needs create, and update when it updates.
    */
-  async upsert(resource: Resource, meta: RequestMeta, body: unknown, field: string, clientId?: string, withinWrite?: WithinWrite<UpsertResult>): Promise<UpsertResult> {
+  async upsert(
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    field: string,
+    clientId?: string,
+    withinWrite?: WithinWrite<UpsertResult>,
+  ): Promise<UpsertResult> {
     return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
       const result = await this.#upsertIn(trx, events, resource, meta, body, field, clientId);
       if (withinWrite) await withinWrite(trx, result);
@@ -196,17 +251,33 @@ export class RecordService {
     });
   }
 
-  async #upsertIn(trx: Db, events: RecordEvent[], resource: Resource, meta: RequestMeta, body: unknown, field: string, clientId: string | undefined): Promise<UpsertResult> {
+  async #upsertIn(
+    trx: Db,
+    events: RecordEvent[],
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    field: string,
+    clientId: string | undefined,
+  ): Promise<UpsertResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, 'create');
     const key = values[field];
     if (key === undefined || key === null) {
-      throw new ApiError('INVALID_RESOURCE_DATA', { detail: `An upsert by '${field}' needs a value for it`, pointer: `/data/attributes/${field}` });
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: `An upsert by '${field}' needs a value for it`,
+        pointer: `/data/attributes/${field}`,
+      });
     }
     for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt++) {
       const now = new Date().toISOString();
-      const created = await this.#createIn(trx, events, { resource, meta, grant, readable, values, id: clientId ?? uuidv7(), now }, field);
+      const created = await this.#createIn(
+        trx,
+        events,
+        { resource, meta, grant, readable, values, id: clientId ?? uuidv7(), now },
+        field,
+      );
       if (created) return { ...created, created: true };
       const id = await this.#idHolding(trx, resource, field, key);
       // Removed and committed between the two statements (PostgreSQL): the insert may succeed now.
@@ -214,10 +285,21 @@ export class RecordService {
       const updateGrant = resolveAccess(resource, meta.principal, 'update');
       const { [field]: _key, ...rest } = body as Record<string, unknown>;
       const changes = validateRecordBody(resource, updateGrant, rest, 'patch');
-      const updated = await this.#updateIn(trx, events, { resource, meta, id, values: changes, grant: updateGrant, readable, precondition: undefined });
+      const updated = await this.#updateIn(trx, events, {
+        resource,
+        meta,
+        id,
+        values: changes,
+        grant: updateGrant,
+        readable,
+        precondition: undefined,
+      });
       return { ...updated, created: false };
     }
-    throw new ApiError('CONFLICT', { detail: `The ${resource.name} record holding this ${field} kept changing; try again`, pointer: `/data/attributes/${field}` });
+    throw new ApiError('CONFLICT', {
+      detail: `The ${resource.name} record holding this ${field} kept changing; try again`,
+      pointer: `/data/attributes/${field}`,
+    });
   }
 
   /** The id of the live row whose unique `field` holds `value`. */
@@ -245,18 +327,46 @@ export class RecordService {
             const grant = resolveAccess(resource, meta.principal, 'create');
             const readable = this.#readableAfterWrite(resource, meta.principal);
             const values = validateRecordBody(resource, grant, body, 'create');
-            return (await this.#createIn(trx, events, { resource, meta, grant, readable, values, id: clientId ?? uuidv7(), now: new Date().toISOString() }))!;
+            return (await this.#createIn(trx, events, {
+              resource,
+              meta,
+              grant,
+              readable,
+              values,
+              id: clientId ?? uuidv7(),
+              now: new Date().toISOString(),
+            }))!;
           }),
-        upsert: (resource, meta, body, field, clientId) => step('RESOURCE_STORE_ERROR', () => this.#upsertIn(trx, events, resource, meta, body, field, clientId)),
+        upsert: (resource, meta, body, field, clientId) =>
+          step('RESOURCE_STORE_ERROR', () => this.#upsertIn(trx, events, resource, meta, body, field, clientId)),
         update: (resource, meta, id, body, mode) =>
           step('RESOURCE_UPDATE_ERROR', () => {
             const grant = resolveAccess(resource, meta.principal, 'update');
             const readable = this.#readableAfterWrite(resource, meta.principal);
             const values = validateRecordBody(resource, grant, body, mode);
-            return this.#updateIn(trx, events, { resource, meta, id, values, grant, readable, precondition: undefined });
+            return this.#updateIn(trx, events, {
+              resource,
+              meta,
+              id,
+              values,
+              grant,
+              readable,
+              precondition: undefined,
+            });
           }),
         remove: (resource, meta, id) =>
-          step('RESOURCE_DELETE_ERROR', () => this.#removeIn(trx, events, resource, meta, id, resolveAccess(resource, meta.principal, 'delete'), undefined, [])),
+          step('RESOURCE_DELETE_ERROR', () =>
+            this.#removeIn(
+              trx,
+              events,
+              resource,
+              meta,
+              id,
+              resolveAccess(resource, meta.principal, 'delete'),
+              undefined,
+              [],
+            ),
+          ),
       };
       const result = await work(batch);
       if (withinWrite) await withinWrite(trx, result);
@@ -265,11 +375,23 @@ export class RecordService {
   }
 
   /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */
-  async replace(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+  async replace(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    precondition?: WritePrecondition,
+  ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'replace', precondition);
   }
 
-  async patch(resource: Resource, meta: RequestMeta, id: string, body: unknown, precondition?: WritePrecondition): Promise<ReadResult> {
+  async patch(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    precondition?: WritePrecondition,
+  ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'patch', precondition);
   }
 
@@ -280,10 +402,21 @@ export class RecordService {
     if (oneStatement && !(resource.softDelete && isReferenced(this.#registry, resource))) {
       if (await oneStatement.remove(resource, meta, id, grant, precondition, readable)) return;
     }
-    await this.#runner.run('RESOURCE_DELETE_ERROR', (trx, events) => this.#removeIn(trx, events, resource, meta, id, grant, precondition, readable));
+    await this.#runner.run('RESOURCE_DELETE_ERROR', (trx, events) =>
+      this.#removeIn(trx, events, resource, meta, id, grant, precondition, readable),
+    );
   }
 
-  async #removeIn(trx: Db, events: RecordEvent[], resource: Resource, meta: RequestMeta, id: string, grant: AccessGrant, precondition: WritePrecondition | undefined, readable: string[]): Promise<void> {
+  async #removeIn(
+    trx: Db,
+    events: RecordEvent[],
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    grant: AccessGrant,
+    precondition: WritePrecondition | undefined,
+    readable: string[],
+  ): Promise<void> {
     const find = () => this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
     const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
     if (resource.softDelete) {
@@ -294,14 +427,25 @@ export class RecordService {
         .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
         .where('id', '=', id)
         .execute();
-      await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }));
+      await this.#runner.writeEvent(
+        trx,
+        events,
+        buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
+      );
     } else {
       await trx.deleteFrom(resource.table).where('id', '=', id).execute();
       await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
     }
   }
 
-  async #update(resource: Resource, meta: RequestMeta, id: string, body: unknown, mode: WriteMode, precondition: WritePrecondition | undefined): Promise<ReadResult> {
+  async #update(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    mode: WriteMode,
+    precondition: WritePrecondition | undefined,
+  ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'update');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, mode);
@@ -312,7 +456,9 @@ export class RecordService {
     }
     // Filled inside the write, and read by #withReferenceIssues after it: one array, not a reassignment.
     const references: Reference[] = [];
-    const written = this.#runner.run('RESOURCE_UPDATE_ERROR', (trx, events) => this.#updateIn(trx, events, { resource, meta, id, values, grant, readable, precondition }, references));
+    const written = this.#runner.run('RESOURCE_UPDATE_ERROR', (trx, events) =>
+      this.#updateIn(trx, events, { resource, meta, id, values, grant, readable, precondition }, references),
+    );
     return this.#withReferenceIssues(written, references, meta.principal);
   }
 
@@ -321,7 +467,9 @@ export class RecordService {
     const { resource, meta, id, values, grant, readable, precondition } = update;
     const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
     const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-    const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)));
+    const changed = Object.fromEntries(
+      Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
+    );
     // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
     if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
     // A group commit may run this work again after another write of its group failed.
@@ -331,7 +479,9 @@ export class RecordService {
     const now = new Date().toISOString();
     const { db, dialect } = this.#store;
     const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
-    const row = (await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource))))[0]!;
+    const row = (
+      await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource)))
+    )[0]!;
     const record = decodeRow(resource, this.#store.dialect, row);
     await this.#checks.enforce(trx, resource, id, grant);
     await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
@@ -342,11 +492,19 @@ export class RecordService {
    * A foreign key refused the write (its target went between the check and the write): answered with
    * the check's own issues, as if the check had seen it gone, so every path gives the same body.
    */
-  async #withReferenceIssues<T>(written: Promise<T>, references: readonly Reference[], principal: Principal): Promise<T> {
+  async #withReferenceIssues<T>(
+    written: Promise<T>,
+    references: readonly Reference[],
+    principal: Principal,
+  ): Promise<T> {
     try {
       return await written;
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'RELATION_REFERENCE_ERROR' && error.issues.every((issue) => issue.pointer === undefined)) {
+      if (
+        error instanceof ApiError &&
+        error.code === 'RELATION_REFERENCE_ERROR' &&
+        error.issues.every((issue) => issue.pointer === undefined)
+      ) {
         await checkReferences(this.#store.db, this.#store.dialect, references, principal);
       }
       throw error;

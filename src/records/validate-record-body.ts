@@ -5,15 +5,12 @@ import type { Resource } from '../resources/resource.ts';
 import type { AccessGrant } from '../permissions/access-grant.ts';
 import type { RecordValues } from '../events/record-event.ts';
 import { isSystemColumn } from './record-codec.ts';
+import { isRecord } from '../tools/is-record.ts';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function validateRecordBody(resource: Resource, grant: AccessGrant, body: unknown, mode: WriteMode): RecordValues {
-  if (!isPlainObject(body)) {
+  if (!isRecord(body)) {
     throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The body must be a JSON object of field values', pointer: '/data' });
   }
   const forbidden: ErrorIssue[] = [];

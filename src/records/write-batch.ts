@@ -12,6 +12,12 @@ export interface WriteBatch {
   create(resource: Resource, meta: RequestMeta, body: unknown, clientId?: string): Promise<ReadResult>;
   /** Create, or update the record whose unique `field` holds the body's value (RecordService.upsert). */
   upsert(resource: Resource, meta: RequestMeta, body: unknown, field: string, clientId?: string): Promise<UpsertResult>;
-  update(resource: Resource, meta: RequestMeta, id: string, body: unknown, mode: 'replace' | 'patch'): Promise<ReadResult>;
+  update(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    body: unknown,
+    mode: 'replace' | 'patch',
+  ): Promise<ReadResult>;
   remove(resource: Resource, meta: RequestMeta, id: string): Promise<void>;
 }

@@ -47,9 +47,25 @@ for (const dialect of testDialects()) {
       const code = await main(['import', file, '--resource', 'categories', '--url', address, '--batch', '50']);
       assert.equal(code, 1);
       assert.equal(await count('categories', ['name', 'nd-%']), 247);
-      const report = readFileSync(`${file}.refused.ndjson`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { line: number; row: Record<string, unknown>; errors: { code: string; pointer?: string }[] });
-      assert.deepEqual(report.map((entry) => entry.line), [17, 120, 201]);
-      assert.deepEqual(report[0]!.errors.map((error) => [error.code, error.pointer]), [['INVALID_RESOURCE_DATA', '/data/attributes/name']]);
+      const report = readFileSync(`${file}.refused.ndjson`, 'utf8')
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              line: number;
+              row: Record<string, unknown>;
+              errors: { code: string; pointer?: string }[];
+            },
+        );
+      assert.deepEqual(
+        report.map((entry) => entry.line),
+        [17, 120, 201],
+      );
+      assert.deepEqual(
+        report[0]!.errors.map((error) => [error.code, error.pointer]),
+        [['INVALID_RESOURCE_DATA', '/data/attributes/name']],
+      );
       assert.equal(report[1]!.errors[0]!.code, 'CONFLICT');
       assert.equal(report[2]!.errors[0]!.pointer, '/data/attributes/color');
       assert.deepEqual(report[2]!.row, { name: 'nd-201', color: 'red' });
@@ -68,7 +84,11 @@ for (const dialect of testDialects()) {
       writeFileSync(file, `${rows.join('\n')}\n`);
       assert.equal(await main(['import', file, '--resource', 'posts', '--url', address, '--batch', '10']), 0);
       assert.equal(await count('posts', ['title', 'csv post,%']), 30);
-      const stored = await t.ctx.store.db.selectFrom('posts').select(['views', 'published', 'tags']).where('title', '=', 'csv post, 4').executeTakeFirstOrThrow();
+      const stored = await t.ctx.store.db
+        .selectFrom('posts')
+        .select(['views', 'published', 'tags'])
+        .where('title', '=', 'csv post, 4')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(stored.views), 4);
       assert.ok(stored.published === true || stored.published === 1, String(stored.published));
       assert.deepEqual(typeof stored.tags === 'string' ? JSON.parse(stored.tags) : stored.tags, { n: 4 });

@@ -9,7 +9,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { ensureConsoleBuilt } from '../helpers/console-build.ts';
-import { CONSOLE_BUILD_DIR } from '../../src/http/console-files.ts';
+import { CONSOLE_BUILD_DIR } from '../../src/http/routes/console-files.ts';
 
 const FIRST_LOAD_BUDGET_BYTES = 150 * 1024;
 

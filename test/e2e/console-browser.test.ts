@@ -172,6 +172,15 @@ describe('web console in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Add filter' }).click();
     const operators = (await page.getByLabel('Filter 1 operator').locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))) as string[];
     assert.deepEqual(operators.sort(), ['eq', 'gt', 'gte', 'ilike', 'in', 'is_not_null', 'is_null', 'like', 'lt', 'lte', 'neq', 'nin']);
+    // The operators are the field's own, as /openapi.json lists them: a boolean has no order and no pattern.
+    await page.getByLabel('Filter 1 field').selectOption('published');
+    const booleanOperators = page.getByLabel('Filter 1 operator').locator('option');
+    await page.waitForFunction("document.querySelectorAll('#filter-op-0 option').length === 6", null, WAIT);
+    assert.deepEqual(
+      (await booleanOperators.evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).sort(),
+      ['eq', 'in', 'is_not_null', 'is_null', 'neq', 'nin'],
+    );
+    await shot(page, 'filter-operators-boolean');
     await page.getByLabel('Filter 1 field').selectOption('status');
     await page.getByLabel('Filter 1 operator').selectOption('eq');
     await page.getByLabel('Filter 1 value').fill('published');

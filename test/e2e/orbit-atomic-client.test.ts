@@ -19,7 +19,10 @@ const RESOURCES: Record<string, ResourceDefinition> = {
   },
   books: {
     clientIds: true,
-    fields: { title: { type: 'string', required: true }, author_id: { type: 'relation', resource: 'authors', onDelete: 'cascade' } },
+    fields: {
+      title: { type: 'string', required: true },
+      author_id: { type: 'relation', resource: 'authors', onDelete: 'cascade' },
+    },
     permissions: { editor: { read: true, create: true, update: true, delete: true } },
   },
 };
@@ -27,12 +30,18 @@ const RESOURCES: Record<string, ResourceDefinition> = {
 const ORBIT_SCHEMA = new RecordSchema({
   models: {
     authors: { attributes: { name: { type: 'string' } } },
-    books: { attributes: { title: { type: 'string' } }, relationships: { author: { kind: 'hasOne', type: 'authors' } } },
+    books: {
+      attributes: { title: { type: 'string' } },
+      relationships: { author: { kind: 'hasOne', type: 'authors' } },
+    },
   },
 });
 
 interface AtomicResults {
-  'atomic:results': ({ data: { type: string; id: string; attributes: Record<string, unknown> } } | Record<string, never>)[];
+  'atomic:results': (
+    | { data: { type: string; id: string; attributes: Record<string, unknown> } }
+    | Record<string, never>
+  )[];
 }
 
 for (const dialect of testDialects()) {
@@ -45,7 +54,11 @@ for (const dialect of testDialects()) {
       t = await startTestApp(dialect, { resources: RESOURCES });
       address = await t.app.listen({ port: 0, host: '127.0.0.1' });
       await createTestUser(t.ctx, { id: 'orbit-user', email: 'orbit@example.com', role: 'editor' });
-      const issued = await fetch(`${address}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'orbit@example.com', password: TEST_PASSWORD }) });
+      const issued = await fetch(`${address}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'orbit@example.com', password: TEST_PASSWORD }),
+      });
       const { key } = (await issued.json()) as { key: string };
       processor = new JSONAPIRequestProcessor({
         sourceName: 'remote',
@@ -60,7 +73,10 @@ for (const dialect of testDialects()) {
     /** What Orbit sends for its operations: its own document, through its own fetch. */
     const sendOperations = (operations: RecordOperation[]) => {
       // Orbit 0.17 has the document serializer but does not register it by default: built on the processor's own serializers.
-      const serializer = new JSONAPIAtomicOperationsDocumentSerializer({ serializerFor: processor.serializerFor, schema: ORBIT_SCHEMA });
+      const serializer = new JSONAPIAtomicOperationsDocumentSerializer({
+        serializerFor: processor.serializerFor,
+        schema: ORBIT_SCHEMA,
+      });
       const document = serializer.serialize({ operations });
       return processor.fetch(`${address}/v1/operations`, {
         method: 'POST',
@@ -72,7 +88,12 @@ for (const dialect of testDialects()) {
     it('adds an author and a book that refers to it, updates the book and removes a record, in one request', async () => {
       const t1 = new RecordTransformBuilder();
       const author = { type: 'authors', id: crypto.randomUUID(), attributes: { name: 'Ursula' } };
-      const book = { type: 'books', id: crypto.randomUUID(), attributes: { title: 'The Dispossessed' }, relationships: { author: { data: { type: 'authors', id: author.id } } } };
+      const book = {
+        type: 'books',
+        id: crypto.randomUUID(),
+        attributes: { title: 'The Dispossessed' },
+        relationships: { author: { data: { type: 'authors', id: author.id } } },
+      };
       const doomed = { type: 'authors', id: crypto.randomUUID(), attributes: { name: 'Nobody' } };
       const response = await sendOperations([
         t1.addRecord(author).toOperation(),
@@ -88,9 +109,16 @@ for (const dialect of testDialects()) {
       assert.equal(savedBook.data.id, book.id);
       assert.equal(savedBook.data.attributes.author_id, author.id);
       assert.deepEqual(results[4], {});
-      const stored = await fetch(`${address}/v1/books/${book.id}`, { headers: { Authorization: (processor.defaultFetchSettings.headers as Record<string, string>).Authorization! } });
-      assert.equal(((await stored.json()) as { data: { attributes: { title: string } } }).data.attributes.title, 'The Dispossessed (1974)');
-      const gone = await fetch(`${address}/v1/authors/${doomed.id}`, { headers: { Authorization: (processor.defaultFetchSettings.headers as Record<string, string>).Authorization! } });
+      const stored = await fetch(`${address}/v1/books/${book.id}`, {
+        headers: { Authorization: (processor.defaultFetchSettings.headers as Record<string, string>).Authorization! },
+      });
+      assert.equal(
+        ((await stored.json()) as { data: { attributes: { title: string } } }).data.attributes.title,
+        'The Dispossessed (1974)',
+      );
+      const gone = await fetch(`${address}/v1/authors/${doomed.id}`, {
+        headers: { Authorization: (processor.defaultFetchSettings.headers as Record<string, string>).Authorization! },
+      });
       assert.equal(gone.status, 404);
     });
 
@@ -98,14 +126,19 @@ for (const dialect of testDialects()) {
       const t2 = new RecordTransformBuilder();
       const author = { type: 'authors', id: crypto.randomUUID(), attributes: { name: 'Kept?' } };
       await assert.rejects(
-        sendOperations([t2.addRecord(author).toOperation(), t2.addRecord({ type: 'books', id: crypto.randomUUID(), attributes: {} }).toOperation()]),
+        sendOperations([
+          t2.addRecord(author).toOperation(),
+          t2.addRecord({ type: 'books', id: crypto.randomUUID(), attributes: {} }).toOperation(),
+        ]),
         (error: { response?: Response; data?: { errors: { code: string; source: { pointer: string } }[] } }) => {
           assert.equal(error.response?.status, 400);
           assert.equal(error.data?.errors[0]?.source.pointer, '/atomic:operations/1/data/attributes/title');
           return true;
         },
       );
-      const author404 = await fetch(`${address}/v1/authors/${author.id}`, { headers: { Authorization: (processor.defaultFetchSettings.headers as Record<string, string>).Authorization! } });
+      const author404 = await fetch(`${address}/v1/authors/${author.id}`, {
+        headers: { Authorization: (processor.defaultFetchSettings.headers as Record<string, string>).Authorization! },
+      });
       assert.equal(author404.status, 404);
     });
   });

@@ -52,7 +52,7 @@ function countingQueries(counter: { selects: number }): KyselyPlugin {
 }
 
 async function startNode(
-  dialect: TestDialect,
+  _dialect: TestDialect,
   url: string,
   options: { replayWindow?: number; pollIntervalMs?: number; hubQueries?: { selects: number } } = {},
 ): Promise<Node> {

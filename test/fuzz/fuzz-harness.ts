@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.ts';
-import { findUnstorableText } from '../../src/http/unstorable-text.ts';
+import { findUnstorableText } from '../../src/http/server/unstorable-text.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { BLOG_RESOURCES, type ConfigOverrides } from '../helpers/test-config.ts';

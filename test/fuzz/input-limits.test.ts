@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { testDialects, type TestDialect } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { MAX_FILTERS, MAX_IN_VALUES, MAX_QUERY_VALUES } from '../../src/query/list-query.ts';
-import { MAX_JSON_DEPTH } from '../../src/http/body-parsing.ts';
+import { MAX_JSON_DEPTH } from '../../src/http/server/body-parsing.ts';
 import { checkAnswer, FUZZ_OVERRIDES, FUZZ_RESOURCES, send, type Answer } from './fuzz-harness.ts';
 import { nested, wide } from './hostile-arbitraries.ts';
 import { probeRoleRegex } from './role-regex-probe.ts';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { ErrorCode } from '../../src/errors/error-catalogue.ts';
 import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
-import { findUnstorableText } from '../../src/http/unstorable-text.ts';
+import { findUnstorableText } from '../../src/http/server/unstorable-text.ts';
 import { adminBodyText, contentType, hostileBodyText, POST_FIELDS, SPECIAL_STRINGS, SQL_INJECTIONS, UNSTORABLE_CHARACTERS } from './hostile-arbitraries.ts';
 import { assertNothingUnstorable, checkAnswer, fuzz, Prober, report, send, snapshotDatabase, startFuzzApp, type Answer, type DatabaseSnapshot, type FuzzApp } from './fuzz-harness.ts';
 

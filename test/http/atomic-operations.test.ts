@@ -5,7 +5,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
-import { BLOG_RESOURCES } from '../helpers/test-config.ts';
 import { EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import type { RecordEvent } from '../../src/events/record-event.ts';
@@ -21,7 +20,10 @@ interface ErrorObject {
   source?: { pointer?: string; parameter?: string };
 }
 
-const addCategory = (name: string, lid?: string): Op => ({ op: 'add', data: { type: 'categories', ...(lid ? { lid } : {}), attributes: { name } } });
+const addCategory = (name: string, lid?: string): Op => ({
+  op: 'add',
+  data: { type: 'categories', ...(lid ? { lid } : {}), attributes: { name } },
+});
 
 for (const dialect of testDialects()) {
   describe(`atomic operations (${dialect})`, () => {
@@ -31,11 +33,18 @@ for (const dialect of testDialects()) {
     const committed: RecordEvent[][] = [];
 
     before(async () => {
-      t = await startTestApp(dialect, { server: { port: 0, host: '127.0.0.1', cors: { origins: [] }, bodyLimitBytes: 65536, atomicMaxOperations: 60 } });
+      t = await startTestApp(dialect, {
+        server: { port: 0, host: '127.0.0.1', cors: { origins: [] }, bodyLimitBytes: 65536, atomicMaxOperations: 60 },
+      });
       editor = await t.as('editor');
       t.ctx.records.onCommitted((events) => committed.push(events));
       receiver = await startReceiver();
-      const subscribed = await t.request({ method: 'POST', url: '/admin/webhooks', auth: t.admin, payload: { name: 'all', url: receiver.url(), eventPattern: '*' } });
+      const subscribed = await t.request({
+        method: 'POST',
+        url: '/admin/webhooks',
+        auth: t.admin,
+        payload: { name: 'all', url: receiver.url(), eventPattern: '*' },
+      });
       assert.equal(subscribed.statusCode, 201, subscribed.body);
     });
     after(async () => {
@@ -52,21 +61,54 @@ for (const dialect of testDialects()) {
         payload: JSON.stringify(Array.isArray(operations) ? { 'atomic:operations': operations } : operations),
       });
     const errorsOf = (response: { json<T>(): T }) => response.json<{ errors: ErrorObject[] }>().errors;
-    const count = async (table: string) => Number((await t.ctx.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const categoryNamed = async (name: string) => (await t.request({ method: 'GET', url: `/v1/categories?name=${encodeURIComponent(name)}`, auth: editor })).json<{ data: { id: string }[] }>().data;
+    const count = async (table: string) =>
+      Number(
+        (
+          await t.ctx.store.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const categoryNamed = async (name: string) =>
+      (await t.request({ method: 'GET', url: `/v1/categories?name=${encodeURIComponent(name)}`, auth: editor })).json<{
+        data: { id: string }[];
+      }>().data;
 
     it('adds, updates and removes in order, with lids in refs and linkage, and answers each result', async () => {
       const response = await send([
         addCategory('lid-news', 'cat'),
-        { op: 'add', data: { type: 'posts', lid: 'post', attributes: { title: 'first' }, relationships: { category: { data: { type: 'categories', lid: 'cat' } } } } },
-        { op: 'update', ref: { type: 'posts', lid: 'post' }, data: { type: 'posts', lid: 'post', attributes: { title: 'second' } } },
-        { op: 'add', data: { type: 'comments', lid: 'c1', attributes: { body: 'hi' }, relationships: { post: { data: { type: 'posts', lid: 'post' } } } } },
+        {
+          op: 'add',
+          data: {
+            type: 'posts',
+            lid: 'post',
+            attributes: { title: 'first' },
+            relationships: { category: { data: { type: 'categories', lid: 'cat' } } },
+          },
+        },
+        {
+          op: 'update',
+          ref: { type: 'posts', lid: 'post' },
+          data: { type: 'posts', lid: 'post', attributes: { title: 'second' } },
+        },
+        {
+          op: 'add',
+          data: {
+            type: 'comments',
+            lid: 'c1',
+            attributes: { body: 'hi' },
+            relationships: { post: { data: { type: 'posts', lid: 'post' } } },
+          },
+        },
         { op: 'remove', ref: { type: 'comments', lid: 'c1' } },
         { op: 'update', ref: { type: 'posts', lid: 'post', relationship: 'category' }, data: null },
       ]);
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.headers['content-type'], ATOMIC);
-      const results = response.json<{ 'atomic:results': { data?: { type: string; id: string; attributes: Record<string, unknown> } }[] }>()['atomic:results'];
+      const results = response.json<{
+        'atomic:results': { data?: { type: string; id: string; attributes: Record<string, unknown> } }[];
+      }>()['atomic:results'];
       assert.equal(results.length, 6);
       const [category, post, updated, comment, removed, unlinked] = results;
       assert.equal(category!.data!.type, 'categories');
@@ -84,7 +126,9 @@ for (const dialect of testDialects()) {
 
     it('answers 204 when no result has data (only removes)', async () => {
       const created = await send([addCategory('to-remove-1'), addCategory('to-remove-2')]);
-      const ids = created.json<{ 'atomic:results': { data: { id: string } }[] }>()['atomic:results'].map((result) => result.data.id);
+      const ids = created
+        .json<{ 'atomic:results': { data: { id: string } }[] }>()
+        ['atomic:results'].map((result) => result.data.id);
       const response = await send(ids.map((id) => ({ op: 'remove', ref: { type: 'categories', id } })));
       assert.equal(response.statusCode, 204, response.body);
       assert.equal(response.body, '');
@@ -121,20 +165,38 @@ for (const dialect of testDialects()) {
       const heardBefore = committed.length;
       const eventsBefore = await count(EVENTS_TABLE);
       const deliveriesBefore = receiver.requests.length;
-      const response = await send([addCategory('order-a', 'a'), addCategory('order-b'), { op: 'update', ref: { type: 'categories', lid: 'a' }, data: { type: 'categories', lid: 'a', attributes: { description: 'd' } } }]);
+      const response = await send([
+        addCategory('order-a', 'a'),
+        addCategory('order-b'),
+        {
+          op: 'update',
+          ref: { type: 'categories', lid: 'a' },
+          data: { type: 'categories', lid: 'a', attributes: { description: 'd' } },
+        },
+      ]);
       assert.equal(response.statusCode, 200, response.body);
       const batches = committed.slice(heardBefore);
       assert.equal(batches.length, 1, 'the batch is heard as one commit');
-      assert.deepEqual(batches[0]!.map((event) => event.type), ['categories.created', 'categories.created', 'categories.updated']);
+      assert.deepEqual(
+        batches[0]!.map((event) => event.type),
+        ['categories.created', 'categories.created', 'categories.updated'],
+      );
       const rows = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select(['id', 'type']).orderBy('seq').execute();
-      assert.deepEqual(rows.slice(eventsBefore).map((row) => row.id), batches[0]!.map((event) => event.id));
+      assert.deepEqual(
+        rows.slice(eventsBefore).map((row) => row.id),
+        batches[0]!.map((event) => event.id),
+      );
       const delivered = await receiver.waitForRequests(deliveriesBefore + 3);
       const ids = delivered.slice(deliveriesBefore).map((request) => (JSON.parse(request.body) as { id: string }).id);
       assert.deepEqual([...ids].sort(), batches[0]!.map((event) => event.id).sort());
     });
 
     it('removes a record created earlier in the same batch', async () => {
-      const response = await send([addCategory('short-lived', 'x'), { op: 'remove', ref: { type: 'categories', lid: 'x' } }, addCategory('stays')]);
+      const response = await send([
+        addCategory('short-lived', 'x'),
+        { op: 'remove', ref: { type: 'categories', lid: 'x' } },
+        addCategory('stays'),
+      ]);
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(response.json<{ 'atomic:results': unknown[] }>()['atomic:results'][1], {});
       assert.equal((await categoryNamed('short-lived')).length, 0);
@@ -144,29 +206,62 @@ for (const dialect of testDialects()) {
     it('follows a chain of lids: each record refers to the one before it', async () => {
       const operations: Op[] = [{ op: 'add', data: { type: 'posts', lid: 'p', attributes: { title: 'chain' } } }];
       for (let i = 0; i < 20; i++) {
-        operations.push({ op: 'add', data: { type: 'comments', lid: `c${i}`, attributes: { body: `c${i}` }, relationships: { post: { data: { type: 'posts', lid: 'p' } } } } });
-        if (i > 0) operations.push({ op: 'update', ref: { type: 'comments', lid: `c${i - 1}` }, data: { type: 'comments', lid: `c${i - 1}`, attributes: { rating: (i % 5) + 1 } } });
+        operations.push({
+          op: 'add',
+          data: {
+            type: 'comments',
+            lid: `c${i}`,
+            attributes: { body: `c${i}` },
+            relationships: { post: { data: { type: 'posts', lid: 'p' } } },
+          },
+        });
+        if (i > 0)
+          operations.push({
+            op: 'update',
+            ref: { type: 'comments', lid: `c${i - 1}` },
+            data: { type: 'comments', lid: `c${i - 1}`, attributes: { rating: (i % 5) + 1 } },
+          });
       }
       const response = await send(operations);
       assert.equal(response.statusCode, 200, response.body);
-      const results = response.json<{ 'atomic:results': { data: { id: string; attributes: Record<string, unknown> } }[] }>()['atomic:results'];
+      const results = response.json<{
+        'atomic:results': { data: { id: string; attributes: Record<string, unknown> } }[];
+      }>()['atomic:results'];
       const postId = results[0]!.data.id;
       assert.ok(results.slice(1).every((result) => result.data.attributes.post_id === postId));
     });
 
     it("applies the caller's permissions to each operation: a refusal in the middle undoes the ones before", async () => {
       const author = await t.as('user', 'author-1');
-      const foreign = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'not yours', author_id: 'someone-else', status: 'published' } });
+      const foreign = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title: 'not yours', author_id: 'someone-else', status: 'published' },
+      });
       const foreignId = foreign.json<{ data: { id: string } }>().data.id;
       const own = { op: 'add', data: { type: 'posts', attributes: { title: 'mine-perm' } } };
-      const refused = await send([own, { op: 'update', ref: { type: 'posts', id: foreignId }, data: { type: 'posts', id: foreignId, attributes: { title: 'taken over' } } }, own], { auth: author });
+      const refused = await send(
+        [
+          own,
+          {
+            op: 'update',
+            ref: { type: 'posts', id: foreignId },
+            data: { type: 'posts', id: foreignId, attributes: { title: 'taken over' } },
+          },
+          own,
+        ],
+        { auth: author },
+      );
       assert.equal(refused.statusCode, 403, refused.body);
       assert.equal(errorsOf(refused)[0]!.code, 'FORBIDDEN');
       assert.equal(errorsOf(refused)[0]!.source?.pointer, '/atomic:operations/1');
       const mine = await t.request({ method: 'GET', url: '/v1/posts?title=mine-perm', auth: editor });
       assert.equal(mine.json<{ data: unknown[] }>().data.length, 0);
       // A field the role may not write, and an action it lacks.
-      const field = await send([own, { op: 'add', data: { type: 'posts', attributes: { title: 't', views: 3 } } }], { auth: author });
+      const field = await send([own, { op: 'add', data: { type: 'posts', attributes: { title: 't', views: 3 } } }], {
+        auth: author,
+      });
       assert.equal(field.statusCode, 400, field.body);
       assert.equal(errorsOf(field)[0]!.source?.pointer, '/atomic:operations/1/data/attributes/views');
       const action = await send([own, addCategory('not-allowed')], { auth: author });
@@ -175,7 +270,11 @@ for (const dialect of testDialects()) {
       // The preset applies: the post is the caller's.
       const allowed = await send([own], { auth: author });
       assert.equal(allowed.statusCode, 200, allowed.body);
-      assert.equal(allowed.json<{ 'atomic:results': { data: { attributes: { author_id: string } } }[] }>()['atomic:results'][0]!.data.attributes.author_id, 'author-1');
+      assert.equal(
+        allowed.json<{ 'atomic:results': { data: { attributes: { author_id: string } } }[] }>()['atomic:results'][0]!
+          .data.attributes.author_id,
+        'author-1',
+      );
       // The admin token never writes through /v1, in a batch as elsewhere.
       const admin = await send([addCategory('by-admin')], { auth: t.admin });
       assert.equal(admin.statusCode, 403, admin.body);
@@ -184,19 +283,42 @@ for (const dialect of testDialects()) {
 
     it('keeps two batches racing on the same rows whole: the rows end as one of them left them', async () => {
       const created = await send([addCategory('race-1'), addCategory('race-2')]);
-      const [one, two] = created.json<{ 'atomic:results': { data: { id: string } }[] }>()['atomic:results'].map((result) => result.data.id);
+      const [one, two] = created
+        .json<{ 'atomic:results': { data: { id: string } }[] }>()
+        ['atomic:results'].map((result) => result.data.id);
       const batch = (label: string) =>
-        send([one, two].map((id) => ({ op: 'update', ref: { type: 'categories', id }, data: { type: 'categories', id, attributes: { description: label } } })));
+        send(
+          [one, two].map((id) => ({
+            op: 'update',
+            ref: { type: 'categories', id },
+            data: { type: 'categories', id, attributes: { description: label } },
+          })),
+        );
       for (let round = 0; round < 5; round++) {
         const answers = await Promise.all([batch(`a${round}`), batch(`b${round}`), batch(`c${round}`)]);
         for (const answer of answers) assert.equal(answer.statusCode, 200, answer.body);
-        const rows = await t.ctx.store.db.selectFrom('categories').select(['id', 'description']).where('id', 'in', [one!, two!]).execute();
-        assert.equal(new Set(rows.map((row) => row.description)).size, 1, `the rows were left by different batches: ${JSON.stringify(rows)}`);
+        const rows = await t.ctx.store.db
+          .selectFrom('categories')
+          .select(['id', 'description'])
+          .where('id', 'in', [one!, two!])
+          .execute();
+        assert.equal(
+          new Set(rows.map((row) => row.description)).size,
+          1,
+          `the rows were left by different batches: ${JSON.stringify(rows)}`,
+        );
       }
       // One removes a row while another updates it: one of them fails whole, never half.
       const [removed, updated] = await Promise.all([
         send([{ op: 'remove', ref: { type: 'categories', id: two } }, addCategory('race-removed-marker')]),
-        send([{ op: 'update', ref: { type: 'categories', id: two }, data: { type: 'categories', id: two, attributes: { description: 'late' } } }, addCategory('race-updated-marker')]),
+        send([
+          {
+            op: 'update',
+            ref: { type: 'categories', id: two },
+            data: { type: 'categories', id: two, attributes: { description: 'late' } },
+          },
+          addCategory('race-updated-marker'),
+        ]),
       ]);
       assert.equal(removed.statusCode, 200, removed.body);
       const marker = await categoryNamed('race-updated-marker');
@@ -226,14 +348,17 @@ for (const dialect of testDialects()) {
       assert.equal(other.statusCode, 422, other.body);
       assert.equal(errorsOf(other)[0]!.code, 'IDEMPOTENCY_KEY_REUSED');
       // A batch that fails gives its key back: the same key runs again once the body is fixed.
-      const failing = await send([addCategory('idem-dup'), addCategory('idem-dup')], { headers: { 'idempotency-key': 'batch-2' } });
+      const failing = await send([addCategory('idem-dup'), addCategory('idem-dup')], {
+        headers: { 'idempotency-key': 'batch-2' },
+      });
       assert.equal(failing.statusCode, 409);
       assert.equal((await categoryNamed('idem-dup')).length, 0);
     });
 
     describe('media types', () => {
       const body = JSON.stringify({ 'atomic:operations': [addCategory('media')] });
-      const post = (headers: Record<string, string>) => t.request({ method: 'POST', url: '/v1/operations', auth: editor, headers, payload: body });
+      const post = (headers: Record<string, string>) =>
+        t.request({ method: 'POST', url: '/v1/operations', auth: editor, headers, payload: body });
 
       it('refuses another extension, an unknown parameter, or no extension with 415', async () => {
         for (const type of [
@@ -260,20 +385,43 @@ for (const dialect of testDialects()) {
           const response = await post({ 'content-type': ATOMIC, accept });
           assert.equal(response.statusCode, 406, `${accept}: ${response.body}`);
         }
-        const taken = [ATOMIC, 'application/vnd.api+json', '*/*', `application/vnd.api+json; charset=utf-8, ${ATOMIC}`, 'application/vnd.api+json; profile="https://example.com/p"'];
+        const taken = [
+          ATOMIC,
+          'application/vnd.api+json',
+          '*/*',
+          `application/vnd.api+json; charset=utf-8, ${ATOMIC}`,
+          'application/vnd.api+json; profile="https://example.com/p"',
+        ];
         for (const [i, accept] of taken.entries()) {
-          const response = await t.request({ method: 'POST', url: '/v1/operations', auth: editor, headers: { 'content-type': ATOMIC, accept }, payload: JSON.stringify({ 'atomic:operations': [addCategory(`accept-${i}`)] }) });
+          const response = await t.request({
+            method: 'POST',
+            url: '/v1/operations',
+            auth: editor,
+            headers: { 'content-type': ATOMIC, accept },
+            payload: JSON.stringify({ 'atomic:operations': [addCategory(`accept-${i}`)] }),
+          });
           assert.equal(response.statusCode, 200, `${accept}: ${response.body}`);
         }
       });
 
       it('still refuses parameters on the JSON:API type elsewhere', async () => {
-        const response = await t.request({ method: 'POST', url: '/v1/categories', auth: editor, headers: { 'content-type': ATOMIC }, payload: JSON.stringify({ name: 'elsewhere' }) });
+        const response = await t.request({
+          method: 'POST',
+          url: '/v1/categories',
+          auth: editor,
+          headers: { 'content-type': ATOMIC },
+          payload: JSON.stringify({ name: 'elsewhere' }),
+        });
         assert.equal(response.statusCode, 415);
       });
 
       it('authenticates before it reads the body', async () => {
-        const response = await t.request({ method: 'POST', url: '/v1/operations', headers: { 'content-type': ATOMIC }, payload: '{not json' });
+        const response = await t.request({
+          method: 'POST',
+          url: '/v1/operations',
+          headers: { 'content-type': ATOMIC },
+          payload: '{not json',
+        });
         assert.equal(response.statusCode, 401);
       });
 
@@ -291,14 +439,26 @@ for (const dialect of testDialects()) {
         assert.equal(response.statusCode, status, response.body);
         const errors = errorsOf(response);
         assert.equal(errors[0]!.code, code, response.body);
-        if (pointer !== undefined) assert.ok(errors.some((error) => error.source?.pointer === pointer), response.body);
+        if (pointer !== undefined)
+          assert.ok(
+            errors.some((error) => error.source?.pointer === pointer),
+            response.body,
+          );
         assert.equal(await count(EVENTS_TABLE), eventsBefore);
         return errors;
       };
 
       it('refuses more operations than server.atomicMaxOperations, and a body past the limit', async () => {
-        await refusedWith(Array.from({ length: 61 }, (_, i) => addCategory(`many-${i}`)), 'TOO_MANY_OPERATIONS', '/atomic:operations', 413);
-        const huge = Array.from({ length: 50 }, (_, i) => ({ op: 'add', data: { type: 'categories', attributes: { name: `big-${i}`, description: 'x'.repeat(2000) } } }));
+        await refusedWith(
+          Array.from({ length: 61 }, (_, i) => addCategory(`many-${i}`)),
+          'TOO_MANY_OPERATIONS',
+          '/atomic:operations',
+          413,
+        );
+        const huge = Array.from({ length: 50 }, (_, i) => ({
+          op: 'add',
+          data: { type: 'categories', attributes: { name: `big-${i}`, description: 'x'.repeat(2000) } },
+        }));
         const response = await send(huge);
         assert.equal(response.statusCode, 413, response.body);
         assert.equal(errorsOf(response)[0]!.code, 'PAYLOAD_TOO_LARGE');
@@ -310,22 +470,80 @@ for (const dialect of testDialects()) {
         await refusedWith({ 'atomic:operations': [], extra: 1 }, 'INVALID_OPERATIONS', '/extra');
         await refusedWith(['nope'], 'INVALID_OPERATIONS', '/atomic:operations/0');
         await refusedWith([{ op: 'merge', data: {} }], 'INVALID_OPERATIONS', '/atomic:operations/0/op');
-        await refusedWith([{ op: 'remove', href: '/v1/categories/x' }], 'INVALID_OPERATIONS', '/atomic:operations/0/href');
+        await refusedWith(
+          [{ op: 'remove', href: '/v1/categories/x' }],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/0/href',
+        );
         await refusedWith([{ op: 'remove' }], 'INVALID_OPERATIONS', '/atomic:operations/0');
-        await refusedWith([{ op: 'update', ref: { type: 'categories', id: 'a', lid: 'b' }, data: null }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref');
-        await refusedWith([{ op: 'add', ref: { type: 'posts' }, data: { type: 'categories', attributes: { name: 'n' } } }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref');
-        await refusedWith([{ op: 'add', ref: { type: 'categories', relationship: 'posts' }, data: { type: 'categories', attributes: { name: 'n' } } }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref/relationship');
-        await refusedWith([{ op: 'add', ref: { type: 'categories', lid: 'x' }, data: { type: 'categories', lid: 'y', attributes: { name: 'n' } } }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref');
+        await refusedWith(
+          [{ op: 'update', ref: { type: 'categories', id: 'a', lid: 'b' }, data: null }],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/0/ref',
+        );
+        await refusedWith(
+          [{ op: 'add', ref: { type: 'posts' }, data: { type: 'categories', attributes: { name: 'n' } } }],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/0/ref',
+        );
+        await refusedWith(
+          [
+            {
+              op: 'add',
+              ref: { type: 'categories', relationship: 'posts' },
+              data: { type: 'categories', attributes: { name: 'n' } },
+            },
+          ],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/0/ref/relationship',
+        );
+        await refusedWith(
+          [
+            {
+              op: 'add',
+              ref: { type: 'categories', lid: 'x' },
+              data: { type: 'categories', lid: 'y', attributes: { name: 'n' } },
+            },
+          ],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/0/ref',
+        );
       });
 
       it('refuses lids used before their add, reused, of another type, or too long', async () => {
-        await refusedWith([{ op: 'remove', ref: { type: 'categories', lid: 'later' } }, addCategory('lid-later', 'later')], 'INVALID_OPERATIONS', '/atomic:operations/0/ref/lid');
-        await refusedWith([addCategory('reuse-1', 'same'), addCategory('reuse-2', 'same')], 'INVALID_OPERATIONS', '/atomic:operations/1/data/lid');
-        await refusedWith([addCategory('typed', 'k'), { op: 'remove', ref: { type: 'posts', lid: 'k' } }], 'INVALID_OPERATIONS', '/atomic:operations/1/ref/lid');
-        await refusedWith([addCategory('long', 'l'.repeat(256))], 'INVALID_OPERATIONS', '/atomic:operations/0/data/lid');
+        await refusedWith(
+          [{ op: 'remove', ref: { type: 'categories', lid: 'later' } }, addCategory('lid-later', 'later')],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/0/ref/lid',
+        );
+        await refusedWith(
+          [addCategory('reuse-1', 'same'), addCategory('reuse-2', 'same')],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/1/data/lid',
+        );
+        await refusedWith(
+          [addCategory('typed', 'k'), { op: 'remove', ref: { type: 'posts', lid: 'k' } }],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/1/ref/lid',
+        );
+        await refusedWith(
+          [addCategory('long', 'l'.repeat(256))],
+          'INVALID_OPERATIONS',
+          '/atomic:operations/0/data/lid',
+        );
         // A lid that names itself in its own linkage is not defined yet: no cycle can form.
         await refusedWith(
-          [{ op: 'add', data: { type: 'comments', lid: 'self', attributes: { body: 'x' }, relationships: { post: { data: { type: 'posts', lid: 'self' } } } } }],
+          [
+            {
+              op: 'add',
+              data: {
+                type: 'comments',
+                lid: 'self',
+                attributes: { body: 'x' },
+                relationships: { post: { data: { type: 'posts', lid: 'self' } } },
+              },
+            },
+          ],
           'INVALID_OPERATIONS',
           '/atomic:operations/0/data/relationships/post/data/lid',
         );
@@ -334,16 +552,45 @@ for (const dialect of testDialects()) {
 
       it('treats prototype names as plain names: unknown types and undefined lids', async () => {
         for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-          await refusedWith([{ op: 'add', data: { type: name, attributes: {} } }], 'RESOURCE_NOT_FOUND', '/atomic:operations/0/data/type', 404);
-          await refusedWith([{ op: 'remove', ref: { type: 'categories', lid: name } }], 'INVALID_OPERATIONS', '/atomic:operations/0/ref/lid');
+          await refusedWith(
+            [{ op: 'add', data: { type: name, attributes: {} } }],
+            'RESOURCE_NOT_FOUND',
+            '/atomic:operations/0/data/type',
+            404,
+          );
+          await refusedWith(
+            [{ op: 'remove', ref: { type: 'categories', lid: name } }],
+            'INVALID_OPERATIONS',
+            '/atomic:operations/0/ref/lid',
+          );
         }
-        const response = await send([addCategory('proto-lid', 'constructor'), { op: 'update', ref: { type: 'categories', lid: 'constructor' }, data: { type: 'categories', lid: 'constructor', attributes: { description: 'ok' } } }]);
+        const response = await send([
+          addCategory('proto-lid', 'constructor'),
+          {
+            op: 'update',
+            ref: { type: 'categories', lid: 'constructor' },
+            data: { type: 'categories', lid: 'constructor', attributes: { description: 'ok' } },
+          },
+        ]);
         assert.equal(response.statusCode, 200, response.body);
-        await refusedWith([{ op: 'remove', ref: { type: 'nothing-here', id: '01900000-0000-7000-8000-000000000000' } }], 'RESOURCE_NOT_FOUND', '/atomic:operations/0/ref/type', 404);
+        await refusedWith(
+          [{ op: 'remove', ref: { type: 'nothing-here', id: '01900000-0000-7000-8000-000000000000' } }],
+          'RESOURCE_NOT_FOUND',
+          '/atomic:operations/0/ref/type',
+          404,
+        );
       });
 
       it('answers a missing record in a ref with 404 naming the operation', async () => {
-        await refusedWith([addCategory('before-missing'), { op: 'remove', ref: { type: 'categories', id: '01900000-0000-7000-8000-000000000000' } }], 'RESOURCE_NOT_FOUND', '/atomic:operations/1', 404);
+        await refusedWith(
+          [
+            addCategory('before-missing'),
+            { op: 'remove', ref: { type: 'categories', id: '01900000-0000-7000-8000-000000000000' } },
+          ],
+          'RESOURCE_NOT_FOUND',
+          '/atomic:operations/1',
+          404,
+        );
         assert.equal((await categoryNamed('before-missing')).length, 0);
       });
     });

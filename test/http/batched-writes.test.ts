@@ -4,7 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installBatchedWrites } from '../../src/http/batched-writes.ts';
+import { installBatchedWrites } from '../../src/http/server/batched-writes.ts';
 
 const CONNECTIONS = 8;
 
@@ -69,7 +69,7 @@ describe('batched response writes', () => {
     // Let the server accept every connection, so the requests below are all readable at its next poll.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const answers = sockets.map((socket) => readResponses(socket, 1));
-    sockets.forEach((socket, n) => socket.write(`GET /echo/${n} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    for (const [n, socket] of sockets.entries()) socket.write(`GET /echo/${n} HTTP/1.1\r\nHost: x\r\n\r\n`);
     const bodies = await Promise.all(answers);
     assert.deepEqual(bodies.map(([body]) => JSON.parse(body!) as unknown), sockets.map((_, n) => ({ n })));
     const firstWrite = order.findIndex((entry) => entry.startsWith('written'));

@@ -1,7 +1,7 @@
 // Entity tags and the If-Match/If-None-Match lists they are compared with (RFC 9110 sections 8.8.3, 13.1).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { entityTagOf, matchesStrongly, matchesWeakly, parseEntityTags } from '../../src/http/entity-tag.ts';
+import { entityTagOf, matchesStrongly, matchesWeakly, parseEntityTags } from '../../src/http/documents/entity-tag.ts';
 
 describe('entity tags', () => {
   it('tags a text by its bytes: the same text the same strong tag, another text another', () => {

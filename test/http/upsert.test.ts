@@ -21,7 +21,11 @@ const LABELS: ResourceDefinition = {
   permissions: {
     editor: { read: true, create: true, update: true, delete: true },
     creator: { read: true, create: true },
-    owner: { read: true, create: { fields: ['slug', 'label'], preset: { owner: '$userId' } }, update: { fields: ['label'], filter: { owner: { eq: '$userId' } } } },
+    owner: {
+      read: true,
+      create: { fields: ['slug', 'label'], preset: { owner: '$userId' } },
+      update: { fields: ['label'], filter: { owner: { eq: '$userId' } } },
+    },
   },
 };
 
@@ -45,7 +49,13 @@ for (const dialect of testDialects()) {
 
     const upsert = (attributes: Record<string, unknown>, auth = editor, field = 'slug') =>
       t.request({ method: 'POST', url: `/v1/labels?_upsert=${field}`, auth, payload: attributes });
-    const rowsWithSlug = async (slug: string) => t.ctx.store.db.selectFrom('labels').selectAll().where('slug', '=', slug).where('deleted_at', 'is', null).execute();
+    const rowsWithSlug = async (slug: string) =>
+      t.ctx.store.db
+        .selectFrom('labels')
+        .selectAll()
+        .where('slug', '=', slug)
+        .where('deleted_at', 'is', null)
+        .execute();
 
     it('creates with 201 and Location, then updates the same record with 200; the events say which', async () => {
       const first = events.length;
@@ -58,13 +68,21 @@ for (const dialect of testDialects()) {
       assert.equal(updated.headers.location, undefined);
       assert.equal(updated.json<{ data: { id: string; attributes: { label: string } } }>().data.id, id);
       assert.equal(updated.json<{ data: { attributes: { label: string } } }>().data.attributes.label, 'second');
-      assert.deepEqual(events.slice(first).map((event) => [event.kind, event.resourceId]), [['created', id], ['updated', id]]);
+      assert.deepEqual(
+        events.slice(first).map((event) => [event.kind, event.resourceId]),
+        [
+          ['created', id],
+          ['updated', id],
+        ],
+      );
       assert.equal((await rowsWithSlug('one')).length, 1);
     });
 
     it('gives one row for concurrent upserts of the same key', async () => {
       const first = events.length;
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => upsert({ slug: 'raced', label: `writer ${i}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => upsert({ slug: 'raced', label: `writer ${i}` })),
+      );
       for (const answer of answers) assert.ok(answer.statusCode === 200 || answer.statusCode === 201, answer.body);
       assert.equal(answers.filter((answer) => answer.statusCode === 201).length, 1);
       assert.equal((await rowsWithSlug('raced')).length, 1);
@@ -123,28 +141,53 @@ for (const dialect of testDialects()) {
         headers: { 'content-type': ATOMIC },
         payload: JSON.stringify({
           'atomic:operations': [
-            { op: 'add', data: { type: 'labels', lid: 'b', attributes: { slug: 'batched', label: 'after' } }, meta: { upsert: 'slug' } },
+            {
+              op: 'add',
+              data: { type: 'labels', lid: 'b', attributes: { slug: 'batched', label: 'after' } },
+              meta: { upsert: 'slug' },
+            },
             { op: 'add', data: { type: 'labels', attributes: { slug: 'batched-new' } }, meta: { upsert: 'slug' } },
-            { op: 'update', ref: { type: 'labels', lid: 'b' }, data: { type: 'labels', lid: 'b', attributes: { owner: 'x' } } },
+            {
+              op: 'update',
+              ref: { type: 'labels', lid: 'b' },
+              data: { type: 'labels', lid: 'b', attributes: { owner: 'x' } },
+            },
           ],
         }),
       });
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(events.slice(first).map((event) => event.kind), ['updated', 'created', 'updated']);
+      assert.deepEqual(
+        events.slice(first).map((event) => event.kind),
+        ['updated', 'created', 'updated'],
+      );
       assert.equal((await rowsWithSlug('batched'))[0]!.label, 'after');
       const bad = await t.request({
         method: 'POST',
         url: '/v1/operations',
         auth: editor,
         headers: { 'content-type': ATOMIC },
-        payload: JSON.stringify({ 'atomic:operations': [{ op: 'add', data: { type: 'labels', attributes: { slug: 'z' } }, meta: { upsert: 'label' } }] }),
+        payload: JSON.stringify({
+          'atomic:operations': [
+            { op: 'add', data: { type: 'labels', attributes: { slug: 'z' } }, meta: { upsert: 'label' } },
+          ],
+        }),
       });
       assert.equal(bad.statusCode, 400, bad.body);
-      assert.equal(bad.json<{ errors: ErrorObject[] }>().errors[0]!.source?.pointer, '/atomic:operations/0/meta/upsert');
+      assert.equal(
+        bad.json<{ errors: ErrorObject[] }>().errors[0]!.source?.pointer,
+        '/atomic:operations/0/meta/upsert',
+      );
     });
 
     it('replays an upsert under its Idempotency-Key', async () => {
-      const send = () => t.request({ method: 'POST', url: '/v1/labels?_upsert=slug', auth: editor, headers: { 'idempotency-key': 'up-1' }, payload: { slug: 'idem', label: 'x' } });
+      const send = () =>
+        t.request({
+          method: 'POST',
+          url: '/v1/labels?_upsert=slug',
+          auth: editor,
+          headers: { 'idempotency-key': 'up-1' },
+          payload: { slug: 'idem', label: 'x' },
+        });
       const first = await send();
       assert.equal(first.statusCode, 201, first.body);
       const again = await send();

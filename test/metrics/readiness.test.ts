@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import { createStore } from '../../src/store/create-store.ts';
-import { ReadinessProbe, serviceTables } from '../../src/http/readiness-probe.ts';
+import { ReadinessProbe, serviceTables } from '../../src/http/routes/readiness-probe.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import { testConfig } from '../helpers/test-config.ts';
 

@@ -4,11 +4,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.ts';
 import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { errorDocument } from '../../src/errors/error-document.ts';
-import { listDocument, recordDocument } from '../../src/http/resource-document.ts';
+import { listDocument, recordDocument } from '../../src/http/documents/resource-document.ts';
 import { definitionObject } from '../../src/resources/definition-document.ts';
 import { LIST_OPERATORS, parseListQuery } from '../../src/query/parse-list-query.ts';
 import { SYSTEM_FIELDS, type Resource } from '../../src/resources/resource.ts';
@@ -26,7 +26,9 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
   '/admin/roles': { get: ['200', 'AdminRoleListDocument', ['400', '401', '403', '406', '500']] },
   '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '500']] },
   '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '500']] },
-  '/admin/resources/{name}/deleted': { get: ['200', 'AdminDeletedRecordListDocument', ['400', '401', '403', '404', '406', '500']] },
+  '/admin/resources/{name}/deleted': {
+    get: ['200', 'AdminDeletedRecordListDocument', ['400', '401', '403', '404', '406', '500']],
+  },
   '/admin/webhooks': {
     post: ['201', 'AdminWebhookCreatedDocument', ['400', '401', '403', '406', '413', '415', '500']],
     get: ['200', 'AdminWebhookListDocument', ['400', '401', '403', '406', '500']],
@@ -36,12 +38,18 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
     patch: ['200', 'AdminWebhookDocument', ['400', '401', '403', '404', '406', '413', '415', '500']],
     delete: ['204', null, ['401', '403', '404', '406', '500']],
   },
-  '/admin/webhooks/{id}/deliveries': { get: ['200', 'AdminWebhookDeliveryListDocument', ['400', '401', '403', '404', '406', '500']] },
-  '/admin/webhooks/{id}/deliveries/{deliveryId}': { get: ['200', 'AdminWebhookDeliveryDocument', ['401', '403', '404', '406', '500']] },
+  '/admin/webhooks/{id}/deliveries': {
+    get: ['200', 'AdminWebhookDeliveryListDocument', ['400', '401', '403', '404', '406', '500']],
+  },
+  '/admin/webhooks/{id}/deliveries/{deliveryId}': {
+    get: ['200', 'AdminWebhookDeliveryDocument', ['401', '403', '404', '406', '500']],
+  },
   '/admin/webhooks/{id}/deliveries/{deliveryId}/retry': {
     post: ['202', 'AdminWebhookDeliveryDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']],
   },
-  '/admin/webhooks/{id}/test': { post: ['202', 'AdminWebhookDeliveryDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']] },
+  '/admin/webhooks/{id}/test': {
+    post: ['202', 'AdminWebhookDeliveryDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']],
+  },
   '/admin/users': { get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']] },
   '/admin/users/{id}': {
     get: ['200', 'AdminUserDocument', ['401', '403', '404', '406', '500']],
@@ -105,7 +113,9 @@ describe('buildOpenApiDocument', () => {
 
   it('is checked by a validator that does reject a broken document', async () => {
     const broken = structuredClone(doc);
-    delete ((broken.paths as Record<string, Json>)['/v1/posts']!.get as { responses: Record<string, Json> }).responses['200']!.description;
+    delete ((broken.paths as Record<string, Json>)['/v1/posts']!.get as { responses: Record<string, Json> }).responses[
+      '200'
+    ]!.description;
     assert.equal((await new Validator().validate(broken)).valid, false);
   });
 
@@ -140,8 +150,23 @@ describe('buildOpenApiDocument', () => {
     expected.push('/v1/categories/{id}/posts', '/v1/posts/{id}/comments');
     assert.deepEqual(resourcePaths.sort(), expected.sort());
     assert.equal(JSON.stringify(doc).includes('secrets'), false);
-    for (const path of ['/token', '/me', '/me/key', '/metrics', '/openapi.json', '/openapi.yaml', '/healthz', '/readyz']) assert.ok(paths[path], path);
-    assert.deepEqual(Object.keys(paths).filter((p) => p.startsWith('/admin') && p !== '/admin/reload').sort(), Object.keys(ADMIN_OPERATIONS).sort());
+    for (const path of [
+      '/token',
+      '/me',
+      '/me/key',
+      '/metrics',
+      '/openapi.json',
+      '/openapi.yaml',
+      '/healthz',
+      '/readyz',
+    ])
+      assert.ok(paths[path], path);
+    assert.deepEqual(
+      Object.keys(paths)
+        .filter((p) => p.startsWith('/admin') && p !== '/admin/reload')
+        .sort(),
+      Object.keys(ADMIN_OPERATIONS).sort(),
+    );
     assert.ok(paths['/admin/reload']!.post, '/admin/reload');
   });
 
@@ -165,14 +190,25 @@ describe('buildOpenApiDocument', () => {
     for (const status of ['200', '204', '400', '413', '415']) assert.ok(responses[status], status);
     assert.match(JSON.stringify(responses['413']), /TOO_MANY_OPERATIONS/);
     assert.match(JSON.stringify(responses['400']), /INVALID_OPERATIONS/);
-    const types = (((((doc.components as Json).schemas as Json).AtomicOperationsDocument as Json).properties as Json)['atomic:operations'] as Json);
+    const types = ((((doc.components as Json).schemas as Json).AtomicOperationsDocument as Json).properties as Json)[
+      'atomic:operations'
+    ] as Json;
     assert.match(JSON.stringify(types), /"enum":\[[^\]]*"categories"/);
   });
 
   it('gives every operation a unique operationId, with readable names', () => {
     const ids = operations().map((o) => o.op.operationId as string);
     assert.equal(new Set(ids).size, ids.length, `duplicates in ${ids.join(', ')}`);
-    for (const id of ['listPosts', 'createPost', 'getPost', 'replacePost', 'updatePost', 'deletePost', 'getPostSchema', 'streamPosts']) {
+    for (const id of [
+      'listPosts',
+      'createPost',
+      'getPost',
+      'replacePost',
+      'updatePost',
+      'deletePost',
+      'getPostSchema',
+      'streamPosts',
+    ]) {
       assert.ok(ids.includes(id), id);
     }
     assert.ok(ids.includes('listCategories') && ids.includes('getCategory'));
@@ -220,7 +256,8 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual([list.operationId, one.operationId], ['listResourceDefinitions', 'getResourceDefinition']);
     assert.deepEqual(Object.keys(list.responses as Json).sort(), ['200', '400', '401', '403', '500']);
     assert.deepEqual(Object.keys(one.responses as Json).sort(), ['200', '400', '401', '403', '404', '500']);
-    const body = (((one.responses as Record<string, Json>)['200']!.content as Json)['application/vnd.api+json'] as Json).schema as Json;
+    const body = (((one.responses as Record<string, Json>)['200']!.content as Json)['application/vnd.api+json'] as Json)
+      .schema as Json;
     assert.equal(body.$ref, '#/components/schemas/ResourceDefinitionDocument');
   });
 
@@ -238,26 +275,42 @@ describe('buildOpenApiDocument', () => {
         if (schema === null) assert.equal(content, undefined, where);
         else assert.equal(((content![JSON_API] as Json).schema as Json).$ref, `#/components/schemas/${schema}`, where);
         for (const status of errors) {
-          assert.equal((((responses[status]!.content as Json)[JSON_API] as Json).schema as Json).$ref, '#/components/schemas/ErrorDocument', where);
+          assert.equal(
+            (((responses[status]!.content as Json)[JSON_API] as Json).schema as Json).$ref,
+            '#/components/schemas/ErrorDocument',
+            where,
+          );
         }
         const body = op.requestBody as Json | undefined;
-        assert.equal(body !== undefined, method === 'patch' || (method === 'post' && path === '/admin/webhooks'), where);
+        assert.equal(
+          body !== undefined,
+          method === 'patch' || (method === 'post' && path === '/admin/webhooks'),
+          where,
+        );
         for (const name of (path.match(/\{(\w+)\}/g) ?? []).map((p) => p.slice(1, -1))) {
-          assert.ok((op.parameters as Json[]).some((p) => p.in === 'path' && p.name === name), `${where}: ${name}`);
+          assert.ok(
+            (op.parameters as Json[]).some((p) => p.in === 'path' && p.name === name),
+            `${where}: ${name}`,
+          );
         }
       }
     }
   });
 
   it('documents the admin query parameters and request bodies the routes accept', () => {
-    const query = (path: string) => ((paths[path]!.get as Json).parameters as Json[]).filter((p) => p.in === 'query').map((p) => p.name).sort();
+    const query = (path: string) =>
+      ((paths[path]!.get as Json).parameters as Json[])
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort();
     const page = ['_limit', '_offset', 'page[limit]', 'page[offset]'];
     assert.deepEqual(query('/admin/webhooks'), [...page].sort());
     assert.deepEqual(query('/admin/webhooks/{id}/deliveries'), [...page, 'eventId', 'status'].sort());
     assert.deepEqual(query('/admin/users'), [...page, 'email'].sort());
     assert.deepEqual(query('/admin/keys'), [...page, 'userId'].sort());
     const bodyOf = (path: string, method: string) =>
-      ((((paths[path]![method] as Json).requestBody as Json).content as Json)['application/json'] as Json).schema as Json;
+      ((((paths[path]![method] as Json).requestBody as Json).content as Json)['application/json'] as Json)
+        .schema as Json;
     assert.equal(bodyOf('/admin/webhooks', 'post').$ref, '#/components/schemas/AdminWebhookCreateBody');
     assert.deepEqual(schemas.AdminWebhookCreateBody!.required, ['name', 'url', 'eventPattern']);
     assert.deepEqual(Object.keys(schemas.AdminUserUpdateBody!.properties as Json), ['primaryRole', 'allowedRoles']);
@@ -270,11 +323,20 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('keeps resource names from taking the admin schema names', () => {
-    const resources = { admin_webhook: { fields: { note: { type: 'string' } } }, admin_user: { fields: { note: { type: 'string' } } } } as const;
-    const clashing = buildOpenApiDocument(new ResourceRegistry({ resources }), testConfig('sqlite::memory:', { resources }));
+    const resources = {
+      admin_webhook: { fields: { note: { type: 'string' } } },
+      admin_user: { fields: { note: { type: 'string' } } },
+    } as const;
+    const clashing = buildOpenApiDocument(
+      new ResourceRegistry({ resources }),
+      testConfig('sqlite::memory:', { resources }),
+    );
     const clashingSchemas = (clashing.components as Record<string, Record<string, Json>>).schemas!;
     assert.ok(clashingSchemas.AdminWebhook2Document && clashingSchemas.AdminUser2Document);
-    assert.deepEqual(((clashingSchemas.AdminUserDocument!.properties as Record<string, Json>).data!).$ref, '#/components/schemas/AdminUser');
+    assert.deepEqual(
+      (clashingSchemas.AdminUserDocument!.properties as Record<string, Json>).data!.$ref,
+      '#/components/schemas/AdminUser',
+    );
   });
 
   it('documents every list query parameter of spec 4.1', () => {
@@ -288,7 +350,8 @@ describe('buildOpenApiDocument', () => {
     const sortable = [...SYSTEM_FIELDS, 'title', 'status', 'views', 'published_at'];
     assert.deepEqual(new Set(sortKeys), new Set(sortable.flatMap((f) => [f, `-${f}`])));
     assert.deepEqual(((params.get('fields')!.schema as Json).items as Json).enum, resourceOf('posts').fieldNames);
-    for (const name of ['_sort', 'fields']) assert.deepEqual([params.get(name)!.style, params.get(name)!.explode], ['form', false]);
+    for (const name of ['_sort', 'fields'])
+      assert.deepEqual([params.get(name)!.style, params.get(name)!.explode], ['form', false]);
   });
 
   it('documents the keyset page cursors', () => {
@@ -322,7 +385,10 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(ops('created_at'), ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null']);
     assert.deepEqual(ops('id'), [...LIST_OPERATORS]);
     assert.ok(posts.has('title') && posts.has('id') && !posts.has('tags'), 'bare name = eq, only where eq applies');
-    assert.ok(!posts.has('title__contains') && !posts.has('title__regex'), 'permission-only operators are not list filters');
+    assert.ok(
+      !posts.has('title__contains') && !posts.has('title__regex'),
+      'permission-only operators are not list filters',
+    );
     assert.deepEqual(posts.get('views__in')!.schema, { type: 'array', items: { type: 'integer' } });
     assert.deepEqual([posts.get('views__in')!.style, posts.get('views__in')!.explode], ['form', false]);
     assert.deepEqual(posts.get('status')!.schema, { type: 'string', enum: ['draft', 'published'] });
@@ -339,9 +405,17 @@ describe('buildOpenApiDocument', () => {
     const sample = (schema: Json): string => {
       if (schema.type === 'array') return `${sample(schema.items as Json)},${sample(schema.items as Json)}`;
       if (Array.isArray(schema.enum)) return String(schema.enum[0]);
-      const byFormat: Record<string, string> = { uuid: ID, 'date-time': NOW, date: '2026-01-02', email: 'a@b.co', uri: 'https://e.com' };
+      const byFormat: Record<string, string> = {
+        uuid: ID,
+        'date-time': NOW,
+        date: '2026-01-02',
+        email: 'a@b.co',
+        uri: 'https://e.com',
+      };
       if (typeof schema.format === 'string' && byFormat[schema.format]) return byFormat[schema.format]!;
-      return ({ integer: '3', number: '1.5', boolean: 'true' } as Record<string, string>)[schema.type as string] ?? 'x%';
+      return (
+        ({ integer: '3', number: '1.5', boolean: 'true' } as Record<string, string>)[schema.type as string] ?? 'x%'
+      );
     };
     for (const name of ENABLED) {
       const resource = resourceOf(name);
@@ -350,32 +424,47 @@ describe('buildOpenApiDocument', () => {
         const schema = spec.schema as Json;
         // A cursor is only ever one svc wrote: the empty one (the first or last page) stands for them.
         const cursor = param === 'page[after]' || param === 'page[before]';
-        const values = param === '_sort' || param === 'fields' ? ((schema.items as Json).enum as string[]) : cursor ? [''] : [sample(schema)];
+        const values =
+          param === '_sort' || param === 'fields'
+            ? ((schema.items as Json).enum as string[])
+            : cursor
+              ? ['']
+              : [sample(schema)];
         for (const value of values) {
-          assert.doesNotThrow(() => parseListQuery({ [param]: value }, resource, readable), `${name}: ${param}=${value}`);
+          assert.doesNotThrow(
+            () => parseListQuery({ [param]: value }, resource, readable),
+            `${name}: ${param}=${value}`,
+          );
         }
       }
     }
     // And the reverse for operators the document leaves out.
     for (const param of ['tags', 'tags__eq', 'published__gt', 'title__contains', 'views__like']) {
-      assert.throws(() => parseListQuery({ [param]: '1' }, resourceOf('posts'), new Set(resourceOf('posts').fieldNames)), param);
+      assert.throws(
+        () => parseListQuery({ [param]: '1' }, resourceOf('posts'), new Set(resourceOf('posts').fieldNames)),
+        param,
+      );
     }
   });
 
   it('documents the stream with its parameters and media type', () => {
     const stream = operations().find((o) => o.path === '/v1/posts/stream')!;
     const names = stream.params.map((p) => p.name);
-    for (const name of ['events', 'fields', 'token', 'Last-Event-ID', 'lastEventId']) assert.ok(names.includes(name), name);
+    for (const name of ['events', 'fields', 'token', 'Last-Event-ID', 'lastEventId'])
+      assert.ok(names.includes(name), name);
     const ok = ((stream.op.responses as Json)['200'] as Json).content as Json;
     assert.deepEqual(Object.keys(ok), ['text/event-stream']);
     assert.deepEqual(stream.op.security, [{ bearer: [] }, { queryToken: [] }]);
   });
 
   it('leaves out the query token where the config does not allow it', () => {
-    const strict = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
-      resources: FIXTURE_RESOURCES,
-      stream: { ...config.stream, allowQueryToken: false },
-    }));
+    const strict = buildOpenApiDocument(
+      registry,
+      testConfig('sqlite::memory:', {
+        resources: FIXTURE_RESOURCES,
+        stream: { ...config.stream, allowQueryToken: false },
+      }),
+    );
     const text = JSON.stringify(strict);
     assert.equal(text.includes('queryToken'), false);
     assert.equal(((strict.components as Json).parameters as Json).StreamToken, undefined);
@@ -392,7 +481,18 @@ describe('buildOpenApiDocument', () => {
     assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['400', '401', '403', '404', '429', '500']);
     assert.deepEqual(statuses('/v1/posts/{id}/comments', 'get'), ['400', '401', '403', '404', '429', '500']);
     // 412 PRECONDITION_FAILED: If-Match names no current tag.
-    assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), ['400', '401', '403', '404', '409', '412', '413', '415', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), [
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '412',
+      '413',
+      '415',
+      '429',
+      '500',
+    ]);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
     assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '412', '429', '500']);
     // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
@@ -402,7 +502,9 @@ describe('buildOpenApiDocument', () => {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (status < '400') continue;
         const content = response.content as Json;
-        assert.deepEqual(content, { 'application/vnd.api+json': { schema: { $ref: '#/components/schemas/ErrorDocument' } } });
+        assert.deepEqual(content, {
+          'application/vnd.api+json': { schema: { $ref: '#/components/schemas/ErrorDocument' } },
+        });
       }
     }
     const unauthorized = ((paths['/v1/posts']!.get as Json).responses as Record<string, Json>)['401']!;
@@ -415,7 +517,10 @@ describe('buildOpenApiDocument', () => {
     const parameterRefs = (op: Json) => ((op.parameters ?? []) as Json[]).map((parameter) => parameter.$ref);
     const responses = (op: Json) => op.responses as Record<string, Json>;
     const ETAG = { $ref: '#/components/headers/ETag' };
-    for (const [path, method] of [['/v1/posts', 'get'], ['/v1/posts/{id}', 'get']] as const) {
+    for (const [path, method] of [
+      ['/v1/posts', 'get'],
+      ['/v1/posts/{id}', 'get'],
+    ] as const) {
       const op = operation(path, method);
       assert.ok(parameterRefs(op).includes('#/components/parameters/IfNoneMatch'), `${method} ${path}`);
       assert.deepEqual((responses(op)['200']!.headers as Json).ETag, ETAG);
@@ -436,19 +541,26 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('lists EMAIL_NOT_VERIFIED for /token only when verification is required', () => {
-    const verifying = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
-      resources: FIXTURE_RESOURCES,
-      auth: { ...config.auth, requireEmailVerification: true },
-    }));
+    const verifying = buildOpenApiDocument(
+      registry,
+      testConfig('sqlite::memory:', {
+        resources: FIXTURE_RESOURCES,
+        auth: { ...config.auth, requireEmailVerification: true },
+      }),
+    );
     const token = (verifying.paths as Record<string, Json>)['/token']!.post as Json;
-    assert.match(((token.responses as Record<string, Json>)['403']!.description as string), /EMAIL_NOT_VERIFIED/);
+    assert.match((token.responses as Record<string, Json>)['403']!.description as string, /EMAIL_NOT_VERIFIED/);
   });
 
   it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', async () => {
     const identity = operations().filter((o) => o.path.startsWith('/auth/'));
     assert.deepEqual(identity.map((o) => `${o.method} ${o.path}`).sort(), [
-      'get /auth/get-session', 'get /auth/verify-email', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
-      'post /auth/sign-out', 'post /auth/sign-up/email',
+      'get /auth/get-session',
+      'get /auth/verify-email',
+      'post /auth/send-verification-email',
+      'post /auth/sign-in/email',
+      'post /auth/sign-out',
+      'post /auth/sign-up/email',
     ]);
     for (const { path, method, op } of identity) {
       assert.deepEqual(op.tags, ['Users'], path);
@@ -458,21 +570,35 @@ describe('buildOpenApiDocument', () => {
         assert.ok(Object.keys(content).length > 0, `${method} ${path} ${status}`);
         for (const [mediaType, { schema }] of Object.entries(content)) {
           const expected = mediaType === 'application/json' ? 'IdentityError' : 'ErrorDocument';
-          assert.equal((schema as Json).$ref, `#/components/schemas/${expected}`, `${method} ${path} ${status} ${mediaType}`);
+          assert.equal(
+            (schema as Json).$ref,
+            `#/components/schemas/${expected}`,
+            `${method} ${path} ${status} ${mediaType}`,
+          );
         }
       }
     }
     const signIn = (paths['/auth/sign-in/email']!.post as Json).responses as Record<string, Json>;
     assert.match(signIn['401']!.description as string, /INVALID_EMAIL_OR_PASSWORD/);
     // The login throttle's 429 is svc's own JSON:API error; the identity component's limiter answers plain JSON.
-    assert.deepEqual(Object.keys(signIn['429']!.content as Json).sort(), ['application/json', 'application/vnd.api+json']);
+    assert.deepEqual(Object.keys(signIn['429']!.content as Json).sort(), [
+      'application/json',
+      'application/vnd.api+json',
+    ]);
     assert.equal(JSON.stringify(doc).includes('sign-in/social'), false);
     assert.equal(schemas.SignInSocialBody, undefined);
 
-    const social = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
-      resources: FIXTURE_RESOURCES,
-      auth: { ...config.auth, basePath: '/identity', social: { github: { clientId: 'id', clientSecret: 'secret' }, google: { clientId: 'id' } } },
-    }));
+    const social = buildOpenApiDocument(
+      registry,
+      testConfig('sqlite::memory:', {
+        resources: FIXTURE_RESOURCES,
+        auth: {
+          ...config.auth,
+          basePath: '/identity',
+          social: { github: { clientId: 'id', clientSecret: 'secret' }, google: { clientId: 'id' } },
+        },
+      }),
+    );
     const socialPaths = social.paths as Record<string, Json>;
     assert.ok(socialPaths['/identity/sign-in/social']!.post && socialPaths['/identity/sign-up/email']!.post);
     const callback = socialPaths['/identity/callback/{provider}']!.get as Json;
@@ -484,17 +610,27 @@ describe('buildOpenApiDocument', () => {
 
   it('says where the API is and who answers for it, and defines every tag it uses', () => {
     assert.deepEqual(doc.servers, [{ url: '/', description: 'This server' }]);
-    const published = buildOpenApiDocument(registry, testConfig('sqlite::memory:', {
-      resources: FIXTURE_RESOURCES,
-      auth: { ...config.auth, baseUrl: 'https://api.example.com/' },
-    }));
-    assert.deepEqual((published.servers as Json[]).map((s) => s.url), ['https://api.example.com']);
-    assert.equal(((published.components as Json).securitySchemes as Record<string, Json>).sessionCookie!.name, '__Secure-svc.session_token');
+    const published = buildOpenApiDocument(
+      registry,
+      testConfig('sqlite::memory:', {
+        resources: FIXTURE_RESOURCES,
+        auth: { ...config.auth, baseUrl: 'https://api.example.com/' },
+      }),
+    );
+    assert.deepEqual(
+      (published.servers as Json[]).map((s) => s.url),
+      ['https://api.example.com'],
+    );
+    assert.equal(
+      ((published.components as Json).securitySchemes as Record<string, Json>).sessionCookie!.name,
+      '__Secure-svc.session_token',
+    );
     assert.ok(((doc.info as Json).contact as Json).name);
     const defined = (doc.tags as Json[]).map((t) => t.name);
     const used = new Set(operations().flatMap((o) => o.op.tags as string[]));
     assert.deepEqual([...used].sort(), [...defined].sort());
-    for (const { path, method, op } of operations()) assert.ok(typeof op.description === 'string' && op.description.length > 0, `${method} ${path}`);
+    for (const { path, method, op } of operations())
+      assert.ok(typeof op.description === 'string' && op.description.length > 0, `${method} ${path}`);
   });
 
   it('describes /token as the route answers it', () => {
@@ -503,7 +639,15 @@ describe('buildOpenApiDocument', () => {
     assert.equal(((created.headers as Json)['Cache-Control'] as Json) !== undefined, true);
     assert.equal(((created.content as Json)['application/json'] as Json) !== undefined, true);
     assert.equal(schemas.TokenRequest!.additionalProperties, false);
-    assert.deepEqual(schemas.TokenResponse!.required, ['key', 'id', 'name', 'start', 'prefix', 'expiresAt', 'permissions']);
+    assert.deepEqual(schemas.TokenResponse!.required, [
+      'key',
+      'id',
+      'name',
+      'start',
+      'prefix',
+      'expiresAt',
+      'permissions',
+    ]);
   });
 
   it('enumerates every catalogued error code in ErrorDocument', () => {
@@ -514,7 +658,15 @@ describe('buildOpenApiDocument', () => {
 
   it('has the component schemas of every resource', () => {
     for (const base of ['Posts', 'Categories', 'Comments', 'Post2', 'Error2']) {
-      for (const suffix of ['Attributes', 'Resource', 'Document', 'ListDocument', 'CreateBody', 'ReplaceBody', 'PatchBody']) {
+      for (const suffix of [
+        'Attributes',
+        'Resource',
+        'Document',
+        'ListDocument',
+        'CreateBody',
+        'ReplaceBody',
+        'PatchBody',
+      ]) {
         assert.ok(schemas[`${base}${suffix}`], `${base}${suffix}`);
       }
     }
@@ -549,7 +701,8 @@ describe('buildOpenApiDocument', () => {
         ),
       );
     };
-    for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ ...(rewrite(schema) as Json), $id: `${base}${name}` });
+    for (const [name, schema] of Object.entries(schemas))
+      ajv.addSchema({ ...(rewrite(schema) as Json), $id: `${base}${name}` });
     const check = (name: string, value: unknown) => {
       const validate = ajv.getSchema(`${base}${name}`)!;
       return { ok: validate(value) as boolean, errors: JSON.stringify(validate.errors) };
@@ -561,20 +714,44 @@ describe('buildOpenApiDocument', () => {
       const page = {
         data: [record(attributes), record({ title: 'Only', created_at: NOW, updated_at: NOW })],
         meta: { total: 7 },
-        links: { self: '/v1/posts?page[offset]=2&page[limit]=2', first: '/v1/posts?page[offset]=0&page[limit]=2', prev: '/v1/posts?page[offset]=0&page[limit]=2' },
+        links: {
+          self: '/v1/posts?page[offset]=2&page[limit]=2',
+          first: '/v1/posts?page[offset]=0&page[limit]=2',
+          prev: '/v1/posts?page[offset]=0&page[limit]=2',
+        },
       };
       const result = check('PostsListDocument', page);
       assert.ok(result.ok, result.errors);
       assert.equal(check('PostsListDocument', { ...page, meta: {} }).ok, false);
       assert.equal(check('PostsDocument', { data: { ...record(attributes), type: 'comments' } }).ok, false);
-      assert.equal(check('PostsDocument', { data: record({ ...attributes, id: ID }) }).ok, false, 'id is not an attribute');
+      assert.equal(
+        check('PostsDocument', { data: record({ ...attributes, id: ID }) }).ok,
+        false,
+        'id is not an attribute',
+      );
     });
 
-    it('accepts the documents the service renders (http/resource-document.ts)', () => {
+    it('accepts the documents the service renders (http/documents/resource-document.ts)', () => {
       const posts = resourceOf('posts');
-      const stored = { id: ID, title: 'Hi', published: true, views: 3, tags: { a: [1] }, created_at: NOW, updated_at: NOW };
-      const query = parseListQuery({ fields: 'title,views,tags', views__gte: '1', _sort: '-views' }, posts, new Set(posts.fieldNames));
-      const page = listDocument(posts, [stored, { ...stored, title: 'Two' }], query.fields ?? posts.fieldNames, 12, { ...query, offset: 2, limit: 2 });
+      const stored = {
+        id: ID,
+        title: 'Hi',
+        published: true,
+        views: 3,
+        tags: { a: [1] },
+        created_at: NOW,
+        updated_at: NOW,
+      };
+      const query = parseListQuery(
+        { fields: 'title,views,tags', views__gte: '1', _sort: '-views' },
+        posts,
+        new Set(posts.fieldNames),
+      );
+      const page = listDocument(posts, [stored, { ...stored, title: 'Two' }], query.fields ?? posts.fieldNames, 12, {
+        ...query,
+        offset: 2,
+        limit: 2,
+      });
       assert.deepEqual(Object.keys(page.links).sort(), ['first', 'last', 'next', 'prev', 'self']);
       const listed = check('PostsListDocument', page);
       assert.ok(listed.ok, listed.errors);
@@ -594,7 +771,10 @@ describe('buildOpenApiDocument', () => {
       ]);
       const result = check('ErrorDocument', errorDocument(error));
       assert.ok(result.ok, result.errors);
-      assert.equal(check('ErrorDocument', { errors: [{ status: 400, code: 'NOPE', title: 't', detail: 'd' }] }).ok, false);
+      assert.equal(
+        check('ErrorDocument', { errors: [{ status: 400, code: 'NOPE', title: 't', detail: 'd' }] }).ok,
+        false,
+      );
     });
 
     it('checks request bodies', () => {
@@ -608,7 +788,11 @@ describe('buildOpenApiDocument', () => {
     it('accepts the resource definitions the admin API renders (resources/definition-document.ts)', () => {
       const applied = { version: 3, appliedAt: NOW, source: '/etc/svc/svc.config.yaml' };
       const data = registry.all().map((resource) => definitionObject(resource, applied));
-      const listed = check('ResourceDefinitionListDocument', { data, meta: { total: data.length, definitionsVersion: 3, appliedAt: NOW, appliedFrom: null }, links: { self: '/admin/resources' } });
+      const listed = check('ResourceDefinitionListDocument', {
+        data,
+        meta: { total: data.length, definitionsVersion: 3, appliedAt: NOW, appliedFrom: null },
+        links: { self: '/admin/resources' },
+      });
       assert.ok(listed.ok, listed.errors);
       const single = check('ResourceDefinitionDocument', { data: definitionObject(resourceOf('posts'), null) });
       assert.ok(single.ok, single.errors);
@@ -618,11 +802,36 @@ describe('buildOpenApiDocument', () => {
     });
 
     it('checks the /token request and response', () => {
-      assert.ok(check('TokenRequest', { email: 'a@b.co', password: 'pw', permissions: { posts: { read: ['title'], delete: [] } } }).ok);
-      assert.equal(check('TokenRequest', { email: 'a@b.co', password: 'pw', permissions: { posts: { write: [] } } }).ok, false);
-      assert.ok(check('TokenResponse', { key: 'svc_abc', id: 'k1', name: null, start: 'svc_ab', prefix: 'svc_', expiresAt: null, permissions: null }).ok);
-      assert.equal(check('TokenRequest', { email: 'a@b.co', password: 'pw', role: 'admin' }).ok, false, 'unknown fields are refused');
-      assert.ok(check('TokenRequest', { email: 'a@b.co', password: 'pw', name: null, expiresIn: null, remaining: 5 }).ok);
+      assert.ok(
+        check('TokenRequest', {
+          email: 'a@b.co',
+          password: 'pw',
+          permissions: { posts: { read: ['title'], delete: [] } },
+        }).ok,
+      );
+      assert.equal(
+        check('TokenRequest', { email: 'a@b.co', password: 'pw', permissions: { posts: { write: [] } } }).ok,
+        false,
+      );
+      assert.ok(
+        check('TokenResponse', {
+          key: 'svc_abc',
+          id: 'k1',
+          name: null,
+          start: 'svc_ab',
+          prefix: 'svc_',
+          expiresAt: null,
+          permissions: null,
+        }).ok,
+      );
+      assert.equal(
+        check('TokenRequest', { email: 'a@b.co', password: 'pw', role: 'admin' }).ok,
+        false,
+        'unknown fields are refused',
+      );
+      assert.ok(
+        check('TokenRequest', { email: 'a@b.co', password: 'pw', name: null, expiresIn: null, remaining: 5 }).ok,
+      );
       assert.equal(check('TokenRequest', { email: 'a@b.co', password: 'pw', remaining: 0 }).ok, false);
     });
   });

@@ -1,7 +1,7 @@
 // Names in the OpenAPI document: readable PascalCase and singulars, and never two alike.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { allocateOpenApiNames, pascalCase, singularize } from '../../src/resources/openapi/openapi-names.ts';
+import { allocateOpenApiNames, pascalCase, singularize } from '../../src/http/openapi/openapi-names.ts';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 
 describe('OpenAPI names', () => {

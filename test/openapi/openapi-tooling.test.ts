@@ -15,7 +15,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { SvcProcess } from '../helpers/svc-process.ts';
 import { testConfig } from '../helpers/test-config.ts';
-import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.ts';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 
 type Json = Record<string, unknown>;
@@ -195,7 +195,7 @@ describe('the OpenAPI document of svc running the example config, as tools use i
         (diagnostics.get('wrong.ts') ?? []).map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1),
       );
       const firstCall = WRONG.split('\n').indexOf(WRONG_CALLS[0]!) + 1;
-      WRONG_CALLS.forEach((call, index) => assert.ok(wrongLines.has(firstCall + index), `not refused: ${call}`));
+      for (const [index, call] of WRONG_CALLS.entries()) assert.ok(wrongLines.has(firstCall + index), `not refused: ${call}`);
     });
 
     it('answers its calls as the types say', async () => {

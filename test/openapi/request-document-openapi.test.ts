@@ -3,7 +3,7 @@
 // relationships, data.id where it belongs, and the 403 for a client-generated id.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildOpenApiDocument } from '../../src/resources/openapi-document.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.ts';
 import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { testConfig } from '../helpers/test-config.ts';

@@ -36,7 +36,11 @@ describe('MarkedReadCache', () => {
   it('gives a read the mark it runs under, and takes a known mark without reading it again', async () => {
     const { state, db, read } = fixture();
     let markReads = 0;
-    const dialect = { changeMark: async () => (markReads++, state.mark) } as unknown as StoreDialect;
+    const changeMark = async () => {
+      markReads++;
+      return state.mark;
+    };
+    const dialect = { changeMark } as unknown as StoreDialect;
     const outer = new MarkedReadCache<string>({ maxEntries: 10 });
     const inner = new MarkedReadCache<string>({ maxEntries: 10 });
     const value = await outer.get(db, dialect, 'page', (mark) => inner.get(db, dialect, 'count', read('n'), mark));

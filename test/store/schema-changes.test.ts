@@ -1,7 +1,7 @@
 // Config changes between restarts on one database: an app is built, rows are written, the app is closed
 // and built again with changed definitions. Each change must be applied exactly (indexes dropped with
 // the attribute that made them, foreign keys changed) or refused when it could lose or reinterpret data.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { InjectOptions } from 'fastify';

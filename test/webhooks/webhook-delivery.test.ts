@@ -234,7 +234,9 @@ for (const dialect of testDialects()) {
       await fast.waitForRequests(count, { timeoutMs: 3000 });
       assert.ok(mostOpen <= 32, `at most 32 requests in flight to one target, saw ${mostOpen}`);
       // Answering frees slots for the slow target's waiting attempts (those held past timeoutMs fail).
-      const answer = setInterval(() => held.splice(0).forEach((response) => response.end('late')), 20);
+      const answer = setInterval(() => {
+        for (const response of held.splice(0)) response.end('late');
+      }, 20);
       try {
         await slow.waitForRequests(count, { timeoutMs: 5000 });
       } finally {

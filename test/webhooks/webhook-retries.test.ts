@@ -118,7 +118,9 @@ for (const dialect of testDialects()) {
     it(`records a timeout when the receiver answers after timeoutMs (${WEBHOOK_TEST_SETTINGS.timeoutMs} ms)`, async (ctx) => {
       ctx.after(cleanUp);
       const held: ServerResponse[] = [];
-      ctx.after(() => held.forEach((response) => response.destroy()));
+      ctx.after(() => {
+        for (const response of held) response.destroy();
+      });
       const { id } = await subscribe({ maxAttempts: 1 }, (_r, response) => void held.push(response));
       const started = Date.now();
       await t.createPost({ title: 'slow' });

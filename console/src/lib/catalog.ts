@@ -2,6 +2,7 @@
 // /openapi.json (names, sortable fields, create schema, soft delete), /v1/:r/schema (the fields the
 // caller may read) and, for the admin, /admin/resources when the server has it (unique, permissions).
 import { call, ApiFailure } from './api.ts';
+import { filterOperatorsOf, type FilterOperators } from './filters.ts';
 
 export type JsonSchema = Record<string, any>; // JSON Schema nodes are open-ended by nature
 
@@ -27,6 +28,8 @@ export interface ResourceInfo {
   readProblem: string | null;
   softDelete: boolean;
   sortable: Set<string>;
+  /** Per field (system fields too), the filter operators the list takes, from /openapi.json. */
+  filters: FilterOperators;
   /** Flat create body schema from the OpenAPI document. */
   createSchema: JsonSchema | null;
   patchSchema: JsonSchema | null;
@@ -202,6 +205,7 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
         readProblem,
         softDelete,
         sortable,
+        filters: filterOperatorsOf(list?.get?.parameters),
         createSchema: schemaOf(createRef),
         patchSchema: schemaOf(patchRef),
         permissions: extra?.permissions ?? null,

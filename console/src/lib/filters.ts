@@ -1,22 +1,37 @@
 // The list query in the console URL: filters `field__op=value`, `_sort`, paging and `fields`.
-export const OPERATORS = [
-  ['eq', 'equals'],
-  ['neq', 'does not equal'],
-  ['gt', 'greater than'],
-  ['gte', 'at least'],
-  ['lt', 'less than'],
-  ['lte', 'at most'],
-  ['in', 'is one of (a,b)'],
-  ['nin', 'is none of (a,b)'],
-  ['is_null', 'is empty'],
-  ['is_not_null', 'is not empty'],
-  ['like', 'matches (case-sensitive, %)'],
-  ['ilike', 'matches (any case, %)'],
-] as const;
+/** One filter operator a field takes, as the API's OpenAPI document describes it. */
+export interface FilterOperator {
+  op: string;
+  /** What it tests, in the API's words ("equals the value"). */
+  text: string;
+  /** Only the parameter's presence matters (is_null, is_not_null). */
+  valueless: boolean;
+}
 
-export type Operator = (typeof OPERATORS)[number][0];
-export const VALUELESS = new Set<string>(['is_null', 'is_not_null']);
-const OPERATOR_NAMES = new Set<string>(OPERATORS.map(([op]) => op));
+/** Field name → the operators its list filter takes, in the order the API lists them. */
+export type FilterOperators = ReadonlyMap<string, readonly FilterOperator[]>;
+
+/**
+ * The operators of each field, read from the list endpoint's query parameters in /openapi.json: each
+ * filter parameter carries `x-filter: {field, operator}`. The console keeps no list of its own, so a
+ * field type or operator the server adds shows up here as it is.
+ */
+export function filterOperatorsOf(parameters: unknown): FilterOperators {
+  const out = new Map<string, FilterOperator[]>();
+  if (!Array.isArray(parameters)) return out;
+  for (const parameter of parameters) {
+    const filter = parameter?.['x-filter'];
+    if (typeof filter?.field !== 'string' || typeof filter?.operator !== 'string') continue;
+    let ops = out.get(filter.field);
+    if (!ops) out.set(filter.field, (ops = []));
+    // `<field>` and `<field>__eq` both filter by eq: list it once.
+    if (ops.some((known) => known.op === filter.operator)) continue;
+    const description = typeof parameter.description === 'string' ? parameter.description : '';
+    const text = description.replace(/^Filter: `[^`]*` /, '').replace(/\.$/, '');
+    ops.push({ op: filter.operator, text, valueless: filter.valueless === true });
+  }
+  return out;
+}
 
 export interface Filter {
   field: string;
@@ -28,23 +43,30 @@ export interface Filter {
 export const VIEW_PARAMS = new Set(['record', 'new']);
 const LIST_PARAMS = new Set(['_sort', '_limit', '_offset', 'page[limit]', 'page[offset]', 'fields']);
 
-export function filtersOf(params: URLSearchParams): Filter[] {
+/** Whether `op` of `field` only needs the parameter's presence. */
+export function isValueless(operators: FilterOperators, field: string, op: string): boolean {
+  return operators.get(field)?.find((known) => known.op === op)?.valueless === true;
+}
+
+/** The filters in the console URL; `field__op` is split where `op` is one the field takes. */
+export function filtersOf(params: URLSearchParams, operators: FilterOperators): Filter[] {
   const out: Filter[] = [];
   for (const [key, value] of params) {
     if (VIEW_PARAMS.has(key) || LIST_PARAMS.has(key)) continue;
     const at = key.lastIndexOf('__');
-    const op = at > 0 ? key.slice(at + 2) : '';
-    if (at > 0 && OPERATOR_NAMES.has(op)) out.push({ field: key.slice(0, at), op, value });
+    const field = key.slice(0, at);
+    const op = key.slice(at + 2);
+    if (at > 0 && operators.get(field)?.some((known) => known.op === op)) out.push({ field, op, value });
     else out.push({ field: key, op: 'eq', value });
   }
   return out;
 }
 
-export function withFilters(params: URLSearchParams, filters: Filter[]): URLSearchParams {
+export function withFilters(params: URLSearchParams, filters: Filter[], operators: FilterOperators): URLSearchParams {
   const next = new URLSearchParams();
   for (const [key, value] of params) if (LIST_PARAMS.has(key)) next.append(key, value);
   next.delete('page[offset]');
-  for (const filter of filters) if (filter.field) next.append(`${filter.field}__${filter.op}`, VALUELESS.has(filter.op) ? '' : filter.value);
+  for (const filter of filters) if (filter.field) next.append(`${filter.field}__${filter.op}`, isValueless(operators, filter.field, filter.op) ? '' : filter.value);
   return next;
 }
 

@@ -20,6 +20,8 @@ export function userRoleIssues(roles: RolesToCheck, defined: ReadonlySet<string>
     }
   };
   if (roles.primaryRole !== undefined) check(roles.primaryRole, '/data/attributes/primaryRole', 'primaryRole');
-  roles.allowedRoles?.forEach((role, index) => check(role, `/data/attributes/allowedRoles/${index}`, `allowedRoles[${index}]`));
+  roles.allowedRoles?.forEach((role, index) => {
+    check(role, `/data/attributes/allowedRoles/${index}`, `allowedRoles[${index}]`);
+  });
   return issues;
 }

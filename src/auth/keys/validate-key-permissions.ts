@@ -5,7 +5,7 @@ import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { SYSTEM_FIELDS } from '../../resources/resource.ts';
 import type { KeyPermissions } from '../principal.ts';
-import { isJsonObject } from '../validation/body-reader.ts';
+import { isRecord } from '../../tools/is-record.ts';
 
 /** JSON Pointer escaping (RFC 6901) so odd member names still point at the right place. */
 const escapePointer = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -20,7 +20,7 @@ export function validateKeyPermissions(
     issues.push({ detail, pointer: at });
   };
   const permissions: KeyPermissions = {};
-  if (!isJsonObject(value)) {
+  if (!isRecord(value)) {
     throw new ApiError('INVALID_PERMISSIONS', { detail: 'permissions must be an object of resource → action → field names', pointer });
   }
   for (const [resourceName, actions] of Object.entries(value)) {
@@ -30,7 +30,7 @@ export function validateKeyPermissions(
       problem(resourcePointer, `Unknown resource '${resourceName}'`);
       continue;
     }
-    if (!isJsonObject(actions)) {
+    if (!isRecord(actions)) {
       problem(resourcePointer, `permissions.${resourceName} must be an object of action → field names`);
       continue;
     }

@@ -1,12 +1,9 @@
 // Reads a flat JSON request body field by field, collecting every problem with its JSON Pointer,
 // so a caller learns all that is wrong with a body in one answer (400 INVALID_RESOURCE_DATA).
 import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
+import { isRecord } from '../../tools/is-record.ts';
 
 export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 interface Nullable {
   /** Accept an explicit `null` (returned as null); absent members are returned as undefined. */
@@ -24,7 +21,7 @@ export class BodyReader {
   /** A reader over `body`; anything but a JSON object is refused at once. */
   static of(body: unknown): BodyReader {
     if (body === undefined || body === null) return new BodyReader({});
-    if (!isJsonObject(body)) {
+    if (!isRecord(body)) {
       throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The request body must be a JSON object', pointer: '/data' });
     }
     return new BodyReader(body);
@@ -102,7 +99,7 @@ export class BodyReader {
   object(name: string, options: Nullable & { maxBytes?: number } = {}): JsonObject | null | undefined {
     const value = this.#nullable(name, options);
     if (value === undefined || value === null) return value;
-    if (!isJsonObject(value)) return this.#fail(name, `'${name}' must be a JSON object`);
+    if (!isRecord(value)) return this.#fail(name, `'${name}' must be a JSON object`);
     if (options.maxBytes !== undefined && Buffer.byteLength(JSON.stringify(value)) > options.maxBytes) {
       return this.#fail(name, `'${name}' must be at most ${options.maxBytes} bytes of JSON`);
     }

@@ -55,7 +55,8 @@ export function atomicContentTypeProblem(contentType: string | undefined): strin
   }
   const extensions = extensionsOf(range);
   const unknown = extensions.find((uri) => uri !== ATOMIC_EXTENSION);
-  if (unknown !== undefined) return `The extension '${unknown}' is not supported; svc supports only ${ATOMIC_EXTENSION}`;
+  if (unknown !== undefined)
+    return `The extension '${unknown}' is not supported; svc supports only ${ATOMIC_EXTENSION}`;
   return extensions.length === 0 ? expected : undefined;
 }
 

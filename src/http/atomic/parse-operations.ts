@@ -2,11 +2,12 @@
 // it asks for, checking its shape before anything is written: each operation's members, its `ref`,
 // and every `lid` (defined once, by an earlier `add` of the same type, before any use). Records are
 // not looked at here; run-operations.ts does the writes.
+import { isRecord } from '../../tools/is-record.ts';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 
 type Members = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Members => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = isRecord;
 
 /** The member that holds the operations, and the one that holds their results. */
 export const OPERATIONS_MEMBER = 'atomic:operations';
@@ -109,7 +110,13 @@ function targetOf(object: Members, at: string, problems: Problems, lids: LocalId
   return { lid: object.lid };
 }
 
-function unknownMembers(object: Members, known: ReadonlySet<string>, at: string, where: string, problems: Problems): void {
+function unknownMembers(
+  object: Members,
+  known: ReadonlySet<string>,
+  at: string,
+  where: string,
+  problems: Problems,
+): void {
   for (const member of Object.keys(object)) {
     if (!known.has(member)) problems.add(`${at}/${escapeToken(member)}`, `'${member}' is not a member of ${where}`);
   }
@@ -152,12 +159,16 @@ function checkAddRef(operation: Members, data: Members, at: string, problems: Pr
   }
   unknownMembers(ref, REF_MEMBERS, `${at}/ref`, 'a ref', problems);
   if (Object.hasOwn(ref, 'relationship')) {
-    problems.add(`${at}/ref/relationship`, 'adding to a relationship is not supported; set the relation field of the related record');
+    problems.add(
+      `${at}/ref/relationship`,
+      'adding to a relationship is not supported; set the relation field of the related record',
+    );
     return false;
   }
-  const same = (member: string) => !Object.hasOwn(ref, member) || (Object.hasOwn(data, member) && ref[member] === data[member]);
+  const same = (member: string) =>
+    !Object.hasOwn(ref, member) || (Object.hasOwn(data, member) && ref[member] === data[member]);
   if (ref.type !== data.type || !same('id') || !same('lid')) {
-    problems.add(`${at}/ref`, 'an add\'s ref must name the record its data creates');
+    problems.add(`${at}/ref`, "an add's ref must name the record its data creates");
     return false;
   }
   return true;
@@ -196,7 +207,12 @@ function parseAdd(operation: Members, at: string, problems: Problems, lids: Loca
   return { op: 'add', type: data.type, data, lid, upsert };
 }
 
-function parseRef(operation: Members, at: string, problems: Problems, lids: LocalIds): { type: string; target: Target; relationship: string | undefined } | undefined {
+function parseRef(
+  operation: Members,
+  at: string,
+  problems: Problems,
+  lids: LocalIds,
+): { type: string; target: Target; relationship: string | undefined } | undefined {
   const ref = operation.ref;
   if (!isObject(ref)) {
     problems.add(`${at}/ref`, 'ref must be an object with type and id or lid');
@@ -228,7 +244,8 @@ function parseUpdate(operation: Members, at: string, problems: Problems, lids: L
   }
   const data = operation.data;
   if (ref?.relationship !== undefined) {
-    if (data !== null && !isObject(data)) problems.add(`${at}/data`, 'a relationship update takes {"type","id"}, {"type","lid"} or null as data');
+    if (data !== null && !isObject(data))
+      problems.add(`${at}/data`, 'a relationship update takes {"type","id"}, {"type","lid"} or null as data');
     else if (data !== null) checkLinkageLid(data, `${at}/data`, problems, lids);
     return { op: 'update', type: ref.type, target: ref.target, data, relationship: ref.relationship };
   }
@@ -276,7 +293,8 @@ function parseOperation(operation: unknown, index: number, problems: Problems, l
     problems.add(`${at}/href`, 'href is not supported; name the target with ref');
     return undefined;
   }
-  if (Object.hasOwn(operation, 'meta') && !isObject(operation.meta)) problems.add(`${at}/meta`, 'meta must be an object');
+  if (Object.hasOwn(operation, 'meta') && !isObject(operation.meta))
+    problems.add(`${at}/meta`, 'meta must be an object');
   switch (operation.op) {
     case 'add':
       return parseAdd(operation, at, problems, lids);
@@ -293,11 +311,17 @@ function parseOperation(operation: unknown, index: number, problems: Problems, l
 /** Checks the whole document; one error lists every problem found (each with its pointer). */
 export function parseOperations(body: unknown, maxOperations: number): Operation[] {
   if (!isObject(body) || !Array.isArray(body[OPERATIONS_MEMBER])) {
-    throw new ApiError('INVALID_OPERATIONS', { detail: `The body must be a document with an ${OPERATIONS_MEMBER} array`, pointer: '' });
+    throw new ApiError('INVALID_OPERATIONS', {
+      detail: `The body must be a document with an ${OPERATIONS_MEMBER} array`,
+      pointer: '',
+    });
   }
   const list = body[OPERATIONS_MEMBER] as unknown[];
   if (list.length > maxOperations) {
-    throw new ApiError('TOO_MANY_OPERATIONS', { detail: `A request may hold at most ${maxOperations} operations; this one has ${list.length}`, pointer: `/${OPERATIONS_MEMBER}` });
+    throw new ApiError('TOO_MANY_OPERATIONS', {
+      detail: `A request may hold at most ${maxOperations} operations; this one has ${list.length}`,
+      pointer: `/${OPERATIONS_MEMBER}`,
+    });
   }
   const problems = new Problems();
   unknownMembers(body, DOCUMENT_MEMBERS, '', 'an Atomic Operations document', problems);

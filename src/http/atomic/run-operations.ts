@@ -1,18 +1,19 @@
 // Runs parsed Atomic Operations (parse-operations.ts) as one batch of the record service: each one
 // through the same write path as its single request, in order, in one transaction. A `lid` becomes
 // the id its add gave the record; an error names its operation in `source.pointer`.
+import { isRecord } from '../../tools/is-record.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Resource } from '../../resources/resource.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { isUpsertField, type RequestMeta, type WriteBatch } from '../../records/record-service.ts';
 import type { ReadResult } from '../../records/record-results.ts';
-import { documentError, flatBodyOf } from '../request-document.ts';
-import { resourceObject, type ResourceObject } from '../resource-document.ts';
+import { documentError, flatBodyOf } from '../documents/request-document.ts';
+import { resourceObject, type ResourceObject } from '../documents/resource-document.ts';
 import { operationPointer, type Operation, type Target } from './parse-operations.ts';
 
 type Members = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Members => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = isRecord;
 
 /** One result per operation: `{data}` for an add or update, `{}` for a remove. */
 export type OperationResult = { data: ResourceObject } | Record<string, never>;
@@ -42,7 +43,10 @@ function withLinkageIds(data: Members, lids: LocalIds): Members {
   if (!isObject(relationships)) return data;
   const resolved: Members = {};
   for (const [name, relationship] of Object.entries(relationships)) {
-    resolved[name] = isObject(relationship) && isObject(relationship.data) ? { ...relationship, data: linkageWithId(relationship.data, lids) } : relationship;
+    resolved[name] =
+      isObject(relationship) && isObject(relationship.data)
+        ? { ...relationship, data: linkageWithId(relationship.data, lids) }
+        : relationship;
   }
   return { ...data, relationships: resolved };
 }
@@ -57,15 +61,30 @@ function resultOf(resource: Resource, result: ReadResult): OperationResult {
   return { data: resourceObject(resource, result.record, result.attributes) };
 }
 
-async function add(batch: WriteBatch, registry: ResourceRegistry, meta: RequestMeta, operation: Operation & { op: 'add' }, lids: LocalIds): Promise<OperationResult> {
+async function add(
+  batch: WriteBatch,
+  registry: ResourceRegistry,
+  meta: RequestMeta,
+  operation: Operation & { op: 'add' },
+  lids: LocalIds,
+): Promise<OperationResult> {
   const resource = requireAt(registry, operation.type, '/data/type');
   if (operation.upsert !== undefined && !isUpsertField(resource, operation.upsert)) {
-    throw new ApiError('INVALID_OPERATIONS', { detail: `meta.upsert must name a unique field of ${resource.name}; '${operation.upsert}' is not one`, pointer: '/meta/upsert' });
+    throw new ApiError('INVALID_OPERATIONS', {
+      detail: `meta.upsert must name a unique field of ${resource.name}; '${operation.upsert}' is not one`,
+      pointer: '/meta/upsert',
+    });
   }
-  const { values, clientId, sentAs } = flatBodyOf({ data: withLinkageIds(operation.data, lids) }, { resource, urlId: undefined });
+  const { values, clientId, sentAs } = flatBodyOf(
+    { data: withLinkageIds(operation.data, lids) },
+    { resource, urlId: undefined },
+  );
   let result: ReadResult;
   try {
-    result = operation.upsert === undefined ? await batch.create(resource, meta, values, clientId) : await batch.upsert(resource, meta, values, operation.upsert, clientId);
+    result =
+      operation.upsert === undefined
+        ? await batch.create(resource, meta, values, clientId)
+        : await batch.upsert(resource, meta, values, operation.upsert, clientId);
   } catch (error) {
     throw documentError(error, resource, clientId, sentAs);
   }
@@ -73,8 +92,18 @@ async function add(batch: WriteBatch, registry: ResourceRegistry, meta: RequestM
   return resultOf(resource, result);
 }
 
-async function update(batch: WriteBatch, registry: ResourceRegistry, meta: RequestMeta, operation: Operation & { op: 'update' }, lids: LocalIds): Promise<OperationResult> {
-  const resource = requireAt(registry, operation.type, operation.relationship === undefined ? '/data/type' : '/ref/type');
+async function update(
+  batch: WriteBatch,
+  registry: ResourceRegistry,
+  meta: RequestMeta,
+  operation: Operation & { op: 'update' },
+  lids: LocalIds,
+): Promise<OperationResult> {
+  const resource = requireAt(
+    registry,
+    operation.type,
+    operation.relationship === undefined ? '/data/type' : '/ref/type',
+  );
   const id = idOf(operation.target, lids);
   const data: Members =
     operation.relationship === undefined
@@ -89,7 +118,13 @@ async function update(batch: WriteBatch, registry: ResourceRegistry, meta: Reque
   }
 }
 
-async function remove(batch: WriteBatch, registry: ResourceRegistry, meta: RequestMeta, operation: Operation & { op: 'remove' }, lids: LocalIds): Promise<OperationResult> {
+async function remove(
+  batch: WriteBatch,
+  registry: ResourceRegistry,
+  meta: RequestMeta,
+  operation: Operation & { op: 'remove' },
+  lids: LocalIds,
+): Promise<OperationResult> {
   const resource = requireAt(registry, operation.type, '/ref/type');
   await batch.remove(resource, meta, idOf(operation.target, lids));
   return {};
@@ -106,7 +141,12 @@ function requireAt(registry: ResourceRegistry, type: string, pointer: string): R
 }
 
 /** Runs every operation in order with `batch`; the results in the same order. */
-export async function runOperations(batch: WriteBatch, registry: ResourceRegistry, meta: RequestMeta, operations: readonly Operation[]): Promise<OperationResult[]> {
+export async function runOperations(
+  batch: WriteBatch,
+  registry: ResourceRegistry,
+  meta: RequestMeta,
+  operations: readonly Operation[],
+): Promise<OperationResult[]> {
   const lids: LocalIds = new Map();
   const results: OperationResult[] = [];
   for (let i = 0; i < operations.length; i++) {

@@ -1,18 +1,18 @@
 // GET /admin/resources/:name/deleted (docs/admin-api.md): a soft-delete resource's deleted records, which
 // no /v1 route shows, for an operator to see what was removed and when. Paged like the other admin lists.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, RegistryDep, StoreDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { listDeletedRecords } from '../../records/deleted-records.ts';
 import { RESOURCES_PATH } from '../../resources/definition-document.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
 const PAGE_PARAMETERS = new Set(['_limit', '_offset', 'page[limit]', 'page[offset]']);
 
-export async function registerAdminDeletedRecordRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & StoreDep): Promise<void> {
+export async function registerAdminDeletedRecordRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry' | 'store'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);

@@ -1,14 +1,14 @@
 // Admin API for API keys (docs/admin-api.md): GET /admin/keys (?userId=, _limit, _offset), GET/PATCH/DELETE
 // /admin/keys/:id. The secret and its hash never appear here: keys are shown by prefix and start.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, RegistryDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import type { ApiKeyRecord } from '../../auth/keys/api-key-record.ts';
 import { parseKeyChanges } from '../../auth/keys/parse-key-changes.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 interface IdParams {
   id: string;
@@ -26,7 +26,7 @@ function notFound(id: string): ApiError {
   return new ApiError('RESOURCE_NOT_FOUND', `No API key with id '${id}'`);
 }
 
-export async function registerAdminKeyRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep): Promise<void> {
+export async function registerAdminKeyRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);

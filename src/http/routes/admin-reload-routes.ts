@@ -3,15 +3,15 @@
 // apply its resource definitions here; every other node on the database adopts them. Other settings
 // take effect at the next start.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, DefinitionsDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ConfigError } from '../../config/load-config.ts';
 import { loadConfig } from '../../resources/config-loader.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/destructive-change.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
-export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: AuthDep & DefinitionsDep): Promise<void> {
+export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'definitions'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.post('/admin/reload', async (request, reply) => {

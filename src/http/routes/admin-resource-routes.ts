@@ -1,11 +1,11 @@
 // Admin API for resource definitions (docs/admin-api.md): GET /admin/resources and GET /admin/resources/:name,
 // the definitions every node serves, disabled ones included, with when and from which file they were applied.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthDep, DefinitionsDep, RegistryDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { appliedAttributes, definitionObject, RESOURCES_PATH } from '../../resources/definition-document.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
 type NameParams = { name: string };
 
@@ -15,7 +15,7 @@ function refuseQuery(request: FastifyRequest): void {
   if (name !== undefined) throw new ApiError('INVALID_QUERY_PARAMS', { detail: `Unknown query parameter '${name}'`, parameter: name });
 }
 
-export async function registerAdminResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & DefinitionsDep): Promise<void> {
+export async function registerAdminResourceRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry' | 'definitions'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
 

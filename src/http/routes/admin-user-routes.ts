@@ -2,15 +2,15 @@
 // /admin/users/:id. PATCH changes `primaryRole` and `allowedRoles`; keys see the change on their next request.
 // GET /admin/roles: the roles those fields may name, so a client offers only these.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, ConfigDep, RegistryDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
 import type { UserRecord } from '../../auth/identity/user-record.ts';
 import { definedRoles } from '../../config/defined-roles.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 interface IdParams {
   id: string;
@@ -25,7 +25,7 @@ function notFound(id: string): ApiError {
   return new ApiError('RESOURCE_NOT_FOUND', `No user with id '${id}'`);
 }
 
-export async function registerAdminUserRoutes(app: FastifyInstance, ctx: ConfigDep & RegistryDep & AuthDep): Promise<void> {
+export async function registerAdminUserRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);

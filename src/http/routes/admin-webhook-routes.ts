@@ -2,14 +2,14 @@
 // /admin/webhooks/:id), their delivery records (GET …/:id/deliveries, …/deliveries/:deliveryId), manual
 // redelivery (POST …/deliveries/:deliveryId/retry) and a test ping (POST …/:id/test). Admin token only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthDep, WebhooksDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/delivery/webhook-delivery.ts';
 import { deliveryObject, pageLinks, webhookObject, WEBHOOKS_PATH } from '../../webhooks/webhook-documents.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { requireAdmin } from '../require-admin.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 type WebhookParams = { id: string };
 type DeliveryParams = { id: string; deliveryId: string };
@@ -34,7 +34,7 @@ function statusFilter(query: Record<string, unknown>): DeliveryStatus | undefine
   return status as DeliveryStatus;
 }
 
-export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: AuthDep & WebhooksDep): Promise<void> {
+export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'webhooks'>): Promise<void> {
   const { admin } = ctx.webhooks;
 
   await app.register(async (scope) => {

@@ -1,9 +1,9 @@
 // GET /console (the web console) and /docs (the API reference), served from the files built into
 // dist/console/ with a strict Content-Security-Policy. Off with `server.console: false`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConfigDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { gzippedBody, readConsoleFiles, type ConsoleFile } from '../console-files.ts';
+import { gzippedBody, readConsoleFiles, type ConsoleFile } from './console-files.ts';
 
 /** Only this origin: no inline script, no eval, no remote fonts or CDNs; the API is called on the same origin. */
 export const CONSOLE_CSP = [
@@ -27,7 +27,7 @@ export const DOCS_CSP = CONSOLE_CSP.replace("style-src 'self'", "style-src 'self
 
 const NOT_BUILT = 'The web console is not built: run `npm run build` (Vite is a development dependency).';
 
-export async function registerConsoleRoutes(app: FastifyInstance, ctx: ConfigDep): Promise<void> {
+export async function registerConsoleRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config'>): Promise<void> {
   if (ctx.config.server.console === false) return;
   const files = readConsoleFiles();
 

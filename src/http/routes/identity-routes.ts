@@ -1,15 +1,31 @@
 // Mounts the identity component (better-auth) at `auth.basePath`: each request is handed over as a
 // Web Request and better-auth's Response is copied back (status, every header, each Set-Cookie, body).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthDep, ConfigDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { CLIENT_IP_HEADER, identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
 import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
-import { isFetchMetadataHeader, isNonBrowserRequest } from '../non-browser-request.ts';
-import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from '../unstorable-text.ts';
+import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from '../server/unstorable-text.ts';
 
 /** Headers that describe one hop or the original body, which is re-serialized here. */
 const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', CLIENT_IP_HEADER]);
 const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'connection']);
+
+// Tells requests from scripts and servers apart from a browser's, for better-auth's CSRF check.
+/**
+ * A browser sends `Origin` with every request that is neither GET nor HEAD (the value `null` when it
+ * hides the origin), and cookies whenever it has them. So a POST with no Origin, no Referer and no
+ * Cookie was not made by a browser page, and the Fetch Metadata headers it carries (Node's fetch adds
+ * `Sec-Fetch-Mode: cors` to every request) describe no browser context that CSRF could abuse.
+ */
+function isNonBrowserRequest(method: string, headers: IncomingHttpHeaders): boolean {
+  if (method === 'GET' || method === 'HEAD') return false;
+  return headers.origin === undefined && headers.referer === undefined && headers.cookie === undefined;
+}
+
+function isFetchMetadataHeader(name: string): boolean {
+  return name.startsWith('sec-fetch-');
+}
 
 function toWebRequest(request: FastifyRequest, origin: string): Request {
   const headers = new Headers();
@@ -63,7 +79,7 @@ function unstorableFormFields(form: string): ErrorIssue[] {
   return issues;
 }
 
-export async function registerIdentityRoutes(app: FastifyInstance, ctx: ConfigDep & AuthDep): Promise<void> {
+export async function registerIdentityRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'auth'>): Promise<void> {
   const basePath = ctx.config.auth.basePath.replace(/\/+$/, '');
   const origin = new URL(identityBaseUrl(ctx.config)).origin;
   await app.register(async (scope) => {

@@ -4,14 +4,14 @@
 // DELETE /me/key: the key that makes the request revokes itself (signing out of a client such as the
 // console), without the admin token; the user's other keys are untouched.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AuthDep, ConfigDep, RegistryDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
 import type { KeyPrincipal } from '../../auth/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
 import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { jsonApiAnswer } from '../json-api.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
 
 /** The current window as the authentication hook just counted it, from the headers it set. */
 function windowState(reply: FastifyReply): { limit: number; remaining: number; resetSeconds: number } | null {
@@ -20,7 +20,7 @@ function windowState(reply: FastifyReply): { limit: number; remaining: number; r
   return { limit: Number(limit), remaining: Number(reply.getHeader('RateLimit-Remaining')), resetSeconds: Number(reply.getHeader('RateLimit-Reset')) };
 }
 
-export async function registerMeRoutes(app: FastifyInstance, ctx: ConfigDep & RegistryDep & AuthDep): Promise<void> {
+export async function registerMeRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticateHook(ctx));
     scope.get('/me', async (request, reply) => {
@@ -43,7 +43,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: ConfigDep & Re
   });
 }
 
-async function keyHolder(ctx: ConfigDep & RegistryDep & AuthDep, principal: KeyPrincipal, reply: FastifyReply) {
+async function keyHolder(ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>, principal: KeyPrincipal, reply: FastifyReply) {
   const [user, key] = await Promise.all([ctx.auth.users.get(principal.userId), ctx.auth.keys.get(principal.keyId)]);
   // Authenticated a moment ago: gone since, it is as unknown as any other key.
   if (!user || !key) throw new ApiError('INVALID_API_KEY', 'The API key is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });

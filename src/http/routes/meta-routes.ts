@@ -1,12 +1,12 @@
 // Public endpoints outside /v1: health, readiness and the OpenAPI description.
 import { stringify } from 'yaml';
 import type { FastifyInstance } from 'fastify';
-import type { ConfigDep, RegistryDep, StoreDep } from '../route-deps.ts';
-import { buildOpenApiDocument } from '../../resources/openapi-document.ts';
+import type { AppContext } from '../../app-context.ts';
+import { buildOpenApiDocument } from '../openapi/openapi-document.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { errorDocument } from '../../errors/error-document.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { ReadinessProbe, serviceTables, type Readiness } from '../readiness-probe.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { ReadinessProbe, serviceTables, type Readiness } from './readiness-probe.ts';
 
 function unreadyDetail(readiness: Readiness): string {
   if (readiness.status === 'closing') return 'The service is shutting down';
@@ -14,7 +14,7 @@ function unreadyDetail(readiness: Readiness): string {
   return `Migrations are not applied: missing tables ${(readiness.missingTables ?? []).join(', ')}`;
 }
 
-export async function registerMetaRoutes(app: FastifyInstance, ctx: ConfigDep & StoreDep & RegistryDep): Promise<void> {
+export async function registerMetaRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'store' | 'registry'>): Promise<void> {
   // The document depends only on the resource definitions: built once, and again when they are replaced.
   let openApi: { json: string; yaml: string } | null = null;
   const document = () => {

@@ -1,17 +1,17 @@
 // GET /metrics in the Prometheus text format, and the hooks that count every request. Registered on the
 // root instance (not inside an encapsulated plugin) so its hooks see every route registered after it.
 import type { FastifyInstance } from 'fastify';
-import type { AuthDep, ConfigDep, MetricsDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import { RequestSeries } from '../../metrics/request-series.ts';
 import { EXPOSITION_CONTENT_TYPE } from '../../metrics/exposition-format.ts';
-import { requireAdmin } from '../require-admin.ts';
+import { requireAdmin } from '../guards/require-admin.ts';
 
 /** The 429s the key authenticator throws: a full rate-limit window, a used-up quota. */
 const RATE_LIMIT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RATE_LIMITED', 'USAGE_EXCEEDED']);
 
-export async function registerMetricsRoutes(app: FastifyInstance, ctx: ConfigDep & MetricsDep & AuthDep): Promise<void> {
+export async function registerMetricsRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'metrics' | 'auth'>): Promise<void> {
   const { metrics } = ctx;
   const series = new RequestSeries(metrics);
   app.addHook('onResponse', (request, reply, done) => {

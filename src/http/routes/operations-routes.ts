@@ -2,24 +2,24 @@
 // through the record service's own write path inside one transaction: all of them commit with their
 // events, in order, or none does.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
-import type { AuthDep, ConfigDep, IdempotencyDep, RecordsDep, RegistryDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { SERVER_LIMIT_DEFAULTS } from '../../config/config-schema.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { requestMeta } from '../request-meta.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { requestMeta } from './request-meta.ts';
 import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';
 import { rateLimitHeaders } from '../../auth/rate-limit/key-rate-limit.ts';
-import { runIdempotently, sendAnswer } from '../idempotent-answer.ts';
-import { refusingRoute } from '../refusing-route.ts';
+import { runIdempotently, sendAnswer } from '../idempotency/idempotent-answer.ts';
+import { refusingRoute } from '../guards/refusing-route.ts';
 import { acceptsAtomicAnswer, ATOMIC_MEDIA_TYPE, atomicContentTypeProblem } from '../atomic/atomic-media-type.ts';
 import { parseOperations, RESULTS_MEMBER } from '../atomic/parse-operations.ts';
 import { runOperations, type OperationResult } from '../atomic/run-operations.ts';
 
 export const OPERATIONS_PATH = '/v1/operations';
 
-type Deps = AuthDep & ConfigDep & RegistryDep & RecordsDep & IdempotencyDep;
+type Deps = Pick<AppContext, 'auth' | 'config' | 'registry' | 'records' | 'idempotency'>;
 type PreParsingDone = (error?: Error | null, payload?: RequestPayload) => void;
 
 /** Media types first, as JSON:API 1.1 orders them: an unsupported extension is 415, an Accept nothing answers is 406. */
@@ -27,7 +27,12 @@ function negotiate(request: FastifyRequest, _reply: FastifyReply, payload: Reque
   const problem = atomicContentTypeProblem(request.headers['content-type']);
   if (problem !== undefined) return done(new ApiError('UNSUPPORTED_MEDIA_TYPE', problem));
   if (!acceptsAtomicAnswer(request.headers.accept)) {
-    return done(new ApiError('NOT_ACCEPTABLE', `Answers are ${ATOMIC_MEDIA_TYPE}; accept it, or the JSON:API type without parameters`));
+    return done(
+      new ApiError(
+        'NOT_ACCEPTABLE',
+        `Answers are ${ATOMIC_MEDIA_TYPE}; accept it, or the JSON:API type without parameters`,
+      ),
+    );
   }
   done(null, payload);
 }
@@ -35,7 +40,11 @@ function negotiate(request: FastifyRequest, _reply: FastifyReply, payload: Reque
 /** The answer: 200 with the results in order, or 204 when none has data (only removes). */
 function answerOf(results: OperationResult[]): StoredResponse {
   if (results.every((result) => !('data' in result))) return { status: 204, headers: {}, body: '' };
-  return { status: 200, headers: { 'Content-Type': ATOMIC_MEDIA_TYPE }, body: JSON.stringify({ [RESULTS_MEMBER]: results }) };
+  return {
+    status: 200,
+    headers: { 'Content-Type': ATOMIC_MEDIA_TYPE },
+    body: JSON.stringify({ [RESULTS_MEMBER]: results }),
+  };
 }
 
 function send(reply: FastifyReply, answer: StoredResponse, replayed: boolean): string {
@@ -62,7 +71,11 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
         const principal = principalOf(request);
         const role = principal.kind === 'admin' ? 'admin' : principal.role;
         const caller = principal.kind === 'admin' ? 'admin' : `key:${principal.keyId}`;
-        const use = { caller, key: idempotencyKey, fingerprint: requestFingerprint(['POST', OPERATIONS_PATH, role, request.body ?? null]) };
+        const use = {
+          caller,
+          key: idempotencyKey,
+          fingerprint: requestFingerprint(['POST', OPERATIONS_PATH, role, request.body ?? null]),
+        };
         const outcome = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
           const results = await records.batch(
             (batch) => runOperations(batch, registry, meta, operations),
@@ -75,7 +88,12 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
       routes.route({
         method: ['GET', 'PUT', 'PATCH', 'DELETE'],
         url: '/operations',
-        ...refusingRoute((request) => new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use POST`, { headers: { Allow: 'POST' } })),
+        ...refusingRoute(
+          (request) =>
+            new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use POST`, {
+              headers: { Allow: 'POST' },
+            }),
+        ),
       });
     },
     { prefix: '/v1' },

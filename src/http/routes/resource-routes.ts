@@ -1,37 +1,64 @@
 // The generated API under /v1: CRUD, list queries and the per-resource JSON Schema.
-import type { FastifyInstance } from 'fastify';
-import type { AuthDep, IdempotencyDep, RecordsDep, RegistryDep } from '../route-deps.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { resourceJsonSchema } from '../../resources/resource-json-schema.ts';
 import type { RawQuery } from '../../query/parse-list-query.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { requestMeta } from '../request-meta.ts';
-import { jsonApiAnswer } from '../json-api.ts';
-import { listBody } from '../list-body.ts';
-import { recordDocument } from '../resource-document.ts';
-import { ifMatchOf, recordView } from '../record-view.ts';
-import { taggedAnswer } from '../tagged-answer.ts';
-import { authorizeAction } from '../authorize-action.ts';
-import { refusingRoute } from '../refusing-route.ts';
-import { refuseModifiedJsonApiAccept } from '../json-api-negotiation.ts';
-import { writeWithBody } from '../request-document.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { requestMeta } from './request-meta.ts';
+import { jsonApiAnswer } from '../documents/json-api.ts';
+import { listBody } from '../documents/list-body.ts';
+import { recordDocument } from '../documents/resource-document.ts';
+import { ifMatchOf, recordView, type TaggedBody } from '../documents/record-view.ts';
+import { matchesWeakly, parseEntityTags } from '../documents/entity-tag.ts';
+import { authorizeAction } from '../guards/authorize-action.ts';
+import { refusingRoute } from '../guards/refusing-route.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
+import { writeWithBody } from '../documents/request-document.ts';
 import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
-import { createIdempotently } from '../idempotent-create.ts';
-import { relatedListScope } from '../related-list.ts';
-import { upsertFieldOf } from '../upsert-parameter.ts';
+import { createIdempotently } from '../idempotency/idempotent-create.ts';
+import { relatedListScope } from './related-list.ts';
+import { upsertFieldOf } from './upsert-parameter.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
 type RelatedParams = { resource: string; id: string; related: string };
 
+// Answers that carry their document's ETag, and the 304 a GET gets when its If-None-Match names it
+// (RFC 9110 section 13.1.2: weak comparison; `*` matches any current record or page).
+function taggedAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  { body, tag }: TaggedBody,
+): string | FastifyReply {
+  reply.header('ETag', tag);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (
+    ifNoneMatch !== undefined &&
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    matchesWeakly(parseEntityTags(ifNoneMatch), tag)
+  ) {
+    // No body and no Content-Type: the client's copy is current.
+    return reply.code(304).send();
+  }
+  return jsonApiAnswer(reply, status, body);
+}
+
 function methodNotAllowed(allowed: string) {
   return refusingRoute(
-    (request) => new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`, { headers: { Allow: allowed } }),
+    (request) =>
+      new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`, {
+        headers: { Allow: allowed },
+      }),
   );
 }
 
-export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep & RegistryDep & RecordsDep & IdempotencyDep): Promise<void> {
+export async function registerResourceRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'auth' | 'registry' | 'records' | 'idempotency'>,
+): Promise<void> {
   const { registry, records } = ctx;
 
   await app.register(
@@ -44,7 +71,10 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
       const mayUpdate = { onRequest: authorizeAction(ctx, 'update') };
       const mayDelete = { onRequest: authorizeAction(ctx, 'delete') };
 
-      v1.all('/', refusingRoute(() => new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName')));
+      v1.all(
+        '/',
+        refusingRoute(() => new ApiError('NO_RESOURCE_NAME', 'The URL must name a resource: /v1/:resourceName')),
+      );
 
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
@@ -57,11 +87,16 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
         const idempotencyKey = idempotencyKeyOf(request.headers);
         const upsert = upsertFieldOf(resource, request.query as RawQuery);
         return writeWithBody(request, { resource, urlId: undefined }, async (body, clientId) => {
-          if (idempotencyKey !== undefined) return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert);
+          if (idempotencyKey !== undefined)
+            return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert);
           if (upsert !== undefined) {
             const result = await records.upsert(resource, requestMeta(request), body, upsert, clientId);
             if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-            return jsonApiAnswer(reply, result.created ? 201 : 200, recordDocument(resource, result.record, result.attributes));
+            return jsonApiAnswer(
+              reply,
+              result.created ? 201 : 200,
+              recordDocument(resource, result.record, result.attributes),
+            );
           }
           const result = await records.create(resource, requestMeta(request), body, clientId);
           reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
@@ -69,42 +104,59 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
         });
       });
 
-      v1.get<{ Params: ResourceParams }>('/:resource/schema', { config: { jsonApi: false } }, async (request, reply) => {
-        const resource = registry.require(request.params.resource);
-        const grant = resolveAccess(resource, principalOf(request), 'read');
-        try {
-          return reply.code(200).type('application/schema+json').send(resourceJsonSchema(resource, grant.fields));
-        } catch (error) {
-          throw new ApiError('RESOURCE_SCHEMA_ERROR', 'The schema could not be built', { cause: error });
-        }
-      });
+      v1.get<{ Params: ResourceParams }>(
+        '/:resource/schema',
+        { config: { jsonApi: false } },
+        async (request, reply) => {
+          const resource = registry.require(request.params.resource);
+          const grant = resolveAccess(resource, principalOf(request), 'read');
+          try {
+            return reply.code(200).type('application/schema+json').send(resourceJsonSchema(resource, grant.fields));
+          } catch (error) {
+            throw new ApiError('RESOURCE_SCHEMA_ERROR', 'The schema could not be built', { cause: error });
+          }
+        },
+      );
 
       v1.get<{ Params: RecordParams; Querystring: RawQuery }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const result = await records.get(resource, requestMeta(request), request.params.id, request.query);
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes, result.included));
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, result.included),
+        );
       });
 
-      v1.get<{ Params: RelatedParams; Querystring: RawQuery }>('/:resource/:id/:related', mayRead, async (request, reply) => {
-        const target = registry.require(request.params.resource);
-        const child = registry.require(request.params.related);
-        const meta = requestMeta(request);
-        const { scope, query } = relatedListScope(target, request.params.id, child, request.query, meta.principal);
-        // A target the caller cannot read answers as a missing one.
-        await records.get(target, meta, request.params.id);
-        const result = await records.list(child, meta, query, scope);
-        return taggedAnswer(request, reply, 200, listBody(child, result));
-      });
+      v1.get<{ Params: RelatedParams; Querystring: RawQuery }>(
+        '/:resource/:id/:related',
+        mayRead,
+        async (request, reply) => {
+          const target = registry.require(request.params.resource);
+          const child = registry.require(request.params.related);
+          const meta = requestMeta(request);
+          const { scope, query } = relatedListScope(target, request.params.id, child, request.query, meta.principal);
+          // A target the caller cannot read answers as a missing one.
+          await records.get(target, meta, request.params.id);
+          const result = await records.list(child, meta, query, scope);
+          return taggedAnswer(request, reply, 200, listBody(child, result));
+        },
+      );
 
       v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)));
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
+          records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
+        );
         return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) => records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)));
+        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
+          records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
+        );
         return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
       });
 
@@ -117,7 +169,11 @@ export async function registerResourceRoutes(app: FastifyInstance, ctx: AuthDep 
       v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', ...methodNotAllowed('GET, POST') });
       v1.route({ method: ['POST'], url: '/:resource/:id', ...methodNotAllowed('GET, PUT, PATCH, DELETE') });
       v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', ...methodNotAllowed('GET') });
-      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/:id/:related', ...methodNotAllowed('GET') });
+      v1.route({
+        method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+        url: '/:resource/:id/:related',
+        ...methodNotAllowed('GET'),
+      });
     },
     { prefix: '/v1' },
   );

@@ -3,7 +3,7 @@
 // so failures are ordinary JSON:API errors; after that the response is hijacked and written as SSE, for
 // as long as the caller's key and role stand (stream-registry.ts ends it when they no longer do).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthDep, ConfigDep, EventsDep, LogDep, RegistryDep, StreamsDep } from '../route-deps.ts';
+import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { parseStreamQuery, type StreamRawQuery } from '../../stream/stream-query.ts';
@@ -11,13 +11,13 @@ import { createEventView } from '../../stream/event-view.ts';
 import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
 import type { RevokeReason, StreamRegistry } from '../../stream/stream-registry.ts';
-import { authenticateHook, principalOf } from '../authenticate-hook.ts';
-import { refusingRoute } from '../refusing-route.ts';
-import { authorizeAction } from '../authorize-action.ts';
+import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
+import { refusingRoute } from '../guards/refusing-route.ts';
+import { authorizeAction } from '../guards/authorize-action.ts';
 
 type StreamParams = { resource: string };
 
-type StreamRouteDeps = ConfigDep & AuthDep & RegistryDep & EventsDep & StreamsDep & LogDep;
+type StreamRouteDeps = Pick<AppContext, 'config' | 'auth' | 'registry' | 'events' | 'streams' | 'log'>;
 
 /** A client that stops reading is dropped past either bound (it resumes with Last-Event-ID). */
 export const STREAM_MAX_QUEUED_MESSAGES = 1000;

@@ -34,8 +34,10 @@ const OBJECT_MEMBER_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNa
 
 export function checkResourceName(name: string): string | undefined {
   if (!NAME.test(name)) return `resource name ${SHAPE}`;
-  if (OBJECT_MEMBER_NAMES.has(name)) return `"${name}" is reserved (a member of every JavaScript object, which a database schema reader svc uses mistakes for a table)`;
-  if (name.startsWith(INTERNAL_TABLE_PREFIX)) return `resource names starting with ${INTERNAL_TABLE_PREFIX} are reserved for internal tables`;
+  if (OBJECT_MEMBER_NAMES.has(name))
+    return `"${name}" is reserved (a member of every JavaScript object, which a database schema reader svc uses mistakes for a table)`;
+  if (name.startsWith(INTERNAL_TABLE_PREFIX))
+    return `resource names starting with ${INTERNAL_TABLE_PREFIX} are reserved for internal tables`;
   if (RESERVED_RESOURCE_NAMES.has(name)) return `"${name}" is reserved: /v1/${name} is svc's own endpoint`;
   return undefined;
 }

@@ -67,7 +67,9 @@ function checkFilter(
   for (const [key, node] of Object.entries(filter)) {
     const at = joinPath(path, key);
     if (key === '_and' || key === '_or') {
-      if (Array.isArray(node)) node.forEach((item, i) => checkFilter(joinPath(at, i), item, resource, fieldNames, problems, fields));
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) checkFilter(joinPath(at, i), item, resource, fieldNames, problems, fields);
+      }
       continue;
     }
     if (key === '_not') {
@@ -83,7 +85,9 @@ function checkFilter(
       const opPath = joinPath(at, op);
       const mismatch = operatorProblem(op, key, fields);
       if (mismatch) problems.push({ path: opPath, message: mismatch });
-      if (Array.isArray(value)) value.forEach((item, i) => checkValue(joinPath(opPath, i), item, problems));
+      if (Array.isArray(value)) {
+        for (const [i, item] of value.entries()) checkValue(joinPath(opPath, i), item, problems);
+      }
       else checkValue(opPath, value, problems);
       const definition = definitionOf(key, fields);
       if (!mismatch && definition?.type !== undefined) {

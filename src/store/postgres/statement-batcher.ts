@@ -67,7 +67,7 @@ export class StatementBatcher<K, E, R> {
         // Nothing of the group was written: each write runs alone below and answers for itself.
       }
       if (results) {
-        group.forEach((waiting, i) => waiting.resolve(results[i]!));
+        for (const [i, waiting] of group.entries()) waiting.resolve(results[i]!);
         return;
       }
     }

@@ -1,0 +1,211 @@
+// JSON:API request documents on POST, PUT and PATCH of /v1/:resource: `{"data":{"type","id","attributes",
+// "relationships"}}` sent as application/vnd.api+json becomes the flat body records take, and the errors
+// its write answers point back into the document. docs/records.md explains which bodies count as one.
+import type { FastifyRequest } from 'fastify';
+import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
+import type { ErrorCode } from '../../errors/error-catalogue.ts';
+import { toOneRelation } from '../../resources/relations.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
+import { UUID_PATTERN } from '../../resources/field-types/uuid-field.ts';
+import { isRecord } from '../../tools/is-record.ts';
+
+type Members = Record<string, unknown>;
+
+const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Top-level members a JSON:API request document may hold. */
+const DOCUMENT_MEMBERS = new Set(['data', 'meta', 'jsonapi', 'links']);
+/** Members of a resource object; `lid`, `links` and `meta` are allowed and ignored. */
+const RESOURCE_OBJECT_MEMBERS = new Set(['type', 'id', 'lid', 'attributes', 'relationships', 'links', 'meta']);
+
+/**
+ * A body is a document when it comes as application/vnd.api+json with a top-level `data` member. Flat
+ * bodies sent under that type keep working: a flat body cannot hold `data` unless the resource has a
+ * field of that name, and then only a body with nothing but document members whose `data` is an object
+ * naming a `type` is read as a document (send such a flat body as application/json).
+ */
+export function isRequestDocument(request: FastifyRequest, resource: Resource, body: unknown): body is Members {
+  const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (contentType !== JSON_API_MEDIA_TYPE || !isRecord(body) || !Object.hasOwn(body, 'data')) return false;
+  if (!resource.fields.has('data')) return true;
+  return Object.keys(body).every((member) => DOCUMENT_MEMBERS.has(member)) && isRecord(body.data) && Object.hasOwn(body.data, 'type');
+}
+
+export interface DocumentTarget {
+  resource: Resource;
+  /** The URL's id on PUT and PATCH; undefined on POST. */
+  urlId: string | undefined;
+}
+
+function relationTarget(resource: Resource, name: string): string | undefined {
+  const definition = resource.fields.get(name)?.definition;
+  return definition?.type === 'relation' ? definition.resource : undefined;
+}
+
+/** The relation field a relationship names: by the name answers give it (`author`) or by the field's own (`author_id`). */
+function relationFieldOf(resource: Resource, name: string): string | undefined {
+  return toOneRelation(resource, name)?.field;
+}
+
+/** Checks type and id against the URL; returns the id a create may take from the client. */
+function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): string | undefined {
+  if (typeof data.type !== 'string') {
+    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.type must be a string naming the resource', pointer: '/data/type' });
+  }
+  if (data.type !== resource.name) {
+    throw new ApiError('CONFLICT', { detail: `data.type is '${data.type}' but this URL takes '${resource.name}'`, pointer: '/data/type' });
+  }
+  if (urlId === undefined) {
+    if (!Object.hasOwn(data, 'id')) return undefined;
+    if (resource.definition.clientIds !== true) {
+      throw new ApiError('CLIENT_GENERATED_ID_FORBIDDEN', { detail: `${resource.name} records get their id from the server; leave data.id out`, pointer: '/data/id' });
+    }
+    if (typeof data.id !== 'string' || !UUID_PATTERN.test(data.id)) {
+      throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a UUID', pointer: '/data/id' });
+    }
+    // Ids are stored as text: one spelling per id, the one the server's own ids use.
+    return data.id.toLowerCase();
+  }
+  if (!Object.hasOwn(data, 'id')) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id is required and must be the id in the URL', pointer: '/data/id' });
+  if (typeof data.id !== 'string') throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a string', pointer: '/data/id' });
+  if (data.id !== urlId) throw new ApiError('CONFLICT', { detail: `data.id is '${data.id}' but the URL names '${urlId}'`, pointer: '/data/id' });
+  return undefined;
+}
+
+function attributeValues(data: Members, resource: Resource, values: Members, issues: ErrorIssue[]): void {
+  if (!Object.hasOwn(data, 'attributes')) return;
+  const attributes = data.attributes;
+  if (!isRecord(attributes)) {
+    issues.push({ detail: 'data.attributes must be an object of field values', pointer: '/data/attributes' });
+    return;
+  }
+  for (const [name, value] of Object.entries(attributes)) {
+    if (relationTarget(resource, name) !== undefined) {
+      issues.push({ detail: `'${name}' is a relationship: send it as data.relationships.${toOneRelation(resource, name)?.name ?? name}.data = {"type","id"} or null`, pointer: `/data/attributes/${escapeToken(name)}` });
+    } else values[name] = value;
+  }
+}
+
+function linkedId(name: string, linkage: unknown, target: string, issues: ErrorIssue[]): unknown {
+  const at = `/data/relationships/${escapeToken(name)}`;
+  if (linkage === null) return null;
+  if (!isRecord(linkage)) {
+    issues.push({ detail: `data.relationships.${name}.data must be {"type","id"} or null`, pointer: `${at}/data` });
+    return undefined;
+  }
+  if (typeof linkage.type !== 'string') {
+    issues.push({ detail: `data.relationships.${name}.data.type must be a string`, pointer: `${at}/data/type` });
+    return undefined;
+  }
+  if (typeof linkage.id !== 'string') {
+    issues.push({ detail: `data.relationships.${name}.data.id must be a string`, pointer: `${at}/data/id` });
+    return undefined;
+  }
+  if (linkage.type !== target) {
+    throw new ApiError('CONFLICT', { detail: `'${name}' refers to ${target}, not ${linkage.type}`, pointer: `${at}/data/type` });
+  }
+  return linkage.id;
+}
+
+function relationshipValues(data: Members, resource: Resource, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
+  if (!Object.hasOwn(data, 'relationships')) return;
+  const relationships = data.relationships;
+  if (!isRecord(relationships)) {
+    issues.push({ detail: 'data.relationships must be an object of relationships', pointer: '/data/relationships' });
+    return;
+  }
+  for (const [name, relationship] of Object.entries(relationships)) {
+    const at = `/data/relationships/${escapeToken(name)}`;
+    const field = relationFieldOf(resource, name);
+    const target = field === undefined ? undefined : relationTarget(resource, field);
+    if (field === undefined || target === undefined) {
+      issues.push({ detail: `${resource.name} has no relationship '${name}'`, pointer: at });
+    } else if (!isRecord(relationship) || !Object.hasOwn(relationship, 'data')) {
+      issues.push({ detail: `data.relationships.${name} must be an object with a data member`, pointer: at });
+    } else {
+      const id = linkedId(name, relationship.data, target, issues);
+      if (id !== undefined) values[field] = id;
+      sentAs.set(field, name);
+    }
+  }
+}
+
+export interface DocumentBody {
+  /** The flat body the document stands for. */
+  values: Members;
+  /** The id a create takes from `data.id`, where the resource allows client ids. */
+  clientId: string | undefined;
+  /** The relationship name each relation field was sent under, for the pointers of its errors. */
+  sentAs: ReadonlyMap<string, string>;
+}
+
+/** Members JSON:API does not define there: a field put beside `attributes` would otherwise go unnoticed. */
+function unknownMembers(object: Members, known: ReadonlySet<string>, at: string, where: string): ErrorIssue[] {
+  return Object.keys(object)
+    .filter((member) => !known.has(member))
+    .map((member) => ({ detail: `'${member}' is not a member of ${where}`, pointer: `${at}/${escapeToken(member)}` }));
+}
+
+/** The flat body a document stands for; a malformed document or a type/id mismatch is refused here. */
+export function flatBodyOf(document: Members, target: DocumentTarget): DocumentBody {
+  const data = document.data;
+  if (!isRecord(data)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
+  const clientId = checkIdentity(data, target);
+  const values: Members = {};
+  const sentAs = new Map<string, string>();
+  const issues: ErrorIssue[] = [
+    ...unknownMembers(document, DOCUMENT_MEMBERS, '', 'a JSON:API request document'),
+    ...unknownMembers(data, RESOURCE_OBJECT_MEMBERS, '/data', 'a resource object (fields go under attributes)'),
+  ];
+  attributeValues(data, target.resource, values, issues);
+  relationshipValues(data, target.resource, values, sentAs, issues);
+  if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);
+  return { values, clientId, sentAs };
+}
+
+/** The issue as the document's sender reads it, or undefined when it needs no change. */
+function documentIssue(issue: ErrorIssue, code: ErrorCode, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string>): ErrorIssue | undefined {
+  // A taken primary key: SQLite names the column (`<table>.id`), PostgreSQL's `<table>_pkey` names none,
+  // while every other unique index is named after its field (store/map-driver-error.ts).
+  if (clientId !== undefined && code === 'CONFLICT' && (issue.pointer === undefined || issue.pointer === '/data/attributes/id')) {
+    return { ...issue, detail: `${resource.name} already has a record with id '${clientId}'`, pointer: '/data/id' };
+  }
+  // Field names need no JSON Pointer escaping (config NAME_PATTERN): the last token is the name itself.
+  const name = issue.pointer?.match(/^\/data\/attributes\/([^/]+)$/)?.[1];
+  if (name === undefined || relationTarget(resource, name) === undefined) return undefined;
+  const relationship = sentAs.get(name) ?? toOneRelation(resource, name)?.name ?? name;
+  return { ...issue, pointer: `/data/relationships/${escapeToken(relationship)}` };
+}
+
+/** Errors about a relation field point at its relationship, where the document gave it; a taken id at data.id. */
+export function documentError(error: unknown, resource: Resource, clientId: string | undefined, sentAs: ReadonlyMap<string, string> = new Map()): unknown {
+  if (!(error instanceof ApiError)) return error;
+  let moved = false;
+  const issues = error.issues.map((issue) => {
+    const changed = documentIssue(issue, error.code, resource, clientId, sentAs);
+    if (changed === undefined) return issue;
+    moved = true;
+    return changed;
+  });
+  return moved ? new ApiError(error.code, issues, { cause: error.cause, headers: error.headers }) : error;
+}
+
+/**
+ * Runs a write with the body the request stands for: the flat body itself, or the one its document
+ * translates to, with the write's errors pointing into the document.
+ */
+export async function writeWithBody<T>(
+  request: FastifyRequest,
+  target: DocumentTarget,
+  write: (body: unknown, clientId: string | undefined) => Promise<T>,
+): Promise<T> {
+  const body = request.body;
+  if (!isRequestDocument(request, target.resource, body)) return write(body, undefined);
+  const { values, clientId, sentAs } = flatBodyOf(body, target);
+  try {
+    return await write(values, clientId);
+  } catch (error) {
+    throw documentError(error, target.resource, clientId, sentAs);
+  }
+}

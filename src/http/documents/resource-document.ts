@@ -1,0 +1,100 @@
+// Records → JSON:API resource objects and documents, with pagination links per docs/records.md.
+import type { Resource } from '../../resources/resource.ts';
+import type { RecordValues } from '../../events/record-event.ts';
+import type { ListQuery } from '../../query/list-query.ts';
+import { keysetLinks } from './keyset-links.ts';
+import { listLink } from './list-link.ts';
+import { toOneRelations } from '../../resources/relations.ts';
+import type { Inclusion, ToManyLinkage } from '../../records/include-reads.ts';
+
+export interface ResourceObject {
+  type: string;
+  id: string;
+  attributes: Record<string, unknown>;
+  relationships?: Record<string, RelationshipObject>;
+  links: { self: string };
+}
+
+/** A to-one relationship: its linkage, and where the related record is read. */
+export interface RelationshipObject {
+  data: { type: string; id: string } | { type: string; id: string }[] | null;
+  links?: { related: string };
+}
+
+/** `toMany`: the linkage of the to-many relationships an include read (include-reads.ts). */
+export function resourceObject(resource: Resource, record: RecordValues, attributes: readonly string[], toMany?: ToManyLinkage): ResourceObject {
+  const shown: Record<string, unknown> = {};
+  for (const name of attributes) shown[name] = Object.hasOwn(record, name) ? (record[name] ?? null) : null;
+  shown.created_at = record.created_at;
+  shown.updated_at = record.updated_at;
+  const id = String(record.id);
+  let relationships = relationshipsOf(resource, record, attributes);
+  const included = toMany?.get(`${resource.name}\u0000${id}`);
+  if (included) {
+    relationships ??= {};
+    for (const [name, data] of included) relationships[name] = { data, links: { related: `/v1/${resource.name}/${id}/${name}` } };
+  }
+  const links = { self: `/v1/${resource.name}/${id}` };
+  return relationships ? { type: resource.name, id, attributes: shown, relationships, links } : { type: resource.name, id, attributes: shown, links };
+}
+
+/** The to-one relationships among the shown fields: a relation field the caller may not read is not one. */
+function relationshipsOf(resource: Resource, record: RecordValues, attributes: readonly string[]): Record<string, RelationshipObject> | undefined {
+  let relationships: Record<string, RelationshipObject> | undefined;
+  for (const relation of toOneRelations(resource)) {
+    if (!attributes.includes(relation.field)) continue;
+    const value = record[relation.field];
+    relationships ??= {};
+    relationships[relation.name] =
+      value === null || value === undefined
+        ? { data: null }
+        : { data: { type: relation.target, id: String(value) }, links: { related: `/v1/${relation.target}/${String(value)}` } };
+  }
+  return relationships;
+}
+
+/** The `included` member of a compound document, when the request asked for one. */
+function includedObjects(inclusion: Inclusion | undefined): { included?: ResourceObject[] } {
+  if (!inclusion) return {};
+  return { included: inclusion.included.map(({ resource, record, attributes }) => resourceObject(resource, record, attributes, inclusion.toMany)) };
+}
+
+export function recordDocument(resource: Resource, record: RecordValues, attributes: readonly string[], included?: Inclusion) {
+  const data = resourceObject(resource, record, attributes, included?.toMany);
+  return { data, links: { self: data.links.self }, ...includedObjects(included) };
+}
+
+function pageLink(base: string, query: ListQuery, offset: number): string {
+  return listLink(base, query, [`page[offset]=${offset}`, `page[limit]=${query.limit}`]);
+}
+
+/** `path`: where the list is read, when not at /v1/<resource> (a relation's to-many side). `more`: a keyset page knows a record follows it. */
+export function listDocument(
+  resource: Resource,
+  records: RecordValues[],
+  attributes: readonly string[],
+  total: number,
+  query: ListQuery,
+  options: { path?: string; included?: Inclusion; more?: boolean } = {},
+) {
+  const base = options.path ?? `/v1/${resource.name}`;
+  const links = query.keyset ? keysetLinks(base, query, query.keyset, records, options.more === true) : offsetLinks(base, query, total);
+  return {
+    data: records.map((record) => resourceObject(resource, record, attributes, options.included?.toMany)),
+    ...includedObjects(options.included),
+    meta: { total },
+    links,
+  };
+}
+
+function offsetLinks(base: string, query: ListQuery, total: number): Record<string, string> {
+  const { offset, limit } = query;
+  const links: Record<string, string> = {
+    self: pageLink(base, query, offset),
+    first: pageLink(base, query, 0),
+  };
+  if (offset > 0) links.prev = pageLink(base, query, Math.max(offset - limit, 0));
+  if (offset + limit < total) links.next = pageLink(base, query, offset + limit);
+  if (total > 0) links.last = pageLink(base, query, Math.floor((total - 1) / limit) * limit);
+  return links;
+}

@@ -1,0 +1,59 @@
+// POST /token with an Idempotency-Key. The caller has no key yet: its keys are scoped by the email it
+// signs in with. The answer holds the new key's secret, so it is kept sealed with the password the
+// request sent (idempotency/sealed-answer.ts): a retry must send the same credentials to get it, and
+// one with another password is a different request (422). The key is issued by the identity
+// component in its own transaction, so the answer is stored right after, not with it: a crash in
+// between leaves the key held until its lease ends, then a retry issues another key (the first one
+// was never shown to anyone).
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TokenRequest } from '../../auth/keys/token-request.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '../../idempotency/idempotency-key-header.ts';
+import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
+import { seal, unseal } from '../../idempotency/sealed-answer.ts';
+import type { StoredResponse } from '../../idempotency/stored-response.ts';
+import type { AppContext } from '../../app-context.ts';
+import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
+
+export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export async function issueIdempotently(ctx: Pick<AppContext, 'auth' | 'idempotency'>, request: FastifyRequest, reply: FastifyReply, tokenRequest: TokenRequest, key: string): Promise<string> {
+  const { idempotency } = ctx;
+  const { password, ...rest } = tokenRequest;
+  // Emails are matched in any letter case (docs/authentication.md): so are retries.
+  const email = tokenRequest.email.toLowerCase();
+  const use = {
+    caller: `token:${createHash('sha256').update(email).digest('hex')}`,
+    key,
+    // Without the password: the table must hold nothing that checks a guessed password quickly.
+    fingerprint: requestFingerprint(['POST', '/token', { ...rest, email }]),
+  };
+  const context = `${use.caller}\n${use.fingerprint}`;
+  const outcome = await runIdempotently(idempotency, use, request.log, async (attempt) => {
+    const issued = await ctx.auth.issueKey(tokenRequest, request.ip);
+    const answer: StoredResponse = { status: 201, headers: { 'Content-Type': TOKEN_CONTENT_TYPE, 'Cache-Control': 'no-store' }, body: JSON.stringify(issued) };
+    await idempotency.completeAlone(use, attempt, { ...answer, body: await seal(answer.body, password, context) });
+    return answer;
+  });
+  if (!outcome.replayed) return sendAnswer(reply, outcome);
+  const sealed = outcome.response.body;
+  // Opening the seal checks the password: a failure counts against the login throttle like a wrong
+  // password at /token, so replays cannot be used to guess one.
+  const body = await ctx.auth.guardPasswordCheck(
+    tokenRequest.email,
+    request.ip,
+    async () => {
+      const opened = await unseal(sealed, password, context);
+      if (opened === undefined) {
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED', {
+          detail: 'This Idempotency-Key was used for another request (other credentials); use a new key for a new request',
+          parameter: IDEMPOTENCY_KEY_HEADER,
+        });
+      }
+      return opened;
+    },
+    (error) => error instanceof ApiError && error.code === 'IDEMPOTENCY_KEY_REUSED',
+  );
+  return sendAnswer(reply, { response: { ...outcome.response, body }, replayed: true });
+}

@@ -1,0 +1,228 @@
+// The admin user and API key endpoints (/admin/users…, /admin/keys…), with the bodies
+// parse-user-changes and parse-key-changes accept and the objects their routes render.
+import { MAX_COUNT, MAX_INTERVAL_MS } from '../../auth/keys/parse-key-changes.ts';
+import { ACTIONS } from '../../config/config-types.ts';
+import { MAX_ROLE_LENGTH } from '../../config/role-name.ts';
+import type { JsonSchema } from '../../resources/field-types/index.ts';
+import {
+  adminOperation,
+  adminPageParameters,
+  listDocument,
+  nullableTimestamp,
+  pathParameter,
+  queryParameter,
+  resourceObject,
+  singleDocument,
+  timestamp,
+} from './admin-operation.ts';
+import type { OpenApiObject } from './openapi-refs.ts';
+
+export const ADMIN_ACCOUNT_SCHEMAS = [
+  'AdminUserAttributes',
+  'AdminUser',
+  'AdminUserDocument',
+  'AdminUserListDocument',
+  'AdminUserUpdateBody',
+  'AdminApiKeyAttributes',
+  'AdminApiKey',
+  'AdminApiKeyDocument',
+  'AdminApiKeyListDocument',
+  'AdminApiKeyUpdateBody',
+] as const;
+export const ADMIN_ACCOUNT_OPERATIONS = [
+  'adminListUsers',
+  'adminGetUser',
+  'adminUpdateUser',
+  'adminDeleteUser',
+  'adminListApiKeys',
+  'adminGetApiKey',
+  'adminUpdateApiKey',
+  'adminDeleteApiKey',
+] as const;
+
+const role = (): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_ROLE_LENGTH, pattern: '^\\S(.*\\S)?$' });
+
+/** Per resource, per action, the fields the key may use (`["*"]`: all). */
+function keyPermissions(): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: Object.fromEntries(ACTIONS.map((action) => [action, { type: 'array', items: { type: 'string' } }])),
+      additionalProperties: false,
+    },
+    examples: [{ posts: { read: ['*'], create: ['title', 'body'] } }],
+  };
+}
+
+function userAttributes(): JsonSchema {
+  const properties: Record<string, JsonSchema> = {
+    name: { type: 'string' },
+    email: { type: 'string' },
+    emailVerified: { type: 'boolean' },
+    image: { type: ['string', 'null'] },
+    primaryRole: { type: 'string' },
+    allowedRoles: { type: 'string', description: 'JSON-encoded array of the roles the user may switch to', examples: ['["editor","viewer"]'] },
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  };
+  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
+}
+
+function keyAttributes(): JsonSchema {
+  const count = (): JsonSchema => ({ type: ['integer', 'null'], minimum: 0 });
+  const properties: Record<string, JsonSchema> = {
+    name: { type: ['string', 'null'] },
+    prefix: { type: 'string' },
+    start: { type: 'string', description: 'The first characters of the key, to recognise it' },
+    userId: { type: 'string' },
+    enabled: { type: 'boolean' },
+    permissions: { ...keyPermissions(), type: ['object', 'null'], description: 'null: the role’s permissions' },
+    metadata: { type: ['object', 'null'] },
+    expiresAt: nullableTimestamp(),
+    rateLimitEnabled: { type: 'boolean' },
+    rateLimitMax: count(),
+    rateLimitTimeWindow: { ...count(), description: 'Milliseconds' },
+    refillInterval: { ...count(), description: 'Milliseconds' },
+    refillAmount: count(),
+    requestCount: { type: 'integer', minimum: 0 },
+    remaining: { ...count(), description: 'Requests left in the quota; null: no quota' },
+    lastRequest: nullableTimestamp(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  };
+  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
+}
+
+function keyUpdateBody(): JsonSchema {
+  const bounded = (minimum: number, maximum: number, description?: string): JsonSchema => ({
+    type: ['integer', 'null'],
+    minimum,
+    maximum,
+    ...(description ? { description } : {}),
+  });
+  return {
+    type: 'object',
+    description: 'The key settings to change; `null` clears a per-key setting (back to the global default, or no quota).',
+    properties: {
+      name: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
+      enabled: { type: 'boolean' },
+      permissions: { ...keyPermissions(), type: ['object', 'null'], description: 'Resources and fields must exist; null: the role’s permissions' },
+      metadata: { type: ['object', 'null'], description: 'At most 8 KiB as JSON' },
+      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      rateLimitEnabled: { type: 'boolean' },
+      rateLimitMax: bounded(1, MAX_COUNT),
+      rateLimitTimeWindow: bounded(1, MAX_INTERVAL_MS, 'Milliseconds'),
+      refillInterval: bounded(1, MAX_INTERVAL_MS, 'Milliseconds'),
+      refillAmount: bounded(1, MAX_COUNT),
+      remaining: bounded(0, MAX_COUNT),
+    },
+    additionalProperties: false,
+  };
+}
+
+export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[number], JsonSchema> {
+  return {
+    AdminUserAttributes: userAttributes(),
+    AdminUser: resourceObject('users', 'AdminUserAttributes', '/admin/users/{id}'),
+    AdminUserDocument: singleDocument('AdminUser'),
+    AdminUserListDocument: listDocument('AdminUser'),
+    AdminUserUpdateBody: {
+      type: 'object',
+      description: 'The role fields to change, each a role the configuration defines; keys see the change on their next request.',
+      properties: {
+        primaryRole: role(),
+        allowedRoles: {
+          anyOf: [{ type: 'array', items: role() }, { type: 'string', description: 'The same array, JSON-encoded' }],
+        },
+      },
+      additionalProperties: false,
+    },
+    AdminApiKeyAttributes: keyAttributes(),
+    AdminApiKey: resourceObject('api-keys', 'AdminApiKeyAttributes', '/admin/keys/{id}'),
+    AdminApiKeyDocument: singleDocument('AdminApiKey'),
+    AdminApiKeyListDocument: listDocument('AdminApiKey'),
+    AdminApiKeyUpdateBody: keyUpdateBody(),
+  };
+}
+
+export function adminAccountPaths(): Record<string, OpenApiObject> {
+  const userId = () => pathParameter('id', 'User id.');
+  const keyId = () => pathParameter('id', 'API key id.');
+  return {
+    '/admin/users': {
+      get: adminOperation({
+        operationId: 'adminListUsers',
+        summary: 'List users',
+        description: 'Users of the identity component with their roles and verification state, oldest first.',
+        parameters: [queryParameter('email', 'Only the user with this email.'), ...adminPageParameters()],
+        success: { status: 200, description: 'A page of users.', schema: 'AdminUserListDocument' },
+        codes: ['INVALID_QUERY_PARAMS'],
+      }),
+    },
+    '/admin/users/{id}': {
+      get: adminOperation({
+        operationId: 'adminGetUser',
+        summary: 'One user',
+        description: 'The user with their primary role, allowed roles and verification state.',
+        parameters: [userId()],
+        success: { status: 200, description: 'The user.', schema: 'AdminUserDocument' },
+        codes: ['RESOURCE_NOT_FOUND'],
+      }),
+      patch: adminOperation({
+        operationId: 'adminUpdateUser',
+        summary: "Change a user's roles",
+        description: 'Sets the primary role and the roles the user may switch to with `X-Service-Role`; only roles the configuration defines are accepted.',
+        parameters: [userId()],
+        body: { schema: 'AdminUserUpdateBody', description: 'The role fields to change.' },
+        success: { status: 200, description: 'The user as changed.', schema: 'AdminUserDocument' },
+        codes: ['INVALID_RESOURCE_DATA', 'RESOURCE_NOT_FOUND'],
+      }),
+      delete: adminOperation({
+        operationId: 'adminDeleteUser',
+        summary: 'Delete a user and their keys',
+        description: 'The user, their sessions and every API key they hold are removed; the keys stop working on their next request.',
+        parameters: [userId()],
+        success: { status: 204, description: 'Deleted.' },
+        codes: ['RESOURCE_NOT_FOUND'],
+      }),
+    },
+    '/admin/keys': {
+      get: adminOperation({
+        operationId: 'adminListApiKeys',
+        summary: 'List API keys',
+        description: 'Keys are shown by prefix and start; the secret is never shown.',
+        parameters: [queryParameter('userId', "Only this user's keys."), ...adminPageParameters()],
+        success: { status: 200, description: 'A page of keys.', schema: 'AdminApiKeyListDocument' },
+        codes: ['INVALID_QUERY_PARAMS'],
+      }),
+    },
+    '/admin/keys/{id}': {
+      get: adminOperation({
+        operationId: 'adminGetApiKey',
+        summary: 'One API key',
+        description: 'The key\'s settings, limits and usage; the secret is never shown.',
+        parameters: [keyId()],
+        success: { status: 200, description: 'The key.', schema: 'AdminApiKeyDocument' },
+        codes: ['RESOURCE_NOT_FOUND'],
+      }),
+      patch: adminOperation({
+        operationId: 'adminUpdateApiKey',
+        summary: "Change an API key's settings",
+        description: 'Enable or disable the key, change its permissions, expiry, rate limit or quota; the change applies from the key\'s next request.',
+        parameters: [keyId()],
+        body: { schema: 'AdminApiKeyUpdateBody', description: 'The settings to change.' },
+        success: { status: 200, description: 'The key as changed.', schema: 'AdminApiKeyDocument' },
+        codes: ['INVALID_RESOURCE_DATA', 'INVALID_PERMISSIONS', 'RESOURCE_NOT_FOUND'],
+      }),
+      delete: adminOperation({
+        operationId: 'adminDeleteApiKey',
+        summary: 'Revoke an API key',
+        description: 'The key is deleted and refused from its next request on.',
+        parameters: [keyId()],
+        success: { status: 204, description: 'Deleted.' },
+        codes: ['RESOURCE_NOT_FOUND'],
+      }),
+    },
+  };
+}
