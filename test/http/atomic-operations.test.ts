@@ -326,6 +326,24 @@ for (const dialect of testDialects()) {
       if (updated.statusCode !== 200) assert.equal(errorsOf(updated)[0]!.source?.pointer, '/atomic:operations/0');
     });
 
+    it('keeps a batch whole when a write beside it fails (on SQLite the two may share a group commit)', async () => {
+      await send([addCategory('beside-taken')]);
+      const heardBefore = committed.length;
+      const [batch, failing] = await Promise.all([
+        send([addCategory('beside-1'), addCategory('beside-2')]),
+        t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'beside-taken' } }),
+      ]);
+      assert.equal(batch.statusCode, 200, batch.body);
+      assert.equal(failing.statusCode, 409, failing.body);
+      assert.equal((await categoryNamed('beside-1')).length, 1);
+      assert.equal((await categoryNamed('beside-2')).length, 1);
+      const heard = committed
+        .slice(heardBefore)
+        .flat()
+        .map((event) => event.type);
+      assert.deepEqual(heard, ['categories.created', 'categories.created'], 'each event of the batch is heard once');
+    });
+
     it('counts against the rate limit once per operation and answers the window in RateLimit-* headers', async () => {
       const first = await send([addCategory('rl-1'), addCategory('rl-2'), addCategory('rl-3'), addCategory('rl-4')]);
       assert.equal(first.statusCode, 200, first.body);
