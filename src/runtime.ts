@@ -93,7 +93,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const events = await createEventHub({ config, store, registry, records, log });
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
   const resourceNames = () => registry.all().map((resource) => resource.name);
-  const streams = createStreamRegistry({ settings: config.stream, auth, log });
+  const streams = createStreamRegistry({ settings: config.stream, auth, resources: registry, log });
   const metrics = createServiceMetrics({ store, events, resources: resourceNames });
   const retention = new RetentionJob({
     store,

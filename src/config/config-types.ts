@@ -87,7 +87,7 @@ export interface RetentionConfig {
   deliveries: RetentionLimits;
 }
 
-/** Idempotency-Key answers (docs/records.md): kept `ttlMs`; a running request holds its key `leaseMs`. */
+/** Idempotency-Key answers (docs/records.md): kept `ttlMs`; a running POST /token holds its key `leaseMs`. */
 export interface IdempotencyConfig {
   ttlMs: number;
   leaseMs: number;

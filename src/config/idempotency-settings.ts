@@ -22,7 +22,7 @@ export const IDEMPOTENCY_SCHEMA = deepFreeze({
       default: IDEMPOTENCY_DEFAULTS.ttlMs,
     },
     leaseMs: {
-      description: 'How long a request still running holds its key (retries get 409); past it, the request is taken to have failed and a retry runs again.',
+      description: 'For POST /token: how long a request still running holds its key (retries get 409); past it, the request is taken to have failed and a retry runs again. Creates need no lease: their key is claimed in their own transaction.',
       type: 'integer',
       minimum: 1000,
       default: IDEMPOTENCY_DEFAULTS.leaseMs,

@@ -160,8 +160,9 @@ export class RecordService {
   /**
    * `clientId`: the id a client chose, where the resource allows it (http/documents/request-document.ts); otherwise
    * a new UUIDv7. `withinWrite` runs in the create's transaction after its event, and fails the write if
-   * it fails (an Idempotency-Key's answer, stored with the write it answers); a create with it takes the
-   * transaction, not the one-statement write.
+   * it fails (an Idempotency-Key's answer, stored with the write it answers); `first` runs in it before
+   * anything is written (the key's claim, which may wait for another request's write or abandon this
+   * one). A create with either takes the transaction, not the one-statement write.
    */
   async create(
     resource: Resource,
@@ -169,13 +170,14 @@ export class RecordService {
     body: unknown,
     clientId?: string,
     withinWrite?: WithinWrite,
+    first?: (trx: Db) => Promise<void>,
   ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
     const values = validateRecordBody(resource, grant, body, 'create');
     const id = clientId ?? uuidv7();
     const now = new Date().toISOString();
-    const oneStatement = withinWrite ? undefined : this.#oneStatementChanges();
+    const oneStatement = withinWrite || first ? undefined : this.#oneStatementChanges();
     if (oneStatement) {
       const created = await oneStatement.create(
         resource,
@@ -189,6 +191,7 @@ export class RecordService {
     }
     const references = referencesIn(this.#registry, resource, values);
     const written = this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      if (first) await first(trx);
       const result = (await this.#createIn(trx, events, { resource, meta, grant, readable, values, id, now }))!;
       if (withinWrite) await withinWrite(trx, result);
       return result;

@@ -57,12 +57,16 @@ export class ResourceRegistry {
     this.#resources = compiled;
     this.#definitions = definitions;
     this.#hash = definitionsHash(definitions);
-    for (const listener of this.#listeners) listener();
+    for (const listener of [...this.#listeners]) listener();
   }
 
-  /** Called after every replace (documents built from the definitions are rebuilt). */
-  onReplaced(listener: () => void): void {
+  /** Called after every replace (documents built from the definitions are rebuilt); answers how to stop. */
+  onReplaced(listener: () => void): () => void {
     this.#listeners.push(listener);
+    return () => {
+      const at = this.#listeners.indexOf(listener);
+      if (at >= 0) this.#listeners.splice(at, 1);
+    };
   }
 
   all(): Resource[] {

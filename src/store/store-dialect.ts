@@ -30,6 +30,9 @@ export interface ListCount {
   take(read: ReadRows): Promise<number>;
 }
 
+/** What StoreDialect.withLockWait answers when a lock was not granted in time. */
+export const LOCK_WAIT_EXCEEDED: unique symbol = Symbol('lock wait exceeded');
+
 export interface StoreDialect {
   readonly name: 'sqlite' | 'postgres';
   /** The database's name in messages to operators. */
@@ -89,6 +92,15 @@ export interface StoreDialect {
    * moves with any commit, on any connection.
    */
   changeMark(db: Db): Promise<string>;
+  /**
+   * Runs `work` inside the transaction `trx` with every lock wait bounded by `ms`, and answers
+   * LOCK_WAIT_EXCEEDED when a wait ran past it (the transaction is then unusable: it must roll back).
+   * PostgreSQL: `lock_timeout` set for the transaction, then put back; its statements that wait on a
+   * row another transaction has not committed yet stop waiting after `ms`. SQLite: one process owns the
+   * file and its writes run one transaction at a time, so no statement waits on another's uncommitted
+   * row; `work` just runs.
+   */
+  withLockWait<T>(trx: Db, ms: number, work: () => Promise<T>): Promise<T | typeof LOCK_WAIT_EXCEEDED>;
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` is available for claiming work. */
   readonly supportsSkipLocked: boolean;
   /**

@@ -3,11 +3,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { SvcConfig } from '../config/config-types.ts';
 import type { AuthComponent } from '../auth/auth-component.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import { DEFAULT_MAX_STREAMS_PER_KEY, DEFAULT_MAX_STREAMS_PER_NODE, StreamRegistry } from './stream-registry.ts';
 
 export interface StreamRegistryDeps {
   readonly settings: SvcConfig['stream'];
   readonly auth: AuthComponent;
+  /** The resource definitions: a replacement that narrows a stream's reading ends the stream. */
+  readonly resources: ResourceRegistry;
   readonly log: FastifyBaseLogger;
 }
 
@@ -17,7 +20,7 @@ export interface ListeningStreamRegistry {
   stopListening(): void;
 }
 
-export function createStreamRegistry({ settings, auth, log }: StreamRegistryDeps): ListeningStreamRegistry {
+export function createStreamRegistry({ settings, auth, resources, log }: StreamRegistryDeps): ListeningStreamRegistry {
   const registry = new StreamRegistry({
     maxPerKey: settings.maxPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY,
     maxPerNode: settings.maxPerNode ?? DEFAULT_MAX_STREAMS_PER_NODE,
@@ -26,6 +29,13 @@ export function createStreamRegistry({ settings, auth, log }: StreamRegistryDeps
     stillValid: (slot) => (slot.principal.kind === 'key' ? auth.stillValid(slot.principal, slot.requestedRole) : Promise.resolve(true)),
     onCheckError: (error) => log.warn({ err: error }, 'could not re-check a stream key; the stream is ended'),
   });
-  const stopListening = auth.onAccessChanged((change) => registry.changed(change));
-  return { registry, stopListening };
+  const stopAccess = auth.onAccessChanged((change) => registry.changed(change));
+  const stopDefinitions = resources.onReplaced(() => registry.definitionsReplaced((name) => resources.find(name)));
+  return {
+    registry,
+    stopListening: () => {
+      stopAccess();
+      stopDefinitions();
+    },
+  };
 }

@@ -1,10 +1,13 @@
 // The open streams of one app, by API key and by user: bounds how many a key and the node may hold, and
 // ends a stream once its right to read is gone (key disabled, deleted, expired or re-scoped; user deleted
 // or given other roles; admin token rotated). Changes come from the auth component's access-change notices, which are the
-// ones that drop cached keys, local and from other nodes alike.
+// ones that drop cached keys, local and from other nodes alike; and from resource definitions replaced
+// here or on another node, which end the streams whose reading they narrowed.
 import type { AccessChange } from '../auth/auth-component.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { readNarrowed, type GrantedRead } from '../permissions/read-narrowed.ts';
+import type { Resource } from '../resources/resource.ts';
 
 export const DEFAULT_MAX_STREAMS_PER_KEY = 10;
 export const DEFAULT_MAX_STREAMS_PER_NODE = 10_000;
@@ -19,19 +22,23 @@ export interface StreamLimits {
   retryAfterSeconds: number;
 }
 
-export type RevokeReason = 'revoked' | 'expired';
+/** `narrowed`: reloaded definitions took away some of what the stream reads. */
+export type RevokeReason = 'revoked' | 'expired' | 'narrowed';
 
 /** One open stream as the registry knows it. */
 export class StreamSlot {
   readonly principal: Principal;
   /** The X-Service-Role the stream was opened with: a re-check resolves the role the same way. */
   readonly requestedRole: string | undefined;
+  /** What the stream was granted and sends; null for a stream registered without it (it is never narrowed). */
+  readonly read: GrantedRead | null;
   #revoke: ((reason: RevokeReason) => void) | null = null;
   #ended: RevokeReason | null = null;
 
-  constructor(principal: Principal, requestedRole: string | undefined) {
+  constructor(principal: Principal, requestedRole: string | undefined, read: GrantedRead | null = null) {
     this.principal = principal;
     this.requestedRole = requestedRole;
+    this.read = read;
   }
 
   /** How the stream is ended; called at once if it was revoked before its connection existed. */
@@ -87,11 +94,11 @@ export class StreamRegistry {
    * Takes a place for a stream of `principal`, or throws 429 RATE_LIMITED when the key or the node
    * holds its maximum. Synchronous, so the count and the check cannot be split by another request.
    */
-  register(principal: Principal, requestedRole: string | undefined, changesSeen: number): StreamSlot {
+  register(principal: Principal, requestedRole: string | undefined, changesSeen: number, read: GrantedRead | null = null): StreamSlot {
     const { maxPerKey, maxPerNode, retryAfterSeconds } = this.#options;
     const headers = { 'Retry-After': String(retryAfterSeconds) };
     if (this.#open >= maxPerNode) throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
-    const slot = new StreamSlot(principal, requestedRole);
+    const slot = new StreamSlot(principal, requestedRole, read);
     if (principal.kind === 'key') {
       const ofKey = this.#byKey.get(principal.keyId);
       if (ofKey && ofKey.size >= maxPerKey) {
@@ -135,6 +142,29 @@ export class StreamRegistry {
       // Roles changed or the user is gone: every stream of the user ends. A stream opened under the old
       // role would keep showing that role's rows; the client reconnects and gets its new role.
       for (const slot of [...(this.#byUser.get(change.userId) ?? [])]) slot.end('revoked');
+    }
+  }
+
+  /**
+   * The resource definitions were replaced (a reload here, or one adopted from another node): every
+   * stream that would now be given less than it was is ended. `find` looks a resource up in the new
+   * definitions. Synchronous, run as the definitions are swapped, so no event is judged by the old
+   * rules after a request could see the new ones.
+   */
+  definitionsReplaced(find: (name: string) => Resource | undefined): void {
+    const open = [...this.#admin];
+    for (const slots of this.#byKey.values()) open.push(...slots);
+    for (const slot of open) {
+      if (slot.read === null) continue;
+      let narrowed: boolean;
+      try {
+        narrowed = readNarrowed(slot.read, find(slot.read.resource.name), slot.principal);
+      } catch (error) {
+        // Undecided is narrowed: the stream ends rather than keep rules that may no longer hold.
+        this.#options.onCheckError(error);
+        narrowed = true;
+      }
+      if (narrowed) slot.end('narrowed');
     }
   }
 

@@ -1,7 +1,8 @@
 // Three real `svc start` processes on one PostgreSQL database and one Redis, no proxy in front: a write
 // on any node reaches the stream clients of every node and the webhook receiver exactly once; rate
 // limits are shared; a key disabled on one node is refused by the others at once (not after the cache
-// TTL); resource definitions reloaded on one node (SIGHUP) are served by the others.
+// TTL); resource definitions reloaded on one node (SIGHUP) are served by the others, and a reload that
+// narrows a role's read ends that role's streams on every node.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -217,6 +218,38 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
     nodes[1]!.child.kill('SIGHUP');
     await nodes[1]!.waitForOutput(/lose data.*reloading the config failed/);
     for (const node of nodes) assert.equal((await call(node.baseUrl, 'GET', '/v1/comments', key)).status, 200);
+  });
+
+  it('ends the streams of a role whose read a reload (SIGHUP) narrowed, on every node within a second', async () => {
+    const comments = {
+      fields: { body: { type: 'text', required: true }, post_id: { type: 'relation', resource: 'posts', onDelete: 'cascade' } },
+      permissions: { editor: { read: true, create: true } },
+    };
+    const fields = { ...POSTS.fields, subtitle: { type: 'string', maxLength: 80 } };
+    const streams = await Promise.all(
+      nodes.map(async (node) => {
+        const client = await SseClient.connect(`${node.baseUrl}/v1/posts/stream`, { headers: { authorization: `Bearer ${key}` } });
+        assert.equal(client.status, 200);
+        await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
+        return client;
+      }),
+    );
+    try {
+      // The editor may no longer read `views`: every editor stream on every node ends.
+      const narrower = { ...POSTS, fields, permissions: { editor: { read: { fields: ['title', 'subtitle'] }, create: true, update: true, delete: true } } };
+      writeFileSync(configFile, stringify(clusterConfig(database.url, { posts: narrower, comments })));
+      const since = Date.now();
+      nodes[0]!.child.kill('SIGHUP');
+      for (const [n, client] of streams.entries()) {
+        const block = await client.waitFor((b) => b.event === 'revoked', { timeoutMs: 5000, what: `the revoked event on node ${n}` });
+        const elapsed = Date.now() - since;
+        assert.match(block.data ?? '', /resource definitions changed/);
+        // The issue's bound (a second) plus slack for three processes on a loaded two-core machine.
+        assert.ok(elapsed < 1500, `node ${n}'s stream was revoked ${elapsed} ms after the SIGHUP`);
+      }
+    } finally {
+      for (const client of streams) client.close();
+    }
   });
 
   it('stops every node on SIGTERM', async () => {

@@ -1,6 +1,8 @@
 // A listening app for stream tests: a `posts` resource with a row-filtered `user` role, on a fresh
 // database of the requested dialect (or a given one, to run two apps on one database).
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildAppOptions } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
@@ -10,6 +12,7 @@ import type { ResourceDefinition } from '../../src/config/config-types.ts';
 import { testConfig } from './test-config.ts';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './test-databases.ts';
 import { adminAuthorization, issueTestKey, type TestKey } from './stream-test-keys.ts';
+import { writeConfigFile } from './svc-process.ts';
 
 export const POSTS_RESOURCE: ResourceDefinition = {
   enableSoftDelete: false,
@@ -42,6 +45,11 @@ export interface StreamTestApp {
   createPost(values: Record<string, unknown>): Promise<string>;
   patchPost(id: string, values: Record<string, unknown>): Promise<void>;
   deletePost(id: string): Promise<void>;
+  /**
+   * Writes `resources` into the app's config file and reloads it with POST /admin/reload (apps started
+   * with `configFile: true` only); throws unless the reload answers 200.
+   */
+  reload(resources: Record<string, ResourceDefinition>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,6 +61,8 @@ export interface StreamTestAppOptions {
   redisUrl?: string;
   logger?: BuildAppOptions['logger'];
   resources?: Record<string, ResourceDefinition>;
+  /** Start from a config file, so that the app can reload it (see StreamTestApp.reload). */
+  configFile?: boolean;
 }
 
 export async function startStreamTestApp(options: StreamTestAppOptions = {}): Promise<StreamTestApp> {
@@ -63,7 +73,9 @@ export async function startStreamTestApp(options: StreamTestAppOptions = {}): Pr
     ...(options.redisUrl ? { redis: { url: options.redisUrl } } : {}),
     resources: options.resources ?? { posts: POSTS_RESOURCE },
   });
-  const { app, ctx } = await buildApp({ config, ...(options.logger ? { logger: options.logger } : {}) });
+  const { resources: _started, ...settings } = config;
+  const file = options.configFile ? writeConfigFile({ ...settings, resources: config.resources }) : undefined;
+  const { app, ctx } = await buildApp({ config, ...(file !== undefined ? { configFile: file } : {}), ...(options.logger ? { logger: options.logger } : {}) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the app is not listening on a TCP port');
@@ -91,6 +103,12 @@ export async function startStreamTestApp(options: StreamTestAppOptions = {}): Pr
     },
     async deletePost(id) {
       await inject({ method: 'DELETE', url: `/v1/posts/${id}` }, 204);
+    },
+    async reload(resources) {
+      if (file === undefined) throw new Error('this app was not started from a config file');
+      writeFileSync(file, stringify({ ...settings, resources }));
+      const response = await app.inject({ method: 'POST', url: '/admin/reload', headers: { authorization: adminAuthorization(config) } });
+      if (response.statusCode !== 200) throw new Error(`POST /admin/reload: ${response.statusCode} ${response.body}`);
     },
     async close() {
       await app.close();

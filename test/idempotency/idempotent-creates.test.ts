@@ -1,6 +1,7 @@
 // Idempotency-Key on POST /v1/:resource (docs/records.md, "Idempotent creates"), on every dialect: a
 // retry replays the first answer without a second row or event, another request under the key is 422,
-// a retry while the first runs is 409, keys are per caller, kept across restarts, and pruned once expired.
+// a retry while the first runs waits for it (409 past the claim wait), a claim dies with its transaction
+// (on another PostgreSQL node too), keys are per caller, kept across restarts, and pruned once expired.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -9,11 +10,11 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/server.ts';
 import { EVENTS_TABLE } from '../../src/events/outbox.ts';
 import { IDEMPOTENCY_TABLE } from '../../src/idempotency/idempotency-table.ts';
+import { CLAIM_WAIT_MS, type IdempotencyStore } from '../../src/idempotency/idempotency-store.ts';
 import { RetentionJob } from '../../src/retention/retention-job.ts';
 import { RETENTION_DEFAULTS } from '../../src/config/config-schema.ts';
 import { IDEMPOTENCY_DEFAULTS } from '../../src/config/idempotency-settings.ts';
 import type { Db } from '../../src/store/store-dialect.ts';
-import type { RecordService } from '../../src/records/record-service.ts';
 import { createTestDatabase, testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testConfig, TEST_ADMIN_TOKEN } from '../helpers/test-config.ts';
@@ -29,24 +30,22 @@ async function count(db: Db, table: string, where?: [string, string]): Promise<n
   return Number(row?.n ?? 0);
 }
 
-/** Makes `records.create` wait for `open()` (after the key is claimed, before anything is written). */
-function holdCreates(records: RecordService): { open(): void; restore(): void } {
-  const original = records.create.bind(records);
+/**
+ * Makes a create wait inside its transaction, after its key is claimed and its answer written but
+ * before it commits, until `open()`; `reached` resolves once one is waiting there.
+ */
+function holdInWrite(idempotency: IdempotencyStore): { reached: Promise<void>; open(): void; restore(): void } {
+  const complete = idempotency.complete.bind(idempotency);
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  records.create = async (...args: Parameters<RecordService['create']>) => {
+  let reach!: () => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  idempotency.complete = async (...args: Parameters<typeof complete>) => {
+    await complete(...args);
+    reach();
     await gate;
-    return original(...args);
   };
-  return { open, restore: () => (records.create = original) };
-}
-
-async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
-  }
+  return { reached, open, restore: () => (idempotency.complete = complete) };
 }
 
 for (const dialect of testDialects()) {
@@ -110,33 +109,55 @@ for (const dialect of testDialects()) {
       assert.equal(await categories('Theirs'), 1);
     });
 
-    it('answers 409 IDEMPOTENCY_KEY_IN_USE to a retry while the first request runs, then replays its answer', async () => {
+    it('makes a retry wait while the first create runs, then replays its answer', async () => {
       const key = randomUUID();
-      const hold = holdCreates(t.ctx.records);
+      const held = holdInWrite(t.ctx.idempotency);
       try {
         const first = create(key, { name: 'Slow' });
-        await eventually(async () => (await count(t.ctx.store.db, IDEMPOTENCY_TABLE, ['idempotency_key', key])) === 1, 'the first request holds the key');
-        const retry = await create(key, { name: 'Slow' });
-        assert.equal(retry.statusCode, 409, retry.body);
-        assert.equal(retry.json().errors[0].code, 'IDEMPOTENCY_KEY_IN_USE');
-        hold.open();
-        const done = await first;
+        await held.reached;
+        const retry = create(key, { name: 'Slow' });
+        held.open();
+        const [done, again] = await Promise.all([first, retry]);
         assert.equal(done.statusCode, 201, done.body);
-        const later = await create(key, { name: 'Slow' });
-        assert.equal(later.statusCode, 201);
-        assert.equal(later.body, done.body);
+        assert.equal(again.statusCode, 201, again.body);
+        assert.equal(again.headers['idempotency-replayed'], 'true');
+        assert.equal(again.body, done.body);
         assert.equal(await categories('Slow'), 1);
       } finally {
-        hold.open();
-        hold.restore();
+        held.open();
+        held.restore();
       }
     });
 
-    it('writes once under a burst of concurrent retries', async () => {
+    it(`answers 409 IDEMPOTENCY_KEY_IN_USE when the first create still runs after ${CLAIM_WAIT_MS} ms, then replays its answer`, async () => {
+      const key = randomUUID();
+      const held = holdInWrite(t.ctx.idempotency);
+      try {
+        const first = create(key, { name: 'Slower' });
+        await held.reached;
+        const retry = await create(key, { name: 'Slower' });
+        assert.equal(retry.statusCode, 409, retry.body);
+        assert.equal(retry.json().errors[0].code, 'IDEMPOTENCY_KEY_IN_USE');
+        assert.deepEqual(retry.json().errors[0].source, { parameter: 'Idempotency-Key' });
+        held.open();
+        const done = await first;
+        assert.equal(done.statusCode, 201, done.body);
+        const later = await create(key, { name: 'Slower' });
+        assert.equal(later.statusCode, 201);
+        assert.equal(later.body, done.body);
+        assert.equal(await categories('Slower'), 1);
+      } finally {
+        held.open();
+        held.restore();
+      }
+    });
+
+    it('writes once under a burst of concurrent retries, each waiting for the first and replaying its answer', async () => {
       const key = randomUUID();
       const answers = await Promise.all(Array.from({ length: 6 }, () => create(key, { name: 'Burst' })));
       const statuses = answers.map((answer) => answer.statusCode);
-      assert.ok(statuses.every((status) => status === 201 || status === 409), statuses.join(','));
+      assert.ok(statuses.every((status) => status === 201), statuses.join(','));
+      assert.equal(answers.filter((answer) => answer.headers['idempotency-replayed'] === 'true').length, 5);
       const created = answers.filter((answer) => answer.statusCode === 201);
       assert.ok(created.length >= 1);
       assert.ok(created.every((answer) => answer.body === created[0]!.body));
@@ -152,27 +173,24 @@ for (const dialect of testDialects()) {
       assert.equal(fixed.headers['idempotency-replayed'], undefined);
     });
 
-    it('runs again when the first request was abandoned past its lease, and the late first request writes nothing', async () => {
+    it('leaves no claim behind a create that fails after claiming its key, so a retry runs at once', async () => {
       const key = randomUUID();
-      const hold = holdCreates(t.ctx.records);
+      const { idempotency } = t.ctx;
+      const complete = idempotency.complete.bind(idempotency);
+      idempotency.complete = async () => {
+        throw new Error('the node failed inside the write');
+      };
       try {
-        const first = create(key, { name: 'Abandoned' });
-        await eventually(async () => (await count(t.ctx.store.db, IDEMPOTENCY_TABLE, ['idempotency_key', key])) === 1, 'the first request holds the key');
-        // As if its lease ran out (a crash, or a request slower than idempotency.leaseMs).
-        await t.ctx.store.db.updateTable(IDEMPOTENCY_TABLE).set({ lease_until: new Date(Date.now() - 1000).toISOString() }).where('idempotency_key', '=', key).execute();
-        hold.restore();
-        const retry = await create(key, { name: 'Abandoned' });
-        assert.equal(retry.statusCode, 201, retry.body);
-        hold.open();
-        const late = await first;
-        assert.equal(late.statusCode, 409, late.body);
-        assert.equal(await categories('Abandoned'), 1, 'the late request rolled back');
-        const again = await create(key, { name: 'Abandoned' });
-        assert.equal(again.body, retry.body);
+        const failed = await create(key, { name: 'Failed once' });
+        assert.equal(failed.statusCode, 500, failed.body);
       } finally {
-        hold.open();
-        hold.restore();
+        idempotency.complete = complete;
       }
+      assert.equal(await count(t.ctx.store.db, IDEMPOTENCY_TABLE, ['idempotency_key', key]), 0, 'the claim rolled back with the write');
+      const retry = await create(key, { name: 'Failed once' });
+      assert.equal(retry.statusCode, 201, retry.body);
+      assert.equal(retry.headers['idempotency-replayed'], undefined);
+      assert.equal(await categories('Failed once'), 1);
     });
 
     it('does not take over a key whose request commits its answer while the takeover waits', async () => {
@@ -290,3 +308,111 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+const PG_SKIP = process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set';
+describe('Idempotency-Key claims across two nodes on one PostgreSQL database', { skip: PG_SKIP }, () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let a: Awaited<ReturnType<typeof buildApp>>;
+  let b: Awaited<ReturnType<typeof buildApp>>;
+  let auth: string;
+
+  before(async () => {
+    database = await createTestDatabase('postgres');
+    const config = testConfig(database.url);
+    a = await buildApp({ config });
+    b = await buildApp({ config });
+    await Promise.all([a.app.ready(), b.app.ready()]);
+    auth = await authorizationFor(a.app, a.ctx, 'editor', 'two-node-editor');
+  });
+  after(async () => {
+    await a?.app.close();
+    await b?.app.close();
+    await database?.drop();
+  });
+
+  const create = (node: typeof a, key: string, name: string) =>
+    node.app.inject({ method: 'POST', url: '/v1/categories', payload: { name }, headers: { authorization: auth, 'idempotency-key': key } });
+  const categories = (name: string) => count(a.ctx.store.db, 'categories', ['name', name]);
+
+  /** Holds node A's create inside its transaction; `pid` is the PostgreSQL backend that runs it. */
+  function holdOnA() {
+    const { idempotency } = a.ctx;
+    const complete = idempotency.complete.bind(idempotency);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let reach!: (pid: number) => void;
+    const pid = new Promise<number>((resolve) => (reach = resolve));
+    idempotency.complete = async (...args: Parameters<typeof complete>) => {
+      await complete(...args);
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(args[0]);
+      reach(Number(rows[0]!.pid));
+      await gate;
+    };
+    return { pid, open, restore: () => (idempotency.complete = complete) };
+  }
+
+  it('a retry on node B waits on node A\'s uncommitted claim and replays the answer once it commits', async () => {
+    const key = randomUUID();
+    const held = holdOnA();
+    try {
+      const first = create(a, key, 'Committed on A');
+      await held.pid;
+      const retry = create(b, key, 'Committed on A');
+      held.open();
+      const [done, again] = await Promise.all([first, retry]);
+      assert.equal(done.statusCode, 201, done.body);
+      assert.equal(again.statusCode, 201, again.body);
+      assert.equal(again.headers['idempotency-replayed'], 'true');
+      assert.equal(again.body, done.body);
+      assert.equal(await categories('Committed on A'), 1);
+    } finally {
+      held.open();
+      held.restore();
+    }
+  });
+
+  it('a retry on node B runs at once when node A\'s connection drops mid-create (its transaction rolls back)', async () => {
+    const key = randomUUID();
+    const held = holdOnA();
+    try {
+      const first = create(a, key, 'A died');
+      const pid = await held.pid;
+      const retry = create(b, key, 'A died');
+      // As a node killed mid-request: its connection ends and PostgreSQL rolls its transaction back.
+      await sql`select pg_terminate_backend(${pid})`.execute(b.ctx.store.db);
+      const again = await retry;
+      assert.equal(again.statusCode, 201, again.body);
+      assert.equal(again.headers['idempotency-replayed'], undefined, 'the retry ran: nothing had committed');
+      held.open();
+      const lost = await first;
+      assert.notEqual(lost.statusCode, 201, 'the first create did not commit');
+      assert.equal(await categories('A died'), 1);
+      const later = await create(a, key, 'A died');
+      assert.equal(later.headers['idempotency-replayed'], 'true');
+      assert.equal(later.body, again.body);
+    } finally {
+      held.open();
+      held.restore();
+    }
+  });
+
+  it(`a retry on node B answers 409 IDEMPOTENCY_KEY_IN_USE while node A's create still runs after ${CLAIM_WAIT_MS} ms`, async () => {
+    const key = randomUUID();
+    const held = holdOnA();
+    try {
+      const first = create(a, key, 'Still on A');
+      await held.pid;
+      const retry = await create(b, key, 'Still on A');
+      assert.equal(retry.statusCode, 409, retry.body);
+      assert.equal(retry.json().errors[0].code, 'IDEMPOTENCY_KEY_IN_USE');
+      held.open();
+      assert.equal((await first).statusCode, 201);
+      const later = await create(b, key, 'Still on A');
+      assert.equal(later.headers['idempotency-replayed'], 'true');
+      assert.equal(await categories('Still on A'), 1);
+    } finally {
+      held.open();
+      held.restore();
+    }
+  });
+});

@@ -6,6 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdminPrincipal, KeyPrincipal } from '../../src/auth/principal.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { StreamRegistry, type RevokeReason, type StreamSlot } from '../../src/stream/stream-registry.ts';
+import { compileResource } from '../../src/resources/compile-resource.ts';
+import { resolveAccess } from '../../src/permissions/resolve-access.ts';
+import type { ResourceDefinition } from '../../src/config/config-types.ts';
 
 const key = (keyId: string, userId: string, expiresAt?: string): KeyPrincipal => ({
   kind: 'key',
@@ -127,5 +130,33 @@ describe('StreamRegistry', () => {
     const keyed = open(r, key('k1', 'u1'));
     r.changed({ adminToken: true });
     assert.deepEqual([admin.ended, keyed.ended], ['revoked', null]);
+  });
+
+  it('ends the streams whose reading replaced definitions narrowed, on key and admin streams alike, and no other', () => {
+    const { r } = registry();
+    const definition = (editorFields: string[] | '*'): ResourceDefinition => ({
+      fields: { title: { type: 'string' }, body: { type: 'text' } },
+      permissions: { editor: { read: { fields: editorFields } } },
+    });
+    const posts = compileResource('posts', definition('*'));
+    const withRead = (principal: KeyPrincipal | AdminPrincipal) => {
+      const slot = r.register(principal, undefined, r.changes, { resource: posts, grant: resolveAccess(posts, principal, 'read'), fields: ['title', 'body'], deletedAt: false });
+      const state: { ended: RevokeReason | null } = { ended: null };
+      slot.attach((reason) => {
+        state.ended = reason;
+        r.release(slot);
+      });
+      return state;
+    };
+    const editorStream = withRead(key('k1', 'u1'));
+    const adminStream = withRead(ADMIN);
+    const untracked = open(r, key('k2', 'u2'));
+    r.definitionsReplaced((name) => (name === 'posts' ? compileResource('posts', definition('*')) : undefined));
+    assert.deepEqual([editorStream.ended, adminStream.ended, untracked.ended], [null, null, null], 'equal definitions narrow nothing');
+    r.definitionsReplaced((name) => (name === 'posts' ? compileResource('posts', definition(['title'])) : undefined));
+    assert.deepEqual([editorStream.ended, adminStream.ended, untracked.ended], ['narrowed', null, null]);
+    r.definitionsReplaced(() => undefined);
+    assert.equal(adminStream.ended, 'narrowed', 'a removed resource ends the admin stream too');
+    assert.equal(untracked.ended, null);
   });
 });

@@ -1,6 +1,8 @@
-// Runs a POST under its Idempotency-Key (docs/records.md, "Idempotent creates"): the first request
-// runs and its answer is kept; a retry with the same key and request gets that answer again, marked
-// `Idempotency-Replayed: true`. A request that fails gives its key back, so a retry runs again.
+// Runs a POST whose work is not one transaction (POST /token) under its Idempotency-Key and a lease
+// (docs/records.md, "Idempotent creates"): the first request runs and its answer is kept; a retry with
+// the same key and request gets that answer again, marked `Idempotency-Replayed: true`. A request that
+// fails gives its key back, so a retry runs again. Creates claim inside their transaction instead
+// (idempotent-create.ts).
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { IdempotencyStore, KeyUse } from '../../idempotency/idempotency-store.ts';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';

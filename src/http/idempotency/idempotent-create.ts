@@ -1,5 +1,7 @@
-// POST /v1/:resource with an Idempotency-Key: the created record's answer is stored in the create's
-// own transaction, so the write and its answer commit together or not at all.
+// POST /v1/:resource with an Idempotency-Key: the key is claimed and the created record's answer stored
+// in the create's own transaction, so the claim, the write and its answer commit together or not at all
+// (idempotency/idempotency-store.ts, runInWrite): a create that dies with its node leaves nothing that
+// would hold a retry back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/principal.ts';
 import type { Resource } from '../../resources/resource.ts';
@@ -55,15 +57,27 @@ export async function createIdempotently(
       ? ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]
       : ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null, upsert];
   const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(parts) };
-  const outcome = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
-    if (upsert !== undefined) {
+  if (upsert !== undefined) {
+    // An upsert holds its key under a lease (as POST /token does) and stores its answer in its own transaction.
+    const leased = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
       const result = await ctx.records.upsert(resource, meta, body, upsert, clientId, (trx, written) =>
         ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)),
       );
       return createdAnswer(resource, result);
-    }
-    const result = await ctx.records.create(resource, meta, body, clientId, (trx, written) =>
-      ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)),
+    });
+    return sendAnswer(reply, leased);
+  }
+  const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
+    let attempt = '';
+    const result = await ctx.records.create(
+      resource,
+      meta,
+      body,
+      clientId,
+      (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)),
+      async (trx) => {
+        attempt = await claim(trx);
+      },
     );
     return createdAnswer(resource, result);
   });

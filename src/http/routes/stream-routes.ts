@@ -33,6 +33,7 @@ const SSE_HEADERS = {
 const REVOKED_REASONS: Record<RevokeReason, string> = {
   revoked: 'The API key or its owner changed; reconnect to be authorized again.',
   expired: 'The API key expired.',
+  narrowed: 'The resource definitions changed what this stream may read; reconnect to be authorized again.',
 };
 
 /** Access changes heard before each stream request was authenticated (see StreamRegistry.changes). */
@@ -83,7 +84,10 @@ async function openStream(
   );
   const view = createEventView(resource, grant, query);
   const roleHeader = request.headers['x-service-role'];
-  const slot = registry.register(principal, Array.isArray(roleHeader) ? roleHeader[0] : roleHeader, changesSeenAt.get(request) ?? -1);
+  // Nothing is awaited between looking the resource up and registering: a reload (a synchronous swap)
+  // either came before, and the grant is the new one, or comes after and finds this stream registered.
+  const read = { resource, grant, fields: query.fields, deletedAt: query.deletedAt };
+  const slot = registry.register(principal, Array.isArray(roleHeader) ? roleHeader[0] : roleHeader, changesSeenAt.get(request) ?? -1, read);
 
   reply.hijack();
   const { stream } = ctx.config;

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { re2ToPostgres } from './re2-to-postgres.ts';
 import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
-import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
+import { LOCK_WAIT_EXCEEDED, type Db, type ExistingColumn, type ExistingForeignKey, type StoreDialect } from '../store-dialect.ts';
 
 // Text compares and sorts by code point, as on SQLite and in the in-memory predicate, whatever the
 // database's default collation is (en_US would order 'a' < 'B' < 'b').
@@ -133,6 +133,20 @@ export const postgresDialect: StoreDialect = {
     // changes xmax or the in-progress list.
     const { rows } = await sql<{ mark: string }>`select pg_current_snapshot()::text as mark`.execute(db);
     return rows[0]!.mark;
+  },
+  async withLockWait(trx, ms, work) {
+    // `true`: for this transaction only, so a connection back in the pool never keeps the bound.
+    const { rows } = await sql<{ previous: string }>`select current_setting('lock_timeout') as previous, set_config('lock_timeout', ${`${Math.max(1, Math.round(ms))}ms`}, true)`.execute(trx);
+    let result;
+    try {
+      result = await work();
+    } catch (error) {
+      // 55P03 lock_not_available: lock_timeout ran out while the statement waited.
+      if (pgCode(error) === '55P03') return LOCK_WAIT_EXCEEDED;
+      throw error;
+    }
+    await sql`select set_config('lock_timeout', ${rows[0]!.previous}, true)`.execute(trx);
+    return result;
   },
   isUniqueViolation: (e) => pgCode(e) === '23505',
   isForeignKeyViolation: (e) => pgCode(e) === '23503',

@@ -93,6 +93,7 @@ export const sqliteDialect: StoreDialect = {
     const { rows } = await sql<{ mark: number }>`select data_version as mark from pragma_data_version()`.execute(db);
     return String(rows[0]!.mark);
   },
+  withLockWait: (_trx, _ms, work) => work(),
   isUniqueViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   // ON DELETE RESTRICT fails as SQLITE_CONSTRAINT_TRIGGER; only the message names the foreign key.
   isForeignKeyViolation: (e) =>
