@@ -84,7 +84,11 @@ export async function createAuthComponent(
   const deletionLinks = createIdentity(deletionLinkOptions(identityOptions, mailer, log));
   const usage = new UsageRecorder((batch) => keyRepository.addUsage(batch), log, options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS);
   const quota = new UsageQuota(keyRepository, cacheTtlMs);
-  const limiter = createRateLimiter(config, log, options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {});
+  const limiter = createRateLimiter(
+    config,
+    log,
+    options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {},
+  );
   // With Redis, serve shared limits from the first request rather than per-process ones while connecting.
   await limiter.ready();
   const adminTokens = new AdminTokenVerifier(config, store, cacheTtlMs);
@@ -163,6 +167,7 @@ export async function createAuthComponent(
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
+    chargeMore: (principal, count) => authenticator.chargeMore(principal, count),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
     handleIdentityRequest: guardAccountRoutes({
       handler: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),

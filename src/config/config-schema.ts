@@ -54,6 +54,7 @@ export const SERVER_LIMIT_DEFAULTS = deepFreeze({
   likePatternMaxWildcards: 16,
   includeMaxDepth: 3,
   includeMaxRecords: 1000,
+  atomicMaxOperations: 100,
 });
 
 /** setInterval runs a longer delay at once (it overflows to 1 ms). */
@@ -92,7 +93,12 @@ function operatorValue(op: FilterOperator): Record<string, unknown> {
   }
 }
 
-function retentionLimits(what: string, defaults: RetentionConfig['events'], minAgeMs: number, except: string): Record<string, unknown> {
+function retentionLimits(
+  what: string,
+  defaults: RetentionConfig['events'],
+  minAgeMs: number,
+  except: string,
+): Record<string, unknown> {
   return {
     type: 'object',
     default: {},
@@ -127,7 +133,8 @@ const socialProvider = {
 export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'svc configuration',
-  description: 'Configuration of an svc service: database, server, identity, keys, stream, webhooks, retention and resources.',
+  description:
+    'Configuration of an svc service: database, server, identity, keys, stream, webhooks, retention and resources.',
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -163,7 +170,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         bodyLimitBytes: { type: 'integer', minimum: 1, default: 1048576 },
         publicMetrics: { description: 'Serve /metrics without the admin token.', type: 'boolean', default: false },
         requestTimeoutMs: {
-          description: 'Time a client has to send a whole request, headers and body (milliseconds; 0: no limit). Responses, such as event streams, are not limited.',
+          description:
+            'Time a client has to send a whole request, headers and body (milliseconds; 0: no limit). Responses, such as event streams, are not limited.',
           type: 'integer',
           minimum: 0,
           maximum: MAX_TIMER_MS,
@@ -203,7 +211,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
         },
-        console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
+        atomicMaxOperations: {
+          description: 'Most operations one POST /v1/operations request (JSON:API Atomic Operations) may hold.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.atomicMaxOperations,
+        },
+        console: {
+          description: 'Serve the web console at /console and the API reference at /docs.',
+          type: 'boolean',
+          default: true,
+        },
       },
     },
     adminToken: {
@@ -215,10 +234,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       default: {},
       additionalProperties: false,
       properties: {
-        basePath: { description: "Where the identity component's endpoints are mounted.", type: 'string', pattern: '^/', default: '/auth' },
+        basePath: {
+          description: "Where the identity component's endpoints are mounted.",
+          type: 'string',
+          pattern: '^/',
+          default: '/auth',
+        },
         requireEmailVerification: { type: 'boolean', default: false },
         defaultRole: { description: 'primaryRole of new users.', type: 'string', minLength: 1, default: 'user' },
-        baseUrl: { description: 'Public URL of the service, used in links sent by email and OAuth callbacks.', type: 'string' },
+        baseUrl: {
+          description: 'Public URL of the service, used in links sent by email and OAuth callbacks.',
+          type: 'string',
+        },
         social: {
           type: 'object',
           default: {},
@@ -243,14 +270,25 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: [],
         },
         loginThrottle: {
-          description: 'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
+          description:
+            'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
           type: 'object',
           default: {},
           additionalProperties: false,
           properties: {
             enabled: { type: 'boolean', default: LOGIN_THROTTLE_DEFAULTS.enabled },
-            maxFailuresPerAccount: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAccount },
-            maxFailuresPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAddress },
+            maxFailuresPerAccount: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAccount,
+            },
+            maxFailuresPerAddress: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAddress,
+            },
             windowMs: {
               description: 'Milliseconds; the window starts at the first failure.',
               type: 'integer',
@@ -306,10 +344,29 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       properties: {
         heartbeatMs: { type: 'integer', minimum: 1, default: 30000 },
         retryMs: { type: 'integer', minimum: 0, default: 3000 },
-        allowQueryToken: { description: 'Accept `?token=` as well as the Authorization header.', type: 'boolean', default: true },
-        replayWindow: { description: 'Events kept per resource for Last-Event-ID resumption.', type: 'integer', minimum: 0, default: 10000 },
-        maxPerKey: { description: 'Open streams one API key may hold on a node; more are refused with 429 RATE_LIMITED. Default 10.', type: 'integer', minimum: 1 },
-        maxPerNode: { description: 'Open streams a node serves, admin-token streams included; more are refused with 429 RATE_LIMITED. Default 10000.', type: 'integer', minimum: 1 },
+        allowQueryToken: {
+          description: 'Accept `?token=` as well as the Authorization header.',
+          type: 'boolean',
+          default: true,
+        },
+        replayWindow: {
+          description: 'Events kept per resource for Last-Event-ID resumption.',
+          type: 'integer',
+          minimum: 0,
+          default: 10000,
+        },
+        maxPerKey: {
+          description:
+            'Open streams one API key may hold on a node; more are refused with 429 RATE_LIMITED. Default 10.',
+          type: 'integer',
+          minimum: 1,
+        },
+        maxPerNode: {
+          description:
+            'Open streams a node serves, admin-token streams included; more are refused with 429 RATE_LIMITED. Default 10000.',
+          type: 'integer',
+          minimum: 1,
+        },
       },
     },
     webhooks: {
@@ -318,7 +375,11 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       additionalProperties: false,
       properties: {
         timeoutMs: { type: 'integer', minimum: 1, default: 30000 },
-        allowPrivateTargets: { description: 'Allow private, loopback and link-local delivery URLs.', type: 'boolean', default: false },
+        allowPrivateTargets: {
+          description: 'Allow private, loopback and link-local delivery URLs.',
+          type: 'boolean',
+          default: false,
+        },
         pollIntervalMs: { type: 'integer', minimum: 1, default: 500 },
       },
     },
@@ -328,12 +389,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       properties: { url: { description: 'REDIS_URL overrides. Set it to run several nodes.', type: 'string' } },
     },
     retention: {
-      description: 'Pruning of old events and webhook delivery records, run on an interval by every node (safe side by side).',
+      description:
+        'Pruning of old events and webhook delivery records, run on an interval by every node (safe side by side).',
       type: 'object',
       default: {},
       additionalProperties: false,
       properties: {
-        intervalMs: { description: 'How often each node prunes.', type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: RETENTION_DEFAULTS.intervalMs },
+        intervalMs: {
+          description: 'How often each node prunes.',
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_TIMER_MS,
+          default: RETENTION_DEFAULTS.intervalMs,
+        },
         batchSize: {
           description: 'Rows deleted per statement, so a large backlog never holds a long lock.',
           type: 'integer',
@@ -364,7 +432,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
     },
     roles: {
       description:
-        'The roles users may have. When present, every role under a resource\'s permissions and auth.defaultRole must be listed; ' +
+        "The roles users may have. When present, every role under a resource's permissions and auth.defaultRole must be listed; " +
         'when absent, the roles are those named under permissions plus auth.defaultRole.',
       type: 'array',
       items: { type: 'string', minLength: 1, maxLength: 100 },
@@ -383,10 +451,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       required: ['fields'],
       additionalProperties: false,
       properties: {
-        enabled: { description: 'false: every endpoint answers 404 RESOURCE_DISABLED.', type: 'boolean', default: true },
-        enableSoftDelete: { description: 'Delete sets deleted_at instead of removing the row.', type: 'boolean', default: false },
+        enabled: {
+          description: 'false: every endpoint answers 404 RESOURCE_DISABLED.',
+          type: 'boolean',
+          default: true,
+        },
+        enableSoftDelete: {
+          description: 'Delete sets deleted_at instead of removing the row.',
+          type: 'boolean',
+          default: false,
+        },
         clientIds: {
-          description: 'true: a JSON:API create document may carry data.id, a UUID the client chose; otherwise that is 403 CLIENT_GENERATED_ID_FORBIDDEN.',
+          description:
+            'true: a JSON:API create document may carry data.id, a UUID the client chose; otherwise that is 403 CLIENT_GENERATED_ID_FORBIDDEN.',
           type: 'boolean',
           default: false,
         },
@@ -422,8 +499,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         minimum: { type: 'number' },
         maximum: { type: 'number' },
         description: { type: 'string' },
-        id: { description: 'Stable field id used by webhook fieldIds; default `<resource>.<field>`.', type: 'string', minLength: 1 },
-        values: { description: 'enum only.', type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+        id: {
+          description: 'Stable field id used by webhook fieldIds; default `<resource>.<field>`.',
+          type: 'string',
+          minLength: 1,
+        },
+        values: {
+          description: 'enum only.',
+          type: 'array',
+          minItems: 1,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1 },
+        },
         resource: { description: 'relation only: the target resource.', type: 'string' },
         onDelete: { description: 'relation only; default restrict.', enum: ON_DELETE_ACTIONS },
       },
@@ -459,7 +546,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       type: 'object',
     },
     filter: {
-      description: '{ field: { op: value } } (several fields are AND-ed), _and, _or, _not. Values may be $userId or $role.',
+      description:
+        '{ field: { op: value } } (several fields are AND-ed), _and, _or, _not. Values may be $userId or $role.',
       type: 'object',
       properties: {
         _and: { type: 'array', items: FILTER_REF },

@@ -124,6 +124,8 @@ export interface SvcConfig {
     likePatternMaxWildcards?: number;
     includeMaxDepth?: number;
     includeMaxRecords?: number;
+    /** Most operations in one POST /v1/operations request. */
+    atomicMaxOperations?: number;
     /** Serve the web console at /console and the API reference at /docs (default true). */
     console?: boolean;
   };

@@ -3,13 +3,13 @@
 // has parsed, are planned in query/ and run by record-reads.ts; a write goes in one statement where the store offers it
 // (one-statement-changes.ts), else in a transaction (change-runner.ts).
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError, pointerTo } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
+import { insertStatement, insertUnlessTakenStatement, updateByIdStatement } from '../store/write-statements.ts';
 import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import { VisibleRows } from '../query/visible-rows.ts';
@@ -17,6 +17,10 @@ import { ListPlans } from '../query/list-plan.ts';
 import { ByIdQueries } from '../query/by-id-queries.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import { buildRecordEvent } from '../events/build-record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import type { ErrorCode } from '../errors/error-catalogue.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 import { checkReferences, type Reference } from './check-references.ts';
@@ -37,6 +41,8 @@ import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
+import { guard } from './driver-error-guard.ts';
+import type { UpsertResult, WriteBatch } from './write-batch.ts';
 
 export type {
   CommittedEventsListener,
@@ -47,9 +53,40 @@ export type {
 } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 export type { ListRead, ListScope } from './record-reads.ts';
+export type { UpsertResult, WriteBatch } from './write-batch.ts';
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
-export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
+export type WithinWrite<T = ReadResult> = (trx: Db, result: T) => Promise<void>;
+
+/** A create as #createIn makes it: validated, with its id and time chosen. */
+interface CreateIn {
+  resource: Resource;
+  meta: RequestMeta;
+  grant: AccessGrant;
+  readable: string[];
+  values: RecordValues;
+  id: string;
+  now: string;
+}
+
+/** An update as #updateIn makes it: validated against the update grant. */
+interface UpdateIn {
+  resource: Resource;
+  meta: RequestMeta;
+  id: string;
+  values: RecordValues;
+  grant: AccessGrant;
+  readable: string[];
+  precondition: WritePrecondition | undefined;
+}
+
+/** How often an upsert tries again when the row that held its key went between its insert and its update. */
+const UPSERT_ATTEMPTS = 3;
+
+/** Whether `name` is a field an upsert can go by: a unique one. */
+export function isUpsertField(resource: Resource, name: string): boolean {
+  return resource.fields.get(name)?.definition.unique === true;
+}
 
 export class RecordService {
   readonly #store: Store;
@@ -148,22 +185,189 @@ export class RecordService {
     const references = referencesIn(this.#registry, resource, values);
     const written = this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
       if (first) await first(trx);
-      await checkReferences(trx, this.#store.dialect, references, meta.principal);
-      // RETURNING gives the row as stored without reading it back (one round trip fewer).
-      const { db, dialect } = this.#store;
-      const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
-      const row = (
-        await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource)))
-      )[0]!;
-      const record = decodeRow(resource, this.#store.dialect, row);
-      await this.#checks.enforce(trx, resource, id, grant);
-      await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'created', id, null, record));
-      const result = { record, attributes: readable };
+      const result = (await this.#createIn(trx, events, { resource, meta, grant, readable, values, id, now }))!;
       if (withinWrite) await withinWrite(trx, result);
       return result;
     });
     // Without references no foreign key can refuse the write: no wrapper, no extra promise turn.
     return references.length === 0 ? written : this.#withReferenceIssues(written, references, meta.principal);
+  }
+
+  /**
+   * A create inside a write's transaction, with its event. `conflictField`: an upsert's unique field;
+   * when a row already holds its value nothing is written and the answer is undefined.
+   */
+  async #createIn(
+    trx: Db,
+    events: RecordEvent[],
+    create: CreateIn,
+    conflictField?: string,
+  ): Promise<ReadResult | undefined> {
+    const { resource, meta, grant, readable, values, id, now } = create;
+    await checkReferences(trx, this.#store.dialect, referencesIn(this.#registry, resource, values), meta.principal);
+    // RETURNING gives the row as stored without reading it back (one round trip fewer).
+    const { db, dialect } = this.#store;
+    const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
+    const statement =
+      conflictField === undefined
+        ? insertStatement(db, resource.table, [encoded], columnsOf(resource))
+        : insertUnlessTakenStatement(
+            db,
+            resource.table,
+            encoded,
+            conflictField,
+            resource.softDelete,
+            columnsOf(resource),
+          );
+    const row = (await this.#store.executeIn(trx, statement))[0];
+    if (!row) return undefined;
+    const record = decodeRow(resource, this.#store.dialect, row);
+    await this.#checks.enforce(trx, resource, id, grant);
+    await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'created', id, null, record));
+    return { record, attributes: readable };
+  }
+
+  /**
+   * Creates the record, or updates the one whose unique `field` holds the body's value: race-free, the
+   * insert skips a taken value in the database (ON CONFLICT DO NOTHING) and the write then updates the
+   * row that holds it, in the same transaction. Needs create, and update when it updates.
+   */
+  async upsert(
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    field: string,
+    clientId?: string,
+    withinWrite?: WithinWrite<UpsertResult>,
+  ): Promise<UpsertResult> {
+    return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      const result = await this.#upsertIn(trx, events, resource, meta, body, field, clientId);
+      if (withinWrite) await withinWrite(trx, result);
+      return result;
+    });
+  }
+
+  async #upsertIn(
+    trx: Db,
+    events: RecordEvent[],
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    field: string,
+    clientId: string | undefined,
+  ): Promise<UpsertResult> {
+    const grant = resolveAccess(resource, meta.principal, 'create');
+    const readable = this.#readableAfterWrite(resource, meta.principal);
+    const values = validateRecordBody(resource, grant, body, 'create');
+    const key = values[field];
+    if (key === undefined || key === null) {
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: `An upsert by '${field}' needs a value for it`,
+        pointer: pointerTo(field),
+      });
+    }
+    for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt++) {
+      const now = new Date().toISOString();
+      const created = await this.#createIn(
+        trx,
+        events,
+        { resource, meta, grant, readable, values, id: clientId ?? uuidv7(), now },
+        field,
+      );
+      if (created) return { ...created, created: true };
+      const id = await this.#idHolding(trx, resource, field, key);
+      // Removed and committed between the two statements (PostgreSQL): the insert may succeed now.
+      if (id === undefined) continue;
+      const updateGrant = resolveAccess(resource, meta.principal, 'update');
+      const { [field]: _key, ...rest } = body as Record<string, unknown>;
+      const changes = validateRecordBody(resource, updateGrant, rest, 'patch');
+      const updated = await this.#updateIn(trx, events, {
+        resource,
+        meta,
+        id,
+        values: changes,
+        grant: updateGrant,
+        readable,
+        precondition: undefined,
+      });
+      return { ...updated, created: false };
+    }
+    throw new ApiError('CONFLICT', {
+      detail: `The ${resource.name} record holding this ${field} kept changing; try again`,
+      pointer: pointerTo(field),
+    });
+  }
+
+  /** The id of the live row whose unique `field` holds `value`. */
+  async #idHolding(trx: Db, resource: Resource, field: string, value: unknown): Promise<string | undefined> {
+    const encoded = encodeValues(resource, this.#store.dialect, { [field]: value })[field];
+    let query = trx.selectFrom(resource.table).select('id').where(field, '=', encoded);
+    if (resource.softDelete) query = query.where('deleted_at', 'is', null);
+    const row = await query.executeTakeFirst();
+    return row === undefined ? undefined : String(row.id);
+  }
+
+  /**
+   * Runs several writes as one: every write `work` makes through the batch goes through the same path
+   * as a single one (validation, permissions, checks, events) inside one transaction, and either all of
+   * them commit with their events, in order, or none does. A write's failure is its own ApiError (the
+   * caller says which write it was); `withinWrite` runs last in the same transaction.
+   */
+  async batch<T>(work: (batch: WriteBatch) => Promise<T>, withinWrite?: WithinWrite<T>): Promise<T> {
+    return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      const dialect = this.#store.dialect;
+      const step = <R>(code: ErrorCode, write: () => Promise<R>) => guard(dialect, code, write);
+      const batch: WriteBatch = {
+        create: (resource, meta, body, clientId) =>
+          step('RESOURCE_STORE_ERROR', async () => {
+            const grant = resolveAccess(resource, meta.principal, 'create');
+            const readable = this.#readableAfterWrite(resource, meta.principal);
+            const values = validateRecordBody(resource, grant, body, 'create');
+            return (await this.#createIn(trx, events, {
+              resource,
+              meta,
+              grant,
+              readable,
+              values,
+              id: clientId ?? uuidv7(),
+              now: new Date().toISOString(),
+            }))!;
+          }),
+        upsert: (resource, meta, body, field, clientId) =>
+          step('RESOURCE_STORE_ERROR', () => this.#upsertIn(trx, events, resource, meta, body, field, clientId)),
+        update: (resource, meta, id, body, mode) =>
+          step('RESOURCE_UPDATE_ERROR', () => {
+            const grant = resolveAccess(resource, meta.principal, 'update');
+            const readable = this.#readableAfterWrite(resource, meta.principal);
+            const values = validateRecordBody(resource, grant, body, mode);
+            return this.#updateIn(trx, events, {
+              resource,
+              meta,
+              id,
+              values,
+              grant,
+              readable,
+              precondition: undefined,
+            });
+          }),
+        remove: (resource, meta, id) =>
+          step('RESOURCE_DELETE_ERROR', () =>
+            this.#removeIn(
+              trx,
+              events,
+              resource,
+              meta,
+              id,
+              resolveAccess(resource, meta.principal, 'delete'),
+              undefined,
+              [],
+            ),
+          ),
+      };
+      const result = await work(batch);
+      if (withinWrite) await withinWrite(trx, result);
+      return result;
+    });
   }
 
   /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */
@@ -194,27 +398,40 @@ export class RecordService {
     if (oneStatement && !(resource.softDelete && isReferenced(this.#registry, resource))) {
       if (await oneStatement.remove(resource, meta, id, grant, precondition, readable)) return;
     }
-    await this.#runner.run('RESOURCE_DELETE_ERROR', async (trx, events) => {
-      const find = () => this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
-      const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-      if (resource.softDelete) {
-        await applySoftDeleteReferences(trx, this.#store.dialect, this.#registry, resource, id);
-        const now = new Date().toISOString();
-        await trx
-          .updateTable(resource.table)
-          .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
-          .where('id', '=', id)
-          .execute();
-        await this.#runner.writeEvent(
-          trx,
-          events,
-          buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
-        );
-      } else {
-        await trx.deleteFrom(resource.table).where('id', '=', id).execute();
-        await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
-      }
-    });
+    await this.#runner.run('RESOURCE_DELETE_ERROR', (trx, events) =>
+      this.#removeIn(trx, events, resource, meta, id, grant, precondition, readable),
+    );
+  }
+
+  async #removeIn(
+    trx: Db,
+    events: RecordEvent[],
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    grant: AccessGrant,
+    precondition: WritePrecondition | undefined,
+    readable: string[],
+  ): Promise<void> {
+    const find = () => this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
+    const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
+    if (resource.softDelete) {
+      await applySoftDeleteReferences(trx, this.#store.dialect, this.#registry, resource, id);
+      const now = new Date().toISOString();
+      await trx
+        .updateTable(resource.table)
+        .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
+        .where('id', '=', id)
+        .execute();
+      await this.#runner.writeEvent(
+        trx,
+        events,
+        buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
+      );
+    } else {
+      await trx.deleteFrom(resource.table).where('id', '=', id).execute();
+      await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
+    }
   }
 
   async #update(
@@ -235,30 +452,36 @@ export class RecordService {
     }
     // Filled inside the write, and read by #withReferenceIssues after it: one array, not a reassignment.
     const references: Reference[] = [];
-    const written = this.#runner.run('RESOURCE_UPDATE_ERROR', async (trx, events) => {
-      const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
-      const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-      const changed = Object.fromEntries(
-        Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
-      );
-      // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
-      if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
-      // A group commit may run this work again after another write of its group failed.
-      references.length = 0;
-      references.push(...referencesIn(this.#registry, resource, changed));
-      await checkReferences(trx, this.#store.dialect, references, meta.principal);
-      const now = new Date().toISOString();
-      const { db, dialect } = this.#store;
-      const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
-      const row = (
-        await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource)))
-      )[0]!;
-      const record = decodeRow(resource, this.#store.dialect, row);
-      await this.#checks.enforce(trx, resource, id, grant);
-      await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
-      return { record, attributes: readable };
-    });
+    const written = this.#runner.run('RESOURCE_UPDATE_ERROR', (trx, events) =>
+      this.#updateIn(trx, events, { resource, meta, id, values, grant, readable, precondition }, references),
+    );
     return this.#withReferenceIssues(written, references, meta.principal);
+  }
+
+  /** An update inside a write's transaction, with its event; `references` gets the ones it checked. */
+  async #updateIn(trx: Db, events: RecordEvent[], update: UpdateIn, references: Reference[] = []): Promise<ReadResult> {
+    const { resource, meta, id, values, grant, readable, precondition } = update;
+    const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
+    const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
+    const changed = Object.fromEntries(
+      Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
+    );
+    // A write that changes nothing keeps updated_at and emits no event (docs/records.md).
+    if (Object.keys(changed).length === 0) return { record: old, attributes: readable };
+    // A group commit may run this work again after another write of its group failed.
+    references.length = 0;
+    references.push(...referencesIn(this.#registry, resource, changed));
+    await checkReferences(trx, this.#store.dialect, references, meta.principal);
+    const now = new Date().toISOString();
+    const { db, dialect } = this.#store;
+    const encoded = encodeValues(resource, dialect, { ...changed, updated_at: now });
+    const row = (
+      await this.#store.executeIn(trx, updateByIdStatement(db, resource.table, encoded, id, columnsOf(resource)))
+    )[0]!;
+    const record = decodeRow(resource, this.#store.dialect, row);
+    await this.#checks.enforce(trx, resource, id, grant);
+    await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
+    return { record, attributes: readable };
   }
 
   /**

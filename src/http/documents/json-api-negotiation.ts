@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: a route among JSON:API ones that answers another media type (the JSON Schema), so Accept is not its business. */
     jsonApi?: boolean;
+    /** true: POST /v1/operations, which takes the Atomic Operations extension's parameter and negotiates itself. */
+    atomic?: boolean;
   }
 }
 
@@ -36,20 +38,38 @@ function mediaRange(text: string, weightEndsParameters: boolean): MediaRange {
 }
 
 /** Global: a request body (or a bodiless request) labelled as JSON:API with parameters is 415. */
-export function refuseJsonApiContentTypeParameters(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: PreParsingDone): void {
+export function refuseJsonApiContentTypeParameters(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: PreParsingDone,
+): void {
   const contentType = request.headers['content-type'];
-  if (contentType === undefined || !contentType.includes(';') || !MENTIONS_JSON_API.test(contentType)) return done(null, payload);
+  if (contentType === undefined || !contentType.includes(';') || !MENTIONS_JSON_API.test(contentType))
+    return done(null, payload);
+  if (request.routeOptions.config.atomic === true) return done(null, payload);
   const range = mediaRange(contentType, false);
   if (range.type === JSON_API_MEDIA_TYPE && range.hasParameters) {
-    return done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send ${JSON_API_MEDIA_TYPE} without media type parameters, or application/json`));
+    return done(
+      new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Send ${JSON_API_MEDIA_TYPE} without media type parameters, or application/json`,
+      ),
+    );
   }
   done(null, payload);
 }
 
 /** On routes that answer JSON:API documents: an Accept whose every JSON:API instance is modified is 406. */
-export function refuseModifiedJsonApiAccept(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: PreParsingDone): void {
+export function refuseModifiedJsonApiAccept(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: PreParsingDone,
+): void {
   const accept = request.headers.accept;
-  if (accept === undefined || !MENTIONS_JSON_API.test(accept) || request.routeOptions.config.jsonApi === false) return done(null, payload);
+  if (accept === undefined || !MENTIONS_JSON_API.test(accept) || request.routeOptions.config.jsonApi === false)
+    return done(null, payload);
   let instances = 0;
   let modified = 0;
   for (const entry of accept.split(',')) {
@@ -59,7 +79,12 @@ export function refuseModifiedJsonApiAccept(request: FastifyRequest, _reply: Fas
     if (range.hasParameters) modified++;
   }
   if (instances > 0 && modified === instances) {
-    return done(new ApiError('NOT_ACCEPTABLE', `Answers are ${JSON_API_MEDIA_TYPE} without media type parameters; accept it without them`));
+    return done(
+      new ApiError(
+        'NOT_ACCEPTABLE',
+        `Answers are ${JSON_API_MEDIA_TYPE} without media type parameters; accept it without them`,
+      ),
+    );
   }
   done(null, payload);
 }

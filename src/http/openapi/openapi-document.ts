@@ -10,11 +10,35 @@ import type { OpenApiObject } from './openapi-refs.ts';
 import { resourcePaths } from './resource-paths.ts';
 import { relatedPaths } from './related-paths.ts';
 import { resourceSchemas } from './resource-schemas.ts';
-import { AUTH_TAG, META_TAG, SERVICE_OPERATIONS, SERVICE_SCHEMAS, servicePaths, serviceSchemas } from './service-paths.ts';
+import {
+  AUTH_TAG,
+  META_TAG,
+  SERVICE_OPERATIONS,
+  SERVICE_SCHEMAS,
+  servicePaths,
+  serviceSchemas,
+} from './service-paths.ts';
 import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './shared-components.ts';
-import { ADMIN_OPERATIONS, ADMIN_SCHEMAS, ADMIN_TAG, adminResourcePaths, adminSchemas, adminSecuritySchemes } from './admin-resource-paths.ts';
-import { ADMIN_WEBHOOK_OPERATIONS, ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths, adminWebhookSchemas } from './admin-webhook-paths.ts';
-import { ADMIN_ACCOUNT_OPERATIONS, ADMIN_ACCOUNT_SCHEMAS, adminAccountPaths, adminAccountSchemas } from './admin-account-paths.ts';
+import {
+  ADMIN_OPERATIONS,
+  ADMIN_SCHEMAS,
+  ADMIN_TAG,
+  adminResourcePaths,
+  adminSchemas,
+  adminSecuritySchemes,
+} from './admin-resource-paths.ts';
+import {
+  ADMIN_WEBHOOK_OPERATIONS,
+  ADMIN_WEBHOOK_SCHEMAS,
+  adminWebhookPaths,
+  adminWebhookSchemas,
+} from './admin-webhook-paths.ts';
+import {
+  ADMIN_ACCOUNT_OPERATIONS,
+  ADMIN_ACCOUNT_SCHEMAS,
+  adminAccountPaths,
+  adminAccountSchemas,
+} from './admin-account-paths.ts';
 import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './token-path.ts';
 import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './identity-paths.ts';
 import { IDENTITY_SCHEMAS, identitySchemas } from './identity-schemas.ts';
@@ -22,8 +46,25 @@ import { ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS, accountPaths, accountSchemas } fro
 import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './admin-role-paths.ts';
 import { OWN_KEY_OPERATIONS, ownKeyPaths } from './own-key-paths.ts';
 import { METRICS_OPERATIONS, metricsPaths } from './metrics-path.ts';
-import { ADMIN_DELETED_RECORD_OPERATIONS, ADMIN_DELETED_RECORD_SCHEMAS, adminDeletedRecordPaths, adminDeletedRecordSchemas } from './admin-deleted-record-paths.ts';
-import { IDENTITY_AND_RELOAD_OPERATIONS, IDENTITY_AND_RELOAD_SCHEMAS, identityAndReloadPaths, identityAndReloadSchemas } from './identity-and-reload-paths.ts';
+import {
+  ADMIN_DELETED_RECORD_OPERATIONS,
+  ADMIN_DELETED_RECORD_SCHEMAS,
+  adminDeletedRecordPaths,
+  adminDeletedRecordSchemas,
+} from './admin-deleted-record-paths.ts';
+import {
+  IDENTITY_AND_RELOAD_OPERATIONS,
+  IDENTITY_AND_RELOAD_SCHEMAS,
+  identityAndReloadPaths,
+  identityAndReloadSchemas,
+} from './identity-and-reload-paths.ts';
+import {
+  OPERATIONS_OPERATIONS,
+  OPERATIONS_SCHEMAS,
+  OPERATIONS_TAG,
+  operationsPaths,
+  operationsSchemas,
+} from './operations-path.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -31,8 +72,8 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const resources = registry.enabled();
   const names = allocateOpenApiNames(
     resources,
-    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ACCOUNT_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ACCOUNT_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS],
+    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ACCOUNT_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS, ...OPERATIONS_SCHEMAS],
+    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ACCOUNT_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS, ...OPERATIONS_OPERATIONS],
   );
 
   const paths: Record<string, OpenApiObject> = {};
@@ -53,10 +94,16 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   }
   Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
   Object.assign(paths, accountPaths(config));
-  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
+  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config), operationsPaths(config));
+  Object.assign(schemas, operationsSchemas(resources.map((resource) => resource.name)));
   tags.push(
+    { name: OPERATIONS_TAG, description: 'Several writes as one transaction (JSON:API Atomic Operations)' },
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
-    { name: IDENTITY_TAG, description: 'Signing up, signing in and sessions, through the identity component under `' + config.auth.basePath + '`' },
+    {
+      name: IDENTITY_TAG,
+      description:
+        'Signing up, signing in and sessions, through the identity component under `' + config.auth.basePath + '`',
+    },
     { name: META_TAG, description: 'This description and health probes' },
     { name: ADMIN_TAG, description: 'Administration with the admin token' },
   );
@@ -77,7 +124,11 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   // `/` resolves against the address the document was fetched from, which is right unless the API is
   // published under another public URL (auth.baseUrl).
   const publicUrl = config.auth.baseUrl?.trim().replace(/\/+$/, '');
-  document.servers = [publicUrl ? { url: publicUrl, description: 'The public URL of this service' } : { url: '/', description: 'This server' }];
+  document.servers = [
+    publicUrl
+      ? { url: publicUrl, description: 'The public URL of this service' }
+      : { url: '/', description: 'This server' },
+  ];
   document.security = [{ [BEARER_SCHEME]: [] }];
   document.tags = tags;
   document.paths = paths;
