@@ -611,6 +611,27 @@ for (const dialect of testDialects()) {
         );
         assert.equal((await categoryNamed('before-missing')).length, 0);
       });
+
+      it('answers a remove the database refuses (a record still referenced) with 409 naming the operation', async () => {
+        await refusedWith(
+          [
+            addCategory('still-held', 'held'),
+            {
+              op: 'add',
+              data: {
+                type: 'posts',
+                attributes: { title: 'holds it' },
+                relationships: { category: { data: { type: 'categories', lid: 'held' } } },
+              },
+            },
+            { op: 'remove', ref: { type: 'categories', lid: 'held' } },
+          ],
+          'CONFLICT',
+          '/atomic:operations/2',
+          409,
+        );
+        assert.equal((await categoryNamed('still-held')).length, 0);
+      });
     });
   });
 }
