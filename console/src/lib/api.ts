@@ -64,6 +64,8 @@ export interface CallOptions {
   jsonApi?: boolean;
   session?: Session | null;
   accept?: string;
+  /** A body's media type when it is neither of the two above (an atomic request's extension). */
+  contentType?: string;
   signal?: AbortSignal;
 }
 
@@ -76,7 +78,7 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   const headers: Record<string, string> = { accept: options.accept ?? `${JSON_API}, application/json`, ...authHeaders(session) };
   let body: string | undefined;
   if (options.body !== undefined) {
-    headers['content-type'] = options.jsonApi === false ? 'application/json' : JSON_API;
+    headers['content-type'] = options.contentType ?? (options.jsonApi === false ? 'application/json' : JSON_API);
     body = JSON.stringify(options.body);
   }
   const response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal, credentials: 'omit' });

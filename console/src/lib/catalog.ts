@@ -154,8 +154,10 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
     isAdmin ? Promise.resolve(null) : loadAccess(),
   ]);
   const fieldsOf = (schema: JsonSchema | null): string[] => Object.keys(schema?.properties ?? {});
-  const names = Object.keys(openApi.paths ?? {})
-    .map((path) => /^\/v1\/([^/{}]+)$/.exec(path)?.[1])
+  // A resource is listed (GET); POST-only paths beside them (/v1/operations) are not resources.
+  const names = Object.entries(openApi.paths ?? {})
+    .filter(([, item]: [string, any]) => item?.get !== undefined)
+    .map(([path]) => /^\/v1\/([^/{}]+)$/.exec(path)?.[1])
     .filter((name): name is string => name !== undefined);
   const schemaOf = (ref: unknown): JsonSchema | null => {
     if (typeof ref !== 'string') return null;
