@@ -55,6 +55,9 @@ auth:
     github: { clientId: "\${GITHUB_CLIENT_ID:-}", clientSecret: "\${GITHUB_CLIENT_SECRET:-}" }
     google: { clientId: "\${GOOGLE_CLIENT_ID:-}", clientSecret: "\${GOOGLE_CLIENT_SECRET:-}" }
   loginThrottle: { enabled: true, maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowMs: 900000 }
+  signUpThrottle: { enabled: true, maxPerAddress: 30, windowMs: 3600000 }   # sign-up attempts per client address
+  emailAndPassword: { enabled: true }           # false: only social, OIDC and passwordless sign-in; keys come from sessions
+  passwordReset: { expiresIn: 3600, revokeKeys: true }   # link lifetime (s); a reset also deletes the user's API keys
 
 # API keys (issued by POST /token): requests per key per window in milliseconds; a key may be issued tighter.
 apiKeys:

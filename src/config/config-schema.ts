@@ -3,7 +3,7 @@
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import { FIELD_TYPE_NAMES } from './field-type-names.ts';
 import { FILTER_OPERATORS } from './filter-operators.ts';
-import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, PasswordResetConfig, RetentionConfig } from './config-types.ts';
+import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, PasswordResetConfig, RetentionConfig, SignUpThrottleConfig } from './config-types.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 import { IDEMPOTENCY_SCHEMA } from './idempotency-settings.ts';
 
@@ -38,6 +38,16 @@ export const LOGIN_THROTTLE_DEFAULTS: Readonly<LoginThrottleConfig> = deepFreeze
 export const PASSWORD_RESET_DEFAULTS: Readonly<PasswordResetConfig> = deepFreeze({
   expiresIn: 3600,
   revokeKeys: true,
+});
+
+/**
+ * What `auth.signUpThrottle` is when the config leaves it out: 30 sign-up attempts per client address an
+ * hour, enough for an office behind one NAT, too few to mass-create accounts or probe many addresses.
+ */
+export const SIGN_UP_THROTTLE_DEFAULTS: Readonly<SignUpThrottleConfig> = deepFreeze({
+  enabled: true,
+  maxPerAddress: 30,
+  windowMs: 60 * 60 * 1000,
 });
 
 /**
@@ -295,6 +305,23 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
               minimum: 1000,
               maximum: 86_400_000,
               default: LOGIN_THROTTLE_DEFAULTS.windowMs,
+            },
+          },
+        },
+        signUpThrottle: {
+          description: 'Limit on sign-up attempts (POST <basePath>/sign-up/email) per client address, successful or not.',
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: { type: 'boolean', default: SIGN_UP_THROTTLE_DEFAULTS.enabled },
+            maxPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000, default: SIGN_UP_THROTTLE_DEFAULTS.maxPerAddress },
+            windowMs: {
+              description: 'Milliseconds; the window starts at the first attempt.',
+              type: 'integer',
+              minimum: 1000,
+              maximum: 86_400_000,
+              default: SIGN_UP_THROTTLE_DEFAULTS.windowMs,
             },
           },
         },

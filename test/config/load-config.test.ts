@@ -248,6 +248,7 @@ describe('loadConfigFromObject', () => {
           email: { from: 'svc <no-reply@localhost>' },
           trustedOrigins: [],
           loginThrottle: { enabled: true, maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowMs: 900000 },
+          signUpThrottle: { enabled: true, maxPerAddress: 30, windowMs: 3600000 },
           emailAndPassword: { enabled: true },
           passwordReset: { expiresIn: 3600, revokeKeys: true },
         },
