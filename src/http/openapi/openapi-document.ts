@@ -72,14 +72,54 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
   const resources = registry.enabled();
   const names = allocateOpenApiNames(
     resources,
-    [ERROR_DOCUMENT_SCHEMA, ...SERVICE_SCHEMAS, ...ADMIN_SCHEMAS, ...ADMIN_WEBHOOK_SCHEMAS, ...ADMIN_ACCOUNT_SCHEMAS, ...IDENTITY_AND_RELOAD_SCHEMAS, ...TOKEN_SCHEMAS, ...IDENTITY_SCHEMAS, ...ACCOUNT_SCHEMAS, ...ADMIN_ROLE_SCHEMAS, ...ADMIN_DELETED_RECORD_SCHEMAS, ...OPERATIONS_SCHEMAS],
-    [...SERVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...ADMIN_WEBHOOK_OPERATIONS, ...ADMIN_ACCOUNT_OPERATIONS, ...IDENTITY_AND_RELOAD_OPERATIONS, ...TOKEN_OPERATIONS, ...IDENTITY_OPERATIONS, ...ACCOUNT_OPERATIONS, ...ADMIN_ROLE_OPERATIONS, ...OWN_KEY_OPERATIONS, ...ADMIN_DELETED_RECORD_OPERATIONS, ...METRICS_OPERATIONS, ...OPERATIONS_OPERATIONS],
+    [
+      ERROR_DOCUMENT_SCHEMA,
+      ...SERVICE_SCHEMAS,
+      ...ADMIN_SCHEMAS,
+      ...ADMIN_WEBHOOK_SCHEMAS,
+      ...ADMIN_ACCOUNT_SCHEMAS,
+      ...IDENTITY_AND_RELOAD_SCHEMAS,
+      ...TOKEN_SCHEMAS,
+      ...IDENTITY_SCHEMAS,
+      ...ACCOUNT_SCHEMAS,
+      ...ADMIN_ROLE_SCHEMAS,
+      ...ADMIN_DELETED_RECORD_SCHEMAS,
+      ...OPERATIONS_SCHEMAS,
+    ],
+    [
+      ...SERVICE_OPERATIONS,
+      ...ADMIN_OPERATIONS,
+      ...ADMIN_WEBHOOK_OPERATIONS,
+      ...ADMIN_ACCOUNT_OPERATIONS,
+      ...IDENTITY_AND_RELOAD_OPERATIONS,
+      ...TOKEN_OPERATIONS,
+      ...IDENTITY_OPERATIONS,
+      ...ACCOUNT_OPERATIONS,
+      ...ADMIN_ROLE_OPERATIONS,
+      ...OWN_KEY_OPERATIONS,
+      ...ADMIN_DELETED_RECORD_OPERATIONS,
+      ...METRICS_OPERATIONS,
+      ...OPERATIONS_OPERATIONS,
+    ],
   );
 
   const paths: Record<string, OpenApiObject> = {};
-  const schemas: Record<string, unknown> = { [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(), ...serviceSchemas(), ...tokenSchemas(config), ...identitySchemas(config), ...adminSchemas() };
+  const schemas: Record<string, unknown> = {
+    [ERROR_DOCUMENT_SCHEMA]: errorDocumentSchema(),
+    ...serviceSchemas(),
+    ...tokenSchemas(config),
+    ...identitySchemas(config),
+    ...adminSchemas(),
+  };
   Object.assign(schemas, accountSchemas());
-  Object.assign(schemas, adminWebhookSchemas(), adminAccountSchemas(), identityAndReloadSchemas(), adminRoleSchemas(), adminDeletedRecordSchemas());
+  Object.assign(
+    schemas,
+    adminWebhookSchemas(),
+    adminAccountSchemas(),
+    identityAndReloadSchemas(),
+    adminRoleSchemas(),
+    adminDeletedRecordSchemas(),
+  );
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
     const resourceNames = names.get(resource.name);
@@ -92,9 +132,25 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
     tags.push(tag);
   }
-  Object.assign(paths, tokenPath(config), identityPaths(config), servicePaths(config), identityAndReloadPaths(), adminResourcePaths(), adminWebhookPaths(), adminAccountPaths());
+  Object.assign(
+    paths,
+    tokenPath(config),
+    identityPaths(config),
+    servicePaths(config),
+    identityAndReloadPaths(),
+    adminResourcePaths(),
+    adminWebhookPaths(),
+    adminAccountPaths(),
+  );
   Object.assign(paths, accountPaths(config));
-  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config), operationsPaths(config));
+  Object.assign(
+    paths,
+    ownKeyPaths(),
+    adminRolePaths(),
+    adminDeletedRecordPaths(),
+    metricsPaths(config),
+    operationsPaths(config),
+  );
   Object.assign(schemas, operationsSchemas(resources.map((resource) => resource.name)));
   tags.push(
     { name: OPERATIONS_TAG, description: 'Several writes as one transaction (JSON:API Atomic Operations)' },
