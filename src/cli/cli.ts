@@ -102,7 +102,8 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       });
       closeOnSignals(server);
       reloadOnHangup(server, () => loadConfig({ file: values.config }));
-      process.stdout.write(`listening on ${server.url}\n`);
+      const { listenLines } = await import('./listen-lines.ts');
+      process.stdout.write(`${listenLines(server.url, server.host).join('\n')}\n`);
       return await new Promise<number>(() => {});
     }
     case 'plan':

@@ -25,7 +25,7 @@ dataDir: ./.svc
 # The HTTP server.
 server:
   port: 3000                    # 0: any free port
-  host: 0.0.0.0
+  host: 127.0.0.1               # this machine only; 0.0.0.0 (or HOST=0.0.0.0) for a container or server
   cors: { origins: [] }         # browser origins allowed to call the API ("*": any, without cookies)
   bodyLimitBytes: 1048576       # a larger request body is refused with 413
   requestTimeoutMs: 30000       # time a client has to send a whole request (0: no limit)

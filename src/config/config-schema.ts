@@ -168,7 +168,13 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       additionalProperties: false,
       properties: {
         port: { description: 'PORT overrides.', type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
-        host: { description: 'HOST overrides.', type: 'string', minLength: 1, default: '0.0.0.0' },
+        host: {
+          description:
+            'Address to listen on; HOST overrides. 127.0.0.1 (the default) serves this machine only; 0.0.0.0 every interface (containers, servers).',
+          type: 'string',
+          minLength: 1,
+          default: '127.0.0.1',
+        },
         cors: {
           type: 'object',
           default: {},
@@ -331,7 +337,12 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: {},
           additionalProperties: false,
           properties: {
-            enabled: { description: 'Off: those answer 403 EMAIL_PASSWORD_DISABLED; keys still come from sessions (social, OIDC).', type: 'boolean', default: true },
+            enabled: {
+              description:
+                'Off: those answer 403 EMAIL_PASSWORD_DISABLED; keys still come from sessions (social, OIDC).',
+              type: 'boolean',
+              default: true,
+            },
           },
         },
         passwordReset: {
@@ -340,8 +351,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: {},
           additionalProperties: false,
           properties: {
-            expiresIn: { description: 'Seconds a reset link stays valid.', type: 'integer', minimum: 60, maximum: 604_800, default: PASSWORD_RESET_DEFAULTS.expiresIn },
-            revokeKeys: { description: "A reset also revokes the user's API keys (and ends their streams).", type: 'boolean', default: PASSWORD_RESET_DEFAULTS.revokeKeys },
+            expiresIn: {
+              description: 'Seconds a reset link stays valid.',
+              type: 'integer',
+              minimum: 60,
+              maximum: 604_800,
+              default: PASSWORD_RESET_DEFAULTS.expiresIn,
+            },
+            revokeKeys: {
+              description: "A reset also revokes the user's API keys (and ends their streams).",
+              type: 'boolean',
+              default: PASSWORD_RESET_DEFAULTS.revokeKeys,
+            },
           },
         },
       },

@@ -227,7 +227,7 @@ describe('loadConfigFromObject', () => {
         database: { url: 'sqlite:/srv/app/.svc/data.db' },
         server: {
           port: 3000,
-          host: '0.0.0.0',
+          host: '127.0.0.1',
           cors: { origins: [] },
           bodyLimitBytes: 1048576,
           publicMetrics: false,

@@ -37,7 +37,16 @@ function mediaRange(text: string, weightEndsParameters: boolean): MediaRange {
   return { type, hasParameters: false };
 }
 
-/** Global: a request body (or a bodiless request) labelled as JSON:API with parameters is 415. */
+/** A request with no body: no Content-Length above 0 and no chunked body. */
+function isBodiless(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] === undefined && (length === undefined || length.trim() === '0');
+}
+
+/**
+ * Global: a request body labelled as JSON:API with parameters is 415. A request without a body (a GET or
+ * DELETE some clients label anyway) sends no document, so its Content-Type describes nothing: ignored.
+ */
 export function refuseJsonApiContentTypeParameters(
   request: FastifyRequest,
   _reply: FastifyReply,
@@ -48,6 +57,7 @@ export function refuseJsonApiContentTypeParameters(
   if (contentType === undefined || !contentType.includes(';') || !MENTIONS_JSON_API.test(contentType))
     return done(null, payload);
   if (request.routeOptions.config.atomic === true) return done(null, payload);
+  if (isBodiless(request)) return done(null, payload);
   const range = mediaRange(contentType, false);
   if (range.type === JSON_API_MEDIA_TYPE && range.hasParameters) {
     return done(

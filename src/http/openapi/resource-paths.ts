@@ -28,6 +28,8 @@ const KEYED: readonly ErrorCode[] = [
   ...RATE_LIMIT_CODES,
   'INTERNAL_ERROR',
 ];
+/** Operations that answer JSON:API documents also refuse an Accept that modifies every JSON:API type (406). */
+const NEGOTIATED: readonly ErrorCode[] = [...KEYED, 'NOT_ACCEPTABLE'];
 /** Writes through resource endpoints: bodies, validation, uniqueness, and no admin token. */
 const WRITE: readonly ErrorCode[] = [
   ...BODY_CODES,
@@ -107,7 +109,7 @@ export function resourcePaths(
       responses: {
         '200': withEntityTag(documentResponse(`A page of ${name} records.`, names.schema('ListDocument'))),
         '304': notModifiedResponse(),
-        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED, 'RESOURCE_FETCH_ERROR']),
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...NEGOTIATED, 'RESOURCE_FETCH_ERROR']),
       },
     }),
     post: operation({
@@ -142,7 +144,7 @@ export function resourcePaths(
               ),
             }
           : {}),
-        ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
+        ...errorResponses([...CREATE, ...NEGOTIATED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
       },
     }),
   };
@@ -162,7 +164,7 @@ export function resourcePaths(
           'INVALID_QUERY_PARAMS',
           'INVALID_FIELDS',
           'RESOURCE_NOT_FOUND',
-          ...KEYED,
+          ...NEGOTIATED,
           'RESOURCE_FIND_ERROR',
           'RESOURCE_FETCH_ERROR',
         ]),
@@ -181,7 +183,13 @@ export function resourcePaths(
       ),
       responses: {
         '200': withEntityTag(documentResponse('The replaced record.', names.schema('Document'))),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        ...errorResponses([
+          ...WRITE,
+          'RESOURCE_NOT_FOUND',
+          'PRECONDITION_FAILED',
+          ...NEGOTIATED,
+          'RESOURCE_UPDATE_ERROR',
+        ]),
       },
     }),
     patch: operation({
@@ -197,7 +205,13 @@ export function resourcePaths(
       ),
       responses: {
         '200': withEntityTag(documentResponse('The updated record.', names.schema('Document'))),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        ...errorResponses([
+          ...WRITE,
+          'RESOURCE_NOT_FOUND',
+          'PRECONDITION_FAILED',
+          ...NEGOTIATED,
+          'RESOURCE_UPDATE_ERROR',
+        ]),
       },
     }),
     delete: operation({
@@ -207,7 +221,13 @@ export function resourcePaths(
       parameters: [ifMatchParameter()],
       responses: {
         '204': { description: 'Deleted; no body.', headers: successHeaders() },
-        ...errorResponses(['RESOURCE_NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_DELETE_ERROR']),
+        ...errorResponses([
+          'RESOURCE_NOT_FOUND',
+          'CONFLICT',
+          'PRECONDITION_FAILED',
+          ...NEGOTIATED,
+          'RESOURCE_DELETE_ERROR',
+        ]),
       },
     }),
   };
