@@ -1,4 +1,4 @@
-// The `svc` command (docs/configuration.md): init, start, plan, check, openapi, users create, admin-token.
+// The `svc` command (docs/configuration.md): init, start, plan, check, openapi, types, users create, admin-token.
 // Each command accepts only its own options (src/cli/cli-commands.ts); a failure is one line on standard
 // error and a non-zero exit, with the stack only under LOG_LEVEL=debug.
 import { parseArgs } from 'node:util';
@@ -125,6 +125,11 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       process.stdout.write(
         values.yaml ? stringify(document, { aliasDuplicateObjects: false }) : `${JSON.stringify(document, null, 2)}\n`,
       );
+      return 0;
+    }
+    case 'types': {
+      const { clientTypes } = await import('./client-types.ts');
+      process.stdout.write(clientTypes(await loadConfig({ file: values.config })));
       return 0;
     }
     case 'users create':

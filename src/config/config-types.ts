@@ -133,6 +133,9 @@ export interface SvcConfig {
     includeMaxRecords?: number;
     /** Most operations in one POST /v1/operations request. */
     atomicMaxOperations?: number;
+    filterMaxDepth?: number;
+    filterMaxConditions?: number;
+    filterMaxInValues?: number;
     /** Serve the web console at /console and the API reference at /docs (default true). */
     console?: boolean;
   };

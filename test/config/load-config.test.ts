@@ -238,6 +238,9 @@ describe('loadConfigFromObject', () => {
           includeMaxDepth: 3,
           includeMaxRecords: 1000,
           atomicMaxOperations: 100,
+          filterMaxDepth: 8,
+          filterMaxConditions: 100,
+          filterMaxInValues: 1000,
           console: true,
         },
         auth: {

@@ -4,6 +4,8 @@
 import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { parseListQuery, type RawQuery } from '../../query/parse-list-query.ts';
 import type { LikePatternLimits } from '../../query/like-pattern-limits.ts';
+import { DEFAULT_FILTER_LIMITS, type FilterLimits } from '../../query/filter-limits.ts';
+import { sessionVariablesOf } from '../../model/session-variables.ts';
 import {
   isCompoundParameter,
   NO_COMPOUND,
@@ -21,17 +23,27 @@ export class ReadQueries {
   readonly #registry: ResourceRegistry;
   readonly #likeLimits: LikePatternLimits;
   readonly #includeBounds: IncludeBounds;
+  readonly #filterLimits: FilterLimits;
 
-  constructor(registry: ResourceRegistry, likeLimits: LikePatternLimits, includeBounds: IncludeBounds) {
+  constructor(
+    registry: ResourceRegistry,
+    likeLimits: LikePatternLimits,
+    includeBounds: IncludeBounds,
+    filterLimits: FilterLimits = DEFAULT_FILTER_LIMITS,
+  ) {
     this.#registry = registry;
     this.#likeLimits = likeLimits;
     this.#includeBounds = includeBounds;
+    this.#filterLimits = filterLimits;
   }
 
   /** A list's query; throws FORBIDDEN when the caller may not read the resource at all. */
   list(resource: Resource, principal: Principal, raw: RawQuery): ListRead {
     const grant = resolveAccess(resource, principal, 'read');
-    const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
+    const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits, {
+      vars: sessionVariablesOf(principal),
+      limits: this.#filterLimits,
+    });
     return { query, compound: this.compound(resource, principal, raw) };
   }
 
