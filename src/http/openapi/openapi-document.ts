@@ -18,7 +18,7 @@ import {
   servicePaths,
   serviceSchemas,
 } from './service-paths.ts';
-import { BEARER_SCHEME, securitySchemes, sharedHeaders, sharedParameters } from './shared-components.ts';
+import { callerSecurity, securitySchemes, sharedHeaders, sharedParameters } from './shared-components.ts';
 import {
   ADMIN_OPERATIONS,
   ADMIN_SCHEMAS,
@@ -43,6 +43,12 @@ import { TOKEN_OPERATIONS, TOKEN_SCHEMAS, tokenPath, tokenSchemas } from './toke
 import { IDENTITY_OPERATIONS, IDENTITY_TAG, identityPaths, identitySecuritySchemes } from './identity-paths.ts';
 import { IDENTITY_SCHEMAS, identitySchemas } from './identity-schemas.ts';
 import { ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS, accountPaths, accountSchemas } from './account-paths.ts';
+import {
+  SIGN_IN_PLUGIN_OPERATIONS,
+  SIGN_IN_PLUGIN_SCHEMAS,
+  signInPluginPaths,
+  signInPluginSchemas,
+} from './sign-in-plugin-paths.ts';
 import { ADMIN_ROLE_OPERATIONS, ADMIN_ROLE_SCHEMAS, adminRolePaths, adminRoleSchemas } from './admin-role-paths.ts';
 import { OWN_KEY_OPERATIONS, ownKeyPaths } from './own-key-paths.ts';
 import { METRICS_OPERATIONS, metricsPaths } from './metrics-path.ts';
@@ -82,6 +88,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...TOKEN_SCHEMAS,
       ...IDENTITY_SCHEMAS,
       ...ACCOUNT_SCHEMAS,
+      ...SIGN_IN_PLUGIN_SCHEMAS,
       ...ADMIN_ROLE_SCHEMAS,
       ...ADMIN_DELETED_RECORD_SCHEMAS,
       ...OPERATIONS_SCHEMAS,
@@ -95,6 +102,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...TOKEN_OPERATIONS,
       ...IDENTITY_OPERATIONS,
       ...ACCOUNT_OPERATIONS,
+      ...SIGN_IN_PLUGIN_OPERATIONS,
       ...ADMIN_ROLE_OPERATIONS,
       ...OWN_KEY_OPERATIONS,
       ...ADMIN_DELETED_RECORD_OPERATIONS,
@@ -111,7 +119,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     ...identitySchemas(config),
     ...adminSchemas(),
   };
-  Object.assign(schemas, accountSchemas());
+  Object.assign(schemas, accountSchemas(), signInPluginSchemas(config));
   Object.assign(
     schemas,
     adminWebhookSchemas(),
@@ -126,7 +134,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     // allocateOpenApiNames names every resource it is given; a miss would be a bug in it.
     if (!resourceNames) throw new Error(`no OpenAPI names allocated for resource '${resource.name}'`);
     Object.assign(paths, resourcePaths(resource, resourceNames, config));
-    Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name))));
+    Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name)), config));
     Object.assign(schemas, resourceSchemas(resource, resourceNames));
     const tag: OpenApiObject = { name: resource.name };
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
@@ -137,12 +145,12 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     tokenPath(config),
     identityPaths(config),
     servicePaths(config),
-    identityAndReloadPaths(),
+    identityAndReloadPaths(config),
     adminResourcePaths(),
     adminWebhookPaths(),
     adminAccountPaths(),
   );
-  Object.assign(paths, accountPaths(config));
+  Object.assign(paths, accountPaths(config), signInPluginPaths(config));
   Object.assign(
     paths,
     ownKeyPaths(),
@@ -185,7 +193,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ? { url: publicUrl, description: 'The public URL of this service' }
       : { url: '/', description: 'This server' },
   ];
-  document.security = [{ [BEARER_SCHEME]: [] }];
+  document.security = callerSecurity(config);
   document.tags = tags;
   document.paths = paths;
   document.components = {

@@ -6,7 +6,7 @@ import { SERVER_LIMIT_DEFAULTS } from '../../config/config-schema.ts';
 import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
 import { BODY_CODES, errorResponses, KEY_AUTH_CODES, RATE_LIMIT_CODES } from './error-responses.ts';
 import { schemaRef, type OpenApiObject } from './openapi-refs.ts';
-import { BEARER_SCHEME, successHeaders } from './shared-components.ts';
+import { callerSecurity, successHeaders } from './shared-components.ts';
 import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
 
 export const OPERATIONS_OPERATIONS = ['runAtomicOperations'] as const;
@@ -126,7 +126,7 @@ export function operationsPaths(config: SvcConfig): Record<string, OpenApiObject
           `Up to ${max} operations (\`server.atomicMaxOperations\`), each an add, update or remove of any resource, run in order in one ` +
           'transaction with the permissions, validation and events of the single requests: all of them are stored, or none is. An error ' +
           "names the failing operation in `source.pointer` (`/atomic:operations/<n>/…`). Each operation counts once against the key's rate limit.",
-        security: [{ [BEARER_SCHEME]: [] }],
+        security: callerSecurity(config),
         parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
         requestBody: {
           required: true,

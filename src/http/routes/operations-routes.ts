@@ -70,7 +70,13 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
         }
         const principal = principalOf(request);
         const role = principal.kind === 'admin' ? 'admin' : principal.role;
-        const caller = principal.kind === 'admin' ? 'admin' : `key:${principal.keyId}`;
+        // Keys are per caller, as on a create (idempotent-create.ts).
+        const caller =
+          principal.kind === 'admin'
+            ? 'admin'
+            : principal.kind === 'key'
+              ? `key:${principal.keyId}`
+              : `jwt:${principal.subject}`;
         const use = {
           caller,
           key: idempotencyKey,
