@@ -27,6 +27,7 @@ import { compareProfiles, formatComparison, readMeasuredProfile } from './compar
 import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize-cpu-profile.ts';
 import { measureCountCost, type CountCost } from './count-cost.ts';
 import { measureKeysetCost, type KeysetCost } from './keyset-cost.ts';
+import { formatBulkCost, measureBulkCost, type BulkCost } from './bulk-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
 import { buildSseReader } from './sse-reader-build.ts';
 
@@ -77,6 +78,7 @@ class Bench {
   readonly profiles: { database: BenchDatabase; scenario: string; file: string; summary: string }[] = [];
   readonly countCosts: (CountCost & { database: BenchDatabase })[] = [];
   readonly keysetCosts: (KeysetCost & { database: BenchDatabase })[] = [];
+  readonly bulkCosts: (BulkCost & { database: BenchDatabase })[] = [];
   readonly sse: (SseFanout & { database: BenchDatabase })[] = [];
   readonly webhooks: (WebhookThroughput & { database: BenchDatabase })[] = [];
   #counter = 1_000_000;
@@ -84,13 +86,20 @@ class Bench {
   #cli: boolean | undefined;
   #sseReader: Promise<string | undefined> | undefined;
 
-  constructor(readonly options: BenchOptions, readonly driver: LoadDriver) {}
+  constructor(
+    readonly options: BenchOptions,
+    readonly driver: LoadDriver,
+  ) {}
 
   /** Whether `node bin/svc.js` loads; if not, svc is started through bench/start-svc.ts (and that is noted). */
   cliWorks(): boolean {
     if (this.#cli === undefined) {
-      this.#cli = spawnSync(process.execPath, [join(ROOT, 'bin/svc.js'), '--help'], { stdio: 'ignore', cwd: ROOT }).status === 0;
-      if (!this.#cli) this.notes.push('`node bin/svc.js --help` failed (CLI mid-change), so svc was started through bench/start-svc.ts: the same loadConfig + startServer as `svc start`');
+      this.#cli =
+        spawnSync(process.execPath, [join(ROOT, 'bin/svc.js'), '--help'], { stdio: 'ignore', cwd: ROOT }).status === 0;
+      if (!this.#cli)
+        this.notes.push(
+          '`node bin/svc.js --help` failed (CLI mid-change), so svc was started through bench/start-svc.ts: the same loadConfig + startServer as `svc start`',
+        );
     }
     return this.#cli;
   }
@@ -108,19 +117,39 @@ class Bench {
   }
 
   async measure(baseUrl: string, request: ScenarioRequest, pid: number, authorization?: string): Promise<Measured> {
-    const base = { baseUrl, method: request.method, paths: request.paths, authorization, connections: this.options.connections, cpu: LOAD_CPU };
+    const base = {
+      baseUrl,
+      method: request.method,
+      paths: request.paths,
+      authorization,
+      connections: this.options.connections,
+      cpu: LOAD_CPU,
+    };
     const withBody = request.body ? { body: request.body } : {};
     if (this.options.warmup > 0) {
-      await this.driver.run({ ...base, ...withBody, seconds: this.options.warmup, counterStart: (this.#counter += 10_000_000) });
+      await this.driver.run({
+        ...base,
+        ...withBody,
+        seconds: this.options.warmup,
+        counterStart: (this.#counter += 10_000_000),
+      });
     }
     const sampler = new RssSampler(pid);
     const startUs = monotonicUs();
     const cpuBefore = processCpuNs(pid);
     const ticksBefore = processCpuTicks(pid);
-    const result = await this.driver.run({ ...base, ...withBody, seconds: this.options.duration, counterStart: (this.#counter += 10_000_000) });
+    const result = await this.driver.run({
+      ...base,
+      ...withBody,
+      seconds: this.options.duration,
+      counterStart: (this.#counter += 10_000_000),
+    });
     const cpuUsPerRequest = (processCpuNs(pid) - cpuBefore) / 1000 / Math.max(1, result.requests);
     return {
-      result, rssMb: sampler.stop(), cpuUsPerRequest, kernelShare: kernelShare(ticksBefore, processCpuTicks(pid)),
+      result,
+      rssMb: sampler.stop(),
+      cpuUsPerRequest,
+      kernelShare: kernelShare(ticksBefore, processCpuTicks(pid)),
       window: { startUs, endUs: monotonicUs(), requests: result.requests },
     };
   }
@@ -140,9 +169,24 @@ class Bench {
 
   /** The bare route, measured like a scenario; its row is added by the caller. */
   async measureCeiling(server: ServerProcess, database: BenchDatabase, label: string): Promise<ResultRow> {
-    const { result, rssMb, cpuUsPerRequest, kernelShare } = await this.measure(server.url, { method: 'GET', paths: ['/ceiling'], status: 200 }, server.pid);
+    const { result, rssMb, cpuUsPerRequest, kernelShare } = await this.measure(
+      server.url,
+      { method: 'GET', paths: ['/ceiling'], status: 200 },
+      server.pid,
+    );
     log(`  ${label}: ${result.requestsPerSecond.toFixed(0)} req/s, ${cpuUsPerRequest.toFixed(0)} µs CPU per request`);
-    return { database, scenario: 'ceiling', label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, kernelShare, ratio: null, cpuRatio: null, target: null };
+    return {
+      database,
+      scenario: 'ceiling',
+      label,
+      ...pick(result),
+      peakRssMb: rssMb,
+      cpuUsPerRequest,
+      kernelShare,
+      ratio: null,
+      cpuRatio: null,
+      target: null,
+    };
   }
 
   async startSvc(bench: BenchConfig, profileDir?: string, hooked = false): Promise<ServerProcess> {
@@ -156,7 +200,11 @@ class Bench {
       script: join(ROOT, cli ? 'bin/svc.js' : 'bench/start-svc.ts'),
       args: cli ? ['start', '--config', hooked ? bench.hookedFile : bench.file, '--port', port] : [hooked ? bench.hookedFile : bench.file, port],
       env: {
-        PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', SVC_SECRET: process.env.SVC_SECRET,
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'production',
+        SVC_SECRET: process.env.SVC_SECRET,
         // A profile of the bundle names one file for all of svc; from source it names each module.
         ...(profileDir ? { SVC_FROM_SOURCE: '1' } : {}),
         // Node or V8 flags for svc alone (e.g. heap sizes), not for the runner.
@@ -206,7 +254,9 @@ class Bench {
           const { row, window } = await this.runScenario(database, scenario, svc, seeded);
           rows.push(row);
           if (name === 'create') {
-            row.note = subscription ? `${receiver.count() - before} webhook deliveries received during the run` : 'no webhook subscription (admin webhook API not available)';
+            row.note = subscription
+              ? `${receiver.count() - before} webhook deliveries received during the run`
+              : 'no webhook subscription (admin webhook API not available)';
           }
           if (profileDir) {
             await svc.stop();
@@ -215,13 +265,17 @@ class Bench {
           }
         }
         this.compareProfiledCreates(database);
+        svc ??= await this.startSvc(bench);
+        log('  bulk creates: single POSTs against atomic batches');
+        this.bulkCosts.push({ database, ...(await measureBulkCost(svc.url, seeded.authorization)) });
         ceilingRows.push(await this.measureCeiling(ceilingServer, database, 'ceiling: bare Fastify route (after)'));
         if (options.sseClients > 0) {
           svc ??= await this.startSvc(bench);
           if (subscription) await this.unsubscribe(svc, bench, subscription);
           await this.realtime(database, svc, bench, seeded);
         }
-        if (svc) this.notes.push(`${database}: svc peak RSS over the whole run (VmHWM) ${peakRssMb(svc.pid).toFixed(0)} MB`);
+        if (svc)
+          this.notes.push(`${database}: svc peak RSS over the whole run (VmHWM) ${peakRssMb(svc.pid).toFixed(0)} MB`);
       } finally {
         await svc?.stop();
         await ceilingServer.stop();
@@ -242,7 +296,11 @@ class Bench {
 
   /** Measures one scenario; the ratio is filled in once the run's ceiling is known. */
   async runScenario(
-    database: BenchDatabase, scenario: Scenario, svc: ServerProcess, seeded: SeededData, label?: string,
+    database: BenchDatabase,
+    scenario: Scenario,
+    svc: ServerProcess,
+    seeded: SeededData,
+    label?: string,
   ): Promise<{ row: ResultRow; window: ProfileWindow }> {
     const request = scenario.request(seeded);
     let measured: Measured;
@@ -250,61 +308,109 @@ class Bench {
       await probe(svc.url, request, seeded.authorization);
       measured = await this.measure(svc.url, request, svc.pid, seeded.authorization);
     } catch (error) {
-      throw new Error(`${database} ${scenario.name} failed: ${(error as Error).message}\nsvc stderr (tail):\n${svc.stderr().slice(-4000)}`);
+      throw new Error(
+        `${database} ${scenario.name} failed: ${(error as Error).message}\nsvc stderr (tail):\n${svc.stderr().slice(-4000)}`,
+      );
     }
     const { result, rssMb, cpuUsPerRequest, kernelShare, window } = measured;
     const target = scenario.targets[database] ?? null;
     const row: ResultRow = {
-      database, scenario: scenario.name, label: label ?? scenario.label, ...pick(result), peakRssMb: rssMb, cpuUsPerRequest, kernelShare, ratio: null, cpuRatio: null, target,
+      database,
+      scenario: scenario.name,
+      label: label ?? scenario.label,
+      ...pick(result),
+      peakRssMb: rssMb,
+      cpuUsPerRequest,
+      kernelShare,
+      ratio: null,
+      cpuRatio: null,
+      target,
     };
-    log(`  ${row.label}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms, ${cpuUsPerRequest.toFixed(0)} µs CPU per request${result.errors ? `, ${result.errors} errors` : ''}`);
+    log(
+      `  ${row.label}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms, ${cpuUsPerRequest.toFixed(0)} µs CPU per request${result.errors ? `, ${result.errors} errors` : ''}`,
+    );
     return { row, window };
   }
 
   /** One subscription matching `posts.created`, delivered to a local receiver (create includes delivery). */
-  async subscribe(svc: ServerProcess, bench: BenchConfig, receiver: WebhookReceiver, database: BenchDatabase): Promise<string | undefined> {
+  async subscribe(
+    svc: ServerProcess,
+    bench: BenchConfig,
+    receiver: WebhookReceiver,
+    database: BenchDatabase,
+  ): Promise<string | undefined> {
     const response = await fetch(`${svc.url}/admin/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${bench.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', url: receiver.url, eventPattern: 'posts.created', enabled: true, headers: {} }),
+      body: JSON.stringify({
+        name: 'bench',
+        url: receiver.url,
+        eventPattern: 'posts.created',
+        enabled: true,
+        headers: {},
+      }),
     });
     const text = await response.text();
-    if (response.status === 201 || response.status === 200) return (JSON.parse(text) as { data: { id: string } }).data.id;
-    this.notes.push(`${database}: POST /admin/webhooks answered ${response.status}; create ran without a webhook subscription`);
+    if (response.status === 201 || response.status === 200)
+      return (JSON.parse(text) as { data: { id: string } }).data.id;
+    this.notes.push(
+      `${database}: POST /admin/webhooks answered ${response.status}; create ran without a webhook subscription`,
+    );
     return undefined;
   }
 
   async unsubscribe(svc: ServerProcess, bench: BenchConfig, id: string): Promise<void> {
-    await fetch(`${svc.url}/admin/webhooks/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${bench.adminToken}` } });
+    await fetch(`${svc.url}/admin/webhooks/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${bench.adminToken}` },
+    });
   }
 
   /** SSE fan-out, then webhook throughput, on a running svc. A missing feature is noted, not fatal. */
   async realtime(database: BenchDatabase, svc: ServerProcess, bench: BenchConfig, seeded: SeededData): Promise<void> {
     const { options } = this;
     try {
-      log(`  SSE fan-out: ${options.sseClients} clients, ${options.sseWritesPerSecond} writes/s for ${options.realtimeSeconds} s`);
+      log(
+        `  SSE fan-out: ${options.sseClients} clients, ${options.sseWritesPerSecond} writes/s for ${options.realtimeSeconds} s`,
+      );
       const nativeReader = await this.sseReader();
       const sse = await measureSseFanout(svc, seeded, {
-        clients: options.sseClients, writesPerSecond: options.sseWritesPerSecond, seconds: options.realtimeSeconds, warmupSeconds: options.warmup, cpu: LOAD_CPU, adminToken: bench.adminToken,
+        clients: options.sseClients,
+        writesPerSecond: options.sseWritesPerSecond,
+        seconds: options.realtimeSeconds,
+        warmupSeconds: options.warmup,
+        cpu: LOAD_CPU,
+        adminToken: bench.adminToken,
         ...(nativeReader ? { nativeReader } : {}),
       });
       this.sse.push({ database, ...sse });
-      log(`    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms; the driver used ${(sse.driverCpuShare * 100).toFixed(0)}% of its core (${sse.reader === 'native' ? `native readers: ${(sse.readerCpuShare * 100).toFixed(0)}%` : 'the streams read by Node in it'})${sse.streamsClosed ? `; ${sse.streamsClosed} streams ended` : ''}`);
+      log(
+        `    received ${sse.received}/${sse.expected}, p99 ${sse.p99Ms.toFixed(1)} ms; the writes answered in p50 ${sse.writeP50Ms.toFixed(1)} / p99 ${sse.writeP99Ms.toFixed(1)} ms; the driver used ${(sse.driverCpuShare * 100).toFixed(0)}% of its core (${sse.reader === 'native' ? `native readers: ${(sse.readerCpuShare * 100).toFixed(0)}%` : 'the streams read by Node in it'})${sse.streamsClosed ? `; ${sse.streamsClosed} streams ended` : ''}`,
+      );
       if (sse.svc) {
         const s = sse.svc;
-        log(`    svc's own view: ${s.flushes} flushes, mean ${s.meanFlushMs.toFixed(1)} ms (over 25 ms: ${s.flushesOver25ms}, over 50 ms: ${s.flushesOver50ms}), ${s.writesPerFlush.toFixed(0)} clients each, ${s.usPerWrite.toFixed(1)} µs per client write; ${s.creates} creates answered, 99% within ${s.createP99UpToMs} ms`);
+        log(
+          `    svc's own view: ${s.flushes} flushes, mean ${s.meanFlushMs.toFixed(1)} ms (over 25 ms: ${s.flushesOver25ms}, over 50 ms: ${s.flushesOver50ms}), ${s.writesPerFlush.toFixed(0)} clients each, ${s.usPerWrite.toFixed(1)} µs per client write; ${s.creates} creates answered, 99% within ${s.createP99UpToMs} ms`,
+        );
       }
-      log(`    per second sent, p50/p99/max ms (driver lag p99; ms stolen from cores ${SERVER_CPU}/${LOAD_CPU}): ${sse.perSecond.map((s) => `${[s.p50Ms, s.p99Ms, s.maxMs].map((n) => Number(n ?? NaN).toFixed(0)).join('/')} (${Number(s.driverLagP99Ms ?? NaN).toFixed(0)}; ${s.stolenMs[SERVER_CPU] ?? '-'}/${s.stolenMs[LOAD_CPU] ?? '-'})`).join(', ')}`);
+      log(
+        `    per second sent, p50/p99/max ms (driver lag p99; ms stolen from cores ${SERVER_CPU}/${LOAD_CPU}): ${sse.perSecond.map((s) => `${[s.p50Ms, s.p99Ms, s.maxMs].map((n) => Number(n ?? NaN).toFixed(0)).join('/')} (${Number(s.driverLagP99Ms ?? NaN).toFixed(0)}; ${s.stolenMs[SERVER_CPU] ?? '-'}/${s.stolenMs[LOAD_CPU] ?? '-'})`).join(', ')}`,
+      );
     } catch (error) {
       this.notes.push(`${database}: SSE fan-out not measured: ${(error as Error).message.split('\n')[0]}`);
     }
     try {
       log(`  webhooks: creates for ${options.realtimeSeconds} s, a fast and a slow (${SLOW_RECEIVER_MS} ms) receiver`);
       const hooks = await measureWebhookThroughput(svc, seeded, bench.adminToken, this.driver, {
-        seconds: options.realtimeSeconds, connections: options.connections, cpu: LOAD_CPU, slowDelayMs: SLOW_RECEIVER_MS,
+        seconds: options.realtimeSeconds,
+        connections: options.connections,
+        cpu: LOAD_CPU,
+        slowDelayMs: SLOW_RECEIVER_MS,
       });
       this.webhooks.push({ database, ...hooks });
-      log(`    ${hooks.fastPerSecond.toFixed(0)} deliveries/s to the fast receiver, lag p99 ${hooks.fastLagP99Ms.toFixed(0)} ms`);
+      log(
+        `    ${hooks.fastPerSecond.toFixed(0)} deliveries/s to the fast receiver, lag p99 ${hooks.fastLagP99Ms.toFixed(0)} ms`,
+      );
     } catch (error) {
       this.notes.push(`${database}: webhook throughput not measured: ${(error as Error).message.split('\n')[0]}`);
     }
@@ -326,15 +432,27 @@ class Bench {
 
   /** With both creates profiled, what the webhook delivery adds to a create, per request (issue 5's largest miss). */
   compareProfiledCreates(database: BenchDatabase): void {
-    const fileOf = (scenario: string) => this.profiles.find((p) => p.database === database && p.scenario === scenario)?.file;
+    const fileOf = (scenario: string) =>
+      this.profiles.find((p) => p.database === database && p.scenario === scenario)?.file;
     const [withWebhook, without] = [fileOf('create'), fileOf('create-no-webhook')];
     if (!withWebhook || !without) return;
     const comparison = compareProfiles(readMeasuredProfile(withWebhook), readMeasuredProfile(without), 20);
-    this.profiles.push({ database, scenario: 'create against create-no-webhook', file: `${withWebhook} ${without}`, summary: formatComparison(comparison, ['create', 'no hook']) });
+    this.profiles.push({
+      database,
+      scenario: 'create against create-no-webhook',
+      file: `${withWebhook} ${without}`,
+      summary: formatComparison(comparison, ['create', 'no hook']),
+    });
   }
 
   /** Grows posts to `growthRows`, re-runs the list scenarios, and times the count alone. */
-  async growth(database: BenchDatabase, bench: BenchConfig, seeded: SeededData, ceiling: number, ceilingCpu: number): Promise<void> {
+  async growth(
+    database: BenchDatabase,
+    bench: BenchConfig,
+    seeded: SeededData,
+    ceiling: number,
+    ceilingCpu: number,
+  ): Promise<void> {
     const { rows, growthRows } = this.options;
     this.countCosts.push({ database, ...(await measureCountCost(bench.config, seeded.userId, rows)) });
     log(`  growing posts to ${growthRows} rows`);
@@ -351,11 +469,13 @@ class Bench {
         row.ratio = row.requestsPerSecond / ceiling;
         row.cpuRatio = ceilingCpu / row.cpuUsPerRequest;
         const small = this.rows.find((r) => r.database === database && r.scenario === name);
-        if (small) row.note = `${(small.requestsPerSecond / row.requestsPerSecond).toFixed(2)}x slower than at ${rows.toLocaleString('en')} rows (target: within 2x)`;
+        if (small)
+          row.note = `${(small.requestsPerSecond / row.requestsPerSecond).toFixed(2)}x slower than at ${rows.toLocaleString('en')} rows (target: within 2x)`;
         this.rows.push(row);
       }
       log('  keyset pages at depth');
-      for (const cost of await measureKeysetCost(bench.config, svc.url, seeded.authorization, growthRows)) this.keysetCosts.push({ database, ...cost });
+      for (const cost of await measureKeysetCost(bench.config, svc.url, seeded.authorization, growthRows))
+        this.keysetCosts.push({ database, ...cost });
     } finally {
       await svc.stop();
     }
@@ -363,7 +483,13 @@ class Bench {
 }
 
 function pick(result: LoadResult) {
-  return { requestsPerSecond: result.requestsPerSecond, p50Ms: result.p50Ms, p99Ms: result.p99Ms, errors: result.errors, requests: result.requests };
+  return {
+    requestsPerSecond: result.requestsPerSecond,
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
+    errors: result.errors,
+    requests: result.requests,
+  };
 }
 
 /** One request before measuring: a wrong status would make the numbers meaningless. */
@@ -375,7 +501,10 @@ async function probe(baseUrl: string, request: ScenarioRequest, authorization: s
     ...(request.body ? { body: bodyFor(request.body, 1) } : {}),
   });
   const text = await response.text();
-  if (response.status !== request.status) throw new Error(`${request.method} ${path} answered ${response.status}, expected ${request.status}: ${text.slice(0, 500)}`);
+  if (response.status !== request.status)
+    throw new Error(
+      `${request.method} ${path} answered ${response.status}, expected ${request.status}: ${text.slice(0, 500)}`,
+    );
 }
 
 function realtimeTables(bench: Bench): string[] {
@@ -386,8 +515,10 @@ function realtimeTables(bench: Bench): string[] {
       '',
       '| db | SSE clients (reader) | writes/s | events received / expected | p50 ms | p99 ms | max ms | write answered p50 / p99 ms | driver: loop lag p99 ms, CPU % | svc flushes: mean ms (over 50 ms) | µs per client write | svc answered 99% of writes within ms | svc RSS start → end (max) MB |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-      ...bench.sse.map((r) =>
-        `| ${r.database} | ${r.connected}/${r.clients} (${r.reader}) | ${r.writesPerSecond} | ${r.received} / ${r.expected} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.maxMs, 1)} | ${f(r.writeP50Ms, 1)} / ${f(r.writeP99Ms, 1)} | ${f(r.driverLagP99Ms, 1)}, ${f(r.driverCpuShare * 100)} | ${r.svc ? `${f(r.svc.meanFlushMs, 1)} (${r.svc.flushesOver50ms} of ${r.svc.flushes})` : '-'} | ${f(r.svc?.usPerWrite ?? NaN, 1)} | ${f(r.svc?.createP99UpToMs ?? NaN)} | ${f(r.rssStartMb)} → ${f(r.rssEndMb)} (${f(r.rssMaxMb)}) |`),
+      ...bench.sse.map(
+        (r) =>
+          `| ${r.database} | ${r.connected}/${r.clients} (${r.reader}) | ${r.writesPerSecond} | ${r.received} / ${r.expected} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.maxMs, 1)} | ${f(r.writeP50Ms, 1)} / ${f(r.writeP99Ms, 1)} | ${f(r.driverLagP99Ms, 1)}, ${f(r.driverCpuShare * 100)} | ${r.svc ? `${f(r.svc.meanFlushMs, 1)} (${r.svc.flushesOver50ms} of ${r.svc.flushes})` : '-'} | ${f(r.svc?.usPerWrite ?? NaN, 1)} | ${f(r.svc?.createP99UpToMs ?? NaN)} | ${f(r.rssStartMb)} → ${f(r.rssEndMb)} (${f(r.rssMaxMb)}) |`,
+      ),
     );
   }
   if (bench.webhooks.length > 0) {
@@ -395,8 +526,10 @@ function realtimeTables(bench: Bench): string[] {
       '',
       '| db | creates/s | fast receiver deliveries/s | fast: event → delivered p50 / p99 ms | fast: last delivery after load ended ms | slow receiver deliveries (answers in 1 s) | worker alone: backlog drained/s | svc peak RSS MB |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
-      ...bench.webhooks.map((r) =>
-        `| ${r.database} | ${f(r.createsPerSecond)} | ${f(r.fastPerSecond)} (${r.fastDelivered}/${r.creates}) | ${f(r.fastLagP50Ms)} / ${f(r.fastLagP99Ms)} | ${f(r.drainMs)} | ${r.slowDelivered} | ${f(r.backlogPerSecond)} (${r.backlog} queued) | ${f(r.rssMaxMb)} |`),
+      ...bench.webhooks.map(
+        (r) =>
+          `| ${r.database} | ${f(r.createsPerSecond)} | ${f(r.fastPerSecond)} (${r.fastDelivered}/${r.creates}) | ${f(r.fastLagP50Ms)} / ${f(r.fastLagP99Ms)} | ${f(r.drainMs)} | ${r.slowDelivered} | ${f(r.backlogPerSecond)} (${r.backlog} queued) | ${f(r.rssMaxMb)} |`,
+      ),
     );
   }
   return out.length > 0 ? [...out, ''] : out;
@@ -409,7 +542,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (!hasCommand('taskset')) throw new Error('taskset (util-linux) is required to pin processes to cores');
-  const driver = parsed.driver === 'autocannon' || (!parsed.driver && !hasCommand('wrk')) ? autocannonDriver : wrkDriver;
+  const driver =
+    parsed.driver === 'autocannon' || (!parsed.driver && !hasCommand('wrk')) ? autocannonDriver : wrkDriver;
   // Read before pinning: a pinned process sees one core.
   const machine = machineInfo(driver.name);
   // The runner (seeding, webhook receiver) stays off svc's core.
@@ -417,7 +551,9 @@ async function main(): Promise<number> {
   process.env.SVC_SECRET ??= randomBytes(32).toString('hex');
   const bench = new Bench(parsed, driver);
   const started = Date.now();
-  log(`svc benchmark: ${parsed.databases.join(' + ')}; ${parsed.scenarios.join(', ')}; ${parsed.connections} connections, ${parsed.warmup}+${parsed.duration} s each; ${driver.name}`);
+  log(
+    `svc benchmark: ${parsed.databases.join(' + ')}; ${parsed.scenarios.join(', ')}; ${parsed.connections} connections, ${parsed.warmup}+${parsed.duration} s each; ${driver.name}`,
+  );
   for (const database of parsed.databases) await bench.runDatabase(database);
 
   const output = [
@@ -430,15 +566,47 @@ async function main(): Promise<number> {
     ...bench.notes.map((n) => `- ${n}`),
     ...bench.rows.filter((r) => r.note).map((r) => `- ${r.database} ${r.scenario}: ${r.note}`),
     ...realtimeTables(bench),
-    ...bench.countCosts.map((c) => `- ${c.database} @ ${c.rows} rows: count(*) for the filter ${c.countMs.toFixed(2)} ms; page query alone ${c.pageMs.toFixed(2)} ms (medians)`),
-    ...bench.keysetCosts.map((k) => `- ${k.database} @ ${k.rows} rows, keyset page ${k.order}: after a cursor at the start ${k.firstMs.toFixed(2)} ms, at depth ${k.depth} ${k.deepMs.toFixed(2)} ms: deep/first ${(k.deepMs / k.firstMs).toFixed(2)} (medians; target: within 2x)`),
-    `- total run time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
+    ...bench.countCosts.map(
+      (c) =>
+        `- ${c.database} @ ${c.rows} rows: count(*) for the filter ${c.countMs.toFixed(2)} ms; page query alone ${c.pageMs.toFixed(2)} ms (medians)`,
+    ),
+    ...bench.keysetCosts.map(
+      (k) =>
+        `- ${k.database} @ ${k.rows} rows, keyset page ${k.order}: after a cursor at the start ${k.firstMs.toFixed(2)} ms, at depth ${k.depth} ${k.deepMs.toFixed(2)} ms: deep/first ${(k.deepMs / k.firstMs).toFixed(2)} (medians; target: within 2x)`,
+    ),
+    ...bench.bulkCosts.map((b) => formatBulkCost(b.database, b)),
+    `- total run time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
   ];
-  for (const profile of bench.profiles) output.push('', `### profile: ${profile.database} ${profile.scenario} (${profile.file})`, '```', profile.summary, '```');
+  for (const profile of bench.profiles)
+    output.push(
+      '',
+      `### profile: ${profile.database} ${profile.scenario} (${profile.file})`,
+      '```',
+      profile.summary,
+      '```',
+    );
   process.stdout.write(`\n${output.join('\n')}\n`);
   if (parsed.json) {
     mkdirSync(join(parsed.json, '..'), { recursive: true });
-    writeFileSync(parsed.json, JSON.stringify({ rows: bench.rows, notes: bench.notes, countCosts: bench.countCosts, keysetCosts: bench.keysetCosts, sse: bench.sse, webhooks: bench.webhooks, profiles: bench.profiles }, null, 2));
+    writeFileSync(
+      parsed.json,
+      JSON.stringify(
+        {
+          rows: bench.rows,
+          notes: bench.notes,
+          countCosts: bench.countCosts,
+          keysetCosts: bench.keysetCosts,
+          bulkCosts: bench.bulkCosts,
+          sse: bench.sse,
+          webhooks: bench.webhooks,
+          profiles: bench.profiles,
+        },
+        null,
+        2,
+      ),
+    );
   }
   return bench.rows.some((r) => r.errors > 0) ? 1 : 0;
 }

@@ -39,6 +39,12 @@ export interface AuthComponent {
    */
   authenticateNow(input: AuthenticateInput): AuthenticatedRequest | Promise<AuthenticatedRequest>;
   /**
+   * Counts `count` more requests against the rate-limit window the caller's request was admitted
+   * under (a batch of operations counts once per operation): the window's state after them, or
+   * undefined when the caller is not limited. Throws 429 RATE_LIMITED once the window is full.
+   */
+  chargeMore(principal: Principal, count: number): Promise<RateLimitState | undefined>;
+  /**
    * For `/admin/…`: resolves only for the admin token. 401 without (or with an unknown) credential,
    * 403 FORBIDDEN for a valid API key. Does not count against any key's limits.
    */

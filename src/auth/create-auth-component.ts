@@ -215,6 +215,7 @@ export async function createAuthComponent(
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
+    chargeMore: (principal, count) => authenticator.chargeMore(principal, count),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
     handleIdentityRequest: answerIdentityFailures(
       throttleSignUp(

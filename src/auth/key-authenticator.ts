@@ -11,7 +11,7 @@ import type { ApiKeyRecord } from './keys/api-key-record.ts';
 import type { CachedKey, CachedKeyOwner, KeyCache } from './keys/key-cache.ts';
 import type { UsageQuota } from './keys/usage-quota.ts';
 import type { UsageRecorder } from './keys/usage-recorder.ts';
-import type { AdminPrincipal, KeyPrincipal } from '../model/principal.ts';
+import type { AdminPrincipal, KeyPrincipal, Principal } from '../model/principal.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.ts';
 import { rateLimitHeaders, toRateLimitState, windowLimitFor, type WindowLimit } from './rate-limit/key-rate-limit.ts';
 import { resolveRole } from './resolve-role.ts';
@@ -43,6 +43,8 @@ function keyRefused(code: 'INVALID_API_KEY' | 'API_KEY_DISABLED' | 'API_KEY_EXPI
 
 export class KeyAuthenticator {
   readonly #parts: KeyAuthenticatorParts;
+  /** The window each limited key request was admitted under, for chargeMore (dropped with the request). */
+  readonly #windows = new WeakMap<KeyPrincipal, WindowLimit>();
 
   constructor(parts: KeyAuthenticatorParts) {
     this.#parts = parts;
@@ -94,9 +96,9 @@ export class KeyAuthenticator {
     if (!limit) return this.#afterWindow(input, key, owner, now, undefined);
     const decision = this.#parts.limiter.consume(key.id, limit.max, limit.windowMs);
     if (decision instanceof Promise) {
-      return decision.then((settled) => this.#afterWindow(input, key, owner, now, windowState(limit, settled)));
+      return decision.then((settled) => this.#afterWindow(input, key, owner, now, windowState(limit, settled), limit));
     }
-    return this.#afterWindow(input, key, owner, now, windowState(limit, decision));
+    return this.#afterWindow(input, key, owner, now, windowState(limit, decision), limit);
   }
 
   #afterWindow(
@@ -105,6 +107,7 @@ export class KeyAuthenticator {
     owner: CachedKeyOwner,
     now: number,
     rateLimit: RateLimitState | undefined,
+    limit?: WindowLimit,
   ): AuthenticatedRequest | Promise<AuthenticatedRequest> {
     // The role is checked before the quota so a refused role switch does not use up quota.
     const role = resolveRole(owner, input.role, this.#parts.definedRoles);
@@ -120,8 +123,24 @@ export class KeyAuthenticator {
             expiresAt: key.expiresAt,
           };
     const result: AuthenticatedRequest = rateLimit ? { principal, rateLimit } : { principal };
+    if (limit) this.#windows.set(principal, limit);
     if (key.remaining === null) return result;
     return this.#consumeQuota(key.id, now, rateLimit).then(() => result);
+  }
+
+  /**
+   * Counts `count` more requests against the window a key request was admitted under (a batch of
+   * operations counts once per operation): the window's state after them, or undefined when the
+   * caller is not under a limit; 429 RATE_LIMITED as soon as the window is full.
+   */
+  async chargeMore(principal: Principal, count: number): Promise<RateLimitState | undefined> {
+    if (principal.kind !== 'key') return undefined;
+    const limit = this.#windows.get(principal);
+    if (!limit) return undefined;
+    let state: RateLimitState | undefined;
+    for (let i = 0; i < count; i++)
+      state = windowState(limit, await this.#parts.limiter.consume(principal.keyId, limit.max, limit.windowMs));
+    return state;
   }
 
   /** Takes one request from the key's quota; 429 USAGE_EXCEEDED when none is left. */

@@ -17,7 +17,10 @@ export interface CliCommand {
 }
 
 const CONFIG: Options = { config: { type: 'string' } };
-const CONFIG_HELP: [string, string] = ['--config FILE', 'the config file (else SVC_CONFIG, ./svc.config.yaml, the bundled example)'];
+const CONFIG_HELP: [string, string] = [
+  '--config FILE',
+  'the config file (else SVC_CONFIG, ./svc.config.yaml, the bundled example)',
+];
 const HELP: Options = { help: { type: 'boolean', short: 'h' } };
 
 export const COMMANDS: readonly CliCommand[] = [
@@ -27,13 +30,24 @@ export const COMMANDS: readonly CliCommand[] = [
     summary: 'write a starter svc.config.yaml and .env.example into DIR (default: here), never over an existing file',
     options: { ...HELP },
     argument: 'DIR',
-    optionHelp: [['DIR', 'the project folder, created if missing; the config has two related resources, two roles and every setting with its default']],
+    optionHelp: [
+      [
+        'DIR',
+        'the project folder, created if missing; the config has two related resources, two roles and every setting with its default',
+      ],
+    ],
   },
   {
     name: 'start',
     synopsis: 'svc start [--config FILE] [--port N] [--host H] [--allow-destructive]',
     summary: 'apply the config to the database and serve the API',
-    options: { ...CONFIG, ...HELP, port: { type: 'string' }, host: { type: 'string' }, 'allow-destructive': { type: 'boolean' } },
+    options: {
+      ...CONFIG,
+      ...HELP,
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'allow-destructive': { type: 'boolean' },
+    },
     optionHelp: [
       CONFIG_HELP,
       ['--port N', 'port to listen on (else PORT, server.port)'],
@@ -71,7 +85,8 @@ export const COMMANDS: readonly CliCommand[] = [
   },
   {
     name: 'users create',
-    synopsis: 'svc users create --email E [--password-stdin] [--role R] [--allowed-roles a,b] [--verified] [--config FILE]',
+    synopsis:
+      'svc users create --email E [--password-stdin] [--role R] [--allowed-roles a,b] [--verified] [--config FILE]',
     summary: 'create a user; the password is asked for, or read from standard input',
     options: {
       ...CONFIG,
@@ -84,13 +99,46 @@ export const COMMANDS: readonly CliCommand[] = [
       verified: { type: 'boolean' },
     },
     optionHelp: [
-      ['--email E', 'the user\'s email'],
+      ['--email E', "the user's email"],
       ['--password-stdin', 'read the password from standard input (without it, a terminal asks for it)'],
-      ['--password P', 'the password on the command line: visible to other users of the machine; prefer --password-stdin'],
+      [
+        '--password P',
+        'the password on the command line: visible to other users of the machine; prefer --password-stdin',
+      ],
       ['--role R', 'the primary role (else auth.defaultRole); it must be a role the config defines'],
       ['--allowed-roles a,b', 'roles the user may switch to with X-Service-Role'],
       ['--verified', 'mark the email as verified'],
       CONFIG_HELP,
+    ],
+  },
+  {
+    name: 'import',
+    synopsis: 'svc import FILE --resource R [--url U] [--batch N] [--format ndjson|csv] [--report FILE] [--skip N]',
+    summary:
+      'load NDJSON or CSV rows into a running svc through POST /v1/operations, in batches, with a report of refused rows',
+    options: {
+      ...HELP,
+      resource: { type: 'string' },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      batch: { type: 'string' },
+      format: { type: 'string' },
+      report: { type: 'string' },
+      skip: { type: 'string' },
+    },
+    argument: 'FILE',
+    optionHelp: [
+      [
+        'FILE',
+        'one JSON object per line (a report line {line, row, errors} counts as its row), or CSV with a header row',
+      ],
+      ['--resource R', 'the resource the rows are records of'],
+      ['--url U', `the service (else SVC_URL, else http://127.0.0.1:3000); the API key comes from SVC_API_KEY`],
+      ['--key K', 'the API key on the command line: visible to other users of the machine; prefer SVC_API_KEY'],
+      ['--batch N', 'rows per request (default 100, at most server.atomicMaxOperations)'],
+      ['--format F', 'ndjson or csv (else from the file name: .csv is CSV)'],
+      ['--report FILE', 'where refused rows go with their errors, appended (default FILE.refused.ndjson)'],
+      ['--skip N', 'skip the first N data rows: resume after the "done through data row N" of an interrupted run'],
     ],
   },
   {
@@ -124,5 +172,12 @@ export function overview(): string {
 
 export function commandHelp(command: CliCommand): string {
   const width = Math.max(...command.optionHelp.map(([flag]) => flag.length));
-  return [`Usage: ${command.synopsis}`, '', `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`, '', 'Options:', ...command.optionHelp.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`)].join('\n');
+  return [
+    `Usage: ${command.synopsis}`,
+    '',
+    `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`,
+    '',
+    'Options:',
+    ...command.optionHelp.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`),
+  ].join('\n');
 }

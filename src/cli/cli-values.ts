@@ -13,6 +13,12 @@ export interface CliValues {
   'allowed-roles'?: string;
   verified?: boolean;
   rotate?: boolean;
+  resource?: string;
+  url?: string;
+  key?: string;
+  batch?: string;
+  format?: string;
+  report?: string;
+  skip?: string;
   help?: boolean;
 }
-

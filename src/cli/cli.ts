@@ -137,6 +137,8 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
         await loadConfig({ file: values.config }),
         values,
       );
+    case 'import':
+      return await (await import('./import-command.ts')).runImportCommand(values, argument);
     case 'admin-token':
       return await (await import('./cli-accounts.ts')).runAdminTokenCommand(
         await loadConfig({ file: values.config }),

@@ -34,6 +34,7 @@ server:
   likePatternMaxWildcards: 16   # most % and _ in one like/ilike filter value
   includeMaxDepth: 3            # most relationships in one include path
   includeMaxRecords: 1000       # most related records one request may include
+  atomicMaxOperations: 100      # most operations in one POST /v1/operations
   publicMetrics: false          # true: /metrics without the admin token
   console: true                 # the web console at /console and the API reference at /docs
   hookTimeoutMs: 5000           # longest a hook may run inside a write (docs/hooks.md)

@@ -73,6 +73,7 @@ export const SERVER_LIMIT_DEFAULTS = deepFreeze({
   includeMaxDepth: 3,
   includeMaxRecords: 1000,
   hookTimeoutMs: 5000,
+  atomicMaxOperations: 100,
   filterMaxDepth: 8,
   filterMaxConditions: 100,
   filterMaxInValues: 1000,
@@ -325,6 +326,13 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           minimum: 1,
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.filterMaxInValues,
+        },
+        atomicMaxOperations: {
+          description: 'Most operations one POST /v1/operations request (JSON:API Atomic Operations) may hold.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.atomicMaxOperations,
         },
         console: {
           description: 'Serve the web console at /console and the API reference at /docs.',

@@ -171,6 +171,8 @@ export interface SvcConfig {
     likePatternMaxWildcards?: number;
     includeMaxDepth?: number;
     includeMaxRecords?: number;
+    /** Most operations in one POST /v1/operations request. */
+    atomicMaxOperations?: number;
     filterMaxDepth?: number;
     filterMaxConditions?: number;
     filterMaxInValues?: number;

@@ -46,6 +46,9 @@ export const ERROR_CATALOGUE = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Invalid Idempotency-Key' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Idempotency-Key in use' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency-Key reused' },
+  // JSON:API Atomic Operations at POST /v1/operations (docs/atomic.md).
+  INVALID_OPERATIONS: { status: 400, title: 'Invalid atomic operations' },
+  TOO_MANY_OPERATIONS: { status: 413, title: 'Too many operations' },
   // Answered for Node's HTTP parser, before a request exists (src/http/server/client-errors.ts).
   BAD_REQUEST: { status: 400, title: 'Bad request' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },

@@ -3,13 +3,13 @@
 // has parsed, are planned in query/ and run by record-reads.ts; a write goes in one statement where the store offers it
 // (one-statement-changes.ts), else in a transaction (change-runner.ts).
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError, pointerTo } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
 import type { Db } from '../store/store-dialect.ts';
 import { uuidv7 } from '../store/uuid-v7.ts';
-import { insertStatement, updateByIdStatement } from '../store/write-statements.ts';
+import { insertStatement, insertUnlessTakenStatement, updateByIdStatement } from '../store/write-statements.ts';
 import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import { VisibleRows } from '../query/visible-rows.ts';
@@ -17,6 +17,10 @@ import { ListPlans } from '../query/list-plan.ts';
 import { ByIdQueries } from '../query/by-id-queries.ts';
 import { columnsOf } from '../query/record-columns.ts';
 import { buildRecordEvent } from '../events/build-record-event.ts';
+import type { RecordEvent } from '../model/record-event.ts';
+import type { RecordValues } from '../model/record-values.ts';
+import type { AccessGrant } from '../model/access-grant.ts';
+import type { ErrorCode } from '../errors/error-catalogue.ts';
 import { decodeRow, encodeValues } from './record-codec.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 import { checkReferences, type Reference } from './check-references.ts';
@@ -37,9 +41,8 @@ import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
-import type { RecordEvent } from '../model/record-event.ts';
-import type { RecordValues } from '../model/record-values.ts';
-import type { AccessGrant } from '../model/access-grant.ts';
+import { guard } from './driver-error-guard.ts';
+import type { UpsertResult, WriteBatch } from './write-batch.ts';
 import { parseListQuery } from '../query/parse-list-query.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS } from '../query/like-pattern-limits.ts';
 import { MATCH_ALL } from '../model/filter-node.ts';
@@ -56,6 +59,7 @@ export type {
 } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 export type { ListRead, ListScope } from './record-reads.ts';
+export type { UpsertResult, WriteBatch } from './write-batch.ts';
 export type { Actor, BeforeWrite, WriteHooks, WriteKind, WriteScope } from './write-hooks.ts';
 
 /** Who a hook's `{ as: 'system' }` writes act as: the admin principal, with every field (systemGrant). */
@@ -86,8 +90,44 @@ const NO_HOOKS: WriteHooks = {
   noteCaller: () => {},
 };
 
+/** The hooks a write runs, and how deep in hooks' own writes it is (0: a request's own write). */
+interface Hooked {
+  readonly hooks: WriteHooks;
+  readonly depth: number;
+}
+
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
-export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
+export type WithinWrite<T = ReadResult> = (trx: Db, result: T) => Promise<void>;
+
+/** A create as #createIn makes it: validated, with its id and time chosen. */
+interface CreateIn {
+  resource: Resource;
+  meta: RequestMeta;
+  grant: AccessGrant;
+  readable: string[];
+  values: RecordValues;
+  id: string;
+  now: string;
+}
+
+/** An update as #updateIn makes it: validated against the update grant. */
+interface UpdateIn {
+  resource: Resource;
+  meta: RequestMeta;
+  id: string;
+  values: RecordValues;
+  grant: AccessGrant;
+  readable: string[];
+  precondition: WritePrecondition | undefined;
+}
+
+/** How often an upsert tries again when the row that held its key went between its insert and its update. */
+const UPSERT_ATTEMPTS = 3;
+
+/** Whether `name` is a field an upsert can go by: a unique one. */
+export function isUpsertField(resource: Resource, name: string): boolean {
+  return resource.fields.get(name)?.definition.unique === true;
+}
 
 export class RecordService {
   readonly #store: Store;
@@ -193,8 +233,10 @@ export class RecordService {
     const id = clientId ?? uuidv7();
     const now = new Date().toISOString();
     const hooks = this.#hooks;
-    if (hooks?.touches(resource.name))
-      return this.#createHooked(hooks, resource, meta, grant, values, id, now, readable, withinWrite, first);
+    if (hooks?.touches(resource.name)) {
+      const create = { resource, meta, grant, readable, values, id, now };
+      return this.#createHooked({ hooks, depth: 0 }, create, withinWrite, first);
+    }
     const oneStatement = withinWrite || first ? undefined : this.#oneStatementChanges(resource);
     if (oneStatement) {
       const created = await oneStatement.create(
@@ -210,17 +252,15 @@ export class RecordService {
     const references = referencesIn(this.#registry, resource, values);
     const written = this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
       if (first) await first(trx);
-      await checkReferences(trx, this.#store.dialect, references, meta.principal);
-      // RETURNING gives the row as stored without reading it back (one round trip fewer).
-      const { db, dialect } = this.#store;
-      const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
-      const row = (
-        await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource)))
-      )[0]!;
-      const record = decodeRow(resource, this.#store.dialect, row);
-      await this.#checks.enforce(trx, resource, id, grant);
-      await this.#runner.writeEvent(trx, events, buildRecordEvent(resource.name, meta, 'created', id, null, record));
-      const result = { record, attributes: readable };
+      const result = (await this.#createIn(trx, events, undefined, {
+        resource,
+        meta,
+        grant,
+        readable,
+        values,
+        id,
+        now,
+      }))!;
       if (withinWrite) await withinWrite(trx, result);
       return result;
     });
@@ -230,83 +270,81 @@ export class RecordService {
 
   /** create, for a resource with hooks: its own path, so that a create without them does no work for them. */
   async #createHooked(
-    hooks: WriteHooks,
-    resource: Resource,
-    meta: RequestMeta,
-    grant: AccessGrant,
-    values: RecordValues,
-    id: string,
-    now: string,
-    readable: string[],
+    hooked: Hooked,
+    create: CreateIn,
     withinWrite: WithinWrite | undefined,
     first: ((trx: Db) => Promise<void>) | undefined,
   ): Promise<ReadResult> {
+    // Filled inside the write (after the hooks changed the values), read by #withReferenceIssues after it.
     const references: Reference[] = [];
     const written = this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
       if (first) await first(trx);
-      const result = await this.#createIn(
-        trx,
-        events,
-        hooks,
-        0,
-        resource,
-        meta,
-        grant,
-        values,
-        id,
-        now,
-        readable,
-        references,
-      );
+      const result = (await this.#createIn(trx, events, hooked, create, undefined, references))!;
       if (withinWrite) await withinWrite(trx, result);
       return result;
     });
-    return this.#withReferenceIssues(written, references, meta.principal);
+    return this.#withReferenceIssues(written, references, create.meta.principal);
   }
 
-  /** A create with its before hooks, in `trx`: the request's own (depth 0) or one a hook makes. */
+  /**
+   * A create inside a write's transaction, with its before hooks when `hooked` and its event.
+   * `conflictField`: an upsert's unique field; when a row already holds its value nothing is written
+   * and the answer is undefined. `references` gets the ones it checked.
+   */
   async #createIn(
     trx: Db,
     events: RecordEvent[],
-    hooks: WriteHooks,
-    depth: number,
-    resource: Resource,
-    meta: RequestMeta,
-    grant: AccessGrant,
-    validated: RecordValues,
-    id: string,
-    now: string,
-    readable: string[],
-    references: Reference[],
-  ): Promise<ReadResult> {
-    let values = validated;
-    if (hooks.hasBefore(resource.name, 'create')) {
+    hooked: Hooked | undefined,
+    create: CreateIn,
+    conflictField?: string,
+    references: Reference[] = [],
+  ): Promise<ReadResult | undefined> {
+    const { resource, meta, grant, readable, id, now } = create;
+    let values = create.values;
+    if (hooked?.hooks.hasBefore(resource.name, 'create')) {
       // A copy at each run: a group commit may run the work again, and the hook changes what it gets.
-      const given = hookCopy(validated);
-      await hooks.before({
+      const given = hookCopy(values);
+      const scope = this.#lazyScope(trx, events, hooked.hooks, hooked.depth);
+      await hooked.hooks.before({
         kind: 'create',
         resource,
         meta,
         values: given,
         previous: null,
-        scope: this.#lazyScope(trx, events, hooks, depth),
-        depth,
+        scope,
+        depth: hooked.depth,
       });
-      values = checkHookValues(resource, given, 'create', validated);
+      values = checkHookValues(resource, given, 'create', create.values);
     }
+    // A group commit may run this work again after another write of its group failed.
     references.length = 0;
     references.push(...referencesIn(this.#registry, resource, values));
     await checkReferences(trx, this.#store.dialect, references, meta.principal);
+    // RETURNING gives the row as stored without reading it back (one round trip fewer).
     const { db, dialect } = this.#store;
     const encoded = { id, ...encodeValues(resource, dialect, { ...values, created_at: now, updated_at: now }) };
-    const row = (
-      await this.#store.executeIn(trx, insertStatement(db, resource.table, [encoded], columnsOf(resource)))
-    )[0]!;
-    const record = decodeRow(resource, dialect, row);
+    const statement =
+      conflictField === undefined
+        ? insertStatement(db, resource.table, [encoded], columnsOf(resource))
+        : insertUnlessTakenStatement(
+            db,
+            resource.table,
+            encoded,
+            conflictField,
+            resource.softDelete,
+            columnsOf(resource),
+          );
+    const row = (await this.#store.executeIn(trx, statement))[0];
+    if (!row) return undefined;
+    const record = decodeRow(resource, this.#store.dialect, row);
     await this.#checks.enforce(trx, resource, id, grant);
-    const event = buildRecordEvent(resource.name, meta, 'created', id, null, record);
-    hooks.noteCaller(event, meta.principal);
-    await this.#runner.writeEvent(trx, events, event);
+    await this.#writeEvent(
+      trx,
+      events,
+      hooked,
+      meta,
+      buildRecordEvent(resource.name, meta, 'created', id, null, record),
+    );
     return { record, attributes: readable };
   }
 
@@ -328,7 +366,8 @@ export class RecordService {
       actor.system ? systemGrant(resource) : resolveAccess(resource, actor.meta.principal, action);
     const readableOf = (resource: Resource, actor: Actor) =>
       actor.system ? [...resource.fieldNames] : this.#readableAfterWrite(resource, actor.meta.principal);
-    const depthOfWrites = depth + 1;
+    // Each write a hook makes runs the hooks of its own resource, one level deeper.
+    const inner: Hooked = { hooks, depth: depth + 1 };
     return {
       get: async (resource, actor, id) => {
         const principal = principalOf(actor);
@@ -347,49 +386,187 @@ export class RecordService {
       create: async (resource, actor, body) => {
         const grant = grantOf(resource, actor, 'create');
         const values = validateRecordBody(resource, grant, body, 'create');
-        const now = new Date().toISOString();
-        const readable = readableOf(resource, actor);
-        const result = await this.#createIn(
-          trx,
-          events,
-          hooks,
-          depthOfWrites,
+        const create = {
           resource,
-          metaOf(actor),
+          meta: metaOf(actor),
           grant,
+          readable: readableOf(resource, actor),
           values,
-          uuidv7(),
-          now,
-          readable,
-          [],
-        );
+          id: uuidv7(),
+          now: new Date().toISOString(),
+        };
+        const result = (await this.#createIn(trx, events, inner, create))!;
         return visibleRecord(result.record, result.attributes);
       },
       update: async (resource, actor, id, body) => {
         const grant = grantOf(resource, actor, 'update');
         const values = validateRecordBody(resource, grant, body, 'patch');
         const readable = readableOf(resource, actor);
-        const result = await this.#updateIn(
-          trx,
-          events,
-          hooks,
-          depthOfWrites,
-          resource,
-          metaOf(actor),
-          id,
-          values,
-          grant,
-          readable,
-          undefined,
-          [],
-        );
+        const update = { resource, meta: metaOf(actor), id, values, grant, readable, precondition: undefined };
+        const result = await this.#updateIn(trx, events, inner, update);
         return visibleRecord(result.record, result.attributes);
       },
       remove: async (resource, actor, id) => {
         const grant = grantOf(resource, actor, 'delete');
-        await this.#removeIn(trx, events, hooks, depthOfWrites, resource, metaOf(actor), id, grant, undefined, []);
+        await this.#removeIn(trx, events, inner, resource, metaOf(actor), id, grant, undefined, []);
       },
     };
+  }
+
+  /**
+   * Creates the record, or updates the one whose unique `field` holds the body's value: race-free, the
+   * insert skips a taken value in the database (ON CONFLICT DO NOTHING) and the write then updates the
+   * row that holds it, in the same transaction. Needs create, and update when it updates.
+   */
+  async upsert(
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    field: string,
+    clientId?: string,
+    withinWrite?: WithinWrite<UpsertResult>,
+  ): Promise<UpsertResult> {
+    const hooked = this.#hookedFor(resource);
+    return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      const result = await this.#upsertIn(trx, events, hooked, resource, meta, body, field, clientId);
+      if (withinWrite) await withinWrite(trx, result);
+      return result;
+    });
+  }
+
+  async #upsertIn(
+    trx: Db,
+    events: RecordEvent[],
+    hooked: Hooked | undefined,
+    resource: Resource,
+    meta: RequestMeta,
+    body: unknown,
+    field: string,
+    clientId: string | undefined,
+  ): Promise<UpsertResult> {
+    const grant = resolveAccess(resource, meta.principal, 'create');
+    const readable = this.#readableAfterWrite(resource, meta.principal);
+    const values = validateRecordBody(resource, grant, body, 'create');
+    const key = values[field];
+    if (key === undefined || key === null) {
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: `An upsert by '${field}' needs a value for it`,
+        pointer: pointerTo(field),
+      });
+    }
+    for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt++) {
+      const now = new Date().toISOString();
+      // With hooks the holder is looked for first, so that only the write that happens runs its hooks.
+      const holder = hooked ? await this.#idHolding(trx, resource, field, key) : undefined;
+      if (holder === undefined) {
+        const create = { resource, meta, grant, readable, values, id: clientId ?? uuidv7(), now };
+        const created = await this.#createIn(trx, events, hooked, create, field);
+        if (created) return { ...created, created: true };
+        // Taken meanwhile by another request (or by the value a hook set): the create's hooks have run,
+        // so the write is refused whole rather than turned into an update after them.
+        if (hooked) {
+          throw new ApiError('CONFLICT', {
+            detail: `Another ${resource.name} record took this ${field} while this upsert ran; try again`,
+            pointer: pointerTo(field),
+          });
+        }
+      }
+      const id = holder ?? (await this.#idHolding(trx, resource, field, key));
+      // Removed and committed between the two statements (PostgreSQL): the insert may succeed now.
+      if (id === undefined) continue;
+      const updateGrant = resolveAccess(resource, meta.principal, 'update');
+      const { [field]: _key, ...rest } = body as Record<string, unknown>;
+      const changes = validateRecordBody(resource, updateGrant, rest, 'patch');
+      const updated = await this.#updateIn(trx, events, hooked, {
+        resource,
+        meta,
+        id,
+        values: changes,
+        grant: updateGrant,
+        readable,
+        precondition: undefined,
+      });
+      return { ...updated, created: false };
+    }
+    throw new ApiError('CONFLICT', {
+      detail: `The ${resource.name} record holding this ${field} kept changing; try again`,
+      pointer: pointerTo(field),
+    });
+  }
+
+  /** The id of the live row whose unique `field` holds `value`. */
+  async #idHolding(trx: Db, resource: Resource, field: string, value: unknown): Promise<string | undefined> {
+    const encoded = encodeValues(resource, this.#store.dialect, { [field]: value })[field];
+    let query = trx.selectFrom(resource.table).select('id').where(field, '=', encoded);
+    if (resource.softDelete) query = query.where('deleted_at', 'is', null);
+    const row = await query.executeTakeFirst();
+    return row === undefined ? undefined : String(row.id);
+  }
+
+  /**
+   * Runs several writes as one: every write `work` makes through the batch goes through the same path
+   * as a single one (validation, permissions, checks, events) inside one transaction, and either all of
+   * them commit with their events, in order, or none does. A write's failure is its own ApiError (the
+   * caller says which write it was); `withinWrite` runs last in the same transaction.
+   */
+  async batch<T>(work: (batch: WriteBatch) => Promise<T>, withinWrite?: WithinWrite<T>): Promise<T> {
+    return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      const dialect = this.#store.dialect;
+      const step = <R>(code: ErrorCode, write: () => Promise<R>) => guard(dialect, code, write);
+      const batch: WriteBatch = {
+        create: (resource, meta, body, clientId) =>
+          step('RESOURCE_STORE_ERROR', async () => {
+            const grant = resolveAccess(resource, meta.principal, 'create');
+            const readable = this.#readableAfterWrite(resource, meta.principal);
+            const values = validateRecordBody(resource, grant, body, 'create');
+            return (await this.#createIn(trx, events, this.#hookedFor(resource), {
+              resource,
+              meta,
+              grant,
+              readable,
+              values,
+              id: clientId ?? uuidv7(),
+              now: new Date().toISOString(),
+            }))!;
+          }),
+        upsert: (resource, meta, body, field, clientId) =>
+          step('RESOURCE_STORE_ERROR', () =>
+            this.#upsertIn(trx, events, this.#hookedFor(resource), resource, meta, body, field, clientId),
+          ),
+        update: (resource, meta, id, body, mode) =>
+          step('RESOURCE_UPDATE_ERROR', () => {
+            const grant = resolveAccess(resource, meta.principal, 'update');
+            const readable = this.#readableAfterWrite(resource, meta.principal);
+            const values = validateRecordBody(resource, grant, body, mode);
+            return this.#updateIn(trx, events, this.#hookedFor(resource), {
+              resource,
+              meta,
+              id,
+              values,
+              grant,
+              readable,
+              precondition: undefined,
+            });
+          }),
+        remove: (resource, meta, id) =>
+          step('RESOURCE_DELETE_ERROR', () =>
+            this.#removeIn(
+              trx,
+              events,
+              this.#hookedFor(resource),
+              resource,
+              meta,
+              id,
+              resolveAccess(resource, meta.principal, 'delete'),
+              undefined,
+              [],
+            ),
+          ),
+      };
+      const result = await work(batch);
+      if (withinWrite) await withinWrite(trx, result);
+      return result;
+    });
   }
 
   /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */
@@ -420,18 +597,17 @@ export class RecordService {
     if (oneStatement && !(resource.softDelete && isReferenced(this.#registry, resource))) {
       if (await oneStatement.remove(resource, meta, id, grant, precondition, readable)) return;
     }
-    const hooks = this.#hooks?.touches(resource.name) ? this.#hooks : undefined;
+    const hooked = this.#hookedFor(resource);
     await this.#runner.run('RESOURCE_DELETE_ERROR', (trx, events) =>
-      this.#removeIn(trx, events, hooks, 0, resource, meta, id, grant, precondition, readable),
+      this.#removeIn(trx, events, hooked, resource, meta, id, grant, precondition, readable),
     );
   }
 
-  /** A delete in `trx`, with its before hooks when `hooks` are given. */
+  /** A delete inside a write's transaction, with its before hooks when `hooked` and its event. */
   async #removeIn(
     trx: Db,
     events: RecordEvent[],
-    hooks: WriteHooks | undefined,
-    depth: number,
+    hooked: Hooked | undefined,
     resource: Resource,
     meta: RequestMeta,
     id: string,
@@ -441,16 +617,10 @@ export class RecordService {
   ): Promise<void> {
     const find = () => this.#targets.find(trx, resource, meta.principal, id, 'delete', grant);
     const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-    if (hooks?.hasBefore(resource.name, 'delete')) {
-      await hooks.before({
-        kind: 'delete',
-        resource,
-        meta,
-        values: null,
-        previous: hookCopy(old),
-        scope: this.#lazyScope(trx, events, hooks, depth),
-        depth,
-      });
+    if (hooked?.hooks.hasBefore(resource.name, 'delete')) {
+      const scope = this.#lazyScope(trx, events, hooked.hooks, hooked.depth);
+      const previous = hookCopy(old);
+      await hooked.hooks.before({ kind: 'delete', resource, meta, values: null, previous, scope, depth: hooked.depth });
     }
     if (resource.softDelete) {
       await applySoftDeleteReferences(trx, this.#store.dialect, this.#registry, resource, id);
@@ -460,28 +630,35 @@ export class RecordService {
         .set({ deleted_at: this.#store.dialect.encode('timestamp', now) })
         .where('id', '=', id)
         .execute();
+      const event = buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now });
+      await this.#writeEvent(trx, events, hooked, meta, event);
+    } else {
+      await trx.deleteFrom(resource.table).where('id', '=', id).execute();
       await this.#writeEvent(
         trx,
         events,
-        hooks,
+        hooked,
         meta,
-        buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now }),
+        buildRecordEvent(resource.name, meta, 'deleted', id, old, null),
       );
-    } else {
-      await trx.deleteFrom(resource.table).where('id', '=', id).execute();
-      await this.#writeEvent(trx, events, hooks, meta, buildRecordEvent(resource.name, meta, 'deleted', id, old, null));
     }
   }
 
   #writeEvent(
     trx: Db,
     events: RecordEvent[],
-    hooks: WriteHooks | undefined,
+    hooked: Hooked | undefined,
     meta: RequestMeta,
     event: RecordEvent,
   ): Promise<void> {
-    hooks?.noteCaller(event, meta.principal);
+    hooked?.hooks.noteCaller(event, meta.principal);
     return this.#runner.writeEvent(trx, events, event);
+  }
+
+  /** The hooks a request's own write of `resource` runs, when some hook touches it. */
+  #hookedFor(resource: Resource): Hooked | undefined {
+    const hooks = this.#hooks;
+    return hooks?.touches(resource.name) ? { hooks, depth: 0 } : undefined;
   }
 
   async #update(
@@ -502,43 +679,42 @@ export class RecordService {
     }
     // Filled inside the write, and read by #withReferenceIssues after it: one array, not a reassignment.
     const references: Reference[] = [];
-    const hooks = this.#hooks?.touches(resource.name) ? this.#hooks : undefined;
+    const hooked = this.#hookedFor(resource);
     const written = this.#runner.run('RESOURCE_UPDATE_ERROR', (trx, events) =>
-      this.#updateIn(trx, events, hooks, 0, resource, meta, id, values, grant, readable, precondition, references),
+      this.#updateIn(trx, events, hooked, { resource, meta, id, values, grant, readable, precondition }, references),
     );
     return this.#withReferenceIssues(written, references, meta.principal);
   }
 
-  /** An update in `trx`, with its before hooks when `hooks` are given; `references` is filled with what it checked. */
+  /**
+   * An update inside a write's transaction, with its before hooks when `hooked` and its event;
+   * `references` gets the ones it checked.
+   */
   async #updateIn(
     trx: Db,
     events: RecordEvent[],
-    hooks: WriteHooks | undefined,
-    depth: number,
-    resource: Resource,
-    meta: RequestMeta,
-    id: string,
-    validated: RecordValues,
-    grant: AccessGrant,
-    readable: string[],
-    precondition: WritePrecondition | undefined,
-    references: Reference[],
+    hooked: Hooked | undefined,
+    update: UpdateIn,
+    references: Reference[] = [],
   ): Promise<ReadResult> {
+    const { resource, meta, id, grant, readable, precondition } = update;
     const find = () => this.#targets.find(trx, resource, meta.principal, id, 'update', grant);
     const old = await readUnder(precondition, resource, id, readable, find, (record) => record);
-    let values = validated;
-    if (hooks?.hasBefore(resource.name, 'update')) {
-      const given = hookCopy(validated);
-      await hooks.before({
+    let values = update.values;
+    if (hooked?.hooks.hasBefore(resource.name, 'update')) {
+      const given = hookCopy(values);
+      const scope = this.#lazyScope(trx, events, hooked.hooks, hooked.depth);
+      const previous = hookCopy(old);
+      await hooked.hooks.before({
         kind: 'update',
         resource,
         meta,
         values: given,
-        previous: hookCopy(old),
-        scope: this.#lazyScope(trx, events, hooks, depth),
-        depth,
+        previous,
+        scope,
+        depth: hooked.depth,
       });
-      values = checkHookValues(resource, given, 'update', validated);
+      values = checkHookValues(resource, given, 'update', update.values);
     }
     const changed = Object.fromEntries(
       Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(old[name] ?? null, value)),
@@ -557,7 +733,13 @@ export class RecordService {
     )[0]!;
     const record = decodeRow(resource, this.#store.dialect, row);
     await this.#checks.enforce(trx, resource, id, grant);
-    await this.#writeEvent(trx, events, hooks, meta, buildRecordEvent(resource.name, meta, 'updated', id, old, record));
+    await this.#writeEvent(
+      trx,
+      events,
+      hooked,
+      meta,
+      buildRecordEvent(resource.name, meta, 'updated', id, old, record),
+    );
     return { record, attributes: readable };
   }
 

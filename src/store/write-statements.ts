@@ -26,7 +26,12 @@ function statementsOf(db: Db): Map<string, CompiledQuery<Row>> {
  * A compiled query whose parameters are exactly `parameters`, in that order: reused when cached, else
  * built by `build` (given the same values) and kept only if Kysely bound them one for one, in order.
  */
-export function reuseStatement(db: Db, key: string, parameters: unknown[], build: () => CompiledQuery<Row>): CompiledQuery<Row> {
+export function reuseStatement(
+  db: Db,
+  key: string,
+  parameters: unknown[],
+  build: () => CompiledQuery<Row>,
+): CompiledQuery<Row> {
   const statements = statementsOf(db);
   const cached = statements.get(key);
   if (cached) return { ...cached, parameters };
@@ -59,10 +64,16 @@ function boundRows(rows: readonly Row[]): { shape: string; parameters: unknown[]
  * `insert into table (columns) values (…), … [returning …]`. `returning` names columns, or is one
  * SQL expression of the service's own (never caller input: it is written into the statement as is).
  */
-export function insertStatement(db: Db, table: string, rows: readonly Row[], returning: readonly string[] | { sql: string } = []): CompiledQuery<Row> {
+export function insertStatement(
+  db: Db,
+  table: string,
+  rows: readonly Row[],
+  returning: readonly string[] | { sql: string } = [],
+): CompiledQuery<Row> {
   const build = () => {
     const insert = db.insertInto(table).values(rows as Row[]);
-    if ('sql' in returning) return insert.returning(sql.raw(returning.sql).as('returned')).compile() as CompiledQuery<Row>;
+    if ('sql' in returning)
+      return insert.returning(sql.raw(returning.sql).as('returned')).compile() as CompiledQuery<Row>;
     return (returning.length > 0 ? insert.returning(returning) : insert).compile() as CompiledQuery<Row>;
   };
   const bound = boundRows(rows);
@@ -99,7 +110,8 @@ export function insertTogetherStatement(
     };
     // Nothing reads the WITH parts, so the schema types Kysely adds for them are dropped.
     let query: Creator = db;
-    for (let i = 0; i < last; i++) query = query.with(`svc_part_${i}`, (creator) => insertOf(creator, i)) as unknown as Creator;
+    for (let i = 0; i < last; i++)
+      query = query.with(`svc_part_${i}`, (creator) => insertOf(creator, i)) as unknown as Creator;
     return insertOf(query, last).compile() as CompiledQuery<Row>;
   };
   const parameters: unknown[] = [];
@@ -110,11 +122,22 @@ export function insertTogetherStatement(
     parameters.push(...bound.parameters);
     keys.push(`${table}\u0000${bound.shape}`);
   }
-  return reuseStatement(db, `w\u0000${returning?.sql ?? ''}\u0001${returningLast.join('\u0000')}\u0001${keys.join('\u0001')}`, parameters, build);
+  return reuseStatement(
+    db,
+    `w\u0000${returning?.sql ?? ''}\u0001${returningLast.join('\u0000')}\u0001${keys.join('\u0001')}`,
+    parameters,
+    build,
+  );
 }
 
 /** `update table set (columns of values) where id = ? [returning …]`. */
-export function updateByIdStatement(db: Db, table: string, values: Row, id: string, returning: readonly string[] = []): CompiledQuery<Row> {
+export function updateByIdStatement(
+  db: Db,
+  table: string,
+  values: Row,
+  id: string,
+  returning: readonly string[] = [],
+): CompiledQuery<Row> {
   const columns = definedColumns(values);
   const parameters: unknown[] = columns.map((column) => values[column]);
   parameters.push(id);
@@ -123,4 +146,28 @@ export function updateByIdStatement(db: Db, table: string, values: Row, id: stri
     const update = db.updateTable(table).set(values).where('id', '=', id);
     return (returning.length > 0 ? update.returning(returning) : update).compile() as CompiledQuery<Row>;
   });
+}
+
+/**
+ * An insert that writes nothing when `column`'s unique index already holds the row's value
+ * (`on conflict (column) do nothing`, the same SQL on SQLite and PostgreSQL): what an upsert tries
+ * first, race-free. `partial`: the index leaves soft-deleted rows out, and the conflict target must say so.
+ */
+export function insertUnlessTakenStatement(
+  db: Db,
+  table: string,
+  row: Row,
+  column: string,
+  partial: boolean,
+  returning: readonly string[],
+): CompiledQuery<Row> {
+  return db
+    .insertInto(table)
+    .values(row)
+    .onConflict((conflict) => {
+      const target = conflict.column(column);
+      return (partial ? target.where('deleted_at', 'is', null) : target).doNothing();
+    })
+    .returning(returning)
+    .compile() as CompiledQuery<Row>;
 }

@@ -237,6 +237,7 @@ describe('loadConfigFromObject', () => {
           likePatternMaxWildcards: 16,
           includeMaxDepth: 3,
           includeMaxRecords: 1000,
+          atomicMaxOperations: 100,
           filterMaxDepth: 8,
           filterMaxConditions: 100,
           filterMaxInValues: 1000,

@@ -167,7 +167,7 @@ describe('web console in a browser', { skip }, () => {
 
   step('browses, filters and sorts records, with the state in the URL', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'posts', exact: true }).click();
-    await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    await page.getByRole('cell', { name: 'Hello world', exact: true }).waitFor(WAIT);
     assert.match(await page.getByRole('status').first().innerText(), /of 3/);
     await page.getByRole('button', { name: 'Add filter' }).click();
     const operators = (await page.getByLabel('Filter 1 operator').locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))) as string[];
@@ -192,7 +192,7 @@ describe('web console in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Sort by title' }).click();
     await page.waitForFunction("location.hash.includes('_sort=-title')", null, WAIT);
     // Descending by title: "Release 1.0" before "Hello world".
-    await page.locator('tbody tr').first().locator('td').nth(1).filter({ hasText: 'Release 1.0' }).waitFor(WAIT);
+    await page.locator('tbody tr').first().getByRole('cell', { name: 'Release 1.0', exact: true }).waitFor(WAIT);
     // Field selection: a column left out is not asked for.
     await page.getByText('Fields', { exact: true }).click();
     await page.getByRole('checkbox', { name: 'body' }).uncheck();
@@ -337,7 +337,7 @@ describe('web console in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('Signed in as administrator').waitFor(WAIT);
     await page.goto(`${base}/console#/records/posts`);
-    await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    await page.getByRole('cell', { name: 'Hello world', exact: true }).waitFor(WAIT);
     assert.equal(await page.getByRole('button', { name: 'New record' }).count(), 0);
   });
 
@@ -353,14 +353,14 @@ describe('web console in a browser', { skip }, () => {
 
   step('deletes a record after confirming; the administrator sees the soft-deleted rows', async () => {
     await page.goto(`${base}/console#/records/posts`);
-    await page.getByRole('cell', { name: 'Draft notes' }).waitFor(WAIT);
+    await page.getByRole('cell', { name: 'Draft notes', exact: true }).waitFor(WAIT);
     await page.getByRole('row', { name: /Draft notes/ }).getByRole('link').first().click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await dialog.getByText('Delete this record (soft delete)?').waitFor(WAIT);
     await dialog.getByRole('button', { name: 'Yes, delete' }).click();
     await dialog.waitFor({ state: 'detached', ...WAIT });
-    await page.getByRole('cell', { name: 'Draft notes' }).waitFor({ state: 'detached', ...WAIT });
+    await page.getByRole('cell', { name: 'Draft notes', exact: true }).waitFor({ state: 'detached', ...WAIT });
     await page.getByRole('button', { name: 'Show deleted' }).click();
     await page.locator('tr.deleted-record').filter({ hasText: 'Draft notes' }).waitFor(WAIT);
     assert.equal(await page.getByRole('button', { name: 'Show deleted' }).getAttribute('aria-pressed'), 'true');
@@ -474,7 +474,7 @@ describe('web console in a browser', { skip }, () => {
   step('fits a 390 px phone screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/console#/records/posts`);
-    await page.getByRole('cell', { name: 'Hello world' }).waitFor(WAIT);
+    await page.getByRole('cell', { name: 'Hello world', exact: true }).waitFor(WAIT);
     // Closed, the menu is one slim bar above the records.
     const bar = (await page.evaluate("document.querySelector('.sidebar').getBoundingClientRect().height")) as number;
     assert.ok(bar < 100, `the closed menu bar is ${bar}px tall`);

@@ -70,6 +70,8 @@ export interface HooksAppOptions {
   hookTimeoutMs?: number;
   /** Another node on the same database and the same files. */
   sharing?: HooksApp;
+  /** The resources (default SHOP_RESOURCES). */
+  resources?: Record<string, ResourceDefinition>;
 }
 
 export async function startHooksApp(
@@ -84,7 +86,7 @@ export async function startHooksApp(
   if (!shared) {
     writeFileSync(join(dir, 'svc.hooks.mjs'), hooksSource);
     const config = testConfig(database.url, {
-      resources: SHOP_RESOURCES,
+      resources: options.resources ?? SHOP_RESOURCES,
       hooks: './svc.hooks.mjs',
       ...(options.hookTimeoutMs !== undefined
         ? { server: { ...testConfig(database.url).server, hookTimeoutMs: options.hookTimeoutMs } }

@@ -156,7 +156,7 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('describes every enabled resource, and the disabled one nowhere', () => {
-    const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/'));
+    const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/') && p !== '/v1/operations');
     const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`]);
     // The to-many sides of the fixture's relations (posts.category_id, comments.post_id).
     expected.push('/v1/categories/{id}/posts', '/v1/posts/{id}/comments');
@@ -192,6 +192,20 @@ describe('buildOpenApiDocument', () => {
       assert.ok(statuses(`/v1/${name}/schema`, 'get').includes('200'));
     }
     assert.ok(statuses('/token', 'post').includes('201'));
+  });
+
+  it('describes POST /v1/operations with the atomic media type, its results and its errors', () => {
+    const post = paths['/v1/operations']!.post as Json;
+    const atomic = 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"';
+    assert.ok(((post.requestBody as Json).content as Json)[atomic]);
+    const responses = post.responses as Json;
+    for (const status of ['200', '204', '400', '413', '415']) assert.ok(responses[status], status);
+    assert.match(JSON.stringify(responses['413']), /TOO_MANY_OPERATIONS/);
+    assert.match(JSON.stringify(responses['400']), /INVALID_OPERATIONS/);
+    const types = ((((doc.components as Json).schemas as Json).AtomicOperationsDocument as Json).properties as Json)[
+      'atomic:operations'
+    ] as Json;
+    assert.match(JSON.stringify(types), /"enum":\[[^\]]*"categories"/);
   });
 
   it('gives every operation a unique operationId, with readable names', () => {

@@ -24,7 +24,12 @@ export class ApiFailure extends Error {
     readonly status: number,
     readonly errors: ErrorObject[],
   ) {
-    super(errors.map((e) => e.detail ?? e.title ?? e.code).filter(Boolean).join('; ') || `HTTP ${status}`);
+    super(
+      errors
+        .map((e) => e.detail ?? e.title ?? e.code)
+        .filter(Boolean)
+        .join('; ') || `HTTP ${status}`,
+    );
   }
 
   /** Messages by attribute name, from `source.pointer` `/data/attributes/<name>` (or `/<name>`). */
@@ -64,6 +69,8 @@ export interface CallOptions {
   jsonApi?: boolean;
   session?: Session | null;
   accept?: string;
+  /** A body's media type when it is neither of the two above (an atomic request's extension). */
+  contentType?: string;
   signal?: AbortSignal;
 }
 
@@ -73,13 +80,22 @@ export interface CallOptions {
  */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<T> {
   const session = options.session === undefined ? current : options.session;
-  const headers: Record<string, string> = { accept: options.accept ?? `${JSON_API}, application/json`, ...authHeaders(session) };
+  const headers: Record<string, string> = {
+    accept: options.accept ?? `${JSON_API}, application/json`,
+    ...authHeaders(session),
+  };
   let body: string | undefined;
   if (options.body !== undefined) {
-    headers['content-type'] = options.jsonApi === false ? 'application/json' : JSON_API;
+    headers['content-type'] = options.contentType ?? (options.jsonApi === false ? 'application/json' : JSON_API);
     body = JSON.stringify(options.body);
   }
-  const response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal, credentials: 'omit' });
+  const response = await fetch(path, {
+    method: options.method ?? 'GET',
+    headers,
+    body,
+    signal: options.signal,
+    credentials: 'omit',
+  });
   if (response.status === 204) return null as T;
   const text = await response.text();
   let parsed: any = null; // any JSON at all, or the raw text when it is not JSON
@@ -89,7 +105,9 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
     parsed = text;
   }
   if (!response.ok) {
-    const errors: ErrorObject[] = Array.isArray(parsed?.errors) ? parsed.errors : [{ detail: typeof parsed === 'string' ? parsed.slice(0, 200) : `HTTP ${response.status}` }];
+    const errors: ErrorObject[] = Array.isArray(parsed?.errors)
+      ? parsed.errors
+      : [{ detail: typeof parsed === 'string' ? parsed.slice(0, 200) : `HTTP ${response.status}` }];
     if (response.status === 401 && session === current && current !== null) onUnauthorized();
     throw new ApiFailure(response.status, errors);
   }

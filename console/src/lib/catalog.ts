@@ -58,10 +58,18 @@ async function loadAccess(): Promise<Record<string, Record<string, string[]>> | 
   }
 }
 
-function writableOf(name: string, isAdmin: boolean, access: Record<string, Record<string, string[]>> | null, fieldsOf: (schema: JsonSchema | null) => string[], create: JsonSchema | null, patch: JsonSchema | null): Writable {
+function writableOf(
+  name: string,
+  isAdmin: boolean,
+  access: Record<string, Record<string, string[]>> | null,
+  fieldsOf: (schema: JsonSchema | null) => string[],
+  create: JsonSchema | null,
+  patch: JsonSchema | null,
+): Writable {
   // The admin token reads and deletes only (spec): no form is offered.
   if (isAdmin) return { create: null, update: null, delete: true };
-  if (access === null) return { create: create ? fieldsOf(create) : null, update: patch ? fieldsOf(patch) : null, delete: true };
+  if (access === null)
+    return { create: create ? fieldsOf(create) : null, update: patch ? fieldsOf(patch) : null, delete: true };
   const actions = access[name] ?? {};
   return { create: actions.create ?? null, update: actions.update ?? null, delete: actions.delete !== undefined };
 }
@@ -154,8 +162,10 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
     isAdmin ? Promise.resolve(null) : loadAccess(),
   ]);
   const fieldsOf = (schema: JsonSchema | null): string[] => Object.keys(schema?.properties ?? {});
-  const names = Object.keys(openApi.paths ?? {})
-    .map((path) => /^\/v1\/([^/{}]+)$/.exec(path)?.[1])
+  // A resource is listed (GET); POST-only paths beside them (/v1/operations) are not resources.
+  const names = Object.entries(openApi.paths ?? {})
+    .filter(([, item]: [string, any]) => item?.get !== undefined)
+    .map(([path]) => /^\/v1\/([^/{}]+)$/.exec(path)?.[1])
     .filter((name): name is string => name !== undefined);
   const schemaOf = (ref: unknown): JsonSchema | null => {
     if (typeof ref !== 'string') return null;
@@ -167,16 +177,24 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
       const list = openApi.paths[`/v1/${name}`];
       const one = openApi.paths[`/v1/${name}/{id}`];
       const sortParam = (list?.get?.parameters ?? []).find((p: any) => p?.name === '_sort');
-      const sortable = new Set<string>((sortParam?.schema?.items?.enum ?? []).filter((k: string) => !k.startsWith('-')));
-      const createRef = list?.post?.requestBody?.content?.['application/vnd.api+json']?.schema?.$ref ?? list?.post?.requestBody?.content?.['application/json']?.schema?.$ref;
-      const patchRef = one?.patch?.requestBody?.content?.['application/vnd.api+json']?.schema?.$ref ?? one?.patch?.requestBody?.content?.['application/json']?.schema?.$ref;
+      const sortable = new Set<string>(
+        (sortParam?.schema?.items?.enum ?? []).filter((k: string) => !k.startsWith('-')),
+      );
+      const createRef =
+        list?.post?.requestBody?.content?.['application/vnd.api+json']?.schema?.$ref ??
+        list?.post?.requestBody?.content?.['application/json']?.schema?.$ref;
+      const patchRef =
+        one?.patch?.requestBody?.content?.['application/vnd.api+json']?.schema?.$ref ??
+        one?.patch?.requestBody?.content?.['application/json']?.schema?.$ref;
       const extra = admin.get(name);
       const softDelete = extra?.softDelete ?? String(one?.delete?.description ?? '').includes('Soft delete');
       let fields: FieldInfo[] = [];
       let readable = true;
       let readProblem: string | null = null;
       try {
-        const schema: JsonSchema = await call(`/v1/${name}/schema`, { accept: 'application/schema+json, application/json' });
+        const schema: JsonSchema = await call(`/v1/${name}/schema`, {
+          accept: 'application/schema+json, application/json',
+        });
         const required = new Set<string>(schema.required ?? []);
         fields = Object.entries(schema.properties ?? {})
           .filter(([field]) => !SYSTEM_FIELDS.includes(field))
@@ -214,4 +232,3 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
     }),
   );
 }
-

@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: a route among JSON:API ones that answers another media type (the JSON Schema), so Accept is not its business. */
     jsonApi?: boolean;
+    /** true: POST /v1/operations, which takes the Atomic Operations extension's parameter and negotiates itself. */
+    atomic?: boolean;
   }
 }
 
@@ -54,6 +56,7 @@ export function refuseJsonApiContentTypeParameters(
   const contentType = request.headers['content-type'];
   if (contentType === undefined || !contentType.includes(';') || !MENTIONS_JSON_API.test(contentType))
     return done(null, payload);
+  if (request.routeOptions.config.atomic === true) return done(null, payload);
   if (isBodiless(request)) return done(null, payload);
   const range = mediaRange(contentType, false);
   if (range.type === JSON_API_MEDIA_TYPE && range.hasParameters) {

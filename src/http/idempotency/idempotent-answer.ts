@@ -30,7 +30,9 @@ export async function runIdempotently(
     return { response: await run(claimed.attempt), replayed: false };
   } catch (error) {
     // Not given back, the key stays held until its lease ends: retries get 409 until then.
-    await store.release(use, claimed.attempt).catch((releaseError: unknown) => log.warn({ err: releaseError }, 'giving an Idempotency-Key back failed'));
+    await store
+      .release(use, claimed.attempt)
+      .catch((releaseError: unknown) => log.warn({ err: releaseError }, 'giving an Idempotency-Key back failed'));
     throw error;
   }
 }
@@ -40,7 +42,8 @@ export function sendAnswer(reply: FastifyReply, { response, replayed }: Idempote
   const { 'Content-Type': type, ...headers } = response.headers;
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   if (replayed) reply.header(IDEMPOTENCY_REPLAYED_HEADER, 'true');
-  if (type === JSON_API_MEDIA_TYPE) asJsonApi(reply);
+  // The JSON:API type, or it with the atomic extension's parameter (POST /v1/operations): no charset added.
+  if (type?.startsWith(JSON_API_MEDIA_TYPE)) asJsonApi(reply).type(type);
   else if (type !== undefined) reply.type(type);
   reply.code(response.status);
   return response.body;

@@ -6,13 +6,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../model/principal.ts';
 import type { Resource } from '../../resources/resource.ts';
 import type { ReadResult } from '../../records/record-results.ts';
+import type { UpsertResult } from '../../records/write-batch.ts';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';
 import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
 import type { AppContext } from '../../app-context.ts';
 import { requestMeta } from '../routes/request-meta.ts';
 import { recordDocument } from '../documents/resource-document.ts';
 import { JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
-import { sendAnswer } from './idempotent-answer.ts';
+import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
 
 /** Keys are per caller: an API key's, a JWT subject's, or the admin token's. */
 function callerOf(principal: Principal): string {
@@ -20,7 +21,15 @@ function callerOf(principal: Principal): string {
   return principal.kind === 'key' ? `key:${principal.keyId}` : `jwt:${principal.subject}`;
 }
 
-function createdAnswer(resource: Resource, result: ReadResult): StoredResponse {
+/** 201 with its Location; an upsert that updated answers 200 without one. */
+function createdAnswer(resource: Resource, result: ReadResult | UpsertResult): StoredResponse {
+  if ('created' in result && !result.created) {
+    return {
+      status: 200,
+      headers: { 'Content-Type': JSON_API_MEDIA_TYPE },
+      body: JSON.stringify(recordDocument(resource, result.record, result.attributes)),
+    };
+  }
   return {
     status: 201,
     headers: { Location: `/v1/${resource.name}/${String(result.record.id)}`, 'Content-Type': JSON_API_MEDIA_TYPE },
@@ -37,16 +46,28 @@ export async function createIdempotently(
   key: string,
   body: unknown,
   clientId?: string,
+  upsert?: string,
 ): Promise<string> {
   const meta = requestMeta(request);
   const { principal } = meta;
   // The role is part of the request: under another X-Service-Role the same body may write and show other fields.
   const role = principal.kind === 'admin' ? 'admin' : principal.role;
-  const use = {
-    caller: callerOf(principal),
-    key,
-    fingerprint: requestFingerprint(['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]),
-  };
+  // An upsert's field is part of the request (a plain create keeps its fingerprint as it was).
+  const parts =
+    upsert === undefined
+      ? ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]
+      : ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null, upsert];
+  const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(parts) };
+  if (upsert !== undefined) {
+    // An upsert holds its key under a lease (as POST /token does) and stores its answer in its own transaction.
+    const leased = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
+      const result = await ctx.records.upsert(resource, meta, body, upsert, clientId, (trx, written) =>
+        ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)),
+      );
+      return createdAnswer(resource, result);
+    });
+    return sendAnswer(reply, leased);
+  }
   const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
     let attempt = '';
     const result = await ctx.records.create(

@@ -64,6 +64,13 @@ import {
   identityAndReloadPaths,
   identityAndReloadSchemas,
 } from './identity-and-reload-paths.ts';
+import {
+  OPERATIONS_OPERATIONS,
+  OPERATIONS_SCHEMAS,
+  OPERATIONS_TAG,
+  operationsPaths,
+  operationsSchemas,
+} from './operations-path.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -84,6 +91,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...SIGN_IN_PLUGIN_SCHEMAS,
       ...ADMIN_ROLE_SCHEMAS,
       ...ADMIN_DELETED_RECORD_SCHEMAS,
+      ...OPERATIONS_SCHEMAS,
     ],
     [
       ...SERVICE_OPERATIONS,
@@ -99,6 +107,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...OWN_KEY_OPERATIONS,
       ...ADMIN_DELETED_RECORD_OPERATIONS,
       ...METRICS_OPERATIONS,
+      ...OPERATIONS_OPERATIONS,
     ],
   );
 
@@ -142,8 +151,17 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     adminAccountPaths(),
   );
   Object.assign(paths, accountPaths(config), signInPluginPaths(config));
-  Object.assign(paths, ownKeyPaths(), adminRolePaths(), adminDeletedRecordPaths(), metricsPaths(config));
+  Object.assign(
+    paths,
+    ownKeyPaths(),
+    adminRolePaths(),
+    adminDeletedRecordPaths(),
+    metricsPaths(config),
+    operationsPaths(config),
+  );
+  Object.assign(schemas, operationsSchemas(resources.map((resource) => resource.name)));
   tags.push(
+    { name: OPERATIONS_TAG, description: 'Several writes as one transaction (JSON:API Atomic Operations)' },
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
     {
       name: IDENTITY_TAG,

@@ -73,6 +73,23 @@ function withLocation(response: OpenApiObject): OpenApiObject {
   return { ...response, headers: { ...(response.headers as OpenApiObject), Location: location } };
 }
 
+/** `_upsert=<unique field>`, where the resource has a unique field (docs/atomic.md). */
+function upsertParameter(resource: Resource): OpenApiObject[] {
+  const unique = [...resource.fields.values()]
+    .filter((field) => field.definition.unique === true)
+    .map((field) => field.name);
+  if (unique.length === 0) return [];
+  return [
+    {
+      name: '_upsert',
+      in: 'query',
+      description:
+        "Create or update by this unique field: when a record already holds the body's value, it is updated instead (200; needs the update permission too).",
+      schema: { type: 'string', enum: unique },
+    },
+  ];
+}
+
 export function resourcePaths(
   resource: Resource,
   names: ResourceNames,
@@ -107,7 +124,10 @@ export function resourcePaths(
       description:
         "Only the fields the caller's role may create are accepted, and the role's preset values are set by the server, as are `id`, " +
         '`created_at` and `updated_at`, and a `created` event follows on the stream and to webhooks.',
-      parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
+      parameters: [
+        idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs),
+        ...upsertParameter(resource),
+      ],
       requestBody: writeRequestBody(
         names.schema('CreateBody'),
         names.schema('CreateRequestDocument'),
@@ -122,6 +142,14 @@ export function resourcePaths(
             ),
           ),
         ),
+        ...(upsertParameter(resource).length > 0
+          ? {
+              '200': documentResponse(
+                'With `_upsert`: the record that held the value, updated (an `updated` event follows).',
+                names.schema('Document'),
+              ),
+            }
+          : {}),
         ...errorResponses([...CREATE, ...NEGOTIATED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
       },
     }),

@@ -22,6 +22,7 @@ import { relatedListScope } from './related-list.ts';
 import { ReadQueries } from './read-queries.ts';
 import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 import { includeBounds } from '../../query/parse-compound-query.ts';
+import { upsertFieldOf } from './upsert-parameter.ts';
 import { filterLimits } from '../../query/filter-limits.ts';
 
 type ResourceParams = { resource: string };
@@ -95,9 +96,19 @@ export async function registerResourceRoutes(
       v1.post<{ Params: ResourceParams }>('/:resource', mayCreate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const idempotencyKey = idempotencyKeyOf(request.headers);
+        const upsert = upsertFieldOf(resource, request.query as RawQuery);
         return writeWithBody(request, { resource, urlId: undefined }, async (body, clientId) => {
           if (idempotencyKey !== undefined)
-            return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId);
+            return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert);
+          if (upsert !== undefined) {
+            const result = await records.upsert(resource, requestMeta(request), body, upsert, clientId);
+            if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
+            return jsonApiAnswer(
+              reply,
+              result.created ? 201 : 200,
+              recordDocument(resource, result.record, result.attributes),
+            );
+          }
           const result = await records.create(resource, requestMeta(request), body, clientId);
           reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
           return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));

@@ -17,6 +17,9 @@ export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
   'token',
 ]);
 
+/** Paths under /v1 that are svc's own: a resource of that name could not be reached there. */
+export const RESERVED_RESOURCE_NAMES: ReadonlySet<string> = new Set(['operations']);
+
 /** Prefix of the service's own tables. */
 export const INTERNAL_TABLE_PREFIX = 'svc_';
 
@@ -31,8 +34,11 @@ const OBJECT_MEMBER_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNa
 
 export function checkResourceName(name: string): string | undefined {
   if (!NAME.test(name)) return `resource name ${SHAPE}`;
-  if (OBJECT_MEMBER_NAMES.has(name)) return `"${name}" is reserved (a member of every JavaScript object, which a database schema reader svc uses mistakes for a table)`;
-  if (name.startsWith(INTERNAL_TABLE_PREFIX)) return `resource names starting with ${INTERNAL_TABLE_PREFIX} are reserved for internal tables`;
+  if (OBJECT_MEMBER_NAMES.has(name))
+    return `"${name}" is reserved (a member of every JavaScript object, which a database schema reader svc uses mistakes for a table)`;
+  if (name.startsWith(INTERNAL_TABLE_PREFIX))
+    return `resource names starting with ${INTERNAL_TABLE_PREFIX} are reserved for internal tables`;
+  if (RESERVED_RESOURCE_NAMES.has(name)) return `"${name}" is reserved: /v1/${name} is svc's own endpoint`;
   return undefined;
 }
 
