@@ -36,6 +36,8 @@ import { DEFAULT_INCLUDE_BOUNDS, type CompoundQuery, type IncludeBounds } from '
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+import type { ExportedRecords } from './record-export.ts';
+import type { ListQuery } from '../query/list-query.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
 
 export type {
@@ -47,6 +49,7 @@ export type {
 } from './change-runner.ts';
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 export type { ListRead, ListScope } from './record-reads.ts';
+export type { ExportedRecords } from './record-export.ts';
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
@@ -101,6 +104,11 @@ export class RecordService {
   /** A list, given its parsed query (http/ parses the query string, http/routes/read-queries.ts). */
   list(resource: Resource, meta: RequestMeta, read: ListRead, scope?: ListScope): Promise<ListResult> {
     return this.#reads.list(resource, meta, read, scope);
+  }
+
+  /** Every record of a list the caller may read, in batches, for an export (record-export.ts). */
+  export(resource: Resource, meta: RequestMeta, query: ListQuery): Promise<ExportedRecords> {
+    return this.#reads.export(resource, meta, query);
   }
 
   /** One record by id, with what `compound` includes. */

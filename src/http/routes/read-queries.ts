@@ -14,8 +14,12 @@ import {
 import type { ListRead } from '../../records/record-service.ts';
 import type { Resource } from '../../resources/resource.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
+import type { ListQuery } from '../../query/list-query.ts';
 import type { Principal } from '../../model/principal.ts';
+
+/** Paging parameters, which an export (every matching record, in one answer) has no use for. */
+const NOT_IN_EXPORTS = new Set(['_limit', '_offset']);
 
 export class ReadQueries {
   readonly #registry: ResourceRegistry;
@@ -33,6 +37,24 @@ export class ReadQueries {
     const grant = resolveAccess(resource, principal, 'read');
     const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
     return { query, compound: this.compound(resource, principal, raw) };
+  }
+
+  /**
+   * An export's list query: the list's filters, `_sort` and `fields`, without `_format` (export-format.ts
+   * read it). It holds every matching record, so page parameters and `include` are refused, each by name.
+   */
+  exportQuery(resource: Resource, principal: Principal, raw: RawQuery): ListQuery {
+    const grant = resolveAccess(resource, principal, 'read');
+    const rest: RawQuery = {};
+    const refused: ErrorIssue[] = [];
+    for (const [name, value] of Object.entries(raw)) {
+      if (name === '_format') continue;
+      if (NOT_IN_EXPORTS.has(name) || name.startsWith('page[') || isCompoundParameter(name))
+        refused.push({ parameter: name, detail: `An export holds every matching record: '${name}' does not apply to it` });
+      else rest[name] = value;
+    }
+    if (refused.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', refused);
+    return parseListQuery(rest, resource, grant.fields, this.#likeLimits);
   }
 
   /** A read by id's `include` and `fields[type]`; access is checked first, as for a list. */

@@ -20,6 +20,8 @@ import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { createIdempotently } from '../idempotency/idempotent-create.ts';
 import { relatedListScope } from './related-list.ts';
 import { ReadQueries } from './read-queries.ts';
+import { exportFormatOf } from '../export/export-format.ts';
+import { sendExport } from '../export/export-answer.ts';
 import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 import { includeBounds } from '../../query/parse-compound-query.ts';
 
@@ -82,6 +84,11 @@ export async function registerResourceRoutes(
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const meta = requestMeta(request);
+        const format = exportFormatOf(request.query._format, request.headers.accept);
+        if (format !== undefined) {
+          const query = reads.exportQuery(resource, meta.principal, request.query);
+          return sendExport(reply, resource, format, await records.export(resource, meta, query));
+        }
         const result = await records.list(resource, meta, reads.list(resource, meta.principal, request.query));
         return taggedAnswer(request, reply, 200, listBody(resource, result));
       });

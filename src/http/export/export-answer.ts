@@ -1,0 +1,48 @@
+// An export's answer: the records of a list as CSV (with a header row) or NDJSON (one JSON object a
+// line), streamed batch by batch so only one batch is in memory however long the list is.
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import type { ExportedRecords } from '../../records/record-service.ts';
+import type { RecordValues } from '../../model/record-values.ts';
+import type { Resource } from '../../resources/resource.ts';
+import { csvLine } from './csv-cell.ts';
+import type { ExportFormat } from './export-format.ts';
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8; header=present',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+};
+
+/** The columns of every line: the id, the shown attributes, then the timestamps, as in a JSON:API record. */
+export function exportColumns(attributes: readonly string[]): string[] {
+  return ['id', ...attributes.filter((name) => name !== 'created_at' && name !== 'updated_at'), 'created_at', 'updated_at'];
+}
+
+function linesOf(format: ExportFormat, columns: readonly string[], records: readonly RecordValues[]): string {
+  let text = '';
+  for (const record of records) {
+    const values = columns.map((column) => (Object.hasOwn(record, column) ? (record[column] ?? null) : null));
+    if (format === 'csv') text += csvLine(values);
+    else {
+      const line: Record<string, unknown> = {};
+      for (const [i, column] of columns.entries()) line[column] = values[i];
+      text += `${JSON.stringify(line)}\n`;
+    }
+  }
+  return text;
+}
+
+export function sendExport(reply: FastifyReply, resource: Resource, format: ExportFormat, exported: ExportedRecords): FastifyReply {
+  const columns = exportColumns(exported.attributes);
+  async function* text(): AsyncGenerator<string> {
+    const header = format === 'csv' ? csvLine(columns) : '';
+    yield header + linesOf(format, columns, exported.first);
+    for await (const batch of exported.rest) yield linesOf(format, columns, batch);
+  }
+  return reply
+    .code(200)
+    .type(CONTENT_TYPES[format])
+    .header('Content-Disposition', `attachment; filename="${resource.name}.${format === 'csv' ? 'csv' : 'ndjson'}"`)
+    .header('Cache-Control', 'no-store')
+    .send(Readable.from(text(), { objectMode: false }));
+}
