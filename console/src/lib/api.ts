@@ -96,6 +96,31 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   return parsed as T;
 }
 
+/**
+ * Saves an answer as a file (an export). The API takes the session in a header, which a plain link
+ * cannot send: the answer is fetched, then handed to the browser's download as a blob.
+ */
+export async function download(path: string, filename: string): Promise<void> {
+  const response = await fetch(path, { headers: authHeaders(), credentials: 'omit' });
+  if (!response.ok) {
+    const text = await response.text();
+    let errors: ErrorObject[] = [{ detail: `HTTP ${response.status}` }];
+    try {
+      const parsed = JSON.parse(text);
+      if (Array.isArray(parsed?.errors)) errors = parsed.errors;
+    } catch {
+      // not a JSON:API error document: the status says enough
+    }
+    throw new ApiFailure(response.status, errors);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 /** The raw text of an answer (Prometheus metrics). */
 export async function callText(path: string): Promise<string> {
   const response = await fetch(path, { headers: { accept: 'text/plain', ...authHeaders() }, credentials: 'omit' });
