@@ -134,6 +134,12 @@ for (const dialect of testDialects()) {
       assert.equal(comments.statusCode, 403);
     });
 
+    it('is in the OpenAPI document', async () => {
+      const openapi = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+      const parameters = openapi.paths['/v1/posts'].get.parameters as { name: string; schema?: { enum?: string[] } }[];
+      assert.deepEqual(parameters.find((parameter) => parameter.name === '_format')?.schema?.enum, ['csv', 'ndjson']);
+    });
+
     it('counts as one request against the rate limit', async () => {
       const before = await exportOf('/v1/posts?_limit=1', editor);
       const remaining = Number(before.headers['ratelimit-remaining']);

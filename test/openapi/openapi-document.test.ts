@@ -415,6 +415,8 @@ describe('buildOpenApiDocument', () => {
       const resource = resourceOf(name);
       const readable = new Set(resource.fieldNames);
       for (const [param, spec] of listParams(name)) {
+        // `_format` picks the answer's format before the list query is parsed (the export tests cover it).
+        if (param === '_format') continue;
         const schema = spec.schema as Json;
         // A cursor is only ever one svc wrote: the empty one (the first or last page) stands for them.
         const cursor = param === 'page[after]' || param === 'page[before]';

@@ -97,10 +97,10 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
 }
 
 /**
- * Saves an answer as a file (an export). The API takes the session in a header, which a plain link
- * cannot send: the answer is fetched, then handed to the browser's download as a blob.
+ * An answer as a file (an export), or throws ApiFailure. The API takes the session in a header, which
+ * a plain link cannot send: the view hands the blob to the browser's download.
  */
-export async function download(path: string, filename: string): Promise<void> {
+export async function fetchFile(path: string): Promise<Blob> {
   const response = await fetch(path, { headers: authHeaders(), credentials: 'omit' });
   if (!response.ok) {
     const text = await response.text();
@@ -113,12 +113,7 @@ export async function download(path: string, filename: string): Promise<void> {
     }
     throw new ApiFailure(response.status, errors);
   }
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return response.blob();
 }
 
 /** The raw text of an answer (Prometheus metrics). */

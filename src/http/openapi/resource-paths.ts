@@ -55,6 +55,21 @@ function withLocation(response: OpenApiObject): OpenApiObject {
   return { ...response, headers: { ...(response.headers as OpenApiObject), Location: location } };
 }
 
+/** `_format` (docs/records.md, "Export"): the list as a file instead of a page. */
+function exportFormatParameter(): OpenApiObject {
+  return {
+    name: '_format',
+    in: 'query',
+    description:
+      'Export: `csv` (RFC 4180, a header row, text starting with `=`, `+`, `-`, `@`, a tab or CR prefixed with `\'`) or `ndjson` ' +
+      '(one JSON object a line): every record the filters match and the caller may read, with the readable fields (or `fields`), ' +
+      'streamed without pages. `Accept: text/csv` or `Accept: application/x-ndjson` asks the same. With an export, `_limit`, `_offset`, ' +
+      '`page[...]` and `include`: 400 `INVALID_QUERY_PARAMS`. The 200 is then `text/csv` (columns `id`, the fields, `created_at`, ' +
+      '`updated_at`) or `application/x-ndjson`, not the JSON:API document (left out of the responses so typed clients keep the document type).',
+    schema: { type: 'string', enum: ['csv', 'ndjson'] },
+  };
+}
+
 export function resourcePaths(resource: Resource, names: ResourceNames, config: SvcConfig): Record<string, OpenApiObject> {
   const name = resource.name;
   // Fresh arrays per operation: the document stays a tree, so YAML output needs no anchors.
@@ -72,7 +87,7 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       description:
         'Filters on different parameters combine with AND. Only rows inside the caller\'s read filter are listed. ' +
         'Every filter may also be written as JSON:API clients send it: `filter[<field>]=` for `<field>=`, `filter[<field>][<op>]=` for `<field>__<op>=`.',
-      parameters: [...listParameters(resource), ifNoneMatchParameter()],
+      parameters: [...listParameters(resource), exportFormatParameter(), ifNoneMatchParameter()],
       responses: {
         '200': withEntityTag(documentResponse(`A page of ${name} records.`, names.schema('ListDocument'))),
         '304': notModifiedResponse(),
