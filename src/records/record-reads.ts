@@ -17,6 +17,9 @@ import { pageWeight } from './page-weight.ts';
 import { guard } from './driver-error-guard.ts';
 import { keysetRecords } from './keyset-page.ts';
 import { exportBatches, type ExportedRecords } from './record-export.ts';
+import { AggregatePlans } from '../query/aggregate-plan.ts';
+import type { AggregateQuery } from '../query/aggregate-query.ts';
+import { aggregateGroups, type AggregateGroup } from './aggregate-groups.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
 import { NO_COMPOUND, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
@@ -67,9 +70,11 @@ export class RecordReads {
   });
 
   readonly #includes: IncludeReads;
+  readonly #aggregates: AggregatePlans;
 
   constructor(store: Store, lists: ListPlans, byId: ByIdQueries, visible: VisibleRows, includeBounds: IncludeBounds) {
     this.#store = store;
+    this.#aggregates = new AggregatePlans(store.db, store.dialect, visible);
     this.#lists = lists;
     this.#byId = byId;
     this.#includes = new IncludeReads(store, visible, (query) => this.read(query), includeBounds);
@@ -120,6 +125,15 @@ export class RecordReads {
         return rows.map((row) => decodeRow(resource, this.#store.dialect, row));
       });
     return exportBatches(resource, query, attributes, readPage);
+  }
+
+  /** The groups of `query` over the rows the caller may read (docs/records.md, "Aggregates"). */
+  async aggregate(resource: Resource, meta: RequestMeta, query: AggregateQuery): Promise<AggregateGroup[]> {
+    const grant = resolveAccess(resource, meta.principal, 'read');
+    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
+      const plan = this.#aggregates.planOf(resource, grant.filter, query);
+      return aggregateGroups(resource, this.#store.dialect, plan, await this.read(plan.statement));
+    });
   }
 
   #included(principal: Principal, resource: Resource, records: readonly RecordValues[], compound: CompoundQuery) {

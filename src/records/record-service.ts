@@ -37,6 +37,8 @@ import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import type { ExportedRecords } from './record-export.ts';
+import type { AggregateGroup } from './aggregate-groups.ts';
+import type { AggregateQuery } from '../query/aggregate-query.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
 
@@ -50,6 +52,7 @@ export type {
 export type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 export type { ListRead, ListScope } from './record-reads.ts';
 export type { ExportedRecords } from './record-export.ts';
+export type { AggregateGroup } from './aggregate-groups.ts';
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite = (trx: Db, result: ReadResult) => Promise<void>;
@@ -109,6 +112,11 @@ export class RecordService {
   /** Every record of a list the caller may read, in batches, for an export (record-export.ts). */
   export(resource: Resource, meta: RequestMeta, query: ListQuery): Promise<ExportedRecords> {
     return this.#reads.export(resource, meta, query);
+  }
+
+  /** The groups of an aggregate request over the rows the caller may read. */
+  aggregate(resource: Resource, meta: RequestMeta, query: AggregateQuery): Promise<AggregateGroup[]> {
+    return this.#reads.aggregate(resource, meta, query);
   }
 
   /** One record by id, with what `compound` includes. */

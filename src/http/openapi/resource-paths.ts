@@ -15,6 +15,7 @@ import {
   type OpenApiObject,
 } from './openapi-refs.ts';
 import { compoundParameters, fieldsParameter, listParameters } from './query-parameters.ts';
+import { aggregateDocumentSchema, aggregateParameters } from './aggregate-path.ts';
 import { BEARER_SCHEME, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
 import { ifMatchParameter, ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
 import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
@@ -216,8 +217,24 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     }),
   };
 
+  const aggregate: OpenApiObject = {
+    parameters: [parameterRef('ServiceRole')],
+    get: operation({
+      operationId: names.operationId('aggregate'),
+      summary: `Aggregate ${name} records`,
+      description:
+        "Groups the rows inside the caller's read filter that the filters match, with a count and sums, averages, least and greatest values.",
+      parameters: aggregateParameters(resource),
+      responses: {
+        '200': { description: `One \`${name}-aggregates\` object per group.`, headers: successHeaders(), content: { [JSON_API_MEDIA_TYPE]: { schema: aggregateDocumentSchema(resource) } } },
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED, 'RESOURCE_FETCH_ERROR']),
+      },
+    }),
+  };
+
   return {
     [`/v1/${name}`]: collection,
+    [`/v1/${name}/aggregate`]: aggregate,
     [`/v1/${name}/{id}`]: record,
     [`/v1/${name}/schema`]: schema,
     [`/v1/${name}/stream`]: stream,

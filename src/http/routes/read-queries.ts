@@ -16,6 +16,8 @@ import type { Resource } from '../../resources/resource.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import type { ListQuery } from '../../query/list-query.ts';
+import type { AggregateQuery } from '../../query/aggregate-query.ts';
+import { parseAggregateQuery } from '../../query/parse-aggregate-query.ts';
 import type { Principal } from '../../model/principal.ts';
 
 /** Paging parameters, which an export (every matching record, in one answer) has no use for. */
@@ -55,6 +57,12 @@ export class ReadQueries {
     }
     if (refused.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', refused);
     return parseListQuery(rest, resource, grant.fields, this.#likeLimits);
+  }
+
+  /** An aggregate request's query; FORBIDDEN first when the caller may not read the resource at all. */
+  aggregate(resource: Resource, principal: Principal, raw: RawQuery): AggregateQuery {
+    const grant = resolveAccess(resource, principal, 'read');
+    return parseAggregateQuery(raw, resource, grant.fields, this.#likeLimits);
   }
 
   /** A read by id's `include` and `fields[type]`; access is checked first, as for a list. */

@@ -22,6 +22,7 @@ import { relatedListScope } from './related-list.ts';
 import { ReadQueries } from './read-queries.ts';
 import { exportFormatOf } from '../export/export-format.ts';
 import { sendExport } from '../export/export-answer.ts';
+import { aggregateDocument } from '../documents/aggregate-document.ts';
 import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 import { includeBounds } from '../../query/parse-compound-query.ts';
 
@@ -119,6 +120,13 @@ export async function registerResourceRoutes(
         },
       );
 
+      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource/aggregate', mayRead, async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const meta = requestMeta(request);
+        const groups = await records.aggregate(resource, meta, reads.aggregate(resource, meta.principal, request.query));
+        return jsonApiAnswer(reply, 200, aggregateDocument(resource, groups, request.url));
+      });
+
       v1.get<{ Params: RecordParams; Querystring: RawQuery }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const meta = requestMeta(request);
@@ -176,6 +184,7 @@ export async function registerResourceRoutes(
       v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', ...methodNotAllowed('GET, POST') });
       v1.route({ method: ['POST'], url: '/:resource/:id', ...methodNotAllowed('GET, PUT, PATCH, DELETE') });
       v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', ...methodNotAllowed('GET') });
+      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/aggregate', ...methodNotAllowed('GET') });
       v1.route({
         method: ['POST', 'PUT', 'PATCH', 'DELETE'],
         url: '/:resource/:id/:related',
