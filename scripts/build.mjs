@@ -31,6 +31,23 @@ await build({
   logLevel: 'warning',
 });
 
+// svc/client: its own small entry for browsers and Node, no dependencies, minified; its declarations
+// come from tsc (scripts/build-client-types.mjs).
+await build({
+  entryPoints: [new URL('../src/client/index.ts', import.meta.url).pathname],
+  outfile: new URL('../dist/client/index.mjs', import.meta.url).pathname,
+  bundle: true,
+  platform: 'neutral',
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+});
+const { buildClientTypes } = await import('./build-client-types.mjs');
+await buildClientTypes();
+
 // The web console and API reference (dist/console/), served by the service at /console and /docs.
 const { buildConsole } = await import('./build-console.mjs');
 if (!(await buildConsole()) && packing) throw new Error('the web console was not built: the package would have none');

@@ -17,6 +17,8 @@ import { createOutboxTable } from './events/outbox.ts';
 import { includeBounds } from './query/parse-compound-query.ts';
 import { createEventHub } from './events/create-event-hub.ts';
 import { createWebhookService } from './webhooks/create-webhook-service.ts';
+import { webhookSecretBox } from './webhooks/subscriptions/webhook-secret-box.ts';
+import { previousServiceSecret, resolveIdentitySecret } from './auth/identity/resolve-identity-secret.ts';
 import { ClusterSignals } from './cluster/cluster-signals.ts';
 import { DefinitionSync } from './cluster/definition-sync.ts';
 import { createStreamRegistry } from './stream/create-stream-registry.ts';
@@ -102,6 +104,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const auth = await createAuthComponent(config, store, log, {
     signals,
     definedRoles: () => definedRoles(config, registry.definitions),
+    generateAdminToken: true,
     ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
     ...(options.announceAdminToken !== undefined ? { announceAdminToken: options.announceAdminToken } : {}),
   });
@@ -111,7 +114,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const idempotency = new IdempotencyStore(store.db, store.dialect, config.idempotency ?? IDEMPOTENCY_DEFAULTS);
   const records = new RecordService(store, registry, log, includeBounds(config.server));
   const events = await createEventHub({ config, store, registry, records, log });
-  const webhooks = await createWebhookService({ config, store, registry, records, signals, log });
+  // The identity component's secret (resolved again: on SQLite it is the file the component just read).
+  const secrets = webhookSecretBox(resolveIdentitySecret(config, store), previousServiceSecret());
+  const webhooks = await createWebhookService({ config, store, registry, records, signals, log, secrets });
   const resourceNames = () => registry.all().map((resource) => resource.name);
   const streams = createStreamRegistry({ settings: config.stream, auth, resources: registry, log });
   const metrics = createServiceMetrics({

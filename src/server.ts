@@ -5,6 +5,7 @@ import { mountApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { limitHeapGrowth } from './tools/heap-growth.ts';
+import { urlHost } from './tools/url-host.ts';
 import { chooseLogFormat } from './logging/log-format.ts';
 import { prettyLogStream } from './logging/pretty-log-stream.ts';
 import { createRuntime, type RuntimeOptions } from './runtime.ts';
@@ -36,10 +37,15 @@ export interface RunningServer {
   app: FastifyInstance;
   ctx: AppContext;
   url: string;
+  /** The address it listens on, as configured (`url` has the port chosen when the config says 0). */
+  host: string;
   close(): Promise<void>;
 }
 
-export async function startServer(config: SvcConfig, options: { allowDestructive?: boolean; logLevel?: string; configFile?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: SvcConfig,
+  options: { allowDestructive?: boolean; logLevel?: string; configFile?: string } = {},
+): Promise<RunningServer> {
   limitHeapGrowth();
   const logFormat = chooseLogFormat(process.stdout.isTTY === true, process.env);
   const { app, ctx } = await buildApp({
@@ -48,17 +54,20 @@ export async function startServer(config: SvcConfig, options: { allowDestructive
     ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
     logger: {
       level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
-      redact: { paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.query.token', 'password', '*.password', 'key', '*.key'],
+        censor: '[redacted]',
+      },
       ...(logFormat === 'pretty' ? { stream: prettyLogStream() } : {}),
     },
   });
   await app.listen({ port: config.server.port, host: config.server.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
-  const url = `http://${config.server.host}:${port}`;
+  const url = `http://${urlHost(config.server.host)}:${port}`;
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= app.close());
-  return { app, ctx, url, close };
+  return { app, ctx, url, host: config.server.host, close };
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close, exit — within a bound. */
@@ -98,7 +107,8 @@ export function reloadOnHangup(server: RunningServer, load: () => Promise<SvcCon
     load()
       .then((config) => server.ctx.definitions.apply(config.resources))
       .then(
-        (changed) => log.info({ changed }, changed ? 'resource definitions reloaded' : 'resource definitions unchanged'),
+        (changed) =>
+          log.info({ changed }, changed ? 'resource definitions reloaded' : 'resource definitions unchanged'),
         (error: unknown) => log.error({ err: error }, 'reloading the config failed; the running definitions stay'),
       )
       .finally(() => {

@@ -31,7 +31,9 @@ import { KeyAuthenticator } from './key-authenticator.ts';
 import { createRateLimiter } from './rate-limit/create-rate-limiter.ts';
 import { LoginThrottle } from './rate-limit/login-throttle.ts';
 import { throttleSignIn } from './identity/throttled-sign-in.ts';
-import { LOGIN_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
+import { throttleSignUp } from './identity/throttled-sign-up.ts';
+import { answerIdentityFailures } from './identity/identity-failures.ts';
+import { LOGIN_THROTTLE_DEFAULTS, SIGN_UP_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
 import { deletionLinkOptions, emailAndPasswordEnabled, type AccountEvents } from './identity/account-management-options.ts';
 import { guardAccountRoutes } from './identity/guarded-account-routes.ts';
 
@@ -50,6 +52,12 @@ export interface AuthComponentOptions {
   definedRoles?: () => ReadonlySet<string>;
   /** Shows a generated admin token once (default: a block on standard error). */
   announceAdminToken?: AdminTokenAnnouncer;
+  /**
+   * Whether migrate() generates the stored admin token when none is configured. Only `svc start` (the
+   * runtime) asks for it: a token made as the side effect of another command would be printed where
+   * nobody expects it and become valid at the next start.
+   */
+  generateAdminToken?: boolean;
 }
 
 export const KEYS_CHANGED_TOPIC = 'keys';
@@ -159,19 +167,28 @@ export async function createAuthComponent(
       await migrateIdentity(identityOptions);
       await createApiKeyTable(store);
       await createAdminTokenTable(store);
-      if (adminTokens.source === 'stored') await ensureStoredAdminToken(store, log, options.announceAdminToken);
+      if (adminTokens.source === 'stored' && options.generateAdminToken === true) await ensureStoredAdminToken(store, log, options.announceAdminToken);
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
     authenticateAdmin: (input) => authenticator.authenticateAdmin(input),
-    handleIdentityRequest: guardAccountRoutes({
-      handler: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
-      identity,
-      deletionLinks,
-      throttle,
-      basePath: config.auth.basePath,
-      emailAndPasswordEnabled: emailAndPasswordEnabled(config),
-    }),
+    handleIdentityRequest: answerIdentityFailures(
+      throttleSignUp(
+        guardAccountRoutes({
+          handler: throttleSignIn((request) => identity.handler(request), throttle, config.auth.basePath),
+          identity,
+          deletionLinks,
+          throttle,
+          basePath: config.auth.basePath,
+          emailAndPasswordEnabled: emailAndPasswordEnabled(config),
+        }),
+        limiter,
+        config.auth.signUpThrottle ?? SIGN_UP_THROTTLE_DEFAULTS,
+        config.auth.basePath,
+      ),
+      (error) => store.dialect.isConnectionError(error),
+      log,
+    ),
     issueKey: (request, clientAddress) => issueForRequest(request, clientAddress),
     async issueKeyForSession(request, credential) {
       const context = await identity.context;

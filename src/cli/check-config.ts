@@ -3,6 +3,7 @@
 import { ConfigError, findConfigFile } from '../config/load-config.ts';
 import { formatProblem } from '../config/config-problem.ts';
 import { roleWarnings } from '../config/check-roles.ts';
+import { fieldNameWarnings } from '../config/check-field-names.ts';
 import { loadConfig } from '../resources/config-loader.ts';
 
 export interface ConfigCheck {
@@ -22,7 +23,7 @@ export async function checkConfigFile(
     const config = await loadConfig({ file: source.file, env, cwd });
     const names = Object.keys(config.resources);
     const resources = names.length === 1 ? '1 resource' : `${names.length} resources`;
-    const warnings = roleWarnings(config as unknown as Record<string, unknown>);
+    const warnings = [...roleWarnings(config as unknown as Record<string, unknown>), ...fieldNameWarnings(config)];
     const warned = warnings.length === 0 ? '' : warnings.length === 1 ? ', 1 warning' : `, ${warnings.length} warnings`;
     return {
       ok: true,

@@ -63,6 +63,13 @@ export const COMMANDS: readonly CliCommand[] = [
     optionHelp: [CONFIG_HELP, ['--yaml', 'YAML instead of JSON']],
   },
   {
+    name: 'types',
+    synopsis: 'svc types [--config FILE]',
+    summary: 'print the TypeScript declaration of the resources for svc/client (npx svc types > svc-types.d.ts)',
+    options: { ...CONFIG, ...HELP },
+    optionHelp: [CONFIG_HELP],
+  },
+  {
     name: 'users create',
     synopsis: 'svc users create --email E [--password-stdin] [--role R] [--allowed-roles a,b] [--verified] [--config FILE]',
     summary: 'create a user; the password is asked for, or read from standard input',

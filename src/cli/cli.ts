@@ -1,4 +1,4 @@
-// The `svc` command (docs/configuration.md): init, start, plan, check, openapi, users create, admin-token.
+// The `svc` command (docs/configuration.md): init, start, plan, check, openapi, types, users create, admin-token.
 // Each command accepts only its own options (src/cli/cli-commands.ts); a failure is one line on standard
 // error and a non-zero exit, with the stack only under LOG_LEVEL=debug.
 import { parseArgs } from 'node:util';
@@ -16,7 +16,8 @@ async function configWith(values: CliValues): Promise<SvcConfig> {
   const config = await loadConfig({ file: values.config });
   if (values.port === undefined && values.host === undefined) return config;
   const port = values.port === undefined ? config.server.port : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError([{ path: 'server.port', message: `--port must be 0-65535, got ${values.port}` }]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError([{ path: 'server.port', message: `--port must be 0-65535, got ${values.port}` }]);
   return { ...config, server: { ...config.server, port, host: values.host ?? config.server.host } };
 }
 
@@ -47,7 +48,12 @@ export async function main(argv: string[]): Promise<number> {
   let values: CliValues;
   let positionals: string[];
   try {
-    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: command.argument !== undefined, strict: true });
+    const parsed = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: command.argument !== undefined,
+      strict: true,
+    });
     values = parsed.values as CliValues;
     positionals = parsed.positionals;
   } catch (error) {
@@ -59,7 +65,9 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) {
-    process.stderr.write(`svc ${command.name}: takes one ${command.argument}, got ${positionals.length} (see svc ${command.name} --help)\n`);
+    process.stderr.write(
+      `svc ${command.name}: takes one ${command.argument}, got ${positionals.length} (see svc ${command.name} --help)\n`,
+    );
     return 2;
   }
   try {
@@ -70,7 +78,8 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     process.stderr.write(`svc ${command.name}: ${describeCliFailure(error, values)}\n`);
-    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack)
+      process.stderr.write(`${error.stack}\n`);
     return 1;
   }
 }
@@ -83,12 +92,18 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       const { closeOnSignals, reloadOnHangup, startServer } = await import('../server.ts');
       const { file: configFile, origin } = await findConfigFile({ file: values.config });
       if (origin === 'bundled') {
-        process.stderr.write(`No config file (--config, SVC_CONFIG or ./svc.config.yaml): serving the bundled example ${configFile}. Run svc init to write a config of your own.\n`);
+        process.stderr.write(
+          `No config file (--config, SVC_CONFIG or ./svc.config.yaml): serving the bundled example ${configFile}. Run svc init to write a config of your own.\n`,
+        );
       }
-      const server = await startServer(await configWith(values), { allowDestructive: values['allow-destructive'] === true, configFile });
+      const server = await startServer(await configWith(values), {
+        allowDestructive: values['allow-destructive'] === true,
+        configFile,
+      });
       closeOnSignals(server);
       reloadOnHangup(server, () => loadConfig({ file: values.config }));
-      process.stdout.write(`listening on ${server.url}\n`);
+      const { listenLines } = await import('./listen-lines.ts');
+      process.stdout.write(`${listenLines(server.url, server.host).join('\n')}\n`);
       return await new Promise<number>(() => {});
     }
     case 'plan':
@@ -107,20 +122,35 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       ]);
       const config = await loadConfig({ file: values.config });
       const document = buildOpenApiDocument(new ResourceRegistry(config), config);
-      process.stdout.write(values.yaml ? stringify(document, { aliasDuplicateObjects: false }) : `${JSON.stringify(document, null, 2)}\n`);
+      process.stdout.write(
+        values.yaml ? stringify(document, { aliasDuplicateObjects: false }) : `${JSON.stringify(document, null, 2)}\n`,
+      );
+      return 0;
+    }
+    case 'types': {
+      const { clientTypes } = await import('./client-types.ts');
+      process.stdout.write(clientTypes(await loadConfig({ file: values.config })));
       return 0;
     }
     case 'users create':
-      return await (await import('./cli-accounts.ts')).runUsersCommand(await loadConfig({ file: values.config }), values);
+      return await (await import('./cli-accounts.ts')).runUsersCommand(
+        await loadConfig({ file: values.config }),
+        values,
+      );
     case 'admin-token':
-      return await (await import('./cli-accounts.ts')).runAdminTokenCommand(await loadConfig({ file: values.config }), values);
+      return await (await import('./cli-accounts.ts')).runAdminTokenCommand(
+        await loadConfig({ file: values.config }),
+        values,
+      );
     default:
       throw new Error(`no handler for ${command.name}`);
   }
 }
 
 function unknownCommand(words: readonly string[]): number {
-  process.stderr.write(`svc: unknown command '${words.join(' ')}'; the commands are ${COMMANDS.map((c) => c.name).join(', ')} (see svc help)\n`);
+  process.stderr.write(
+    `svc: unknown command '${words.join(' ')}'; the commands are ${COMMANDS.map((c) => c.name).join(', ')} (see svc help)\n`,
+  );
   return 2;
 }
 

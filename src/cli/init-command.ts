@@ -27,7 +27,9 @@ export async function initProject(dirArgument: string | undefined, cwd = process
   const existing: string[] = [];
   for (const [file] of targets) if (await exists(file)) existing.push(file);
   if (existing.length > 0) {
-    throw new InitRefused(`${existing.map((file) => shown(file, cwd)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; svc init writes nothing over a file (move it away, or choose another folder)`);
+    throw new InitRefused(
+      `${existing.map((file) => shown(file, cwd)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; svc init writes nothing over a file (move it away, or choose another folder)`,
+    );
   }
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
@@ -39,13 +41,19 @@ export async function initProject(dirArgument: string | undefined, cwd = process
     }
   } catch (error) {
     await Promise.all(written.map((file) => rm(file, { force: true })));
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new InitRefused(`${shown((error as NodeJS.ErrnoException).path ?? dir, cwd)} appeared while svc init ran; nothing was written`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new InitRefused(
+        `${shown((error as NodeJS.ErrnoException).path ?? dir, cwd)} appeared while svc init ran; nothing was written`,
+      );
     throw error;
   }
   return { dir, files: written };
 }
 
-/** What `svc init` prints: the files written, and the three commands that come next. */
+/**
+ * What `svc init` prints: the files written, and the three commands that come next, as they are typed in
+ * a project that has svc as a local dependency (`npx svc …`; a bare `svc` is not on the shell's PATH).
+ */
 export function nextSteps(result: InitResult, cwd = process.cwd()): string {
   const here = relative(cwd, result.dir);
   const inside = here === '' ? [] : [`  cd ${here.includes(' ') ? JSON.stringify(here) : here}`];
@@ -54,9 +62,9 @@ export function nextSteps(result: InitResult, cwd = process.cwd()): string {
     '',
     'Next:',
     ...inside,
-    '  svc check      # validate svc.config.yaml: every problem with its path',
-    '  svc start      # serve it at http://localhost:3000; the first start prints the admin token',
-    '  svc users create --email you@example.com --role manager   # a user who can sign in and get an API key',
+    '  npx svc check      # validate svc.config.yaml: every problem with its path',
+    '  npx svc start      # serve it at http://127.0.0.1:3000; the first start prints the admin token',
+    '  npx svc users create --email you@example.com --role manager   # a user who can sign in and get an API key',
   ].join('\n');
 }
 

@@ -25,7 +25,7 @@ dataDir: ./.svc
 # The HTTP server.
 server:
   port: 3000                    # 0: any free port
-  host: 0.0.0.0
+  host: 127.0.0.1               # this machine only; 0.0.0.0 (or HOST=0.0.0.0) for a container or server
   cors: { origins: [] }         # browser origins allowed to call the API ("*": any, without cookies)
   bodyLimitBytes: 1048576       # a larger request body is refused with 413
   requestTimeoutMs: 30000       # time a client has to send a whole request (0: no limit)
@@ -54,6 +54,9 @@ auth:
     github: { clientId: "\${GITHUB_CLIENT_ID:-}", clientSecret: "\${GITHUB_CLIENT_SECRET:-}" }
     google: { clientId: "\${GOOGLE_CLIENT_ID:-}", clientSecret: "\${GOOGLE_CLIENT_SECRET:-}" }
   loginThrottle: { enabled: true, maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowMs: 900000 }
+  signUpThrottle: { enabled: true, maxPerAddress: 30, windowMs: 3600000 }   # sign-up attempts per client address
+  emailAndPassword: { enabled: true }           # false: only social, OIDC and passwordless sign-in; keys come from sessions
+  passwordReset: { expiresIn: 3600, revokeKeys: true }   # link lifetime (s); a reset also deletes the user's API keys
 
 # API keys (issued by POST /token): requests per key per window in milliseconds; a key may be issued tighter.
 apiKeys:

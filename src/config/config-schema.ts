@@ -3,7 +3,7 @@
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import { FIELD_TYPE_NAMES } from './field-type-names.ts';
 import { FILTER_OPERATORS } from './filter-operators.ts';
-import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, PasswordResetConfig, RetentionConfig } from './config-types.ts';
+import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, PasswordResetConfig, RetentionConfig, SignUpThrottleConfig } from './config-types.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 import { IDEMPOTENCY_SCHEMA } from './idempotency-settings.ts';
 
@@ -38,6 +38,16 @@ export const LOGIN_THROTTLE_DEFAULTS: Readonly<LoginThrottleConfig> = deepFreeze
 export const PASSWORD_RESET_DEFAULTS: Readonly<PasswordResetConfig> = deepFreeze({
   expiresIn: 3600,
   revokeKeys: true,
+});
+
+/**
+ * What `auth.signUpThrottle` is when the config leaves it out: 30 sign-up attempts per client address an
+ * hour, enough for an office behind one NAT, too few to mass-create accounts or probe many addresses.
+ */
+export const SIGN_UP_THROTTLE_DEFAULTS: Readonly<SignUpThrottleConfig> = deepFreeze({
+  enabled: true,
+  maxPerAddress: 30,
+  windowMs: 60 * 60 * 1000,
 });
 
 /**
@@ -92,7 +102,12 @@ function operatorValue(op: FilterOperator): Record<string, unknown> {
   }
 }
 
-function retentionLimits(what: string, defaults: RetentionConfig['events'], minAgeMs: number, except: string): Record<string, unknown> {
+function retentionLimits(
+  what: string,
+  defaults: RetentionConfig['events'],
+  minAgeMs: number,
+  except: string,
+): Record<string, unknown> {
   return {
     type: 'object',
     default: {},
@@ -127,7 +142,8 @@ const socialProvider = {
 export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'svc configuration',
-  description: 'Configuration of an svc service: database, server, identity, keys, stream, webhooks, retention and resources.',
+  description:
+    'Configuration of an svc service: database, server, identity, keys, stream, webhooks, retention and resources.',
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -151,7 +167,13 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       additionalProperties: false,
       properties: {
         port: { description: 'PORT overrides.', type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
-        host: { description: 'HOST overrides.', type: 'string', minLength: 1, default: '0.0.0.0' },
+        host: {
+          description:
+            'Address to listen on; HOST overrides. 127.0.0.1 (the default) serves this machine only; 0.0.0.0 every interface (containers, servers).',
+          type: 'string',
+          minLength: 1,
+          default: '127.0.0.1',
+        },
         cors: {
           type: 'object',
           default: {},
@@ -163,7 +185,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         bodyLimitBytes: { type: 'integer', minimum: 1, default: 1048576 },
         publicMetrics: { description: 'Serve /metrics without the admin token.', type: 'boolean', default: false },
         requestTimeoutMs: {
-          description: 'Time a client has to send a whole request, headers and body (milliseconds; 0: no limit). Responses, such as event streams, are not limited.',
+          description:
+            'Time a client has to send a whole request, headers and body (milliseconds; 0: no limit). Responses, such as event streams, are not limited.',
           type: 'integer',
           minimum: 0,
           maximum: MAX_TIMER_MS,
@@ -203,7 +226,11 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
         },
-        console: { description: 'Serve the web console at /console and the API reference at /docs.', type: 'boolean', default: true },
+        console: {
+          description: 'Serve the web console at /console and the API reference at /docs.',
+          type: 'boolean',
+          default: true,
+        },
       },
     },
     adminToken: {
@@ -215,10 +242,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       default: {},
       additionalProperties: false,
       properties: {
-        basePath: { description: "Where the identity component's endpoints are mounted.", type: 'string', pattern: '^/', default: '/auth' },
+        basePath: {
+          description: "Where the identity component's endpoints are mounted.",
+          type: 'string',
+          pattern: '^/',
+          default: '/auth',
+        },
         requireEmailVerification: { type: 'boolean', default: false },
         defaultRole: { description: 'primaryRole of new users.', type: 'string', minLength: 1, default: 'user' },
-        baseUrl: { description: 'Public URL of the service, used in links sent by email and OAuth callbacks.', type: 'string' },
+        baseUrl: {
+          description: 'Public URL of the service, used in links sent by email and OAuth callbacks.',
+          type: 'string',
+        },
         social: {
           type: 'object',
           default: {},
@@ -243,14 +278,25 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: [],
         },
         loginThrottle: {
-          description: 'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
+          description:
+            'Limits on failed credential checks (POST /token and sign-in), per account (email) and per client address.',
           type: 'object',
           default: {},
           additionalProperties: false,
           properties: {
             enabled: { type: 'boolean', default: LOGIN_THROTTLE_DEFAULTS.enabled },
-            maxFailuresPerAccount: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAccount },
-            maxFailuresPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAddress },
+            maxFailuresPerAccount: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAccount,
+            },
+            maxFailuresPerAddress: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: LOGIN_THROTTLE_DEFAULTS.maxFailuresPerAddress,
+            },
             windowMs: {
               description: 'Milliseconds; the window starts at the first failure.',
               type: 'integer',
@@ -260,13 +306,35 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
             },
           },
         },
+        signUpThrottle: {
+          description: 'Limit on sign-up attempts (POST <basePath>/sign-up/email) per client address, successful or not.',
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: { type: 'boolean', default: SIGN_UP_THROTTLE_DEFAULTS.enabled },
+            maxPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000, default: SIGN_UP_THROTTLE_DEFAULTS.maxPerAddress },
+            windowMs: {
+              description: 'Milliseconds; the window starts at the first attempt.',
+              type: 'integer',
+              minimum: 1000,
+              maximum: 86_400_000,
+              default: SIGN_UP_THROTTLE_DEFAULTS.windowMs,
+            },
+          },
+        },
         emailAndPassword: {
           description: 'Sign-up and sign-in with an email and a password, and POST /token with them.',
           type: 'object',
           default: {},
           additionalProperties: false,
           properties: {
-            enabled: { description: 'Off: those answer 403 EMAIL_PASSWORD_DISABLED; keys still come from sessions (social, OIDC).', type: 'boolean', default: true },
+            enabled: {
+              description:
+                'Off: those answer 403 EMAIL_PASSWORD_DISABLED; keys still come from sessions (social, OIDC).',
+              type: 'boolean',
+              default: true,
+            },
           },
         },
         passwordReset: {
@@ -275,8 +343,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           default: {},
           additionalProperties: false,
           properties: {
-            expiresIn: { description: 'Seconds a reset link stays valid.', type: 'integer', minimum: 60, maximum: 604_800, default: PASSWORD_RESET_DEFAULTS.expiresIn },
-            revokeKeys: { description: "A reset also revokes the user's API keys (and ends their streams).", type: 'boolean', default: PASSWORD_RESET_DEFAULTS.revokeKeys },
+            expiresIn: {
+              description: 'Seconds a reset link stays valid.',
+              type: 'integer',
+              minimum: 60,
+              maximum: 604_800,
+              default: PASSWORD_RESET_DEFAULTS.expiresIn,
+            },
+            revokeKeys: {
+              description: "A reset also revokes the user's API keys (and ends their streams).",
+              type: 'boolean',
+              default: PASSWORD_RESET_DEFAULTS.revokeKeys,
+            },
           },
         },
       },
@@ -306,10 +384,29 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       properties: {
         heartbeatMs: { type: 'integer', minimum: 1, default: 30000 },
         retryMs: { type: 'integer', minimum: 0, default: 3000 },
-        allowQueryToken: { description: 'Accept `?token=` as well as the Authorization header.', type: 'boolean', default: true },
-        replayWindow: { description: 'Events kept per resource for Last-Event-ID resumption.', type: 'integer', minimum: 0, default: 10000 },
-        maxPerKey: { description: 'Open streams one API key may hold on a node; more are refused with 429 RATE_LIMITED. Default 10.', type: 'integer', minimum: 1 },
-        maxPerNode: { description: 'Open streams a node serves, admin-token streams included; more are refused with 429 RATE_LIMITED. Default 10000.', type: 'integer', minimum: 1 },
+        allowQueryToken: {
+          description: 'Accept `?token=` as well as the Authorization header.',
+          type: 'boolean',
+          default: true,
+        },
+        replayWindow: {
+          description: 'Events kept per resource for Last-Event-ID resumption.',
+          type: 'integer',
+          minimum: 0,
+          default: 10000,
+        },
+        maxPerKey: {
+          description:
+            'Open streams one API key may hold on a node; more are refused with 429 RATE_LIMITED. Default 10.',
+          type: 'integer',
+          minimum: 1,
+        },
+        maxPerNode: {
+          description:
+            'Open streams a node serves, admin-token streams included; more are refused with 429 RATE_LIMITED. Default 10000.',
+          type: 'integer',
+          minimum: 1,
+        },
       },
     },
     webhooks: {
@@ -318,7 +415,11 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       additionalProperties: false,
       properties: {
         timeoutMs: { type: 'integer', minimum: 1, default: 30000 },
-        allowPrivateTargets: { description: 'Allow private, loopback and link-local delivery URLs.', type: 'boolean', default: false },
+        allowPrivateTargets: {
+          description: 'Allow private, loopback and link-local delivery URLs.',
+          type: 'boolean',
+          default: false,
+        },
         pollIntervalMs: { type: 'integer', minimum: 1, default: 500 },
       },
     },
@@ -328,12 +429,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       properties: { url: { description: 'REDIS_URL overrides. Set it to run several nodes.', type: 'string' } },
     },
     retention: {
-      description: 'Pruning of old events and webhook delivery records, run on an interval by every node (safe side by side).',
+      description:
+        'Pruning of old events and webhook delivery records, run on an interval by every node (safe side by side).',
       type: 'object',
       default: {},
       additionalProperties: false,
       properties: {
-        intervalMs: { description: 'How often each node prunes.', type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: RETENTION_DEFAULTS.intervalMs },
+        intervalMs: {
+          description: 'How often each node prunes.',
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_TIMER_MS,
+          default: RETENTION_DEFAULTS.intervalMs,
+        },
         batchSize: {
           description: 'Rows deleted per statement, so a large backlog never holds a long lock.',
           type: 'integer',
@@ -364,7 +472,7 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
     },
     roles: {
       description:
-        'The roles users may have. When present, every role under a resource\'s permissions and auth.defaultRole must be listed; ' +
+        "The roles users may have. When present, every role under a resource's permissions and auth.defaultRole must be listed; " +
         'when absent, the roles are those named under permissions plus auth.defaultRole.',
       type: 'array',
       items: { type: 'string', minLength: 1, maxLength: 100 },
@@ -383,10 +491,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       required: ['fields'],
       additionalProperties: false,
       properties: {
-        enabled: { description: 'false: every endpoint answers 404 RESOURCE_DISABLED.', type: 'boolean', default: true },
-        enableSoftDelete: { description: 'Delete sets deleted_at instead of removing the row.', type: 'boolean', default: false },
+        enabled: {
+          description: 'false: every endpoint answers 404 RESOURCE_DISABLED.',
+          type: 'boolean',
+          default: true,
+        },
+        enableSoftDelete: {
+          description: 'Delete sets deleted_at instead of removing the row.',
+          type: 'boolean',
+          default: false,
+        },
         clientIds: {
-          description: 'true: a JSON:API create document may carry data.id, a UUID the client chose; otherwise that is 403 CLIENT_GENERATED_ID_FORBIDDEN.',
+          description:
+            'true: a JSON:API create document may carry data.id, a UUID the client chose; otherwise that is 403 CLIENT_GENERATED_ID_FORBIDDEN.',
           type: 'boolean',
           default: false,
         },
@@ -422,8 +539,18 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         minimum: { type: 'number' },
         maximum: { type: 'number' },
         description: { type: 'string' },
-        id: { description: 'Stable field id used by webhook fieldIds; default `<resource>.<field>`.', type: 'string', minLength: 1 },
-        values: { description: 'enum only.', type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+        id: {
+          description: 'Stable field id used by webhook fieldIds; default `<resource>.<field>`.',
+          type: 'string',
+          minLength: 1,
+        },
+        values: {
+          description: 'enum only.',
+          type: 'array',
+          minItems: 1,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1 },
+        },
         resource: { description: 'relation only: the target resource.', type: 'string' },
         onDelete: { description: 'relation only; default restrict.', enum: ON_DELETE_ACTIONS },
       },
@@ -459,7 +586,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       type: 'object',
     },
     filter: {
-      description: '{ field: { op: value } } (several fields are AND-ed), _and, _or, _not. Values may be $userId or $role.',
+      description:
+        '{ field: { op: value } } (several fields are AND-ed), _and, _or, _not. Values may be $userId or $role.',
       type: 'object',
       properties: {
         _and: { type: 'array', items: FILTER_REF },

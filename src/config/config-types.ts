@@ -101,6 +101,13 @@ export interface LoginThrottleConfig {
   windowMs: number;
 }
 
+/** Limit on sign-up attempts per client address. */
+export interface SignUpThrottleConfig {
+  enabled: boolean;
+  maxPerAddress: number;
+  windowMs: number;
+}
+
 export interface PasswordResetConfig {
   /** Seconds a reset link stays valid. */
   expiresIn: number;
@@ -139,6 +146,8 @@ export interface SvcConfig {
     trustedOrigins?: string[];
     /** Present once validated; absent means LOGIN_THROTTLE_DEFAULTS. */
     loginThrottle?: LoginThrottleConfig;
+    /** Present once validated; absent means SIGN_UP_THROTTLE_DEFAULTS. */
+    signUpThrottle?: SignUpThrottleConfig;
     /** Present once validated; absent means on. */
     emailAndPassword?: { enabled: boolean };
     /** Present once validated; absent means PASSWORD_RESET_DEFAULTS. */

@@ -13,8 +13,10 @@ export interface ListQuery {
   offset: number;
   /** Requested attribute names (declared fields only), or null for every readable field. */
   fields: string[] | null;
-  /** The filter, `_sort` and `fields` parameters as given, kept for pagination links. */
+  /** The filter, sort (`_sort` or `sort`) and `fields` parameters as given, kept for pagination links. */
   carried: [string, string][];
+  /** 'number': the caller paged with `page[number]`/`page[size]`, and links do the same. */
+  pageStyle?: 'number';
   /** A keyset page (`page[after]` / `page[before]`) instead of an offset one. */
   keyset?: KeysetPage;
 }

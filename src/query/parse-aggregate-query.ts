@@ -27,7 +27,7 @@ const SYSTEM_STORAGE: ReadonlyMap<string, StorageKind> = new Map([
 ]);
 const OWN_PARAMETERS = new Set(['_group', '_count', '_sort', '_limit', ...AGGREGATE_FUNCTIONS.map((f) => `_${f}`)]);
 /** The list's parameters that shape a page of records, which groups do not have. */
-const NOT_HERE = new Set(['_offset', 'fields', 'include', '_format']);
+const NOT_HERE = new Set(['_offset', 'sort', 'fields', 'include', '_format']);
 
 export function parseAggregateQuery(
   raw: RawQuery,

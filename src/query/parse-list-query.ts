@@ -24,6 +24,21 @@ import {
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
 
+/** The list's own parameters: never filters. A field named `sort` is filtered as `filter[sort]` or `sort__eq`. */
+export const LIST_PARAMETERS: ReadonlySet<string> = new Set([
+  '_limit',
+  '_offset',
+  '_sort',
+  'sort',
+  'fields',
+  'page[limit]',
+  'page[offset]',
+  'page[size]',
+  'page[number]',
+  'page[after]',
+  'page[before]',
+]);
+
 /** Parameters that are never filters (spec 4.1, docs/records.md). */
 const IGNORED = new Set(['events', 'token', 'lastEventId']);
 
@@ -80,21 +95,31 @@ export function parseListQuery(
     return Number(text);
   };
 
-  const limit = integerParam(['_limit', 'page[limit]'], DEFAULT_LIMIT, 1, MAX_LIMIT);
-  const offset = integerParam(['_offset', 'page[offset]'], 0, 0, Number.MAX_SAFE_INTEGER);
+  // `page[size]` and `page[number]` are JSON:API's page-based spelling (kitsu and others send them);
+  // a page number is an offset of whole pages, so it cannot be given with an offset.
+  const limit = integerParam(['_limit', 'page[limit]', 'page[size]'], DEFAULT_LIMIT, 1, MAX_LIMIT);
+  const pageNumber = integerParam(['page[number]', '_offset', 'page[offset]'], 0, 0, Number.MAX_SAFE_INTEGER);
+  const numbered = raw['page[number]'] !== undefined;
+  if (numbered && raw['page[number]'] === '0')
+    fail('page[number]', "Parameter 'page[number]' must be an integer from 1 up (the first page is 1)");
+  const offset = numbered ? Math.min(Math.max(pageNumber - 1, 0) * limit, Number.MAX_SAFE_INTEGER) : pageNumber;
   const carriedNames = new Set<string>();
 
+  // `sort` is JSON:API's name, `_sort` svc's own; they mean the same and only one may be given.
   const sort: SortKey[] = [];
-  const sortText = single('_sort');
-  if (sortText !== undefined) {
-    carriedNames.add('_sort');
+  const sortNames = ['_sort', 'sort'].filter((name) => raw[name] !== undefined);
+  if (sortNames.length > 1) fail(sortNames[1]!, 'Use only one of _sort and sort');
+  const sortName = sortNames[0];
+  const sortText = sortName === undefined ? undefined : single(sortName);
+  if (sortName !== undefined && sortText !== undefined) {
+    carriedNames.add(sortName);
     for (const part of sortText.split(',')) {
       const descending = part.startsWith('-');
       const field = descending ? part.slice(1) : part;
-      if (!fieldTypeOf(field)) fail('_sort', `Cannot sort by unknown field '${field}'`);
-      else if (!isReadable(field)) fail('_sort', `Field '${field}' is not readable`, 'INVALID_FIELDS');
-      else if (!resource.sortable.has(field)) fail('_sort', `Field '${field}' is not sortable`);
-      else if (sort.some((s) => s.field === field)) fail('_sort', `Field '${field}' appears twice in _sort`);
+      if (!fieldTypeOf(field)) fail(sortName, `Cannot sort by unknown field '${field}'`);
+      else if (!isReadable(field)) fail(sortName, `Field '${field}' is not readable`, 'INVALID_FIELDS');
+      else if (!resource.sortable.has(field)) fail(sortName, `Field '${field}' is not sortable`);
+      else if (sort.some((s) => s.field === field)) fail(sortName, `Field '${field}' appears twice in ${sortName}`);
       else sort.push({ field, descending });
     }
   }
@@ -115,12 +140,7 @@ export function parseListQuery(
   let listValues = 0;
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(name)) continue;
-    if (
-      ['_limit', '_offset', '_sort', 'fields', 'page[limit]', 'page[offset]', 'page[after]', 'page[before]'].includes(
-        name,
-      )
-    )
-      continue;
+    if (LIST_PARAMETERS.has(name)) continue;
     // `include` and `fields[<type>]` shape the document, not the rows (parse-compound-query.ts); links carry them.
     if (isCompoundParameter(name)) {
       if (!Array.isArray(value)) carriedNames.add(name);
@@ -185,7 +205,7 @@ export function parseListQuery(
     {
       after: single('page[after]'),
       before: single('page[before]'),
-      offsetGiven: raw._offset !== undefined || raw['page[offset]'] !== undefined,
+      offsetGiven: raw._offset !== undefined || raw['page[offset]'] !== undefined || numbered,
     },
     sort,
     resource,
@@ -199,6 +219,7 @@ export function parseListQuery(
   // Links repeat the parameters in the order the caller gave them.
   const carried = Object.entries(raw).filter(([name]) => carriedNames.has(name)) as [string, string][];
   const query: ListQuery = { filter: allOf(conditions), sort, limit, offset, fields, carried };
+  if (numbered) query.pageStyle = 'number';
   if (keyset) query.keyset = keyset;
   return query;
 }

@@ -14,6 +14,8 @@ import { SubscriptionRepository } from './subscriptions/subscription-repository.
 import { WebhookAdmin } from './webhook-admin.ts';
 import type { WebhookService } from './webhook-service.ts';
 import { createWebhookTables } from './webhook-tables.ts';
+import type { SecretBox } from '../tools/secret-box.ts';
+import { sealWebhookSecrets } from './subscriptions/seal-webhook-secrets.ts';
 
 const SUBSCRIPTIONS_TOPIC = 'webhooks';
 
@@ -26,6 +28,8 @@ export interface WebhookServiceDeps {
   readonly log: FastifyBaseLogger;
   /** Tells the other nodes of subscription changes; absent in tools that build the component alone. */
   readonly signals?: ClusterSignals;
+  /** Seals the signing secrets at rest (webhook-secret-box.ts). */
+  readonly secrets: SecretBox;
 }
 
 export interface WebhookServiceOptions {
@@ -34,9 +38,11 @@ export interface WebhookServiceOptions {
 }
 
 export async function createWebhookService(deps: WebhookServiceDeps, options: WebhookServiceOptions = {}): Promise<WebhookService> {
-  const { config, store, registry, records, log, signals } = deps;
+  const { config, store, registry, records, log, signals, secrets } = deps;
   await createWebhookTables(store.db, store.dialect);
-  const subscriptions = new SubscriptionRepository(store);
+  const sealing = await sealWebhookSecrets(store, secrets);
+  if (sealing.sealed + sealing.resealed > 0) log.info(sealing, 'webhook signing secrets sealed under the current SVC_SECRET');
+  const subscriptions = new SubscriptionRepository(store, secrets);
   const deliveries = new DeliveryRepository(store);
   const cache = new SubscriptionCache(subscriptions, log);
   await cache.reload();

@@ -5,11 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  BUNDLED_CONFIG_FILE,
-  ConfigError,
-  findConfigFile,
-} from '../../src/config/load-config.ts';
+import { BUNDLED_CONFIG_FILE, ConfigError, findConfigFile } from '../../src/config/load-config.ts';
 import { checkConfigFile } from '../../src/cli/check-config.ts';
 import { FIELD_TYPE_NAMES } from '../../src/config/config-schema.ts';
 import { loadConfig, loadConfigFromObject } from '../../src/resources/config-loader.ts';
@@ -31,12 +27,18 @@ before(async () => {
   await mkdir(join(dir, 'project'));
   await mkdir(join(dir, 'configs'));
   await writeFile(file('notes.yaml'), NOTES_YAML);
-  await writeFile(file('project/svc.config.yaml'), 'resources:\n  local_things:\n    fields:\n      name: { type: string }\n');
+  await writeFile(
+    file('project/svc.config.yaml'),
+    'resources:\n  local_things:\n    fields:\n      name: { type: string }\n',
+  );
   await writeFile(file('from-env.yaml'), 'resources:\n  env_things:\n    fields:\n      name: { type: string }\n');
   await writeFile(file('configs/relative.yaml'), 'database: { url: "sqlite:./data/app.db" }\ndataDir: ./state\n');
   await writeFile(
     file('notes.json'),
-    JSON.stringify({ server: { port: '${NOTES_PORT:-4001}' }, resources: { notes: { fields: { body: { type: 'text' } } } } }),
+    JSON.stringify({
+      server: { port: '${NOTES_PORT:-4001}' },
+      resources: { notes: { fields: { body: { type: 'text' } } } },
+    }),
   );
   await writeFile(file('broken.yaml'), 'server:\n  port: 3000\n   host: x\n');
   await writeFile(file('duplicate.yaml'), 'server: {}\nserver: {}\n');
@@ -77,7 +79,12 @@ describe('loadConfig', () => {
   it("keeps the bundled example's posts exactly as docs/configuration.md shows them", async () => {
     const config = await loadConfig({ file: BUNDLED_CONFIG_FILE, env: {} });
     const posts = config.resources.posts;
-    assert.deepEqual(posts?.fields.status, { type: 'enum', values: ['draft', 'published'], default: 'draft', sortable: true });
+    assert.deepEqual(posts?.fields.status, {
+      type: 'enum',
+      values: ['draft', 'published'],
+      default: 'draft',
+      sortable: true,
+    });
     assert.deepEqual(posts?.permissions?.user, {
       read: {
         fields: ['title', 'body', 'status', 'views', 'author_id', 'category_id'],
@@ -99,11 +106,35 @@ describe('loadConfig', () => {
     assert.equal(config.auth.email.smtpUrl, 'smtp://mail:25');
   });
 
-  const LOOKUP: { name: string; options: () => { file?: string; env: NodeJS.ProcessEnv; cwd: string }; resource: string }[] = [
-    { name: 'the explicit file over SVC_CONFIG and ./svc.config.yaml', options: () => ({ file: file('notes.yaml'), env: { SVC_CONFIG: file('from-env.yaml') }, cwd: join(dir, 'project') }), resource: 'notes' },
-    { name: 'an explicit file relative to cwd', options: () => ({ file: 'notes.yaml', env: {}, cwd: dir }), resource: 'notes' },
-    { name: 'SVC_CONFIG over ./svc.config.yaml', options: () => ({ env: { SVC_CONFIG: file('from-env.yaml') }, cwd: join(dir, 'project') }), resource: 'env_things' },
-    { name: './svc.config.yaml over the bundled example', options: () => ({ env: {}, cwd: join(dir, 'project') }), resource: 'local_things' },
+  const LOOKUP: {
+    name: string;
+    options: () => { file?: string; env: NodeJS.ProcessEnv; cwd: string };
+    resource: string;
+  }[] = [
+    {
+      name: 'the explicit file over SVC_CONFIG and ./svc.config.yaml',
+      options: () => ({
+        file: file('notes.yaml'),
+        env: { SVC_CONFIG: file('from-env.yaml') },
+        cwd: join(dir, 'project'),
+      }),
+      resource: 'notes',
+    },
+    {
+      name: 'an explicit file relative to cwd',
+      options: () => ({ file: 'notes.yaml', env: {}, cwd: dir }),
+      resource: 'notes',
+    },
+    {
+      name: 'SVC_CONFIG over ./svc.config.yaml',
+      options: () => ({ env: { SVC_CONFIG: file('from-env.yaml') }, cwd: join(dir, 'project') }),
+      resource: 'env_things',
+    },
+    {
+      name: './svc.config.yaml over the bundled example',
+      options: () => ({ env: {}, cwd: join(dir, 'project') }),
+      resource: 'local_things',
+    },
     { name: 'the bundled example last', options: () => ({ env: { SVC_CONFIG: '' }, cwd: dir }), resource: 'posts' },
   ];
   for (const scenario of LOOKUP) {
@@ -114,7 +145,10 @@ describe('loadConfig', () => {
   }
 
   it('says where the config came from', async () => {
-    assert.deepEqual(await findConfigFile({ env: {}, cwd: join(dir, 'project') }), { file: file('project/svc.config.yaml'), origin: 'cwd' });
+    assert.deepEqual(await findConfigFile({ env: {}, cwd: join(dir, 'project') }), {
+      file: file('project/svc.config.yaml'),
+      origin: 'cwd',
+    });
     assert.deepEqual(await findConfigFile({ env: {}, cwd: dir }), { file: BUNDLED_CONFIG_FILE, origin: 'bundled' });
     assert.equal((await findConfigFile({ env: { SVC_CONFIG: 'x.yaml' }, cwd: dir })).origin, 'SVC_CONFIG');
   });
@@ -154,7 +188,10 @@ describe('loadConfig', () => {
   });
 
   it('refuses duplicate keys', async () => {
-    await assert.rejects(loadConfig({ file: file('duplicate.yaml'), env: {} }), /syntax error: .*[Mm]ap keys must be unique/);
+    await assert.rejects(
+      loadConfig({ file: file('duplicate.yaml'), env: {} }),
+      /syntax error: .*[Mm]ap keys must be unique/,
+    );
   });
 
   it('lists every problem of the file in the error, one per line as path: message', async () => {
@@ -163,13 +200,17 @@ describe('loadConfig', () => {
       assert.equal(error.file, file('many-problems.yaml'));
       const lines = error.message.split('\n');
       assert.match(lines[0] ?? '', /^invalid configuration in .*many-problems\.yaml \(4 problems\):$/);
-      assert.deepEqual(lines.slice(1).map((l) => l.split(':')[0]).sort(), [
-        'resources.Posts',
-        'resources.posts.fields.id',
-        'resources.posts.fields.status.values',
-        'server.port',
-      ]);
-      assert.deepEqual(lines.slice(1), error.problems.map((p) => `${p.path}: ${p.message}`));
+      assert.deepEqual(
+        lines
+          .slice(1)
+          .map((l) => l.split(':')[0])
+          .sort(),
+        ['resources.Posts', 'resources.posts.fields.id', 'resources.posts.fields.status.values', 'server.port'],
+      );
+      assert.deepEqual(
+        lines.slice(1),
+        error.problems.map((p) => `${p.path}: ${p.message}`),
+      );
       return true;
     });
   });
@@ -178,7 +219,7 @@ describe('loadConfig', () => {
 describe('loadConfigFromObject', () => {
   const notes = { resources: { notes: { fields: { body: { type: 'text' } } } } };
 
-  it('fills every setting\'s documented default', () => {
+  it("fills every setting's documented default", () => {
     const config = loadConfigFromObject({}, {}, { cwd: '/srv/app' });
     assert.deepEqual(
       { ...config },
@@ -186,7 +227,7 @@ describe('loadConfigFromObject', () => {
         database: { url: 'sqlite:/srv/app/.svc/data.db' },
         server: {
           port: 3000,
-          host: '0.0.0.0',
+          host: '127.0.0.1',
           cors: { origins: [] },
           bodyLimitBytes: 1048576,
           publicMetrics: false,
@@ -206,6 +247,7 @@ describe('loadConfigFromObject', () => {
           email: { from: 'svc <no-reply@localhost>' },
           trustedOrigins: [],
           loginThrottle: { enabled: true, maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowMs: 900000 },
+          signUpThrottle: { enabled: true, maxPerAddress: 30, windowMs: 3600000 },
           emailAndPassword: { enabled: true },
           passwordReset: { expiresIn: 3600, revokeKeys: true },
         },
@@ -229,24 +271,46 @@ describe('loadConfigFromObject', () => {
     process.env.SVC_CONFIG_TEST_PORT = '5000';
     try {
       assert.equal(loadConfigFromObject({ server: { port: '${SVC_CONFIG_TEST_PORT:-3001}' } }).server.port, 3001);
-      assert.equal(loadConfigFromObject({ server: { port: '${SVC_CONFIG_TEST_PORT:-3001}' } }, process.env).server.port, 5000);
+      assert.equal(
+        loadConfigFromObject({ server: { port: '${SVC_CONFIG_TEST_PORT:-3001}' } }, process.env).server.port,
+        5000,
+      );
     } finally {
       delete process.env.SVC_CONFIG_TEST_PORT;
     }
   });
 
-  const OVERRIDES: { variable: string; value: string; read: (c: ReturnType<typeof loadConfigFromObject>) => unknown; expected: unknown }[] = [
+  const OVERRIDES: {
+    variable: string;
+    value: string;
+    read: (c: ReturnType<typeof loadConfigFromObject>) => unknown;
+    expected: unknown;
+  }[] = [
     { variable: 'PORT', value: '8080', read: (c) => c.server.port, expected: 8080 },
     { variable: 'HOST', value: '127.0.0.1', read: (c) => c.server.host, expected: '127.0.0.1' },
-    { variable: 'DATABASE_URL', value: 'postgres://u:p@db:5432/app', read: (c) => c.database.url, expected: 'postgres://u:p@db:5432/app' },
+    {
+      variable: 'DATABASE_URL',
+      value: 'postgres://u:p@db:5432/app',
+      read: (c) => c.database.url,
+      expected: 'postgres://u:p@db:5432/app',
+    },
     { variable: 'DATABASE_URL', value: 'sqlite::memory:', read: (c) => c.database.url, expected: 'sqlite::memory:' },
     { variable: 'REDIS_URL', value: 'redis://cache:6379', read: (c) => c.redis?.url, expected: 'redis://cache:6379' },
     { variable: 'SVC_ADMIN_TOKEN', value: 'secret-token', read: (c) => c.adminToken, expected: 'secret-token' },
   ];
   for (const scenario of OVERRIDES) {
     it(`lets ${scenario.variable}=${scenario.value} override the file`, () => {
-      const raw = { ...notes, server: { port: 3000, host: 'localhost' }, database: { url: 'sqlite:./x.db' }, adminToken: 'from-file', redis: { url: 'redis://file:6379' } };
-      assert.equal(scenario.read(loadConfigFromObject(raw, { [scenario.variable]: scenario.value })), scenario.expected);
+      const raw = {
+        ...notes,
+        server: { port: 3000, host: 'localhost' },
+        database: { url: 'sqlite:./x.db' },
+        adminToken: 'from-file',
+        redis: { url: 'redis://file:6379' },
+      };
+      assert.equal(
+        scenario.read(loadConfigFromObject(raw, { [scenario.variable]: scenario.value })),
+        scenario.expected,
+      );
     });
   }
 
@@ -256,7 +320,10 @@ describe('loadConfigFromObject', () => {
   });
 
   it('ignores empty override variables', () => {
-    const config = loadConfigFromObject({ server: { port: 3100 }, adminToken: 'kept' }, { PORT: '', SVC_ADMIN_TOKEN: '' });
+    const config = loadConfigFromObject(
+      { server: { port: 3100 }, adminToken: 'kept' },
+      { PORT: '', SVC_ADMIN_TOKEN: '' },
+    );
     assert.equal(config.server.port, 3100);
     assert.equal(config.adminToken, 'kept');
   });
@@ -266,14 +333,19 @@ describe('loadConfigFromObject', () => {
       () => loadConfigFromObject({}, { PORT: 'eighty' }),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        assert.deepEqual(error.problems, [{ path: 'server.port', message: 'must be integer (from the environment variable PORT)' }]);
+        assert.deepEqual(error.problems, [
+          { path: 'server.port', message: 'must be integer (from the environment variable PORT)' },
+        ]);
         return true;
       },
     );
   });
 
   it('reads interpolated booleans as booleans', () => {
-    const config = loadConfigFromObject({ webhooks: { allowPrivateTargets: '${PRIVATE:-false}' }, stream: { allowQueryToken: '${QT}' } }, { QT: 'false' });
+    const config = loadConfigFromObject(
+      { webhooks: { allowPrivateTargets: '${PRIVATE:-false}' }, stream: { allowQueryToken: '${QT}' } },
+      { QT: 'false' },
+    );
     assert.equal(config.webhooks.allowPrivateTargets, false);
     assert.equal(config.stream.allowQueryToken, false);
   });
@@ -288,7 +360,9 @@ describe('loadConfigFromObject', () => {
       resources: {
         notes: {
           fields: { owner: { type: 'string' } },
-          permissions: { user: { read: { filter: { owner: { eq: '$userId' } } }, create: { preset: { owner: '$userId' } } } },
+          permissions: {
+            user: { read: { filter: { owner: { eq: '$userId' } } }, create: { preset: { owner: '$userId' } } },
+          },
         },
       },
     });
@@ -301,7 +375,10 @@ describe('loadConfigFromObject', () => {
       () => loadConfigFromObject({ database: { url: '${DB_URL}' } }, {}),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        assert.deepEqual(error.problems.map((p) => p.path), ['database.url']);
+        assert.deepEqual(
+          error.problems.map((p) => p.path),
+          ['database.url'],
+        );
         assert.match(error.problems[0]?.message ?? '', /DB_URL is not set/);
         return true;
       },
@@ -329,14 +406,19 @@ describe('checkConfigFile', () => {
   it('says the bundled example is valid', async () => {
     const result = await checkConfigFile(undefined, {}, dir);
     assert.equal(result.ok, true);
-    assert.deepEqual(result.lines, [`${BUNDLED_CONFIG_FILE} (bundled example): valid, 3 resources (categories, posts, comments)`]);
+    assert.deepEqual(result.lines, [
+      `${BUNDLED_CONFIG_FILE} (bundled example): valid, 3 resources (categories, posts, comments)`,
+    ]);
   });
 
   it('lists every problem with its path', async () => {
     const result = await checkConfigFile(file('many-problems.yaml'), {}, dir);
     assert.equal(result.ok, false);
     assert.equal(result.lines[0], `${file('many-problems.yaml')}: 4 problems`);
-    assert.ok(result.lines.includes('resources.posts.fields.status.values: enum fields need a non-empty values list'), result.lines.join('\n'));
+    assert.ok(
+      result.lines.includes('resources.posts.fields.status.values: enum fields need a non-empty values list'),
+      result.lines.join('\n'),
+    );
     assert.equal(result.lines.length, 5);
   });
 

@@ -13,10 +13,26 @@ import { STARTER_ENV_EXAMPLE } from '../../src/cli/starter-env-example.ts';
 
 const SVC = join(import.meta.dirname, '../../bin/svc.js');
 /** None of the shell's settings may leak into a command that reads its config from the folder. */
-const CLEAN_ENV = { SVC_CONFIG: '', DATABASE_URL: '', SVC_ADMIN_TOKEN: '', PORT: '', HOST: '', REDIS_URL: '', SVC_SECRET: '', LOG_FORMAT: '', LOG_LEVEL: 'warn' };
+const CLEAN_ENV = {
+  SVC_CONFIG: '',
+  DATABASE_URL: '',
+  SVC_ADMIN_TOKEN: '',
+  PORT: '',
+  HOST: '',
+  REDIS_URL: '',
+  SVC_SECRET: '',
+  LOG_FORMAT: '',
+  LOG_LEVEL: 'warn',
+};
 
 function svc(args: string[], cwd: string, input = '') {
-  const result = spawnSync(process.execPath, [SVC, ...args], { encoding: 'utf8', cwd, input, env: { ...process.env, ...CLEAN_ENV }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [SVC, ...args], {
+    encoding: 'utf8',
+    cwd,
+    input,
+    env: { ...process.env, ...CLEAN_ENV },
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -31,8 +47,16 @@ describe('svc init', () => {
     assert.equal(readFileSync(join(dir, 'svc.config.yaml'), 'utf8'), STARTER_CONFIG);
     assert.equal(readFileSync(join(dir, '.env.example'), 'utf8'), STARTER_ENV_EXAMPLE);
     assert.match(result.stdout, /^Wrote projects\/first\/svc\.config\.yaml and projects\/first\/\.env\.example\./);
-    const commands = result.stdout.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim().split(/\s+#/)[0]);
-    assert.deepEqual(commands, ['cd projects/first', 'svc check', 'svc start', 'svc users create --email you@example.com --role manager']);
+    const commands = result.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('  '))
+      .map((line) => line.trim().split(/\s+#/)[0]);
+    assert.deepEqual(commands, [
+      'cd projects/first',
+      'npx svc check',
+      'npx svc start',
+      'npx svc users create --email you@example.com --role manager',
+    ]);
   });
 
   it('writes into the working directory without DIR, and prints no cd', () => {
@@ -79,13 +103,20 @@ describe('svc init', () => {
     const dir = join(root, 'served');
     assert.equal(svc(['init', dir], root).status, 0);
     assert.equal(svc(['check'], dir).status, 0);
-    const child = spawn(process.execPath, [SVC, 'start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: { ...process.env, ...CLEAN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC, 'start', '--port', '0'], {
+      cwd: dir,
+      env: { ...process.env, ...CLEAN_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
       const base = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "listening on" line within 60 s:\n${stdout}${stderr}`)), 60_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no "listening on" line within 60 s:\n${stdout}${stderr}`)),
+          60_000,
+        );
         child.stdout.on('data', (chunk: Buffer) => {
           stdout += chunk.toString();
           const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
@@ -99,7 +130,11 @@ describe('svc init', () => {
       // The first start announces the generated admin token in a block that says how to choose one instead.
       assert.match(stderr, /svc generated an admin token/);
       assert.match(stderr, /SVC_ADMIN_TOKEN=/);
-      const created = svc(['users', 'create', '--email', 'you@example.com', '--role', 'manager', '--password-stdin'], dir, 'a long enough password\n');
+      const created = svc(
+        ['users', 'create', '--email', 'you@example.com', '--role', 'manager', '--password-stdin'],
+        dir,
+        'a long enough password\n',
+      );
       assert.equal(created.status, 0, created.stderr);
       const token = await fetch(`${base}/token`, {
         method: 'POST',
@@ -107,11 +142,22 @@ describe('svc init', () => {
         body: JSON.stringify({ email: 'you@example.com', password: 'a long enough password' }),
       });
       assert.equal(token.status, 201);
-      const headers = { authorization: `Bearer ${((await token.json()) as { key: string }).key}`, 'content-type': 'application/json' };
-      const project = await fetch(`${base}/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'First' }) });
+      const headers = {
+        authorization: `Bearer ${((await token.json()) as { key: string }).key}`,
+        'content-type': 'application/json',
+      };
+      const project = await fetch(`${base}/v1/projects`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'First' }),
+      });
       assert.equal(project.status, 201, await project.clone().text());
       const projectId = ((await project.json()) as { data: { id: string } }).data.id;
-      const task = await fetch(`${base}/v1/tasks`, { method: 'POST', headers, body: JSON.stringify({ project_id: projectId, title: 'Start' }) });
+      const task = await fetch(`${base}/v1/tasks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ project_id: projectId, title: 'Start' }),
+      });
       assert.equal(task.status, 201, await task.clone().text());
       // Its data stays in the project folder.
       assert.ok(existsSync(join(dir, '.svc/data.db')));
@@ -139,7 +185,10 @@ describe('svc start without a config', () => {
       const result = svc(['start', '--host', '127.0.0.1', '--port', String(busyPort)], empty);
       assert.equal(result.status, 1);
       const [first] = result.stderr.split('\n');
-      assert.match(first!, /^No config file .*: serving the bundled example .*examples\/blog\.yaml\. Run svc init to write a config of your own\.$/);
+      assert.match(
+        first!,
+        /^No config file .*: serving the bundled example .*examples\/blog\.yaml\. Run svc init to write a config of your own\.$/,
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

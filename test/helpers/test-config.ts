@@ -22,6 +22,8 @@ export function testConfig(databaseUrl: string, overrides: ConfigOverrides = {})
       email: { from: 'svc <no-reply@localhost>' },
       // The browser app allowed by CORS above also signs in with cookies.
       trustedOrigins: ['http://localhost:5173'],
+      // Suites sign up many users from one address; the sign-up throttle's own tests set a low limit.
+      signUpThrottle: { enabled: true, maxPerAddress: 1000000, windowMs: 3600000 },
     },
     // Suites send many requests with one key; the rate-limit suite sets its own limits.
     apiKeys: { rateLimit: { enabled: true, max: 1000000, timeWindow: 60000 } },

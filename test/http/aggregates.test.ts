@@ -120,6 +120,7 @@ for (const dialect of testDialects()) {
         ['_limit=1001', '_limit'],
         ['_count=yes', '_count'],
         ['_offset=2', '_offset'],
+        ['sort=-count', 'sort'],
         ['fields=title', 'fields'],
         ['page[after]=', 'page[after]'],
         ['_bogus=1', '_bogus'],

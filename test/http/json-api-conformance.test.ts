@@ -25,10 +25,25 @@ describe('JSON:API 1.0 conformance', () => {
   before(async () => {
     t = await startTestApp('sqlite');
     editor = await t.as('editor');
-    const category = await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'Conformance' } });
-    const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Conform', tags: ['x'], category_id: category.json().data.id } });
+    const category = await t.request({
+      method: 'POST',
+      url: '/v1/categories',
+      auth: editor,
+      payload: { name: 'Conformance' },
+    });
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/posts',
+      auth: editor,
+      payload: { title: 'Conform', tags: ['x'], category_id: category.json().data.id },
+    });
     postId = created.json().data.id;
-    const comment = await t.request({ method: 'POST', url: '/v1/comments', auth: editor, payload: { post_id: postId, body: 'c' } });
+    const comment = await t.request({
+      method: 'POST',
+      url: '/v1/comments',
+      auth: editor,
+      payload: { post_id: postId, body: 'c' },
+    });
     commentId = comment.json().data.id;
   });
   after(() => t.close());
@@ -39,14 +54,26 @@ describe('JSON:API 1.0 conformance', () => {
     assert.equal(validate({ data: [], errors: [] }), false);
   });
 
-  const cases: [string, () => { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; url: string; payload?: object; auth?: boolean }][] = [
+  const cases: [
+    string,
+    () => { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; url: string; payload?: object; auth?: boolean },
+  ][] = [
     ['a created record', () => ({ method: 'POST', url: '/v1/posts', payload: { title: 'Another' } })],
     ['a fetched record', () => ({ method: 'GET', url: `/v1/posts/${postId}` })],
     ['a list with links and meta', () => ({ method: 'GET', url: '/v1/posts?_limit=1&_offset=1' })],
     ['an empty list', () => ({ method: 'GET', url: '/v1/posts?title=none' })],
-    ['a record with relationships and included records', () => ({ method: 'GET', url: `/v1/comments/${commentId}?include=post.category` })],
-    ['a compound list with sparse fieldsets', () => ({ method: 'GET', url: '/v1/comments?include=post&fields[posts]=title,category' })],
-    ['a record with a to-many relationship included', () => ({ method: 'GET', url: `/v1/posts/${postId}?include=comments,category` })],
+    [
+      'a record with relationships and included records',
+      () => ({ method: 'GET', url: `/v1/comments/${commentId}?include=post.category` }),
+    ],
+    [
+      'a compound list with sparse fieldsets',
+      () => ({ method: 'GET', url: '/v1/comments?include=post&fields[posts]=title,category' }),
+    ],
+    [
+      'a record with a to-many relationship included',
+      () => ({ method: 'GET', url: `/v1/posts/${postId}?include=comments,category` }),
+    ],
     ['the to-many side of a relation', () => ({ method: 'GET', url: `/v1/posts/${postId}/comments?include=post` })],
     ['a patched record', () => ({ method: 'PATCH', url: `/v1/posts/${postId}`, payload: { body: 'b' } })],
     ['a validation error document', () => ({ method: 'POST', url: '/v1/posts', payload: { nope: 1, views: 'x' } })],
@@ -71,10 +98,19 @@ for (const dialect of testDialects()) {
     let t: TestApp;
     let editor: string;
     let postId: string;
+    let categoryId: string;
     before(async () => {
       t = await startTestApp(dialect);
       editor = await t.as('editor');
-      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Negotiated' } });
+      categoryId = (
+        await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'Negotiation' } })
+      ).json().data.id;
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title: 'Negotiated', category_id: categoryId },
+      });
       postId = created.json().data.id;
     });
     after(() => t.close());
@@ -86,9 +122,28 @@ for (const dialect of testDialects()) {
         ['a record', { method: 'GET', url: `/v1/posts/${postId}`, auth: editor }, 200],
         ['a created record', { method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'x' } }, 201],
         ['an admin list', { method: 'GET', url: '/admin/users', auth: admin }, 200],
-        ['an admin webhook', { method: 'POST', url: '/admin/webhooks', auth: admin, payload: { name: 'h', url: 'https://hooks.example.com/in', eventPattern: '*' } }, 201],
+        [
+          'an admin webhook',
+          {
+            method: 'POST',
+            url: '/admin/webhooks',
+            auth: admin,
+            payload: { name: 'h', url: 'https://hooks.example.com/in', eventPattern: '*' },
+          },
+          201,
+        ],
         ['a validation error', { method: 'POST', url: '/v1/posts', auth: editor, payload: { nope: 1 } }, 400],
-        ['a syntax error', { method: 'POST', url: '/v1/posts', auth: editor, payload: '{', headers: { 'content-type': 'application/json' } }, 400],
+        [
+          'a syntax error',
+          {
+            method: 'POST',
+            url: '/v1/posts',
+            auth: editor,
+            payload: '{',
+            headers: { 'content-type': 'application/json' },
+          },
+          400,
+        ],
         ['a 401', { method: 'GET', url: '/v1/posts' }, 401],
         ['a 403', { method: 'POST', url: '/v1/posts', auth: admin, payload: { title: 'x' } }, 403],
         ['an unknown resource', { method: 'GET', url: '/v1/missing', auth: editor }, 404],
@@ -96,10 +151,32 @@ for (const dialect of testDialects()) {
         ['an unknown /auth route', { method: 'GET', url: '/auth/nowhere' }, 404],
         ['a path that does not decode (framework error)', { method: 'GET', url: '/v1/%E0%A4%A', auth: editor }, 404],
         ['a 405', { method: 'PUT', url: '/v1/posts', auth: editor, payload: {} }, 405],
-        ['a 413', { method: 'POST', url: '/v1/posts', auth: editor, payload: `{"title":"${'x'.repeat(2 * 1024 * 1024)}"}`, headers: { 'content-type': 'application/json' } }, 413],
-        ['a 415', { method: 'POST', url: '/v1/posts', auth: editor, payload: 'x', headers: { 'content-type': 'text/plain' } }, 415],
-        ['a 406', { method: 'GET', url: '/v1/posts', auth: editor, headers: { accept: 'application/vnd.api+json; ext=bulk' } }, 406],
-        ['an error from /token', { method: 'POST', url: '/token', payload: { email: 'nobody@example.com', password: 'wrong password' } }, 401],
+        [
+          'a 413',
+          {
+            method: 'POST',
+            url: '/v1/posts',
+            auth: editor,
+            payload: `{"title":"${'x'.repeat(2 * 1024 * 1024)}"}`,
+            headers: { 'content-type': 'application/json' },
+          },
+          413,
+        ],
+        [
+          'a 415',
+          { method: 'POST', url: '/v1/posts', auth: editor, payload: 'x', headers: { 'content-type': 'text/plain' } },
+          415,
+        ],
+        [
+          'a 406',
+          { method: 'GET', url: '/v1/posts', auth: editor, headers: { accept: 'application/vnd.api+json; ext=bulk' } },
+          406,
+        ],
+        [
+          'an error from /token',
+          { method: 'POST', url: '/token', payload: { email: 'nobody@example.com', password: 'wrong password' } },
+          401,
+        ],
       ];
       for (const [name, options, status] of cases) {
         const response = await t.request(options);
@@ -116,31 +193,99 @@ for (const dialect of testDialects()) {
         [{ method: 'GET', url: '/openapi.yaml' }, /^application\/yaml/],
         [{ method: 'GET', url: '/healthz' }, /^application\/json/],
         [{ method: 'GET', url: '/metrics', auth: t.admin }, /^text\/plain/],
-        [{ method: 'POST', url: '/auth/sign-up/email', payload: { name: 'N', email: `n-${dialect}@example.com`, password: 'correct horse battery' } }, /^application\/json/],
+        [
+          {
+            method: 'POST',
+            url: '/auth/sign-up/email',
+            payload: { name: 'N', email: `n-${dialect}@example.com`, password: 'correct horse battery' },
+          },
+          /^application\/json/,
+        ],
       ];
       for (const [options, type] of cases) {
         const response = await t.request(options);
         assert.ok(response.statusCode < 300, `${options.url}: ${response.statusCode} ${response.body.slice(0, 200)}`);
         assert.match(String(response.headers['content-type']), type, String(options.url));
       }
-      const token = await t.request({ method: 'POST', url: '/token', payload: { email: `n-${dialect}@example.com`, password: 'correct horse battery' } });
+      const token = await t.request({
+        method: 'POST',
+        url: '/token',
+        payload: { email: `n-${dialect}@example.com`, password: 'correct horse battery' },
+      });
       assert.equal(token.statusCode, 201, token.body);
       assert.match(String(token.headers['content-type']), /^application\/json/);
     });
 
     it('answers 415 UNSUPPORTED_MEDIA_TYPE for a JSON:API Content-Type with any media type parameter', async () => {
-      for (const type of ['application/vnd.api+json; charset=utf-8', 'application/vnd.api+json;ext=bulk', 'APPLICATION/VND.API+JSON ; profile="https://example.com/p"']) {
-        for (const [method, url, auth] of [['POST', '/v1/posts', editor], ['PATCH', `/v1/posts/${postId}`, editor], ['POST', '/admin/webhooks', t.admin], ['POST', '/token', undefined]] as const) {
-          const response = await t.request({ method, url, ...(auth ? { auth } : {}), payload: '{"title":"x"}', headers: { 'content-type': type } });
+      for (const type of [
+        'application/vnd.api+json; charset=utf-8',
+        'application/vnd.api+json;ext=bulk',
+        'APPLICATION/VND.API+JSON ; profile="https://example.com/p"',
+      ]) {
+        for (const [method, url, auth] of [
+          ['POST', '/v1/posts', editor],
+          ['PATCH', `/v1/posts/${postId}`, editor],
+          ['POST', '/admin/webhooks', t.admin],
+          ['POST', '/token', undefined],
+        ] as const) {
+          const response = await t.request({
+            method,
+            url,
+            ...(auth ? { auth } : {}),
+            payload: '{"title":"x"}',
+            headers: { 'content-type': type },
+          });
           assert.equal(response.statusCode, 415, `${method} ${url} with ${type}: ${response.body}`);
           assert.equal(response.json().errors[0].code, 'UNSUPPORTED_MEDIA_TYPE');
         }
       }
       // Without parameters, and other types with parameters, are taken.
       for (const type of ['application/vnd.api+json', 'application/json; charset=utf-8']) {
-        const response = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: '{"title":"x"}', headers: { 'content-type': type } });
+        const response = await t.request({
+          method: 'POST',
+          url: '/v1/posts',
+          auth: editor,
+          payload: '{"title":"x"}',
+          headers: { 'content-type': type },
+        });
         assert.equal(response.statusCode, 201, `${type}: ${response.body}`);
       }
+    });
+
+    it('ignores the Content-Type of a request without a body (a GET or DELETE some clients label anyway)', async () => {
+      const type = 'application/vnd.api+json; charset=utf-8';
+      for (const [url, auth] of [
+        ['/v1/posts', editor],
+        [`/v1/posts/${postId}`, editor],
+        ['/me', editor],
+        ['/admin/users', t.admin],
+      ] as const) {
+        const response = await t.request({ method: 'GET', url, auth, headers: { 'content-type': type } });
+        assert.equal(response.statusCode, 200, `${url}: ${response.body.slice(0, 200)}`);
+      }
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title: 'to delete' },
+      });
+      const id = created.json().data.id as string;
+      const deleted = await t.request({
+        method: 'DELETE',
+        url: `/v1/posts/${id}`,
+        auth: editor,
+        headers: { 'content-type': type },
+      });
+      assert.equal(deleted.statusCode, 204, deleted.body);
+      // With a body, the same Content-Type is still 415, whatever the method.
+      const withBody = await t.request({
+        method: 'DELETE',
+        url: `/v1/posts/${postId}`,
+        auth: editor,
+        payload: '{}',
+        headers: { 'content-type': type },
+      });
+      assert.equal(withBody.statusCode, 415);
     });
 
     it('answers 406 NOT_ACCEPTABLE when every JSON:API instance in Accept carries media type parameters', async () => {
@@ -159,7 +304,16 @@ for (const dialect of testDialects()) {
         ['text/html, application/xhtml+xml;q=0.9', 200],
       ];
       for (const [accept, status] of cases) {
-        for (const [url, auth] of [['/v1/posts', editor], [`/v1/posts/${postId}`, editor], ['/admin/users', t.admin], ['/admin/webhooks', t.admin]] as const) {
+        for (const [url, auth] of [
+          ['/v1/posts', editor],
+          [`/v1/posts/${postId}`, editor],
+          [`/v1/categories/${categoryId}/posts`, editor],
+          ['/me', editor],
+          ['/admin/users', t.admin],
+          ['/admin/webhooks', t.admin],
+          ['/admin/resources', t.admin],
+          ['/admin/resources/posts', t.admin],
+        ] as const) {
           const response = await t.request({ method: 'GET', url, auth, headers: { accept } });
           assert.equal(response.statusCode, status, `${url} with Accept: ${accept}: ${response.body.slice(0, 200)}`);
           if (status === 406) assert.equal(response.json().errors[0].code, 'NOT_ACCEPTABLE');
@@ -167,7 +321,13 @@ for (const dialect of testDialects()) {
       }
       // A write is refused before anything is created.
       const before = await t.request({ method: 'GET', url: '/v1/posts', auth: editor });
-      const write = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'x' }, headers: { accept: 'application/vnd.api+json; ext=bulk' } });
+      const write = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title: 'x' },
+        headers: { accept: 'application/vnd.api+json; ext=bulk' },
+      });
       assert.equal(write.statusCode, 406);
       const afterwards = await t.request({ method: 'GET', url: '/v1/posts', auth: editor });
       assert.equal(afterwards.json().meta.total, before.json().meta.total);
@@ -175,7 +335,11 @@ for (const dialect of testDialects()) {
 
     it('keeps Accept out of routes that do not answer JSON:API, and asks for credentials first', async () => {
       const accept = 'application/vnd.api+json; ext=bulk';
-      for (const [url, auth] of [['/v1/posts/schema', editor], ['/healthz', undefined], ['/openapi.json', undefined]] as const) {
+      for (const [url, auth] of [
+        ['/v1/posts/schema', editor],
+        ['/healthz', undefined],
+        ['/openapi.json', undefined],
+      ] as const) {
         const response = await t.request({ method: 'GET', url, ...(auth ? { auth } : {}), headers: { accept } });
         assert.equal(response.statusCode, 200, `${url}: ${response.body.slice(0, 200)}`);
       }

@@ -20,8 +20,14 @@ import { ENABLED, FIXTURE_RESOURCES, fixtureRegistry, strictAjv } from './openap
 
 /** The account endpoints that act for the signed-in user (cookie or session bearer token). */
 const SIGNED_IN_ACCOUNT_PATHS = new Set([
-  '/auth/change-password', '/auth/change-email', '/auth/delete-user', '/auth/delete-user/callback', '/auth/list-sessions',
-  '/auth/revoke-session', '/auth/revoke-sessions', '/auth/revoke-other-sessions',
+  '/auth/change-password',
+  '/auth/change-email',
+  '/auth/delete-user',
+  '/auth/delete-user/callback',
+  '/auth/list-sessions',
+  '/auth/revoke-session',
+  '/auth/revoke-sessions',
+  '/auth/revoke-other-sessions',
 ]);
 
 type Json = Record<string, unknown>;
@@ -30,8 +36,8 @@ const JSON_API = 'application/vnd.api+json';
 /** Per admin path and method: success status, its document schema (null: no body), error statuses. */
 const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, string[]]>> = {
   '/admin/roles': { get: ['200', 'AdminRoleListDocument', ['400', '401', '403', '406', '500']] },
-  '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '500']] },
-  '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '500']] },
+  '/admin/resources': { get: ['200', 'ResourceDefinitionListDocument', ['400', '401', '403', '406', '500']] },
+  '/admin/resources/{name}': { get: ['200', 'ResourceDefinitionDocument', ['400', '401', '403', '404', '406', '500']] },
   '/admin/resources/{name}/deleted': {
     get: ['200', 'AdminDeletedRecordListDocument', ['400', '401', '403', '404', '406', '500']],
   },
@@ -238,7 +244,8 @@ describe('buildOpenApiDocument', () => {
       else if (path === '/auth/sign-out') assert.deepEqual(security, [{ sessionCookie: [] }], path);
       else if (path === '/me/key') assert.deepEqual(security, [{ bearer: [] }], path);
       else if (path === '/token') assert.deepEqual(security, [{}, { sessionToken: [] }, { sessionCookie: [] }], path);
-      else if (SIGNED_IN_ACCOUNT_PATHS.has(path)) assert.deepEqual(security, [{ sessionCookie: [] }, { sessionToken: [] }], path);
+      else if (SIGNED_IN_ACCOUNT_PATHS.has(path))
+        assert.deepEqual(security, [{ sessionCookie: [] }, { sessionToken: [] }], path);
       else if (path === '/metrics') assert.deepEqual(security, [{ adminToken: [] }], path);
       else assert.deepEqual(security, [], path);
     }
@@ -248,8 +255,8 @@ describe('buildOpenApiDocument', () => {
     const list = paths['/admin/resources']!.get as Json;
     const one = paths['/admin/resources/{name}']!.get as Json;
     assert.deepEqual([list.operationId, one.operationId], ['listResourceDefinitions', 'getResourceDefinition']);
-    assert.deepEqual(Object.keys(list.responses as Json).sort(), ['200', '400', '401', '403', '500']);
-    assert.deepEqual(Object.keys(one.responses as Json).sort(), ['200', '400', '401', '403', '404', '500']);
+    assert.deepEqual(Object.keys(list.responses as Json).sort(), ['200', '400', '401', '403', '406', '500']);
+    assert.deepEqual(Object.keys(one.responses as Json).sort(), ['200', '400', '401', '403', '404', '406', '500']);
     const body = (((one.responses as Record<string, Json>)['200']!.content as Json)['application/vnd.api+json'] as Json)
       .schema as Json;
     assert.equal(body.$ref, '#/components/schemas/ResourceDefinitionDocument');
@@ -421,7 +428,7 @@ describe('buildOpenApiDocument', () => {
         // A cursor is only ever one svc wrote: the empty one (the first or last page) stands for them.
         const cursor = param === 'page[after]' || param === 'page[before]';
         const values =
-          param === '_sort' || param === 'fields'
+          param === '_sort' || param === 'sort' || param === 'fields'
             ? ((schema.items as Json).enum as string[])
             : cursor
               ? ['']
@@ -470,18 +477,31 @@ describe('buildOpenApiDocument', () => {
   it('answers errors as application/vnd.api+json ErrorDocuments with the statuses that apply', () => {
     const statuses = (path: string, method: string) =>
       Object.keys((paths[path]![method] as Json).responses as Json).filter((s) => s >= '400');
-    assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '429', '500']);
+    // 406 NOT_ACCEPTABLE: every operation answering JSON:API documents negotiates Accept.
+    assert.deepEqual(statuses('/v1/posts', 'get'), ['400', '401', '403', '406', '429', '500']);
     // 409 and 422: an Idempotency-Key still in use, or used for another request.
-    assert.deepEqual(statuses('/v1/posts', 'post'), ['400', '401', '403', '409', '413', '415', '422', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts', 'post'), [
+      '400',
+      '401',
+      '403',
+      '406',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+    ]);
     // 400: a bad `include` or `fields[<type>]`.
-    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['400', '401', '403', '404', '429', '500']);
-    assert.deepEqual(statuses('/v1/posts/{id}/comments', 'get'), ['400', '401', '403', '404', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'get'), ['400', '401', '403', '404', '406', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}/comments', 'get'), ['400', '401', '403', '404', '406', '429', '500']);
     // 412 PRECONDITION_FAILED: If-Match names no current tag.
     assert.deepEqual(statuses('/v1/posts/{id}', 'patch'), [
       '400',
       '401',
       '403',
       '404',
+      '406',
       '409',
       '412',
       '413',
@@ -490,7 +510,7 @@ describe('buildOpenApiDocument', () => {
       '500',
     ]);
     // 409 CONFLICT: the record is still referenced by a relation with onDelete: restrict.
-    assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '409', '412', '429', '500']);
+    assert.deepEqual(statuses('/v1/posts/{id}', 'delete'), ['401', '403', '404', '406', '409', '412', '429', '500']);
     // 429 RATE_LIMITED: the login throttle (auth.loginThrottle), on by default.
     assert.deepEqual(statuses('/token', 'post'), ['400', '401', '403', '409', '413', '415', '422', '429', '500']);
     // The identity endpoints answer with the identity component's own errors too (below).
@@ -551,10 +571,23 @@ describe('buildOpenApiDocument', () => {
   it('describes the identity endpoints a user calls, their errors in both forms, and social sign-in only when on', async () => {
     const identity = operations().filter((o) => o.path.startsWith('/auth/'));
     assert.deepEqual(identity.map((o) => `${o.method} ${o.path}`).sort(), [
-      'get /auth/delete-user/callback', 'get /auth/get-session', 'get /auth/list-sessions', 'get /auth/reset-password/{token}', 'get /auth/verify-email',
-      'post /auth/change-email', 'post /auth/change-password', 'post /auth/delete-user', 'post /auth/request-password-reset', 'post /auth/reset-password',
-      'post /auth/revoke-other-sessions', 'post /auth/revoke-session', 'post /auth/revoke-sessions', 'post /auth/send-verification-email', 'post /auth/sign-in/email',
-      'post /auth/sign-out', 'post /auth/sign-up/email',
+      'get /auth/delete-user/callback',
+      'get /auth/get-session',
+      'get /auth/list-sessions',
+      'get /auth/reset-password/{token}',
+      'get /auth/verify-email',
+      'post /auth/change-email',
+      'post /auth/change-password',
+      'post /auth/delete-user',
+      'post /auth/request-password-reset',
+      'post /auth/reset-password',
+      'post /auth/revoke-other-sessions',
+      'post /auth/revoke-session',
+      'post /auth/revoke-sessions',
+      'post /auth/send-verification-email',
+      'post /auth/sign-in/email',
+      'post /auth/sign-out',
+      'post /auth/sign-up/email',
     ]);
     for (const { path, method, op } of identity) {
       assert.deepEqual(op.tags, ['Users'], path);

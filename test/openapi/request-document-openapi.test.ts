@@ -11,8 +11,14 @@ import { FIXTURE_RESOURCES, strictAjv } from './openapi-fixtures.ts';
 
 type Json = Record<string, unknown>;
 
-const RESOURCES: Record<string, ResourceDefinition> = { ...FIXTURE_RESOURCES, labels: { clientIds: true, fields: { text: { type: 'string' } } } };
-const doc = buildOpenApiDocument(new ResourceRegistry({ resources: RESOURCES }), testConfig('sqlite::memory:', { resources: RESOURCES }));
+const RESOURCES: Record<string, ResourceDefinition> = {
+  ...FIXTURE_RESOURCES,
+  labels: { clientIds: true, fields: { text: { type: 'string' } } },
+};
+const doc = buildOpenApiDocument(
+  new ResourceRegistry({ resources: RESOURCES }),
+  testConfig('sqlite::memory:', { resources: RESOURCES }),
+);
 const paths = doc.paths as Record<string, Record<string, Json>>;
 const schemas = (doc.components as Record<string, Record<string, Json>>).schemas!;
 
@@ -22,9 +28,14 @@ const ajv = strictAjv();
 const rewrite = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(rewrite);
   if (node === null || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => (k === '$ref' && typeof v === 'string' ? [k, v.replace('#/components/schemas/', base)] : [k, rewrite(v)])));
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) =>
+      k === '$ref' && typeof v === 'string' ? [k, v.replace('#/components/schemas/', base)] : [k, rewrite(v)],
+    ),
+  );
 };
-for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ ...(rewrite(schema) as Json), $id: `${base}${name}` });
+for (const [name, schema] of Object.entries(schemas))
+  ajv.addSchema({ ...(rewrite(schema) as Json), $id: `${base}${name}` });
 const valid = (name: string, value: unknown): boolean => ajv.getSchema(`${base}${name}`)!(value) as boolean;
 
 describe('JSON:API request documents in the OpenAPI document', () => {
@@ -35,9 +46,19 @@ describe('JSON:API request documents in the OpenAPI document', () => {
       ['/v1/posts/{id}', 'patch', 'Patch'],
     ];
     for (const [path, method, mode] of cases) {
-      const content = (paths[path]![method] as { requestBody: { content: Record<string, { schema: { $ref: string } }> } }).requestBody.content;
-      assert.equal(content['application/json']!.schema.$ref, `#/components/schemas/Posts${mode}Body`, `${method} ${path}`);
-      assert.equal(content['application/vnd.api+json']!.schema.$ref, `#/components/schemas/Posts${mode}RequestDocument`, `${method} ${path}`);
+      const content = (
+        paths[path]![method] as { requestBody: { content: Record<string, { schema: { $ref: string } }> } }
+      ).requestBody.content;
+      assert.equal(
+        content['application/json']!.schema.$ref,
+        `#/components/schemas/Posts${mode}Body`,
+        `${method} ${path}`,
+      );
+      assert.equal(
+        content['application/vnd.api+json']!.schema.$ref,
+        `#/components/schemas/Posts${mode}RequestDocument`,
+        `${method} ${path}`,
+      );
     }
   });
 
@@ -47,31 +68,129 @@ describe('JSON:API request documents in the OpenAPI document', () => {
     assert.match(responses['409']!.description, /CONFLICT/);
   });
 
-  it('describes documents as the server takes them: relations as {type,id} linkage, type the resource', () => {
+  it('describes documents as the server takes them: relations as {type,id} linkage or as the attribute reads return, type the resource', () => {
     const relationships = { category_id: { data: { type: 'categories', id: ID } } };
-    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships } }), true);
-    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships: { category_id: { data: null } } } }), true);
-    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'comments', attributes: { title: 'Hi', published: true } } }), false, 'another type');
-    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi' } } }), false, 'a required field missing');
-    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true, category_id: ID } } }), false, 'a relation under attributes');
-    assert.equal(valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships: { category_id: { data: { type: 'posts', id: ID } } } } }), false, 'linkage to another type');
+    assert.equal(
+      valid('PostsCreateRequestDocument', {
+        data: { type: 'posts', attributes: { title: 'Hi', published: true }, relationships },
+      }),
+      true,
+    );
+    assert.equal(
+      valid('PostsCreateRequestDocument', {
+        data: {
+          type: 'posts',
+          attributes: { title: 'Hi', published: true },
+          relationships: { category_id: { data: null } },
+        },
+      }),
+      true,
+    );
+    assert.equal(
+      valid('PostsCreateRequestDocument', { data: { type: 'comments', attributes: { title: 'Hi', published: true } } }),
+      false,
+      'another type',
+    );
+    assert.equal(
+      valid('PostsCreateRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi' } } }),
+      false,
+      'a required field missing',
+    );
+    assert.equal(
+      valid('PostsCreateRequestDocument', {
+        data: { type: 'posts', attributes: { title: 'Hi', published: true, category_id: ID } },
+      }),
+      true,
+      'a relation under attributes',
+    );
+    assert.equal(
+      valid('PostsCreateRequestDocument', {
+        data: {
+          type: 'posts',
+          attributes: { title: 'Hi', published: true },
+          relationships: { category: { data: { type: 'categories', id: ID } } },
+        },
+      }),
+      true,
+      'under the relationship name',
+    );
+    assert.equal(
+      valid('PostsCreateRequestDocument', {
+        data: {
+          type: 'posts',
+          attributes: { title: 'Hi', published: true },
+          relationships: { category_id: { data: { type: 'posts', id: ID } } },
+        },
+      }),
+      false,
+      'linkage to another type',
+    );
     assert.equal(valid('PostsCreateRequestDocument', { title: 'Hi', published: true }), false, 'a flat body');
 
-    // A required relation is a required relationship on create and replace, not on patch.
-    assert.equal(valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x' } } }), false);
-    assert.equal(valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x' }, relationships: { post_id: { data: { type: 'posts', id: ID } } } } }), true);
-    assert.equal(valid('CommentsPatchRequestDocument', { data: { type: 'comments', id: ID, attributes: { body: 'y' } } }), true);
+    // A required relation is required on create and replace (as an attribute or a relationship), not on patch.
+    assert.equal(
+      valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x' } } }),
+      false,
+    );
+    assert.equal(
+      valid('CommentsCreateRequestDocument', { data: { type: 'comments', attributes: { body: 'x', post_id: ID } } }),
+      true,
+    );
+    assert.equal(
+      valid('CommentsCreateRequestDocument', {
+        data: {
+          type: 'comments',
+          attributes: { body: 'x' },
+          relationships: { post: { data: { type: 'posts', id: ID } } },
+        },
+      }),
+      true,
+    );
+    assert.equal(
+      valid('CommentsCreateRequestDocument', {
+        data: {
+          type: 'comments',
+          attributes: { body: 'x' },
+          relationships: { post_id: { data: { type: 'posts', id: ID } } },
+        },
+      }),
+      true,
+    );
+    assert.equal(
+      valid('CommentsPatchRequestDocument', { data: { type: 'comments', id: ID, attributes: { body: 'y' } } }),
+      true,
+    );
   });
 
   it('requires data.id on replace and patch, and offers it on create only where the resource takes client ids', () => {
-    assert.equal(valid('PostsPatchRequestDocument', { data: { type: 'posts', attributes: { views: 1 } } }), false, 'patch without id');
-    assert.equal(valid('PostsPatchRequestDocument', { data: { type: 'posts', id: ID, attributes: { views: 1 } } }), true);
-    assert.equal(valid('PostsReplaceRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true } } }), false, 'replace without id');
+    assert.equal(
+      valid('PostsPatchRequestDocument', { data: { type: 'posts', attributes: { views: 1 } } }),
+      false,
+      'patch without id',
+    );
+    assert.equal(
+      valid('PostsPatchRequestDocument', { data: { type: 'posts', id: ID, attributes: { views: 1 } } }),
+      true,
+    );
+    assert.equal(
+      valid('PostsReplaceRequestDocument', { data: { type: 'posts', attributes: { title: 'Hi', published: true } } }),
+      false,
+      'replace without id',
+    );
     const postData = (schemas.PostsCreateRequestDocument!.properties as { data: { properties: Json } }).data.properties;
     assert.equal(postData.id, undefined);
-    const labelData = (schemas.LabelsCreateRequestDocument!.properties as { data: { properties: Json } }).data.properties;
+    const labelData = (schemas.LabelsCreateRequestDocument!.properties as { data: { properties: Json } }).data
+      .properties;
     assert.deepEqual((labelData.id as Json).format, 'uuid');
-    assert.equal(valid('LabelsCreateRequestDocument', { data: { type: 'labels', id: ID, attributes: { text: 'mine' } } }), true);
-    assert.equal(valid('LabelsCreateRequestDocument', { data: { type: 'labels', id: 'not a uuid', attributes: { text: 'mine' } } }), false);
+    assert.equal(
+      valid('LabelsCreateRequestDocument', { data: { type: 'labels', id: ID, attributes: { text: 'mine' } } }),
+      true,
+    );
+    assert.equal(
+      valid('LabelsCreateRequestDocument', {
+        data: { type: 'labels', id: 'not a uuid', attributes: { text: 'mine' } },
+      }),
+      false,
+    );
   });
 });

@@ -13,6 +13,7 @@ import { DeliveryRepository, type ClaimedAttempt } from '../../src/webhooks/deli
 import { DeliveryWorker } from '../../src/webhooks/delivery/delivery-worker.ts';
 import { SubscriptionCache } from '../../src/webhooks/subscriptions/subscription-cache.ts';
 import { SubscriptionRepository } from '../../src/webhooks/subscriptions/subscription-repository.ts';
+import { webhookSecretBox } from '../../src/webhooks/subscriptions/webhook-secret-box.ts';
 import { SuccessBatcher } from '../../src/webhooks/delivery/success-batcher.ts';
 import { createWebhookTables } from '../../src/webhooks/webhook-tables.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
@@ -121,7 +122,7 @@ for (const dialect of testDialects()) {
     it('claims at most once per interval while commits keep waking it, and sends and records each attempt once', async (ctx) => {
       const receiver = await startReceiver();
       ctx.after(() => receiver.close());
-      const subscriptions = new SubscriptionRepository(store);
+      const subscriptions = new SubscriptionRepository(store, webhookSecretBox('a test service secret of at least 32 characters'));
       const subscription = await subscriptions.insert({ name: 'batching', url: receiver.url(), eventPattern: '*' });
       const cache = new SubscriptionCache(subscriptions, log);
       await cache.reload();

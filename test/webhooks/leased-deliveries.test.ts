@@ -10,6 +10,7 @@ import { DeliveryRepository, targetHostOf, type QueuedAttempt } from '../../src/
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/delivery-worker.ts';
 import { SubscriptionCache } from '../../src/webhooks/subscriptions/subscription-cache.ts';
 import { SubscriptionRepository } from '../../src/webhooks/subscriptions/subscription-repository.ts';
+import { webhookSecretBox } from '../../src/webhooks/subscriptions/webhook-secret-box.ts';
 import { createWebhookTables } from '../../src/webhooks/webhook-tables.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 import { startReceiver, type Receiver } from './fixtures/receiver.ts';
@@ -33,7 +34,7 @@ for (const dialect of testDialects()) {
         claims++;
         return claim(options);
       };
-      subscriptions = new SubscriptionRepository(store);
+      subscriptions = new SubscriptionRepository(store, webhookSecretBox('a test service secret of at least 32 characters'));
     });
     after(async () => {
       await store.close();

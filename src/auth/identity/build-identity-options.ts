@@ -9,7 +9,7 @@ import { IDENTITY_TABLES } from './identity-tables.ts';
 import { roleGuardHooks } from './role-guard-hooks.ts';
 import type { VerificationMailer } from './verification-mailer.ts';
 import { bearer } from 'better-auth/plugins/bearer';
-import { accountManagementOptions, type AccountEvents } from './account-management-options.ts';
+import { accountManagementOptions, emailAndPasswordEnabled, type AccountEvents } from './account-management-options.ts';
 
 /** Header the identity route sets from Fastify's view of the client address (which honours trustProxy). */
 export const CLIENT_IP_HEADER = 'x-svc-client-ip';
@@ -54,7 +54,19 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
     // unless listed here too, since a cookie sent from a trusted origin acts as the signed-in user.
     trustedOrigins: [...(config.auth.trustedOrigins ?? [])],
     telemetry: { enabled: false },
-    emailAndPassword: account.emailAndPassword,
+    emailAndPassword: {
+      ...account.emailAndPassword,
+      enabled: emailAndPasswordEnabled(config),
+      // Called only when verification is required: the sign-up answers as for a new address, and the
+      // owner hears of the attempt. Either way one mail goes out before the answer, so its time tells little.
+      onExistingUserSignUp: async ({ user }) => {
+        try {
+          await mailer.sendSignUpAttempt(user.email);
+        } catch (error) {
+          log.error({ err: error, userId: user.id }, 'could not send the sign-up attempt notice');
+        }
+      },
+    },
     emailVerification: {
       // The sender is always set so users can ask for a link (POST /auth/send-verification-email);
       // sign-up sends one on its own only when verification is required.
@@ -95,9 +107,13 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
       disableCSRFCheck: false,
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
     },
+    // Anything thrown that is not one of its own errors comes to us (identity-failures.ts) instead of
+    // becoming an empty 500 with a stack printed on standard error.
+    onAPIError: { throw: true },
     logger: {
       log: (level, message, ...args: unknown[]) => {
-        const details = args.length > 0 ? { details: args } : {};
+        // An Error would be logged as {}; its name and message (one line of JSON) say what happened.
+        const details = args.length > 0 ? { details: args.map((arg) => (arg instanceof Error ? { name: arg.name, message: arg.message } : arg)) } : {};
         log[level]({ component: 'identity', ...details }, message);
       },
     },

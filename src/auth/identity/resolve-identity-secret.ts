@@ -36,7 +36,8 @@ export function resolveIdentitySecret(
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const secret = randomBytes(32).toString('base64url');
-  mkdirSync(config.dataDir, { recursive: true });
+  // Owner-only, whatever the umask: the folder holds this secret and, by default, the database.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // `wx`: if another process created the file in the meantime, fail and use theirs instead.
   try {
     writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
@@ -45,4 +46,9 @@ export function resolveIdentitySecret(
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return readFileSync(path, 'utf8').trim();
   }
+}
+
+/** SVC_SECRET_PREVIOUS: the secret before a rotation, which still opens what it sealed (docs/operations.md). */
+export function previousServiceSecret(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.SVC_SECRET_PREVIOUS?.trim() || undefined;
 }

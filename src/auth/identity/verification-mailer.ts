@@ -48,8 +48,14 @@ const MESSAGES: ReadonlyMap<MailKind, MailText> = new Map<MailKind, MailText>([
 
 export interface VerificationMailer {
   send(to: string, url: string, kind?: MailKind): Promise<void>;
+  /** Tells a registered address's owner that someone tried to sign up with it (the sign-up itself answers as for a new one). */
+  sendSignUpAttempt(to: string): Promise<void>;
   close(): void;
 }
+
+const SIGN_UP_ATTEMPT_TEXT =
+  'Someone tried to create an account with this email address, which already has one. No new account was created ' +
+  'and yours is unchanged.\n\nIf it was you, sign in instead (or reset your password if you forgot it). If it was not, you can ignore this message.';
 
 export function createVerificationMailer(
   config: SvcConfig['auth']['email'],
@@ -61,6 +67,9 @@ export function createVerificationMailer(
       async send(to, url, kind = 'verify-email') {
         const label = MESSAGES.get(kind)!.logLabel;
         log.info({ to, url, kind }, `${label} for ${to} (no auth.email.smtpUrl configured): ${url}`);
+      },
+      async sendSignUpAttempt(to) {
+        log.info({ to }, `someone tried to sign up again with the registered address ${to} (no auth.email.smtpUrl configured, so it was not told)`);
       },
       close() {},
     };
@@ -75,6 +84,15 @@ export function createVerificationMailer(
         subject: message.subject,
         text: `${message.lead}\n\n${url}\n\n${message.ignore}`,
         html: `<p>${message.lead}</p><p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p><p>${message.ignore}</p>`,
+      });
+    },
+    async sendSignUpAttempt(to) {
+      await transport.sendMail({
+        from: config.from,
+        to,
+        subject: 'Someone tried to sign up with your email address',
+        text: SIGN_UP_ATTEMPT_TEXT,
+        html: `<p>${escapeHtml(SIGN_UP_ATTEMPT_TEXT).replace(/\n\n/g, '</p><p>')}</p>`,
       });
     },
     close() {

@@ -35,21 +35,48 @@ function mediaRange(text: string, weightEndsParameters: boolean): MediaRange {
   return { type, hasParameters: false };
 }
 
-/** Global: a request body (or a bodiless request) labelled as JSON:API with parameters is 415. */
-export function refuseJsonApiContentTypeParameters(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: PreParsingDone): void {
+/** A request with no body: no Content-Length above 0 and no chunked body. */
+function isBodiless(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] === undefined && (length === undefined || length.trim() === '0');
+}
+
+/**
+ * Global: a request body labelled as JSON:API with parameters is 415. A request without a body (a GET or
+ * DELETE some clients label anyway) sends no document, so its Content-Type describes nothing: ignored.
+ */
+export function refuseJsonApiContentTypeParameters(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: PreParsingDone,
+): void {
   const contentType = request.headers['content-type'];
-  if (contentType === undefined || !contentType.includes(';') || !MENTIONS_JSON_API.test(contentType)) return done(null, payload);
+  if (contentType === undefined || !contentType.includes(';') || !MENTIONS_JSON_API.test(contentType))
+    return done(null, payload);
+  if (isBodiless(request)) return done(null, payload);
   const range = mediaRange(contentType, false);
   if (range.type === JSON_API_MEDIA_TYPE && range.hasParameters) {
-    return done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send ${JSON_API_MEDIA_TYPE} without media type parameters, or application/json`));
+    return done(
+      new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Send ${JSON_API_MEDIA_TYPE} without media type parameters, or application/json`,
+      ),
+    );
   }
   done(null, payload);
 }
 
 /** On routes that answer JSON:API documents: an Accept whose every JSON:API instance is modified is 406. */
-export function refuseModifiedJsonApiAccept(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: PreParsingDone): void {
+export function refuseModifiedJsonApiAccept(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: PreParsingDone,
+): void {
   const accept = request.headers.accept;
-  if (accept === undefined || !MENTIONS_JSON_API.test(accept) || request.routeOptions.config.jsonApi === false) return done(null, payload);
+  if (accept === undefined || !MENTIONS_JSON_API.test(accept) || request.routeOptions.config.jsonApi === false)
+    return done(null, payload);
   let instances = 0;
   let modified = 0;
   for (const entry of accept.split(',')) {
@@ -59,7 +86,12 @@ export function refuseModifiedJsonApiAccept(request: FastifyRequest, _reply: Fas
     if (range.hasParameters) modified++;
   }
   if (instances > 0 && modified === instances) {
-    return done(new ApiError('NOT_ACCEPTABLE', `Answers are ${JSON_API_MEDIA_TYPE} without media type parameters; accept it without them`));
+    return done(
+      new ApiError(
+        'NOT_ACCEPTABLE',
+        `Answers are ${JSON_API_MEDIA_TYPE} without media type parameters; accept it without them`,
+      ),
+    );
   }
   done(null, payload);
 }

@@ -31,6 +31,7 @@ export function listBody(resource: Resource, result: ListResult): TaggedBody {
     query.offset,
     query.limit,
     query.carried,
+    query.pageStyle,
     query.keyset?.text,
     more,
   ]);

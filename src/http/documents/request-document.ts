@@ -97,7 +97,11 @@ function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): stri
   return undefined;
 }
 
-function attributeValues(data: Members, resource: Resource, values: Members, issues: ErrorIssue[]): void {
+/**
+ * Attribute values. A relation field may come here too, as the id reads return in `attributes`
+ * (`author_id`), which is how clients that echo a record back (kitsu, jsona) send it.
+ */
+function attributeValues(data: Members, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
   if (!Object.hasOwn(data, 'attributes')) return;
   const attributes = data.attributes;
   if (!isRecord(attributes)) {
@@ -105,12 +109,8 @@ function attributeValues(data: Members, resource: Resource, values: Members, iss
     return;
   }
   for (const [name, value] of Object.entries(attributes)) {
-    if (relationTarget(resource, name) !== undefined) {
-      issues.push({
-        detail: `'${name}' is a relationship: send it as data.relationships.${toOneRelation(resource, name)?.name ?? name}.data = {"type","id"} or null`,
-        pointer: `/data/attributes/${escapeToken(name)}`,
-      });
-    } else values[name] = value;
+    values[name] = value;
+    sentAs.set(name, `/data/attributes/${escapeToken(name)}`);
   }
 }
 
@@ -161,8 +161,17 @@ function relationshipValues(
       issues.push({ detail: `data.relationships.${name} must be an object with a data member`, pointer: at });
     } else {
       const id = linkedId(name, relationship.data, target, issues);
-      if (id !== undefined) values[field] = id;
-      sentAs.set(field, name);
+      if (id === undefined) continue;
+      // The same relation as an attribute and as a relationship: one value, or the sender must choose.
+      if (Object.hasOwn(values, field) && values[field] !== id) {
+        issues.push({
+          detail: `data.relationships.${name} and data.attributes.${field} name different records; send one of them`,
+          pointer: `${at}/data`,
+        });
+        continue;
+      }
+      values[field] = id;
+      sentAs.set(field, `${at}`);
     }
   }
 }
@@ -172,7 +181,7 @@ export interface DocumentBody {
   values: Members;
   /** The id a create takes from `data.id`, where the resource allows client ids. */
   clientId: string | undefined;
-  /** The relationship name each relation field was sent under, for the pointers of its errors. */
+  /** Where in the document each field was sent (its attribute or its relationship), for the pointers of its errors. */
   sentAs: ReadonlyMap<string, string>;
 }
 
@@ -195,7 +204,7 @@ export function flatBodyOf(document: Members, target: DocumentTarget): DocumentB
     ...unknownMembers(document, DOCUMENT_MEMBERS, '', 'a JSON:API request document'),
     ...unknownMembers(data, RESOURCE_OBJECT_MEMBERS, '/data', 'a resource object (fields go under attributes)'),
   ];
-  attributeValues(data, target.resource, values, issues);
+  attributeValues(data, values, sentAs, issues);
   relationshipValues(data, target.resource, values, sentAs, issues);
   if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);
   return { values, clientId, sentAs };
@@ -221,11 +230,11 @@ function documentIssue(
   // Field names need no JSON Pointer escaping (config NAME_PATTERN): the last token is the name itself.
   const name = issue.pointer?.match(/^\/data\/attributes\/([^/]+)$/)?.[1];
   if (name === undefined || relationTarget(resource, name) === undefined) return undefined;
-  const relationship = sentAs.get(name) ?? toOneRelation(resource, name)?.name ?? name;
-  return { ...issue, pointer: `/data/relationships/${escapeToken(relationship)}` };
+  const pointer = sentAs.get(name) ?? `/data/relationships/${escapeToken(toOneRelation(resource, name)?.name ?? name)}`;
+  return pointer === issue.pointer ? undefined : { ...issue, pointer };
 }
 
-/** Errors about a relation field point at its relationship, where the document gave it; a taken id at data.id. */
+/** Errors about a relation field point where the document gave it (relationship or attribute); a taken id at data.id. */
 export function documentError(
   thrown: unknown,
   resource: Resource,

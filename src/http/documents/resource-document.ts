@@ -88,7 +88,10 @@ export function recordDocument(
   return { data, links: { self: data.links.self }, ...includedObjects(included) };
 }
 
+/** A page's link in the spelling the request used: page numbers for `page[number]`, else offsets. */
 function pageLink(base: string, query: ListQuery, offset: number): string {
+  if (query.pageStyle === 'number')
+    return listLink(base, query, [`page[number]=${Math.floor(offset / query.limit) + 1}`, `page[size]=${query.limit}`]);
   return listLink(base, query, [`page[offset]=${offset}`, `page[limit]=${query.limit}`]);
 }
 

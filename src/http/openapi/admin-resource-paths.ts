@@ -8,17 +8,29 @@ import { headerRef, JSON_API_MEDIA_TYPE, schemaRef, type OpenApiObject } from '.
 
 export const ADMIN_SCHEME = 'adminToken';
 export const ADMIN_TAG = 'Admin';
-export const ADMIN_SCHEMAS = ['ResourceDefinition', 'ResourceDefinitionDocument', 'ResourceDefinitionListDocument'] as const;
+export const ADMIN_SCHEMAS = [
+  'ResourceDefinition',
+  'ResourceDefinitionDocument',
+  'ResourceDefinitionListDocument',
+] as const;
 export const ADMIN_OPERATIONS = ['listResourceDefinitions', 'getResourceDefinition'] as const;
 
-const ADMIN_CODES: ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'FORBIDDEN', 'INVALID_QUERY_PARAMS', 'INTERNAL_ERROR'];
+const ADMIN_CODES: ErrorCode[] = [
+  'UNAUTHORIZED',
+  'INVALID_API_KEY',
+  'FORBIDDEN',
+  'INVALID_QUERY_PARAMS',
+  'NOT_ACCEPTABLE',
+  'INTERNAL_ERROR',
+];
 
 export function adminSecuritySchemes(): OpenApiObject {
   return {
     [ADMIN_SCHEME]: {
       type: 'http',
       scheme: 'bearer',
-      description: 'The admin token (`SVC_ADMIN_TOKEN`, `adminToken`, or the one generated at first start). API keys are refused with 403 `FORBIDDEN`.',
+      description:
+        'The admin token (`SVC_ADMIN_TOKEN`, `adminToken`, or the one generated at first start). API keys are refused with 403 `FORBIDDEN`.',
     },
   };
 }
@@ -28,9 +40,20 @@ const RULE_OBJECT: JsonSchema = { type: 'object' };
 
 function appliedProperties(): Record<string, JsonSchema> {
   return {
-    definitionsVersion: { type: ['integer', 'null'], minimum: 1, description: 'Version of the applied definitions, shared by every node on the database' },
-    appliedAt: { type: ['string', 'null'], format: 'date-time', description: 'When these definitions were applied (by any node)' },
-    appliedFrom: { type: ['string', 'null'], description: 'The config file they were read from; null when none was given' },
+    definitionsVersion: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      description: 'Version of the applied definitions, shared by every node on the database',
+    },
+    appliedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When these definitions were applied (by any node)',
+    },
+    appliedFrom: {
+      type: ['string', 'null'],
+      description: 'The config file they were read from; null when none was given',
+    },
   };
 }
 
@@ -67,7 +90,10 @@ function ruleSchema(): JsonSchema {
     required: ['fields'],
     properties: {
       fields: {
-        anyOf: [{ type: 'string', const: '*' }, { type: 'array', items: { type: 'string' } }],
+        anyOf: [
+          { type: 'string', const: '*' },
+          { type: 'array', items: { type: 'string' } },
+        ],
         description: '`"*"`: every field',
       },
       filter: { ...RULE_OBJECT, description: 'Rows the action applies to (read, update, delete)' },
@@ -90,12 +116,28 @@ export function adminSchemas(): Record<(typeof ADMIN_SCHEMAS)[number], JsonSchem
         id: { type: 'string', description: 'The resource name' },
         attributes: {
           type: 'object',
-          required: ['description', 'enabled', 'softDelete', 'fields', 'permissions', 'definitionsVersion', 'appliedAt', 'appliedFrom'],
+          required: [
+            'description',
+            'enabled',
+            'softDelete',
+            'fields',
+            'permissions',
+            'definitionsVersion',
+            'appliedAt',
+            'appliedFrom',
+          ],
           properties: {
             description: { type: ['string', 'null'] },
-            enabled: { type: 'boolean', description: 'false: every endpoint of the resource answers 404 `RESOURCE_DISABLED`' },
+            enabled: {
+              type: 'boolean',
+              description: 'false: every endpoint of the resource answers 404 `RESOURCE_DISABLED`',
+            },
             softDelete: { type: 'boolean' },
-            fields: { type: 'object', description: 'Declared fields by name, in definition order', additionalProperties: fieldSchema() },
+            fields: {
+              type: 'object',
+              description: 'Declared fields by name, in definition order',
+              additionalProperties: fieldSchema(),
+            },
             permissions: {
               type: 'object',
               description: 'Per role, the actions it may take; an action left out is forbidden',
@@ -109,13 +151,20 @@ export function adminSchemas(): Record<(typeof ADMIN_SCHEMAS)[number], JsonSchem
           },
           additionalProperties: false,
         },
-        links: { type: 'object', required: ['self'], properties: { self: { type: 'string', examples: ['/admin/resources/posts'] } } },
+        links: {
+          type: 'object',
+          required: ['self'],
+          properties: { self: { type: 'string', examples: ['/admin/resources/posts'] } },
+        },
       },
     },
     ResourceDefinitionDocument: {
       type: 'object',
       required: ['data'],
-      properties: { data: schemaRef('ResourceDefinition'), links: { type: 'object', properties: { self: { type: 'string' } } } },
+      properties: {
+        data: schemaRef('ResourceDefinition'),
+        links: { type: 'object', properties: { self: { type: 'string' } } },
+      },
     },
     ResourceDefinitionListDocument: {
       type: 'object',
@@ -134,7 +183,11 @@ export function adminSchemas(): Record<(typeof ADMIN_SCHEMAS)[number], JsonSchem
 }
 
 function ok(description: string, schema: string): OpenApiObject {
-  return { description, headers: { 'X-Request-Id': headerRef('XRequestId') }, content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(schema) } } };
+  return {
+    description,
+    headers: { 'X-Request-Id': headerRef('XRequestId') },
+    content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(schema) } },
+  };
 }
 
 export function adminResourcePaths(): Record<string, OpenApiObject> {
@@ -156,10 +209,16 @@ export function adminResourcePaths(): Record<string, OpenApiObject> {
         tags: [ADMIN_TAG],
         operationId: 'getResourceDefinition',
         summary: 'One resource definition in force',
-        description: 'The named resource as configured, disabled or not: its fields, soft delete and permissions per role.',
+        description:
+          'The named resource as configured, disabled or not: its fields, soft delete and permissions per role.',
         security: security(),
-        parameters: [{ name: 'name', in: 'path', required: true, description: 'Resource name.', schema: { type: 'string' } }],
-        responses: { '200': ok('The definition.', 'ResourceDefinitionDocument'), ...errorResponses([...ADMIN_CODES, 'RESOURCE_NOT_FOUND']) },
+        parameters: [
+          { name: 'name', in: 'path', required: true, description: 'Resource name.', schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': ok('The definition.', 'ResourceDefinitionDocument'),
+          ...errorResponses([...ADMIN_CODES, 'RESOURCE_NOT_FOUND']),
+        },
       },
     },
   };

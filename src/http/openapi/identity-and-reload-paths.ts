@@ -16,19 +16,34 @@ const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
 export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_SCHEMAS)[number], JsonSchema> {
   const keyHolder: JsonSchema = {
     type: 'object',
-    required: ['kind', 'userId', 'email', 'name', 'emailVerified', 'role', 'primaryRole', 'allowedRoles', 'access', 'key'],
+    required: [
+      'kind',
+      'userId',
+      'email',
+      'name',
+      'emailVerified',
+      'role',
+      'primaryRole',
+      'allowedRoles',
+      'access',
+      'key',
+    ],
     properties: {
       kind: { const: 'key' },
       userId: { type: 'string' },
       email: { type: 'string', format: 'email' },
       name: { type: 'string' },
       emailVerified: { type: 'boolean' },
-      role: { type: 'string', description: 'The role in force for this request (X-Service-Role, else the primary role).' },
+      role: {
+        type: 'string',
+        description: 'The role in force for this request (X-Service-Role, else the primary role).',
+      },
       primaryRole: { type: 'string' },
       allowedRoles: { type: 'array', items: { type: 'string' } },
       access: {
         ...schemaRef('KeyPermissions'),
-        description: 'What this request may do: per resource, the allowed actions with the fields each may use (delete: none); a refused action is left out. Row filters still apply.',
+        description:
+          'What this request may do: per resource, the allowed actions with the fields each may use (delete: none); a refused action is left out. Row filters still apply.',
       },
       key: {
         type: 'object',
@@ -56,7 +71,7 @@ export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_S
               { type: 'null' },
             ],
           },
-          remaining: { type: ['integer', 'null'], description: 'Requests left of the key\'s quota; null without one.' },
+          remaining: { type: ['integer', 'null'], description: "Requests left of the key's quota; null without one." },
           requestCount: { type: 'integer' },
         },
         additionalProperties: false,
@@ -64,7 +79,12 @@ export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_S
     },
     additionalProperties: false,
   };
-  const admin: JsonSchema = { type: 'object', required: ['kind'], properties: { kind: { const: 'admin' } }, additionalProperties: false };
+  const admin: JsonSchema = {
+    type: 'object',
+    required: ['kind'],
+    properties: { kind: { const: 'admin' } },
+    additionalProperties: false,
+  };
   return {
     MeDocument: {
       type: 'object',
@@ -104,7 +124,8 @@ export function identityAndReloadPaths(): Record<string, OpenApiObject> {
         tags: [AUTH_TAG],
         operationId: 'getMe',
         summary: 'Who the caller is',
-        description: "The key holder's user, the role in force, the allowed roles, and the key's permissions and limits with what is left of them; the admin token answers `kind: admin`.",
+        description:
+          "The key holder's user, the role in force, the allowed roles, and the key's permissions and limits with what is left of them; the admin token answers `kind: admin`.",
         security: [{ [BEARER_SCHEME]: [] }, { [ADMIN_SCHEME]: [] }],
         responses: {
           200: {
@@ -112,16 +133,31 @@ export function identityAndReloadPaths(): Record<string, OpenApiObject> {
             headers: { 'X-Request-Id': headerRef('XRequestId') },
             content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef('MeDocument') } },
           },
-          ...errorResponses(['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_DISABLED', 'API_KEY_EXPIRED', 'FORBIDDEN', 'RATE_LIMITED', 'USAGE_EXCEEDED', 'INTERNAL_ERROR']),
+          ...errorResponses([
+            'UNAUTHORIZED',
+            'INVALID_API_KEY',
+            'API_KEY_DISABLED',
+            'API_KEY_EXPIRED',
+            'FORBIDDEN',
+            'RATE_LIMITED',
+            'USAGE_EXCEEDED',
+            'NOT_ACCEPTABLE',
+            'INTERNAL_ERROR',
+          ]),
         },
       },
     },
     '/admin/reload': {
       post: adminOperation({
         operationId: 'adminReload',
-        summary: 'Apply the config file\'s resource definitions again',
-        description: 'What SIGHUP does: the file is read again and its resource definitions applied here; every other node adopts them. An invalid file is 400 BAD_REQUEST and a change that would lose data 409 CONFLICT; the running definitions stay.',
-        success: { status: 200, description: 'The definitions were applied (or were already in force).', schema: 'AdminReloadDocument' },
+        summary: "Apply the config file's resource definitions again",
+        description:
+          'What SIGHUP does: the file is read again and its resource definitions applied here; every other node adopts them. An invalid file is 400 BAD_REQUEST and a change that would lose data 409 CONFLICT; the running definitions stay.',
+        success: {
+          status: 200,
+          description: 'The definitions were applied (or were already in force).',
+          schema: 'AdminReloadDocument',
+        },
         codes: ['BAD_REQUEST', 'CONFLICT'],
       }),
     },

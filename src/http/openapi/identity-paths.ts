@@ -2,7 +2,7 @@
 // sign-up and sign-in with email, the session, sign-out, email verification, and social sign-in when a
 // provider has credentials. They belong to the identity component (better-auth), mounted by
 // http/routes/identity-routes.ts; `/token` (token-path.ts) exchanges the same credentials for an API key.
-import { LOGIN_THROTTLE_DEFAULTS } from '../../config/config-schema.ts';
+import { LOGIN_THROTTLE_DEFAULTS, SIGN_UP_THROTTLE_DEFAULTS } from '../../config/config-schema.ts';
 import type { SvcConfig } from '../../config/config-types.ts';
 import { identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
@@ -51,7 +51,7 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
   const origins = ['MISSING_OR_NULL_ORIGIN', 'INVALID_ORIGIN', 'INVALID_CALLBACK_URL'];
   const operation = (fields: OpenApiObject): OpenApiObject => ({ tags: [IDENTITY_TAG], security: [], ...fields });
   const withBody = (identity: Record<number, readonly string[]>, service: readonly ErrorCode[] = []): Record<string, OpenApiObject> =>
-    failureResponses({ identity: { ...limited, 500: [], ...identity }, service: [...FORM_BODY_CODES, 'INTERNAL_ERROR', ...service] });
+    failureResponses({ identity: { ...limited, 500: [], ...identity }, service: [...FORM_BODY_CODES, 'BAD_REQUEST', 'INTERNAL_ERROR', ...service] });
 
   const signUpFailures: Record<number, readonly string[]> = {
     400: ['VALIDATION_ERROR', 'PASSWORD_TOO_SHORT', 'PASSWORD_TOO_LONG', 'INVALID_EMAIL'],
@@ -73,7 +73,7 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
         requestBody: identityBody('SignUpEmailBody', 'The new user, as JSON or an HTML form post.'),
         responses: {
           '200': jsonAnswer('The user was created.', 'SignUpEmailResult', verifying ? {} : sessionCookieHeader('The session cookie.')),
-          ...withBody(signUpFailures),
+          ...withBody(signUpFailures, (config.auth.signUpThrottle ?? SIGN_UP_THROTTLE_DEFAULTS).enabled ? ['RATE_LIMITED'] : []),
         },
       }),
     },

@@ -20,7 +20,13 @@ export function ownKeyPaths(): Record<string, OpenApiObject> {
         security: [{ [BEARER_SCHEME]: [] }],
         responses: {
           204: { description: 'The key is revoked.', headers: { 'X-Request-Id': headerRef('XRequestId') } },
-          ...errorResponses([...KEY_AUTH_CODES, 'ADMIN_TOKEN_NOT_ALLOWED', ...RATE_LIMIT_CODES, 'INTERNAL_ERROR']),
+          ...errorResponses([
+            ...KEY_AUTH_CODES,
+            'ADMIN_TOKEN_NOT_ALLOWED',
+            ...RATE_LIMIT_CODES,
+            'NOT_ACCEPTABLE',
+            'INTERNAL_ERROR',
+          ]),
         },
       },
     },

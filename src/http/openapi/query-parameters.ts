@@ -1,7 +1,7 @@
 // Query parameters of a resource's list and stream endpoints (docs/records.md, docs/streams.md): sorting,
 // field selection and one filter parameter per field and operator, as parseListQuery accepts them.
 import type { FieldDefinition, FilterOperator } from '../../config/config-types.ts';
-import { LIST_OPERATORS } from '../../query/parse-list-query.ts';
+import { LIST_OPERATORS, LIST_PARAMETERS } from '../../query/parse-list-query.ts';
 import type { FieldType, JsonSchema } from '../../resources/field-types/index.ts';
 import { uuidField } from '../../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../../resources/field-types/datetime-field.ts';
@@ -47,7 +47,8 @@ function filterableFields(resource: Resource): FilterableField[] {
 function filterValueSchema(field: FilterableField): JsonSchema {
   const value = field.type.valueSchema(field.definition);
   const schema: JsonSchema = {};
-  for (const keyword of ['type', 'format', 'enum'] as const) if (value[keyword] !== undefined) schema[keyword] = structuredClone(value[keyword]);
+  for (const keyword of ['type', 'format', 'enum'] as const)
+    if (value[keyword] !== undefined) schema[keyword] = structuredClone(value[keyword]);
   return schema;
 }
 
@@ -58,7 +59,11 @@ function filterParameter(field: FilterableField, op: FilterOperator, name: strin
     description: `Filter: \`${field.name}\` ${OPERATOR_TEXT[op]}.`,
     // The field and operator as data, so a client (the web console) need not split `<field>__<op>`, whose
     // field may itself contain `__`, nor keep its own copy of the operators.
-    'x-filter': { field: field.name, operator: op, ...(op === 'is_null' || op === 'is_not_null' ? { valueless: true } : {}) },
+    'x-filter': {
+      field: field.name,
+      operator: op,
+      ...(op === 'is_null' || op === 'is_not_null' ? { valueless: true } : {}),
+    },
   };
   if (op === 'in' || op === 'nin') {
     parameter.style = 'form';
@@ -81,7 +86,8 @@ export function filterParameters(resource: Resource): OpenApiObject[] {
   for (const field of fields) {
     for (const op of LIST_OPERATORS) {
       if (!field.type.operators.has(op)) continue;
-      if (op === 'eq') parameters.push(filterParameter(field, op, field.name));
+      // `sort` is the list's sort parameter: a field of that name is filtered as `sort__eq` (or `filter[sort]`).
+      if (op === 'eq' && !LIST_PARAMETERS.has(field.name)) parameters.push(filterParameter(field, op, field.name));
       const name = `${field.name}__${op}`;
       if (!fieldNames.has(name)) parameters.push(filterParameter(field, op, name));
     }
@@ -89,12 +95,15 @@ export function filterParameters(resource: Resource): OpenApiObject[] {
   return parameters;
 }
 
-function sortParameter(resource: Resource): OpenApiObject {
-  const keys = [...resource.sortable].flatMap((name) => [name, `-${name}`]);
+function sortParameter(resource: Resource, name: '_sort' | 'sort'): OpenApiObject {
+  const keys = [...resource.sortable].flatMap((key) => [key, `-${key}`]);
   return {
-    name: '_sort',
+    name,
     in: 'query',
-    description: 'Sort keys, comma-separated, applied in order; prefix `-` for descending.',
+    description:
+      name === '_sort'
+        ? 'Sort keys, comma-separated, applied in order; prefix `-` for descending.'
+        : "JSON:API's name for `_sort`, the same keys; give only one of the two.",
     style: 'form',
     explode: false,
     schema: { type: 'array', uniqueItems: true, items: { type: 'string', enum: keys } },
@@ -105,7 +114,14 @@ function sortParameter(resource: Resource): OpenApiObject {
 export function fieldsParameter(resource: Resource, description: string): OpenApiObject {
   const items: JsonSchema = { type: 'string' };
   if (resource.fieldNames.length > 0) items.enum = [...resource.fieldNames];
-  return { name: 'fields', in: 'query', description, style: 'form', explode: false, schema: { type: 'array', uniqueItems: true, items } };
+  return {
+    name: 'fields',
+    in: 'query',
+    description,
+    style: 'form',
+    explode: false,
+    schema: { type: 'array', uniqueItems: true, items },
+  };
 }
 
 /** `include` and `fields[<type>]` (docs/records.md, "Relationships"): the compound document's parameters. */
@@ -130,7 +146,8 @@ export function compoundParameters(resource: Resource): OpenApiObject[] {
       in: 'query',
       description:
         `JSON:API sparse fieldset: the fields of ${type} records to return, comma-separated (a relationship name stands for its field). ` +
-        'Any type may be named this way.' + (type === resource.name ? ' Not together with `fields`.' : ''),
+        'Any type may be named this way.' +
+        (type === resource.name ? ' Not together with `fields`.' : ''),
       style: 'form',
       explode: false,
       schema: { type: 'array', uniqueItems: true, items: { type: 'string' } },
@@ -142,11 +159,14 @@ export function compoundParameters(resource: Resource): OpenApiObject[] {
 export function listParameters(resource: Resource): OpenApiObject[] {
   return [
     ...compoundParameters(resource),
-    sortParameter(resource),
+    sortParameter(resource, '_sort'),
+    sortParameter(resource, 'sort'),
     parameterRef('Limit'),
     parameterRef('Offset'),
     parameterRef('PageLimit'),
     parameterRef('PageOffset'),
+    parameterRef('PageSize'),
+    parameterRef('PageNumber'),
     parameterRef('PageAfter'),
     parameterRef('PageBefore'),
     fieldsParameter(

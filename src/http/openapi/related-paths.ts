@@ -7,6 +7,7 @@ import { errorResponses, KEY_AUTH_CODES, RATE_LIMIT_CODES } from './error-respon
 import { pascalCase, singularize, type ResourceNames } from './openapi-names.ts';
 import { JSON_API_MEDIA_TYPE, parameterRef, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { listParameters } from './query-parameters.ts';
+import { ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
 import { BEARER_SCHEME, successHeaders } from './shared-components.ts';
 
 const CODES: readonly ErrorCode[] = [
@@ -20,14 +21,23 @@ const CODES: readonly ErrorCode[] = [
   'INTERNAL_ERROR',
   'RESOURCE_FETCH_ERROR',
   'RESOURCE_FIND_ERROR',
+  'NOT_ACCEPTABLE',
 ];
 
 /** `enabled`: the names of the resources the document describes; a relation to any other has no path. */
-export function relatedPaths(child: Resource, names: ResourceNames, enabled: ReadonlySet<string>): Record<string, OpenApiObject> {
+export function relatedPaths(
+  child: Resource,
+  names: ResourceNames,
+  enabled: ReadonlySet<string>,
+): Record<string, OpenApiObject> {
   const paths: Record<string, OpenApiObject> = {};
-  const targets = [...new Set(toOneRelations(child).map((relation) => relation.target))].filter((target) => enabled.has(target));
+  const targets = [...new Set(toOneRelations(child).map((relation) => relation.target))].filter((target) =>
+    enabled.has(target),
+  );
   for (const target of targets) {
-    const fields = toOneRelations(child).filter((relation) => relation.target === target).map((relation) => relation.field);
+    const fields = toOneRelations(child)
+      .filter((relation) => relation.target === target)
+      .map((relation) => relation.field);
     const parameters = listParameters(child);
     const via: OpenApiObject = {
       name: '_via',
@@ -46,13 +56,14 @@ export function relatedPaths(child: Resource, names: ResourceNames, enabled: Rea
         description:
           `The ${child.name} records whose ${fields.map((f) => `\`${f}\``).join(' or ')} refers to the ${target} record, with the list ` +
           `query language and the caller's read rules on ${child.name}. A ${target} record the caller may not read answers 404, as a missing one.`,
-        parameters: [via, ...parameters],
+        parameters: [via, ...parameters, ifNoneMatchParameter()],
         responses: {
-          '200': {
+          '200': withEntityTag({
             description: `A page of ${child.name} records.`,
             headers: successHeaders(),
             content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(names.schema('ListDocument')) } },
-          },
+          }),
+          '304': notModifiedResponse(),
           ...errorResponses(CODES),
         },
       },

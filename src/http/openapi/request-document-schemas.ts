@@ -1,6 +1,8 @@
 // JSON:API request documents of create, replace and patch (application/vnd.api+json): the flat body's
-// fields split into `attributes` and to-one `relationships` with {type,id} linkage (docs/records.md).
+// fields in `attributes`, and each relation field also as a to-one relationship with {type,id} linkage
+// under its relationship name or its field's name (docs/records.md).
 import type { JsonSchema } from '../../resources/field-types/index.ts';
+import { toOneRelation } from '../../resources/relations.ts';
 import type { Resource } from '../../resources/resource.ts';
 import { fieldJsonSchema, type FieldSchemaUse } from '../../resources/resource-json-schema.ts';
 
@@ -23,7 +25,13 @@ function linkageSchema(target: string, nullable: boolean): JsonSchema {
 function idProperty(resource: Resource, mode: RequestDocumentMode): Record<string, JsonSchema> {
   if (mode !== 'create') return { id: { type: 'string', format: 'uuid', description: 'The id in the URL' } };
   if (resource.definition.clientIds !== true) return {};
-  return { id: { type: 'string', format: 'uuid', description: 'An id the client chose (`clientIds`); left out, the server makes one' } };
+  return {
+    id: {
+      type: 'string',
+      format: 'uuid',
+      description: 'An id the client chose (`clientIds`); left out, the server makes one',
+    },
+  };
 }
 
 /** A request document of `mode`: `data.id` is required (the URL's id) on replace and patch. */
@@ -32,29 +40,47 @@ export function requestDocumentSchema(resource: Resource, mode: RequestDocumentM
   const attributes: Record<string, JsonSchema> = {};
   const relationships: Record<string, JsonSchema> = {};
   const requiredAttributes: string[] = [];
-  const requiredRelationships: string[] = [];
+  /** A required relation field may come as its attribute or as its relationship (under either name). */
+  const eitherWay: JsonSchema[] = [];
   for (const field of resource.fields.values()) {
     const required = mode !== 'patch' && field.required && field.definition.default === undefined;
-    if (field.definition.type === 'relation' && field.definition.resource !== undefined) {
-      relationships[field.name] = linkageSchema(field.definition.resource, field.nullable);
-      if (required) requiredRelationships.push(field.name);
-    } else {
-      attributes[field.name] = fieldJsonSchema(field, use);
+    attributes[field.name] = fieldJsonSchema(field, use);
+    const relation = field.definition.type === 'relation' ? toOneRelation(resource, field.name) : undefined;
+    if (relation === undefined) {
       if (required) requiredAttributes.push(field.name);
+      continue;
+    }
+    const names = [...new Set([relation.name, field.name])];
+    for (const name of names) relationships[name] = linkageSchema(relation.target, field.nullable);
+    if (required) {
+      eitherWay.push({
+        anyOf: [
+          {
+            type: 'object',
+            required: ['attributes'],
+            properties: { attributes: { type: 'object', properties: { [field.name]: {} }, required: [field.name] } },
+          },
+          ...names.map((name) => ({
+            type: 'object',
+            required: ['relationships'],
+            properties: { relationships: { type: 'object', properties: { [name]: {} }, required: [name] } },
+          })),
+        ],
+      });
     }
   }
   const data: JsonSchema = {
     type: 'object',
-    required: [
-      'type',
-      ...(mode === 'create' ? [] : ['id']),
-      ...(requiredAttributes.length > 0 ? ['attributes'] : []),
-      ...(requiredRelationships.length > 0 ? ['relationships'] : []),
-    ],
+    required: ['type', ...(mode === 'create' ? [] : ['id']), ...(requiredAttributes.length > 0 ? ['attributes'] : [])],
     properties: {
       type: { type: 'string', const: resource.name },
       ...idProperty(resource, mode),
-      attributes: { type: 'object', properties: attributes, additionalProperties: false, ...(requiredAttributes.length > 0 ? { required: requiredAttributes } : {}) },
+      attributes: {
+        type: 'object',
+        properties: attributes,
+        additionalProperties: false,
+        ...(requiredAttributes.length > 0 ? { required: requiredAttributes } : {}),
+      },
     },
   };
   if (Object.keys(relationships).length > 0) {
@@ -62,8 +88,8 @@ export function requestDocumentSchema(resource: Resource, mode: RequestDocumentM
       type: 'object',
       properties: relationships,
       additionalProperties: false,
-      ...(requiredRelationships.length > 0 ? { required: requiredRelationships } : {}),
     };
   }
+  if (eitherWay.length > 0) data.allOf = eitherWay;
   return { type: 'object', description, required: ['data'], properties: { data } };
 }

@@ -22,7 +22,15 @@ import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from '
 import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
 
 /** Codes every keyed operation can answer with, besides its own. */
-const KEYED: readonly ErrorCode[] = [...KEY_AUTH_CODES, 'FORBIDDEN', 'KEY_PERMISSION_DENIED', ...RATE_LIMIT_CODES, 'INTERNAL_ERROR'];
+const KEYED: readonly ErrorCode[] = [
+  ...KEY_AUTH_CODES,
+  'FORBIDDEN',
+  'KEY_PERMISSION_DENIED',
+  ...RATE_LIMIT_CODES,
+  'INTERNAL_ERROR',
+];
+/** Operations that answer JSON:API documents also refuse an Accept that modifies every JSON:API type (406). */
+const NEGOTIATED: readonly ErrorCode[] = [...KEYED, 'NOT_ACCEPTABLE'];
 /** Writes through resource endpoints: bodies, validation, uniqueness, and no admin token. */
 const WRITE: readonly ErrorCode[] = [
   ...BODY_CODES,
@@ -48,7 +56,11 @@ function writeRequestBody(flatSchema: string, documentSchema: string, descriptio
 }
 
 function documentResponse(description: string, schemaName: string): OpenApiObject {
-  return { description, headers: successHeaders(), content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(schemaName) } } };
+  return {
+    description,
+    headers: successHeaders(),
+    content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(schemaName) } },
+  };
 }
 
 function withLocation(response: OpenApiObject): OpenApiObject {
@@ -71,7 +83,11 @@ function exportFormatParameter(): OpenApiObject {
   };
 }
 
-export function resourcePaths(resource: Resource, names: ResourceNames, config: SvcConfig): Record<string, OpenApiObject> {
+export function resourcePaths(
+  resource: Resource,
+  names: ResourceNames,
+  config: SvcConfig,
+): Record<string, OpenApiObject> {
   const name = resource.name;
   // Fresh arrays per operation: the document stays a tree, so YAML output needs no anchors.
   const security = () => [{ [BEARER_SCHEME]: [] }];
@@ -86,28 +102,37 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       operationId: names.operationId('list'),
       summary: `List ${name} records`,
       description:
-        'Filters on different parameters combine with AND. Only rows inside the caller\'s read filter are listed. ' +
+        "Filters on different parameters combine with AND. Only rows inside the caller's read filter are listed. " +
         'Every filter may also be written as JSON:API clients send it: `filter[<field>]=` for `<field>=`, `filter[<field>][<op>]=` for `<field>__<op>=`.',
       parameters: [...listParameters(resource), exportFormatParameter(), ifNoneMatchParameter()],
       responses: {
         '200': withEntityTag(documentResponse(`A page of ${name} records.`, names.schema('ListDocument'))),
         '304': notModifiedResponse(),
-        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED, 'RESOURCE_FETCH_ERROR']),
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...NEGOTIATED, 'RESOURCE_FETCH_ERROR']),
       },
     }),
     post: operation({
       operationId: names.operationId('create'),
       summary: `Create a ${name} record`,
       description:
-        'Only the fields the caller\'s role may create are accepted, and the role\'s preset values are set by the server, as are `id`, ' +
+        "Only the fields the caller's role may create are accepted, and the role's preset values are set by the server, as are `id`, " +
         '`created_at` and `updated_at`, and a `created` event follows on the stream and to webhooks.',
       parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
-      requestBody: writeRequestBody(names.schema('CreateBody'), names.schema('CreateRequestDocument'), `The new record's fields.`),
+      requestBody: writeRequestBody(
+        names.schema('CreateBody'),
+        names.schema('CreateRequestDocument'),
+        `The new record's fields.`,
+      ),
       responses: {
-        '201': withReplayedHeader(withLocation(
-          documentResponse('The created record, with its generated `id`, `created_at` and `updated_at`.', names.schema('Document')),
-        )),
-        ...errorResponses([...CREATE, ...KEYED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
+        '201': withReplayedHeader(
+          withLocation(
+            documentResponse(
+              'The created record, with its generated `id`, `created_at` and `updated_at`.',
+              names.schema('Document'),
+            ),
+          ),
+        ),
+        ...errorResponses([...CREATE, ...NEGOTIATED, 'RESOURCE_STORE_ERROR', ...IDEMPOTENCY_CODES]),
       },
     }),
   };
@@ -117,34 +142,64 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     get: operation({
       operationId: names.operationId('get'),
       summary: `Get a ${name} record`,
-      description: 'Only fields the caller may read appear. A record outside the caller\'s read filter answers 404, as if it did not exist.',
+      description:
+        "Only fields the caller may read appear. A record outside the caller's read filter answers 404, as if it did not exist.",
       parameters: [...compoundParameters(resource), ifNoneMatchParameter()],
       responses: {
         '200': withEntityTag(documentResponse('The record.', names.schema('Document'))),
         '304': notModifiedResponse(),
-        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', 'RESOURCE_NOT_FOUND', ...KEYED, 'RESOURCE_FIND_ERROR', 'RESOURCE_FETCH_ERROR']),
+        ...errorResponses([
+          'INVALID_QUERY_PARAMS',
+          'INVALID_FIELDS',
+          'RESOURCE_NOT_FOUND',
+          ...NEGOTIATED,
+          'RESOURCE_FIND_ERROR',
+          'RESOURCE_FETCH_ERROR',
+        ]),
       },
     }),
     put: operation({
       operationId: names.operationId('replace'),
       summary: `Replace a ${name} record`,
-      description: 'Every writable field is set from the body: a field left out takes its default, or null. `updated_at` is set by the server.',
+      description:
+        'Every writable field is set from the body: a field left out takes its default, or null. `updated_at` is set by the server.',
       parameters: [ifMatchParameter()],
-      requestBody: writeRequestBody(names.schema('ReplaceBody'), names.schema('ReplaceRequestDocument'), 'Every field of the record.'),
+      requestBody: writeRequestBody(
+        names.schema('ReplaceBody'),
+        names.schema('ReplaceRequestDocument'),
+        'Every field of the record.',
+      ),
       responses: {
         '200': withEntityTag(documentResponse('The replaced record.', names.schema('Document'))),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        ...errorResponses([
+          ...WRITE,
+          'RESOURCE_NOT_FOUND',
+          'PRECONDITION_FAILED',
+          ...NEGOTIATED,
+          'RESOURCE_UPDATE_ERROR',
+        ]),
       },
     }),
     patch: operation({
       operationId: names.operationId('update'),
       summary: `Update fields of a ${name} record`,
-      description: 'Only the fields in the body change; the others keep their values. `updated_at` is set by the server.',
+      description:
+        'Only the fields in the body change; the others keep their values. `updated_at` is set by the server.',
       parameters: [ifMatchParameter()],
-      requestBody: writeRequestBody(names.schema('PatchBody'), names.schema('PatchRequestDocument'), 'The fields to change.'),
+      requestBody: writeRequestBody(
+        names.schema('PatchBody'),
+        names.schema('PatchRequestDocument'),
+        'The fields to change.',
+      ),
       responses: {
         '200': withEntityTag(documentResponse('The updated record.', names.schema('Document'))),
-        ...errorResponses([...WRITE, 'RESOURCE_NOT_FOUND', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_UPDATE_ERROR']),
+        ...errorResponses([
+          ...WRITE,
+          'RESOURCE_NOT_FOUND',
+          'PRECONDITION_FAILED',
+          ...NEGOTIATED,
+          'RESOURCE_UPDATE_ERROR',
+        ]),
       },
     }),
     delete: operation({
@@ -154,7 +209,13 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
       parameters: [ifMatchParameter()],
       responses: {
         '204': { description: 'Deleted; no body.', headers: successHeaders() },
-        ...errorResponses(['RESOURCE_NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', ...KEYED, 'RESOURCE_DELETE_ERROR']),
+        ...errorResponses([
+          'RESOURCE_NOT_FOUND',
+          'CONFLICT',
+          'PRECONDITION_FAILED',
+          ...NEGOTIATED,
+          'RESOURCE_DELETE_ERROR',
+        ]),
       },
     }),
   };
@@ -164,7 +225,8 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
     get: operation({
       operationId: names.operationId('schema'),
       summary: `JSON Schema of ${name} records`,
-      description: 'The JSON Schema (draft 2020-12) of a record as the caller may read it: only readable fields appear.',
+      description:
+        'The JSON Schema (draft 2020-12) of a record as the caller may read it: only readable fields appear.',
       responses: {
         '200': {
           description: 'A JSON Schema document.',
@@ -184,7 +246,10 @@ export function resourcePaths(resource: Resource, names: ResourceNames, config: 
 
   const streamParameters = [
     parameterRef('StreamEvents'),
-    fieldsParameter(resource, 'Fields to include in events, comma-separated; intersected with the fields the caller may read.'),
+    fieldsParameter(
+      resource,
+      'Fields to include in events, comma-separated; intersected with the fields the caller may read.',
+    ),
     parameterRef('LastEventIdHeader'),
     parameterRef('LastEventIdQuery'),
   ];

@@ -35,10 +35,19 @@ export function sharedHeaders(config: SvcConfig): OpenApiObject {
   const integer = () => ({ type: 'integer', minimum: 0 });
   const { max, timeWindow } = config.apiKeys.rateLimit;
   return {
-    XRequestId: { description: "The request's id (the caller's own `X-Request-Id` when it sent one).", schema: { type: 'string' } },
-    WwwAuthenticate: { description: 'The scheme to authenticate with.', schema: { type: 'string', examples: ['Bearer'] } },
+    XRequestId: {
+      description: "The request's id (the caller's own `X-Request-Id` when it sent one).",
+      schema: { type: 'string' },
+    },
+    WwwAuthenticate: {
+      description: 'The scheme to authenticate with.',
+      schema: { type: 'string', examples: ['Bearer'] },
+    },
     RetryAfter: { description: 'Seconds until the key may make requests again.', schema: integer() },
-    RateLimitLimit: { description: `Requests the key may make per window (default ${max} per ${timeWindow} ms).`, schema: integer() },
+    RateLimitLimit: {
+      description: `Requests the key may make per window (default ${max} per ${timeWindow} ms).`,
+      schema: integer(),
+    },
     RateLimitRemaining: { description: 'Requests left in the current window.', schema: integer() },
     RateLimitReset: { description: 'Seconds until the window resets.', schema: integer() },
     ...conditionalHeaders(),
@@ -78,10 +87,26 @@ export function sharedParameters(config: SvcConfig): OpenApiObject {
       description: 'Synonym of `_offset`, as used in pagination links; give only one of the two.',
       schema: pageOffset,
     },
+    PageSize: {
+      name: 'page[size]',
+      in: 'query',
+      description:
+        "JSON:API's page-based synonym of `_limit`; give only one of `_limit`, `page[limit]` and `page[size]`.",
+      schema: { ...pageLimit },
+    },
+    PageNumber: {
+      name: 'page[number]',
+      in: 'query',
+      description:
+        'The page to return, from 1, of `page[size]` records (pages of the default size without it); not with an offset. ' +
+        'Links then use `page[number]` and `page[size]` too.',
+      schema: { type: 'integer', minimum: 1 },
+    },
     PageAfter: {
       name: 'page[after]',
       in: 'query',
-      description: 'Keyset page: the records right after this cursor, taken from `links.next` (empty: the first page). ' +
+      description:
+        'Keyset page: the records right after this cursor, taken from `links.next` (empty: the first page). ' +
         'Not with an offset; a cursor made for another `_sort`: 400 `INVALID_QUERY_PARAMS`.',
       schema: { type: 'string', pattern: '^[A-Za-z0-9_-]*$' },
     },
@@ -97,14 +122,25 @@ export function sharedParameters(config: SvcConfig): OpenApiObject {
       description: "Act as this role instead of the user's primary role; it must be one of the user's allowed roles.",
       schema: { type: 'string' },
     },
-    RecordId: { name: 'id', in: 'path', required: true, description: 'Record id.', schema: { type: 'string', format: 'uuid' } },
+    RecordId: {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'Record id.',
+      schema: { type: 'string', format: 'uuid' },
+    },
     StreamEvents: {
       name: 'events',
       in: 'query',
       description: 'Event kinds to receive, comma-separated.',
       style: 'form',
       explode: false,
-      schema: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...STREAM_EVENT_KINDS] }, default: [...STREAM_EVENT_KINDS] },
+      schema: {
+        type: 'array',
+        uniqueItems: true,
+        items: { type: 'string', enum: [...STREAM_EVENT_KINDS] },
+        default: [...STREAM_EVENT_KINDS],
+      },
     },
     LastEventIdHeader: {
       name: 'Last-Event-ID',

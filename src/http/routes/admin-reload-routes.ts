@@ -10,25 +10,39 @@ import { ApiError } from '../../errors/api-error.ts';
 import { DestructiveChangeError } from '../../store/destructive-change.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
-export async function registerAdminReloadRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'definitions'>): Promise<void> {
+export async function registerAdminReloadRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'auth' | 'definitions'>,
+): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
     scope.post('/admin/reload', async (request, reply) => {
       const file = ctx.definitions.source;
-      if (file === undefined) throw new ApiError('CONFLICT', 'This server was not started from a config file, so there is nothing to read again');
+      if (file === undefined)
+        throw new ApiError(
+          'CONFLICT',
+          'This server was not started from a config file, so there is nothing to read again',
+        );
       let config;
       try {
         config = await loadConfig({ file });
       } catch (error) {
-        if (error instanceof ConfigError) throw new ApiError('BAD_REQUEST', `${file} is not a valid config; the running definitions stay: ${error.message}`);
+        if (error instanceof ConfigError)
+          throw new ApiError(
+            'BAD_REQUEST',
+            `${file} is not a valid config; the running definitions stay: ${error.message}`,
+          );
         throw error;
       }
       let changed: boolean;
       try {
         changed = await ctx.definitions.apply(config.resources, file);
       } catch (error) {
-        if (error instanceof DestructiveChangeError) throw new ApiError('CONFLICT', `${error.message} The running definitions stay.`);
+        if (error instanceof DestructiveChangeError)
+          throw new ApiError('CONFLICT', `${error.message} The running definitions stay.`);
         throw error;
       }
       request.log.info({ changed, file }, 'resource definitions reloaded through the admin API');

@@ -6,6 +6,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { appliedAttributes, definitionObject, RESOURCES_PATH } from '../documents/definition-document.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 type NameParams = { name: string };
 
@@ -22,6 +23,7 @@ export async function registerAdminResourceRoutes(
 ): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
 
     scope.get(RESOURCES_PATH, async (request, reply) => {
       refuseQuery(request);

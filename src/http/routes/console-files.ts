@@ -1,12 +1,22 @@
 // The built web console and API reference (dist/console/, made by scripts/build-console.mjs), read once
 // into memory: a fixed map from URL path to bytes, so a request can only ever get one of these files.
-// This file sits two folders below the root, like the bundle (dist/bundle/cli.mjs), so the URL holds for both.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, relative, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-export const CONSOLE_BUILD_DIR = fileURLToPath(new URL('../../../dist/console', import.meta.url));
+export const CONSOLE_BUILD_DIR = join(packageRoot(dirname(fileURLToPath(import.meta.url))), 'dist', 'console');
+
+/**
+ * The folder holding svc's package.json, found upwards from this module: the source file and the bundle
+ * (dist/bundle/) sit at different depths, and a fixed relative URL broke when either moved.
+ */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return from;
+  }
+}
 
 export interface ConsoleFile {
   body: Buffer;

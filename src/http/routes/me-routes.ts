@@ -12,6 +12,7 @@ import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
+import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 /** The current window as the authentication hook just counted it, from the headers it set. */
 function windowState(reply: FastifyReply): { limit: number; remaining: number; resetSeconds: number } | null {
@@ -30,6 +31,7 @@ export async function registerMeRoutes(
 ): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticateHook(ctx));
+    scope.addHook('preParsing', refuseModifiedJsonApiAccept);
     scope.get('/me', async (request, reply) => {
       const principal = principalOf(request);
       if (principal.kind === 'admin') {

@@ -1,5 +1,5 @@
 // Opens an embedded SQLite database tuned for a server: WAL, foreign keys, busy timeout, regexp().
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database, type SqliteDatabase } from './sqlite-driver.ts';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -33,8 +33,22 @@ export interface OpenedSqlite {
   close(): Promise<void>;
 }
 
+/**
+ * A new database file (and its folder) readable by its owner only, whatever the umask: it holds password
+ * hashes, session tokens and keys' hashes. SQLite gives its `-wal` and `-shm` files the database file's
+ * mode. An existing file keeps the mode it has.
+ */
+function createOwnerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 export function openSqlite(path: string): OpenedSqlite {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') createOwnerOnly(path);
   const raw = new Database(path);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');

@@ -1,10 +1,12 @@
-// Reads and writes svc_webhooks rows; the dialect encodes booleans, json and timestamps.
+// Reads and writes svc_webhooks rows; the dialect encodes booleans, json and timestamps, and the signing
+// secret is stored sealed (webhook-secret-box.ts).
 import { sql } from 'kysely';
 import type { Store } from '../../store/create-store.ts';
 import { uuidv7 } from '../../store/uuid-v7.ts';
 import type { RetryConfig } from './retry-config.ts';
 import { generateWebhookSecret } from '../delivery/sign-payload.ts';
 import { DELIVERIES_TABLE, WEBHOOKS_TABLE } from '../webhook-tables.ts';
+import { SecretBox } from '../../tools/secret-box.ts';
 import type { StoredSubscription, WebhookInput } from './webhook-subscription.ts';
 
 export interface Page {
@@ -14,9 +16,11 @@ export interface Page {
 
 export class SubscriptionRepository {
   readonly #store: Store;
+  readonly #secrets: SecretBox;
 
-  constructor(store: Store) {
+  constructor(store: Store, secrets: SecretBox) {
     this.#store = store;
+    this.#secrets = secrets;
   }
 
   async all(): Promise<StoredSubscription[]> {
@@ -87,10 +91,18 @@ export class SubscriptionRepository {
       enabled: encode('boolean', subscription.enabled),
       retry_config: encode('json', subscription.retryConfig),
       field_ids: encode('json', subscription.fieldIds),
-      secret: subscription.secret,
+      secret: this.#secrets.seal(subscription.secret, subscription.id),
       created_at: encode('timestamp', subscription.createdAt),
       updated_at: encode('timestamp', subscription.updatedAt),
     };
+  }
+
+  /** A clear secret is one an older version stored during a rolling upgrade; the next start seals it. */
+  #openSecret(id: string, stored: string): string {
+    if (!SecretBox.isSealed(stored)) return stored;
+    const opened = this.#secrets.open(stored, id);
+    if (!opened) throw new Error(`the signing secret of webhook ${id} cannot be decrypted with SVC_SECRET`);
+    return opened.plain;
   }
 
   #decode(row: Record<string, unknown>): StoredSubscription {
@@ -104,7 +116,7 @@ export class SubscriptionRepository {
       enabled: decode('boolean', row.enabled) === true,
       retryConfig: decode('json', row.retry_config) as RetryConfig | null,
       fieldIds: decode('json', row.field_ids) as string[] | null,
-      secret: String(row.secret),
+      secret: this.#openSecret(String(row.id), String(row.secret)),
       createdAt: decode('timestamp', row.created_at) as string,
       updatedAt: decode('timestamp', row.updated_at) as string,
     };
