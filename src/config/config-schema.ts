@@ -64,6 +64,9 @@ export const SERVER_LIMIT_DEFAULTS = deepFreeze({
   likePatternMaxWildcards: 16,
   includeMaxDepth: 3,
   includeMaxRecords: 1000,
+  filterMaxDepth: 8,
+  filterMaxConditions: 100,
+  filterMaxInValues: 1000,
 });
 
 /** setInterval runs a longer delay at once (it overflows to 1 ms). */
@@ -225,6 +228,27 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           minimum: 1,
           maximum: 10_000,
           default: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
+        },
+        filterMaxDepth: {
+          description: 'Deepest nesting of `_and`, `_or` and `_not` in a `_filter` parameter (the top level is 1).',
+          type: 'integer',
+          minimum: 1,
+          maximum: 64,
+          default: SERVER_LIMIT_DEFAULTS.filterMaxDepth,
+        },
+        filterMaxConditions: {
+          description: 'Most conditions (`{ field: { op: value } }`) in one `_filter` parameter.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.filterMaxConditions,
+        },
+        filterMaxInValues: {
+          description: 'Most values of all `in`/`nin` lists of one `_filter` parameter together.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: SERVER_LIMIT_DEFAULTS.filterMaxInValues,
         },
         console: {
           description: 'Serve the web console at /console and the API reference at /docs.',

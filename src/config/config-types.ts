@@ -131,6 +131,9 @@ export interface SvcConfig {
     likePatternMaxWildcards?: number;
     includeMaxDepth?: number;
     includeMaxRecords?: number;
+    filterMaxDepth?: number;
+    filterMaxConditions?: number;
+    filterMaxInValues?: number;
     /** Serve the web console at /console and the API reference at /docs (default true). */
     console?: boolean;
   };

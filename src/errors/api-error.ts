@@ -7,6 +7,8 @@ export interface ErrorIssue {
   pointer?: string;
   /** Name of the offending query parameter. */
   parameter?: string;
+  /** Where inside a structured parameter's value (a `_filter` JSON Pointer), shown as `meta.pointer`. */
+  valuePointer?: string;
   code?: ErrorCode;
 }
 

@@ -8,6 +8,8 @@ export interface JsonApiErrorObject {
   title: string;
   detail: string;
   source?: { pointer?: string; parameter?: string };
+  /** `pointer`: the place inside the parameter's JSON value (`source.pointer` is reserved for the body). */
+  meta?: { pointer: string };
 }
 
 export interface JsonApiErrorDocument {
@@ -32,6 +34,7 @@ export function errorDocument(error: ApiError): JsonApiErrorDocument {
       if (issue.pointer !== undefined) object.source.pointer = issue.pointer;
       if (issue.parameter !== undefined) object.source.parameter = issue.parameter;
     }
+    if (issue.valuePointer !== undefined) object.meta = { pointer: issue.valuePointer };
     const key = JSON.stringify(object);
     if (seen.has(key)) continue;
     seen.add(key);

@@ -49,7 +49,8 @@ export function readNarrowed(granted: GrantedRead, next: Resource | undefined, p
   return !filterImplies(granted.grant.filter, grant.filter);
 }
 
-function fieldsTested(node: FilterNode, into: string[] = []): string[] {
+/** The fields a filter tree tests. */
+export function fieldsTested(node: FilterNode, into: string[] = []): string[] {
   switch (node.kind) {
     case 'and':
     case 'or':

@@ -4,7 +4,7 @@
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
-import { parseListQuery, type RawQuery } from './parse-list-query.ts';
+import { parseListQuery, type FilterParameterOptions, type RawQuery } from './parse-list-query.ts';
 import type { LikePatternLimits } from './like-pattern-limits.ts';
 import {
   AGGREGATE_FUNCTIONS,
@@ -34,6 +34,7 @@ export function parseAggregateQuery(
   resource: Resource,
   readable: ReadonlySet<string>,
   likeLimits: LikePatternLimits,
+  filterOptions: FilterParameterOptions,
 ): AggregateQuery {
   const issues: ErrorIssue[] = [];
   const fail = (parameter: string, detail: string, code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS') =>
@@ -130,7 +131,7 @@ export function parseAggregateQuery(
   }
   let filter: AggregateQuery['filter'] | undefined;
   try {
-    filter = parseListQuery(filters, resource, readable, likeLimits).filter;
+    filter = parseListQuery(filters, resource, readable, likeLimits, filterOptions).filter;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));

@@ -5,13 +5,15 @@ import { LIST_QUERY_OPERATORS } from '../config/filter-operators.ts';
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
-import { uuidField } from '../resources/field-types/uuid-field.ts';
-import { datetimeField } from '../resources/field-types/datetime-field.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
 import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { parseKeysetPage } from './keyset-cursor.ts';
 import { isCompoundParameter } from './compound-parameter-names.ts';
+import { systemFieldType } from './system-field-types.ts';
+import { FILTER_PARAMETER, parseFilterParameter } from './parse-filter-parameter.ts';
+import { DEFAULT_FILTER_LIMITS, type FilterLimits } from './filter-limits.ts';
+import type { SessionVariables } from '../model/session-variables.ts';
 import {
   DEFAULT_LIMIT,
   MAX_FILTERS,
@@ -42,12 +44,13 @@ export const LIST_PARAMETERS: ReadonlySet<string> = new Set([
 /** Parameters that are never filters (spec 4.1, docs/records.md). */
 const IGNORED = new Set(['events', 'token', 'lastEventId']);
 
-// A Map, not an object literal: a parameter named `constructor` or `toString` must not find Object's members.
-const SYSTEM_TYPES: ReadonlyMap<string, FieldType> = new Map([
-  ['id', uuidField],
-  ['created_at', datetimeField],
-  ['updated_at', datetimeField],
-]);
+/** How `_filter` is read: the caller's session variables and the bounds on its tree. */
+export interface FilterParameterOptions {
+  vars: SessionVariables;
+  limits: FilterLimits;
+}
+
+const NO_USER: FilterParameterOptions = { vars: { userId: null, role: '' }, limits: DEFAULT_FILTER_LIMITS };
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -56,6 +59,7 @@ export function parseListQuery(
   resource: Resource,
   readable: ReadonlySet<string>,
   likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
+  filterOptions: FilterParameterOptions = NO_USER,
 ): ListQuery {
   const issues: ErrorIssue[] = [];
   const fail = (
@@ -72,8 +76,8 @@ export function parseListQuery(
     return value;
   };
   const fieldTypeOf = (field: string): FieldType | undefined =>
-    SYSTEM_TYPES.get(field) ?? resource.fields.get(field)?.type;
-  const isReadable = (field: string) => SYSTEM_TYPES.has(field) || readable.has(field);
+    systemFieldType(field) ?? resource.fields.get(field)?.type;
+  const isReadable = (field: string) => systemFieldType(field) !== undefined || readable.has(field);
 
   const integerParam = (names: string[], fallback: number, min: number, max: number): number => {
     const given = names.filter((n) => raw[n] !== undefined);
@@ -132,14 +136,25 @@ export function parseListQuery(
     for (const field of fieldsText.split(',').map((f) => f.trim())) {
       if (!fieldTypeOf(field)) fail('fields', `Unknown field '${field}'`);
       else if (!isReadable(field)) fail('fields', `Field '${field}' is not readable`, 'INVALID_FIELDS');
-      else if (!SYSTEM_TYPES.has(field) && !fields.includes(field)) fields.push(field);
+      else if (systemFieldType(field) === undefined && !fields.includes(field)) fields.push(field);
     }
   }
 
   const conditions: FilterNode[] = [];
   let listValues = 0;
+  const filterText = single(FILTER_PARAMETER);
+  if (filterText !== undefined) {
+    carriedNames.add(FILTER_PARAMETER);
+    try {
+      // The tree is one condition of the list: it and the `field__op` parameters are joined by AND.
+      conditions.push(parseFilterParameter(filterText, resource, { readable, likeLimits, ...filterOptions }));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));
+    }
+  }
   for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined || IGNORED.has(name)) continue;
+    if (value === undefined || IGNORED.has(name) || name === FILTER_PARAMETER) continue;
     if (LIST_PARAMETERS.has(name)) continue;
     // `include` and `fields[<type>]` shape the document, not the rows (parse-compound-query.ts); links carry them.
     if (isCompoundParameter(name)) {

@@ -10,6 +10,7 @@ import type { AccessGrant } from '../model/access-grant.ts';
 import { filterToPredicate } from '../query/filter-to-predicate.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 import { filterKey } from './filter-key.ts';
+import { allOf, type FilterNode } from '../model/filter-node.ts';
 import type { StreamQuery } from './stream-query.ts';
 
 /** An event as a view delivers it: its kind may differ from the stored event's (see `viewKind`). */
@@ -20,7 +21,7 @@ export interface ViewedEvent {
 
 export type EventView = (event: RecordEvent) => ViewedEvent | null;
 
-type ViewQuery = Pick<StreamQuery, 'kinds' | 'fields'> & Partial<Pick<StreamQuery, 'deletedAt'>>;
+type ViewQuery = Pick<StreamQuery, 'kinds' | 'fields'> & Partial<Pick<StreamQuery, 'deletedAt' | 'filter'>>;
 
 /** Views per resource object (a reloaded registry brings new ones); a full map starts over, as in resolve-access.ts. */
 const views = new WeakMap<Resource, Map<string, EventView>>();
@@ -36,12 +37,15 @@ export function createEventView(resource: Resource, grant: AccessGrant, query: V
     byKey = new Map();
     views.set(resource, byKey);
   }
+  // The caller's own filter narrows the rows as the role's does: one tree, one before/after rule, and
+  // streams whose role and requested filters are the same tree share the view (and its ViewGroup).
+  const filter = query.filter === undefined ? grant.filter : allOf([grant.filter, query.filter]);
   // Kinds are only tested for membership; fields keep their order, which is the delivered key order.
-  const key = `${[...query.kinds].sort().join(',')}\u0000${query.fields.join(',')}\u0000${query.deletedAt === true}\u0000${filterKey(grant.filter)}`;
+  const key = `${[...query.kinds].sort().join(',')}\u0000${query.fields.join(',')}\u0000${query.deletedAt === true}\u0000${filterKey(filter)}`;
   let view = byKey.get(key);
   if (!view) {
     if (byKey.size >= MAX_VIEWS_PER_RESOURCE) byKey.clear();
-    view = buildEventView(resource, grant, query);
+    view = buildEventView(resource, filter, query);
     byKey.set(key, view);
   }
   return view;
@@ -58,8 +62,8 @@ export function viewKind(visibleBefore: boolean, visibleAfter: boolean): EventKi
   return visibleAfter ? 'created' : null;
 }
 
-function buildEventView(resource: Resource, grant: AccessGrant, query: ViewQuery): EventView {
-  const matches = filterToPredicate(grant.filter, resource);
+function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery): EventView {
+  const matches = filterToPredicate(filter, resource);
   const kinds = new Set(query.kinds);
   // `deleted_at` only when asked for (soft-delete resources): a GET never shows it, so it is opt-in.
   const deletedAt = query.deletedAt === true && resource.softDelete;

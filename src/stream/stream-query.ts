@@ -2,6 +2,9 @@
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { EventKind } from '../model/record-event.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
+import { MATCH_ALL, type FilterNode } from '../model/filter-node.ts';
+import { parseListQuery, type FilterParameterOptions } from '../query/parse-list-query.ts';
+import type { LikePatternLimits } from '../query/like-pattern-limits.ts';
 
 export const EVENT_KINDS: readonly EventKind[] = ['created', 'updated', 'deleted'];
 
@@ -13,7 +16,19 @@ export interface StreamQuery {
   deletedAt: boolean;
   /** Resume after this event (Last-Event-ID header, else `lastEventId` query parameter). */
   lastEventId: string | undefined;
+  /** The list's filters (`field=value`, `field__op=`, `_filter`) the stream applies with the before/after rule. */
+  filter: FilterNode;
 }
+
+/** How a stream reads its filters: as a list does (docs/records.md), with the caller's variables and bounds. */
+export interface StreamFilterOptions extends FilterParameterOptions {
+  likeLimits: LikePatternLimits;
+}
+
+/** The stream's own parameters; every other one is a list filter. */
+const STREAM_PARAMETERS: ReadonlySet<string> = new Set(['events', 'fields', 'lastEventId', 'token']);
+/** List parameters that shape a page, which a stream does not have. */
+const PAGE_PARAMETER = /^(_sort|_limit|_offset|include|page\[.*\]|fields\[.*\])$/;
 
 export type StreamRawQuery = Record<string, string | string[] | undefined>;
 
@@ -22,6 +37,7 @@ export function parseStreamQuery(
   lastEventIdHeader: string | undefined,
   resource: Resource,
   readable: ReadonlySet<string>,
+  filterOptions?: StreamFilterOptions,
 ): StreamQuery {
   const issues: ErrorIssue[] = [];
   const single = (name: string): string | undefined => {
@@ -59,9 +75,29 @@ export function parseStreamQuery(
   }
 
   const lastEventIdText = single('lastEventId');
-  if (issues.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', issues);
+
+  let filter: FilterNode = MATCH_ALL;
+  const filterRaw: StreamRawQuery = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || STREAM_PARAMETERS.has(name)) continue;
+    if (PAGE_PARAMETER.test(name))
+      issues.push({ parameter: name, detail: `A stream has no pages: '${name}' applies to lists only` });
+    else filterRaw[name] = value;
+  }
+  let code: ErrorIssue['code'] = 'INVALID_QUERY_PARAMS';
+  if (Object.keys(filterRaw).length > 0) {
+    try {
+      const options = filterOptions && { vars: filterOptions.vars, limits: filterOptions.limits };
+      filter = parseListQuery(filterRaw, resource, readable, filterOptions?.likeLimits, options).filter;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (issues.length === 0) code = error.code;
+      issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));
+    }
+  }
+  if (issues.length > 0) throw new ApiError(code ?? 'INVALID_QUERY_PARAMS', issues);
   const lastEventId = (lastEventIdHeader ?? lastEventIdText)?.trim();
-  return { kinds, fields, deletedAt, lastEventId: lastEventId ? lastEventId : undefined };
+  return { kinds, fields, deletedAt, lastEventId: lastEventId ? lastEventId : undefined, filter };
 }
 
 /** Comma-separated names; empty entries (a trailing comma) are ignored. */

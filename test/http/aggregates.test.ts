@@ -86,6 +86,15 @@ for (const dialect of testDialects()) {
       assert.deepEqual(none!.attributes, { count: 0, sum: { views: null } });
     });
 
+    it('takes _filter, with $userId, beside the other filters', async () => {
+      const filter = encodeURIComponent(JSON.stringify({ _or: [{ author_id: { eq: '$userId' } }, { views: { gte: 10 } }] }));
+      const data = await groups(`/v1/posts/aggregate?_filter=${filter}&_group=status&_sort=status`, user);
+      assert.deepEqual(data.map((group) => [group.attributes.status, group.attributes.count]), [['draft', 1], ['published', 2]]);
+      const hidden = await get(`/v1/posts/aggregate?_filter=${encodeURIComponent('{"rating":{"gte":1}}')}`, user);
+      assert.equal(hidden.status, 400);
+      assert.equal(hidden.body.errors[0].source.parameter, '_filter');
+    });
+
     it('counts only the rows the row filter lets the caller read', async () => {
       const data = await groups('/v1/posts/aggregate?_group=status&_sum=views&_count', user);
       assert.deepEqual(

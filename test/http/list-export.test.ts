@@ -104,6 +104,13 @@ for (const dialect of testDialects()) {
       assert.equal(sparse.statusCode, 400);
     });
 
+    it('takes _filter, with $userId', async () => {
+      const filter = encodeURIComponent(JSON.stringify({ _or: [{ author_id: { eq: '$userId' } }, { views: { lt: 2 } }] }));
+      const response = await exportOf(`/v1/posts?_filter=${filter}&_format=ndjson&_sort=views`, user);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.body.trimEnd().split('\n').map((line) => JSON.parse(line).title).sort(), ['+1+2', '=HYPERLINK("http://evil")', 'mine']);
+    });
+
     it('narrows the columns with fields=', async () => {
       const response = await exportOf('/v1/posts?fields=title,views&_format=csv&_sort=views', editor);
       const [header] = parseRfc4180(response.body);

@@ -4,7 +4,7 @@
 import type { Resource } from '../../resources/resource.ts';
 import { DEFAULT_AGGREGATE_LIMIT, MAX_AGGREGATE_LIMIT, MAX_AGGREGATES, MAX_GROUP_FIELDS } from '../../query/aggregate-query.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
-import { filterParameters } from './query-parameters.ts';
+import { filterParameters, filterTreeParameter } from './query-parameters.ts';
 
 const NUMERIC_KINDS = new Set(['integer', 'real']);
 
@@ -33,6 +33,7 @@ export function aggregateParameters(resource: Resource): OpenApiObject[] {
       schema: { type: 'string' },
     },
     { name: '_limit', in: 'query', description: `Groups to return (default ${DEFAULT_AGGREGATE_LIMIT}).`, schema: { type: 'integer', minimum: 1, maximum: MAX_AGGREGATE_LIMIT, default: DEFAULT_AGGREGATE_LIMIT } },
+    filterTreeParameter(resource),
     ...filterParameters(resource),
   ];
 }

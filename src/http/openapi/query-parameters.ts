@@ -95,6 +95,44 @@ export function filterParameters(resource: Resource): OpenApiObject[] {
   return parameters;
 }
 
+/**
+ * `_filter`: a JSON filter tree (docs/records.md, "The _filter parameter"). The schema names each field and
+ * the operators its type takes; the groups' members are described, not repeated, to keep it finite.
+ */
+export function filterTreeParameter(resource: Resource): OpenApiObject {
+  const properties: Record<string, JsonSchema> = {
+    _and: { type: 'array', description: 'Every filter in the list holds.', items: { type: 'object' } },
+    _or: { type: 'array', description: 'At least one filter in the list holds.', items: { type: 'object' } },
+    _not: { type: 'object', description: 'The filter does not hold.' },
+  };
+  for (const field of filterableFields(resource)) {
+    const operators: Record<string, JsonSchema> = {};
+    for (const op of field.type.operators) {
+      const value = filterValueSchema(field);
+      operators[op] =
+        op === 'in' || op === 'nin'
+          ? { type: 'array', items: value }
+          : op === 'is_null' || op === 'is_not_null'
+            ? { const: true }
+            : op === 'eq' || op === 'neq' || op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte'
+              ? value
+              : { type: 'string' };
+    }
+    properties[field.name] = { type: 'object', properties: operators, additionalProperties: false, minProperties: 1 };
+  }
+  return {
+    name: '_filter',
+    in: 'query',
+    description:
+      'A filter tree as JSON, in the grammar of permission filters: `{"field": {"op": value}}`, `_and`, `_or`, `_not`; ' +
+      '`"$userId"` and `"$role"` stand for the caller. ANDed with the other filter parameters. Only readable fields ' +
+      '(else 400 `INVALID_FIELDS`); nesting, conditions and `in` values are bounded by `server.filterMaxDepth`, ' +
+      '`server.filterMaxConditions` and `server.filterMaxInValues`. Errors name `_filter` and carry `meta.pointer`, ' +
+      'the JSON Pointer of the offending member.',
+    content: { 'application/json': { schema: { type: 'object', properties, additionalProperties: false } } },
+  };
+}
+
 function sortParameter(resource: Resource, name: '_sort' | 'sort'): OpenApiObject {
   const keys = [...resource.sortable].flatMap((key) => [key, `-${key}`]);
   return {
@@ -174,6 +212,7 @@ export function listParameters(resource: Resource): OpenApiObject[] {
       'Fields to return, comma-separated (default: every field the caller may read; `id`, `created_at` and `updated_at` are always returned). ' +
         'A field the caller may not read: 400 `INVALID_FIELDS`.',
     ),
+    filterTreeParameter(resource),
     ...filterParameters(resource),
   ];
 }

@@ -14,7 +14,13 @@ import {
   schemaRef,
   type OpenApiObject,
 } from './openapi-refs.ts';
-import { compoundParameters, fieldsParameter, listParameters } from './query-parameters.ts';
+import {
+  compoundParameters,
+  fieldsParameter,
+  filterParameters,
+  filterTreeParameter,
+  listParameters,
+} from './query-parameters.ts';
 import { aggregateDocumentSchema, aggregateParameters } from './aggregate-path.ts';
 import { BEARER_SCHEME, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
 import { ifMatchParameter, ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
@@ -252,6 +258,8 @@ export function resourcePaths(
     ),
     parameterRef('LastEventIdHeader'),
     parameterRef('LastEventIdQuery'),
+    filterTreeParameter(resource),
+    ...filterParameters(resource),
   ];
   if (config.stream.allowQueryToken) streamParameters.push(parameterRef('StreamToken'));
   const stream: OpenApiObject = {
@@ -264,7 +272,8 @@ export function resourcePaths(
         `then \`: heartbeat\` every ${config.stream.heartbeatMs / 1000} s. Each event carries \`event\` (\`${name}.created\`, ` +
         `\`${name}.updated\` or \`${name}.deleted\`), \`id\` (the event's UUID, for \`Last-Event-ID\`) and \`data\`: JSON ` +
         '`{ old, new, changes: { added, updated, removed } }` reduced to the readable fields. Only events on rows inside the ' +
-        "caller's read filter are delivered.",
+        "caller's read filter and the request's filters (`_filter`, `field=value`, `field__op=value`, as on the list) are " +
+        'delivered: a record that starts to match arrives as `created`, one that stops as `deleted`.',
       security: config.stream.allowQueryToken ? [...security(), { [QUERY_TOKEN_SCHEME]: [] }] : security(),
       parameters: streamParameters,
       responses: {
@@ -277,7 +286,7 @@ export function resourcePaths(
           },
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         },
-        ...errorResponses(['INVALID_QUERY_PARAMS', ...KEYED]),
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED]),
       },
     }),
   };

@@ -2,8 +2,10 @@
 // fields) and the compound query (include, fields[type]), each checked against what the caller may read.
 // Errors come in the order a read has always given them: access first (403), then the query (400).
 import { resolveAccess } from '../../permissions/resolve-access.ts';
-import { parseListQuery, type RawQuery } from '../../query/parse-list-query.ts';
+import { parseListQuery, type FilterParameterOptions, type RawQuery } from '../../query/parse-list-query.ts';
 import type { LikePatternLimits } from '../../query/like-pattern-limits.ts';
+import { DEFAULT_FILTER_LIMITS, type FilterLimits } from '../../query/filter-limits.ts';
+import { sessionVariablesOf } from '../../model/session-variables.ts';
 import {
   isCompoundParameter,
   NO_COMPOUND,
@@ -27,17 +29,27 @@ export class ReadQueries {
   readonly #registry: ResourceRegistry;
   readonly #likeLimits: LikePatternLimits;
   readonly #includeBounds: IncludeBounds;
+  readonly #filterLimits: FilterLimits;
 
-  constructor(registry: ResourceRegistry, likeLimits: LikePatternLimits, includeBounds: IncludeBounds) {
+  constructor(
+    registry: ResourceRegistry,
+    likeLimits: LikePatternLimits,
+    includeBounds: IncludeBounds,
+    filterLimits: FilterLimits = DEFAULT_FILTER_LIMITS,
+  ) {
     this.#registry = registry;
     this.#likeLimits = likeLimits;
     this.#includeBounds = includeBounds;
+    this.#filterLimits = filterLimits;
   }
 
   /** A list's query; throws FORBIDDEN when the caller may not read the resource at all. */
   list(resource: Resource, principal: Principal, raw: RawQuery): ListRead {
     const grant = resolveAccess(resource, principal, 'read');
-    const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits);
+    const query = parseListQuery(raw, resource, grant.fields, this.#likeLimits, {
+      vars: sessionVariablesOf(principal),
+      limits: this.#filterLimits,
+    });
     return { query, compound: this.compound(resource, principal, raw) };
   }
 
@@ -56,13 +68,18 @@ export class ReadQueries {
       else rest[name] = value;
     }
     if (refused.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', refused);
-    return parseListQuery(rest, resource, grant.fields, this.#likeLimits);
+    return parseListQuery(rest, resource, grant.fields, this.#likeLimits, this.#filterOptions(principal));
+  }
+
+  /** How `_filter` is read for this caller: their session variables, the configured bounds. */
+  #filterOptions(principal: Principal): FilterParameterOptions {
+    return { vars: sessionVariablesOf(principal), limits: this.#filterLimits };
   }
 
   /** An aggregate request's query; FORBIDDEN first when the caller may not read the resource at all. */
   aggregate(resource: Resource, principal: Principal, raw: RawQuery): AggregateQuery {
     const grant = resolveAccess(resource, principal, 'read');
-    return parseAggregateQuery(raw, resource, grant.fields, this.#likeLimits);
+    return parseAggregateQuery(raw, resource, grant.fields, this.#likeLimits, this.#filterOptions(principal));
   }
 
   /** A read by id's `include` and `fields[type]`; access is checked first, as for a list. */

@@ -25,6 +25,7 @@ import { sendExport } from '../export/export-answer.ts';
 import { aggregateDocument } from '../documents/aggregate-document.ts';
 import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 import { includeBounds } from '../../query/parse-compound-query.ts';
+import { filterLimits } from '../../query/filter-limits.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -65,7 +66,12 @@ export async function registerResourceRoutes(
   ctx: Pick<AppContext, 'auth' | 'config' | 'registry' | 'records' | 'idempotency'>,
 ): Promise<void> {
   const { registry, records } = ctx;
-  const reads = new ReadQueries(registry, likePatternLimits(ctx.config.server), includeBounds(ctx.config.server));
+  const reads = new ReadQueries(
+    registry,
+    likePatternLimits(ctx.config.server),
+    includeBounds(ctx.config.server),
+    filterLimits(ctx.config.server),
+  );
 
   await app.register(
     async (v1) => {

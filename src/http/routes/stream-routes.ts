@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { resolveAccess } from '../../permissions/resolve-access.ts';
+import { fieldsTested } from '../../permissions/read-narrowed.ts';
 import { parseStreamQuery, type StreamRawQuery } from '../../stream/stream-query.ts';
 import { createEventView } from '../../stream/event-view.ts';
 import { SseConnection } from '../../stream/sse-connection.ts';
@@ -14,6 +15,9 @@ import type { RevokeReason, StreamRegistry } from '../../stream/stream-registry.
 import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
 import { refusingRoute } from '../guards/refusing-route.ts';
 import { authorizeAction } from '../guards/authorize-action.ts';
+import { sessionVariablesOf } from '../../model/session-variables.ts';
+import { filterLimits } from '../../query/filter-limits.ts';
+import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 
 type StreamParams = { resource: string };
 
@@ -81,12 +85,16 @@ async function openStream(
     Array.isArray(lastEventIdHeader) ? lastEventIdHeader[0] : lastEventIdHeader,
     resource,
     grant.fields,
+    { vars: sessionVariablesOf(principal), limits: filterLimits(ctx.config.server), likeLimits: likePatternLimits(ctx.config.server) },
   );
   const view = createEventView(resource, grant, query);
   const roleHeader = request.headers['x-service-role'];
   // Nothing is awaited between looking the resource up and registering: a reload (a synchronous swap)
   // either came before, and the grant is the new one, or comes after and finds this stream registered.
-  const read = { resource, grant, fields: query.fields, deletedAt: query.deletedAt };
+  // The fields the stream's own filter tests count as read: a reload that hides one ends the stream, or
+  // its filter would go on telling the client about values it may no longer read.
+  const tested = fieldsTested(query.filter).filter((field) => resource.fields.has(field));
+  const read = { resource, grant, fields: [...new Set([...query.fields, ...tested])], deletedAt: query.deletedAt };
   const slot = registry.register(principal, Array.isArray(roleHeader) ? roleHeader[0] : roleHeader, changesSeenAt.get(request) ?? -1, read);
 
   reply.hijack();
