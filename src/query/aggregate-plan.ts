@@ -49,9 +49,12 @@ export class AggregatePlans {
     const aggregates: AggregateColumn[] = [];
     for (const [fn, fields] of query.aggregates)
       for (const field of fields) aggregates.push({ alias: `${fn}${aggregates.length}`, field, fn });
-    const selections: RawBuilder<unknown>[] = groups.map(({ alias, field }) => sql`${sql.ref(field)}`.as(alias) as unknown as RawBuilder<unknown>);
+    const selections: RawBuilder<unknown>[] = groups.map(
+      ({ alias, field }) => sql`${sql.ref(field)}`.as(alias) as unknown as RawBuilder<unknown>,
+    );
     if (query.count) selections.push(sql`count(*)`.as('count') as unknown as RawBuilder<unknown>);
-    for (const { alias, field, fn } of aggregates) selections.push(FUNCTIONS[fn](sql.ref(field)).as(alias) as unknown as RawBuilder<unknown>);
+    for (const { alias, field, fn } of aggregates)
+      selections.push(FUNCTIONS[fn](sql.ref(field)).as(alias) as unknown as RawBuilder<unknown>);
     let select = this.#db
       .selectFrom(resource.table)
       .select(selections as never) // aliased expressions; Kysely's typing of a dynamic select list is lost on them
@@ -70,7 +73,9 @@ export class AggregatePlans {
     const order = [
       ...query.sort,
       // Then by the groups, so equal sort values come in one order on every database.
-      ...groups.filter((g) => !query.sort.some((key) => key.key === g.field)).map((g) => ({ key: g.field, descending: false })),
+      ...groups
+        .filter((g) => !query.sort.some((key) => key.key === g.field))
+        .map((g) => ({ key: g.field, descending: false })),
     ];
     for (const key of order) {
       const expression = expressionOf(key.key);

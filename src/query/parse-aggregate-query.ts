@@ -37,8 +37,11 @@ export function parseAggregateQuery(
   filterOptions: FilterParameterOptions,
 ): AggregateQuery {
   const issues: ErrorIssue[] = [];
-  const fail = (parameter: string, detail: string, code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS') =>
-    issues.push({ parameter, detail, code });
+  const fail = (
+    parameter: string,
+    detail: string,
+    code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS',
+  ) => issues.push({ parameter, detail, code });
   const single = (name: string): string | undefined => {
     const value = raw[name];
     if (Array.isArray(value)) {
@@ -70,12 +73,18 @@ export function parseAggregateQuery(
   if (groupNames.length > MAX_GROUP_FIELDS) fail('_group', `At most ${MAX_GROUP_FIELDS} fields to group by`);
   for (const name of groupNames.length > MAX_GROUP_FIELDS ? [] : groupNames) {
     if (group.includes(name)) fail('_group', `Field '${name}' appears twice in _group`);
-    else if (field('_group', name, ORDERED, 'one to group by (a json field has no equality)') && !SYSTEM_STORAGE.has(name)) group.push(name);
-    else if (SYSTEM_STORAGE.has(name) && isReadable(name)) fail('_group', `Field '${name}' is unique to each record: group by a declared field`);
+    else if (
+      field('_group', name, ORDERED, 'one to group by (a json field has no equality)') &&
+      !SYSTEM_STORAGE.has(name)
+    )
+      group.push(name);
+    else if (SYSTEM_STORAGE.has(name) && isReadable(name))
+      fail('_group', `Field '${name}' is unique to each record: group by a declared field`);
   }
 
   const countText = single('_count');
-  if (countText !== undefined && countText !== '' && countText !== 'true') fail('_count', "Parameter '_count' takes no value");
+  if (countText !== undefined && countText !== '' && countText !== 'true')
+    fail('_count', "Parameter '_count' takes no value");
   const aggregates = new Map<AggregateFunction, string[]>();
   let total = 0;
   for (const fn of AGGREGATE_FUNCTIONS) {
@@ -90,7 +99,10 @@ export function parseAggregateQuery(
       total++;
       const numeric = fn === 'sum' || fn === 'avg';
       if (fields.includes(name)) fail(parameter, `Field '${name}' appears twice in ${parameter}`);
-      else if (field(parameter, name, numeric ? NUMERIC : ORDERED, numeric ? 'numeric' : 'ordered (a json field has no order)')) fields.push(name);
+      else if (
+        field(parameter, name, numeric ? NUMERIC : ORDERED, numeric ? 'numeric' : 'ordered (a json field has no order)')
+      )
+        fields.push(name);
     }
     if (fields.length > 0) aggregates.set(fn, fields);
   }
@@ -109,7 +121,8 @@ export function parseAggregateQuery(
         (key === 'count' && count) ||
         group.includes(key) ||
         (fn !== undefined && aggregates.get(fn)?.includes(key.slice(dot + 1)) === true);
-      if (!known) fail('_sort', `Cannot sort by '${key}': sort by a _group field, count, or <function>.<field> asked for`);
+      if (!known)
+        fail('_sort', `Cannot sort by '${key}': sort by a _group field, count, or <function>.<field> asked for`);
       else if (sort.some((s) => s.key === key)) fail('_sort', `'${key}' appears twice in _sort`);
       else sort.push({ key, descending });
     }
@@ -126,7 +139,8 @@ export function parseAggregateQuery(
   const filters: RawQuery = {};
   for (const [name, value] of Object.entries(raw)) {
     if (OWN_PARAMETERS.has(name)) continue;
-    if (NOT_HERE.has(name) || name.startsWith('page[') || name.startsWith('fields[')) fail(name, `Parameter '${name}' does not apply to aggregates`);
+    if (NOT_HERE.has(name) || name.startsWith('page[') || name.startsWith('fields['))
+      fail(name, `Parameter '${name}' does not apply to aggregates`);
     else filters[name] = value;
   }
   let filter: AggregateQuery['filter'] | undefined;

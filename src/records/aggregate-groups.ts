@@ -18,13 +18,21 @@ function numberOf(value: unknown): number | null {
   return value === null || value === undefined ? null : Number(value);
 }
 
-export function aggregateGroups(resource: Resource, dialect: StoreDialect, plan: AggregatePlan, rows: readonly Record<string, unknown>[]): AggregateGroup[] {
+export function aggregateGroups(
+  resource: Resource,
+  dialect: StoreDialect,
+  plan: AggregatePlan,
+  rows: readonly Record<string, unknown>[],
+): AggregateGroup[] {
   const decode = (field: string, value: unknown) => {
     const kind = resource.storageOf(field) ?? 'timestamp'; // the system fields other than id are times
     return value === null || value === undefined ? null : field === 'id' ? value : dialect.decode(kind, value);
   };
   return rows.map((row) => {
-    const group: AggregateGroup = { values: plan.groups.map(({ alias, field }) => [field, decode(field, row[alias])]), aggregates: new Map() };
+    const group: AggregateGroup = {
+      values: plan.groups.map(({ alias, field }) => [field, decode(field, row[alias])]),
+      aggregates: new Map(),
+    };
     if (Object.hasOwn(row, 'count')) group.count = Number(row.count);
     for (const { alias, field, fn } of plan.aggregates) {
       const values = group.aggregates.get(fn) ?? new Map<string, unknown>();

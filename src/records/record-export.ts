@@ -37,7 +37,8 @@ export async function exportBatches(
   const after = (last: RecordValues): KeysetPage => {
     const text = encodeCursor(query.sort, last);
     const values = decodeCursor(text, query.sort, resource);
-    if (values === null || values instanceof Error) throw new Error(`an export cursor did not read back: ${String(values)}`);
+    if (values === null || values instanceof Error)
+      throw new Error(`an export cursor did not read back: ${String(values)}`);
     return { side: 'after', values, text };
   };
   const first = await read({ side: 'after', values: null, text: '' });

@@ -26,21 +26,40 @@ describe('the console exports a list', { skip }, () => {
   before(async () => {
     await ensureConsoleBuilt();
     t = await startTestApp('sqlite');
-    await t.ctx.auth.users.create({ id: 'uma', email: 'uma@example.test', password: PASSWORD, role: 'user', verified: true });
+    await t.ctx.auth.users.create({
+      id: 'uma',
+      email: 'uma@example.test',
+      password: PASSWORD,
+      role: 'user',
+      verified: true,
+    });
     const editor = await t.as('editor');
     await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'News' } });
     // More than a console page (25) of published posts, one draft, and a formula-looking title.
     for (let i = 0; i < 30; i++) {
       const title = i === 0 ? '=1+1' : `Post ${String(i).padStart(2, '0')}`;
-      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title, status: 'published', views: i } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title, status: 'published', views: i },
+      });
       assert.equal(created.statusCode, 201);
     }
-    await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Hidden draft', status: 'draft' } });
+    await t.request({
+      method: 'POST',
+      url: '/v1/posts',
+      auth: editor,
+      payload: { title: 'Hidden draft', status: 'draft' },
+    });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.server.address();
     if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
     base = `http://127.0.0.1:${address.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu'],
+    });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     page = await context.newPage();
   });
@@ -61,7 +80,10 @@ describe('the console exports a list', { skip }, () => {
     await page.goto(`${base}/console#/records/posts?views__gte=3&_sort=-views&page[limit]=10`);
     await page.getByRole('cell', { name: 'Post 29' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'posts-list.png'), fullPage: true });
-    const [download] = await Promise.all([page.waitForEvent('download', WAIT), page.getByRole('button', { name: 'Export' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download', WAIT),
+      page.getByRole('button', { name: 'Export' }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), 'posts.csv');
     const [header, ...rows] = parseRfc4180(readFileSync((await download.path())!, 'utf8'));
     assert.equal(header![0], 'id');
@@ -69,7 +91,10 @@ describe('the console exports a list', { skip }, () => {
     const title = header!.indexOf('title');
     // Past the page of 10: all 27 posts with views >= 3, by views descending; no draft.
     assert.equal(rows.length, 27);
-    assert.deepEqual(rows.slice(0, 2).map((row) => row[title]), ['Post 29', 'Post 28']);
+    assert.deepEqual(
+      rows.slice(0, 2).map((row) => row[title]),
+      ['Post 29', 'Post 28'],
+    );
     assert.ok(rows.every((row) => row[title] !== 'Hidden draft'));
 
     const [all] = await Promise.all([
@@ -80,7 +105,9 @@ describe('the console exports a list', { skip }, () => {
         await page.getByRole('button', { name: 'Export' }).click();
       })(),
     ]);
-    const titles = parseRfc4180(readFileSync((await all.path())!, 'utf8')).slice(1).map((row) => row[title]);
+    const titles = parseRfc4180(readFileSync((await all.path())!, 'utf8'))
+      .slice(1)
+      .map((row) => row[title]);
     assert.equal(titles.length, 30);
     assert.ok(titles.includes("'=1+1"), 'a formula-looking title is escaped');
 

@@ -9,7 +9,11 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 interface Group {
   type: string;
   id: string;
-  attributes: Record<string, unknown> & { count?: number; sum?: Record<string, number | null>; avg?: Record<string, number | null> };
+  attributes: Record<string, unknown> & {
+    count?: number;
+    sum?: Record<string, number | null>;
+    avg?: Record<string, number | null>;
+  };
 }
 
 const POSTS = [
@@ -52,8 +56,13 @@ for (const dialect of testDialects()) {
     };
 
     it('groups with count, sum, avg, min and max as a JSON:API document', async () => {
-      const data = await groups('/v1/posts/aggregate?_group=status&_count&_sum=views&_avg=views,rating&_min=views,title&_max=views');
-      assert.deepEqual(data.map((group) => group.type), ['posts-aggregates', 'posts-aggregates']);
+      const data = await groups(
+        '/v1/posts/aggregate?_group=status&_count&_sum=views&_avg=views,rating&_min=views,title&_max=views',
+      );
+      assert.deepEqual(
+        data.map((group) => group.type),
+        ['posts-aggregates', 'posts-aggregates'],
+      );
       const byStatus = new Map(data.map((group) => [group.attributes.status, group.attributes]));
       assert.deepEqual(byStatus.get('published'), {
         status: 'published',
@@ -63,7 +72,14 @@ for (const dialect of testDialects()) {
         min: { views: 3, title: 'Alpha' },
         max: { views: 20 },
       });
-      assert.deepEqual(byStatus.get('draft'), { status: 'draft', count: 2, sum: { views: 8 }, avg: { views: 4, rating: 5 }, min: { views: 1, title: 'Epsilon' }, max: { views: 7 } });
+      assert.deepEqual(byStatus.get('draft'), {
+        status: 'draft',
+        count: 2,
+        sum: { views: 8 },
+        avg: { views: 4, rating: 5 },
+        min: { views: 1, title: 'Epsilon' },
+        max: { views: 7 },
+      });
       assert.equal(data[0]!.id, '["draft"]', 'groups come in the order of their values when no _sort is given');
     });
 
@@ -71,15 +87,28 @@ for (const dialect of testDialects()) {
       const data = await groups('/v1/posts/aggregate?_group=author_id,status&_sort=-count,author_id');
       assert.deepEqual(
         data.map((group) => [group.attributes.author_id, group.attributes.status, group.attributes.count]),
-        [['ann', 'published', 2], ['bob', 'draft', 1], ['bob', 'published', 1], ['reader-1', 'draft', 1], [null, 'published', 1]],
+        [
+          ['ann', 'published', 2],
+          ['bob', 'draft', 1],
+          ['bob', 'published', 1],
+          ['reader-1', 'draft', 1],
+          [null, 'published', 1],
+        ],
       );
       const top = await groups('/v1/posts/aggregate?_group=author_id&_sum=views&_sort=-sum.views&_limit=2');
-      assert.deepEqual(top.map((group) => [group.attributes.author_id, group.attributes.sum?.views]), [['ann', 30], ['bob', 12]]);
+      assert.deepEqual(
+        top.map((group) => [group.attributes.author_id, group.attributes.sum?.views]),
+        [
+          ['ann', 30],
+          ['bob', 12],
+        ],
+      );
     });
 
     it('applies the list filters, and aggregates the whole set without _group', async () => {
       // Not compared between the databases: the times differ.
-      const all = (await get('/v1/posts/aggregate?views__gte=5&title__ilike=%25a%25&_count&_max=created_at')).body.data[0] as Group;
+      const all = (await get('/v1/posts/aggregate?views__gte=5&title__ilike=%25a%25&_count&_max=created_at')).body
+        .data[0] as Group;
       assert.equal(all.attributes.count, 4);
       assert.match(String((all.attributes.max as Record<string, unknown>).created_at), /^\d{4}-\d\d-\d\dT/);
       const [none] = await groups('/v1/posts/aggregate?views__gt=1000&_count&_sum=views');
@@ -87,9 +116,17 @@ for (const dialect of testDialects()) {
     });
 
     it('takes _filter, with $userId, beside the other filters', async () => {
-      const filter = encodeURIComponent(JSON.stringify({ _or: [{ author_id: { eq: '$userId' } }, { views: { gte: 10 } }] }));
+      const filter = encodeURIComponent(
+        JSON.stringify({ _or: [{ author_id: { eq: '$userId' } }, { views: { gte: 10 } }] }),
+      );
       const data = await groups(`/v1/posts/aggregate?_filter=${filter}&_group=status&_sort=status`, user);
-      assert.deepEqual(data.map((group) => [group.attributes.status, group.attributes.count]), [['draft', 1], ['published', 2]]);
+      assert.deepEqual(
+        data.map((group) => [group.attributes.status, group.attributes.count]),
+        [
+          ['draft', 1],
+          ['published', 2],
+        ],
+      );
       const hidden = await get(`/v1/posts/aggregate?_filter=${encodeURIComponent('{"rating":{"gte":1}}')}`, user);
       assert.equal(hidden.status, 400);
       assert.equal(hidden.body.errors[0].source.parameter, '_filter');
@@ -99,7 +136,10 @@ for (const dialect of testDialects()) {
       const data = await groups('/v1/posts/aggregate?_group=status&_sum=views&_count', user);
       assert.deepEqual(
         data.map((group) => group.attributes),
-        [{ status: 'draft', count: 1, sum: { views: 1 } }, { status: 'published', count: 4, sum: { views: 38 } }],
+        [
+          { status: 'draft', count: 1, sum: { views: 1 } },
+          { status: 'published', count: 4, sum: { views: 38 } },
+        ],
       );
     });
 
@@ -150,7 +190,17 @@ for (const dialect of testDialects()) {
       assert.equal(huge.status, 400);
       assert.equal(huge.body.errors[0].source.parameter, '_group');
       assert.ok(huge.body.errors.length <= 10, 'one error per field up to the bound, not thousands');
-      const fields = ['title', 'body', 'status', 'views', 'rating', 'published', 'published_at', 'publish_on', 'author_id'];
+      const fields = [
+        'title',
+        'body',
+        'status',
+        'views',
+        'rating',
+        'published',
+        'published_at',
+        'publish_on',
+        'author_id',
+      ];
       const wide = await get(`/v1/posts/aggregate?_group=${fields.join(',')}`);
       assert.equal(wide.body.errors[0].source.parameter, '_group');
       const aggregates = Array.from({ length: 40 }, () => 'views').join(',');
@@ -172,7 +222,19 @@ for (const dialect of testDialects()) {
       const operation = openapi.paths['/v1/posts/aggregate']?.get;
       assert.ok(operation, 'the path is documented');
       const names = (operation.parameters as { name?: string }[]).map((parameter) => parameter.name);
-      for (const name of ['_group', '_count', '_sum', '_avg', '_min', '_max', '_sort', '_limit', 'status', 'views__gte']) assert.ok(names.includes(name), name);
+      for (const name of [
+        '_group',
+        '_count',
+        '_sum',
+        '_avg',
+        '_min',
+        '_max',
+        '_sort',
+        '_limit',
+        'status',
+        'views__gte',
+      ])
+        assert.ok(names.includes(name), name);
     });
   });
 }

@@ -32,7 +32,16 @@ for (const dialect of testDialects()) {
       for (let done = 0; done < ROWS; done += 1000) {
         const rows = Array.from({ length: 1000 }, (_, i) => {
           const at = new Date(start + done + i).toISOString();
-          return { id: uuidv7(start + done + i), created_at: at, updated_at: at, title: `Post ${done + i}`, body: BODY, views: i, status: 'published', published: dialect === 'sqlite' ? 0 : false };
+          return {
+            id: uuidv7(start + done + i),
+            created_at: at,
+            updated_at: at,
+            title: `Post ${done + i}`,
+            body: BODY,
+            views: i,
+            status: 'published',
+            published: dialect === 'sqlite' ? 0 : false,
+          };
         });
         await db.insertInto('posts').values(rows).execute();
       }
@@ -51,28 +60,36 @@ for (const dialect of testDialects()) {
       let ordered = true;
       let partial = '';
       await new Promise<void>((resolve, reject) => {
-        const req = request({ port, host: '127.0.0.1', path: '/v1/posts?_format=csv&fields=title,body', headers: { authorization: editor } }, (response) => {
-          assert.equal(response.statusCode, 200);
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            // Every 10 MB received, garbage is collected before RSS is read.
-            if (Math.floor((bytes + chunk.length) / 10_000_000) > Math.floor(bytes / 10_000_000)) collect();
-            bytes += chunk.length;
-            const text = partial + chunk;
-            const parts = text.split('\r\n');
-            partial = parts.pop()!;
-            for (const line of parts) {
-              lines++;
-              if (lines === 1) continue; // the header
-              const id = line.slice(0, line.indexOf(','));
-              if (!(id > previousId)) ordered = false;
-              previousId = id;
-            }
-            peak = Math.max(peak, process.memoryUsage().rss);
-          });
-          response.on('end', resolve);
-          response.on('error', reject);
-        });
+        const req = request(
+          {
+            port,
+            host: '127.0.0.1',
+            path: '/v1/posts?_format=csv&fields=title,body',
+            headers: { authorization: editor },
+          },
+          (response) => {
+            assert.equal(response.statusCode, 200);
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => {
+              // Every 10 MB received, garbage is collected before RSS is read.
+              if (Math.floor((bytes + chunk.length) / 10_000_000) > Math.floor(bytes / 10_000_000)) collect();
+              bytes += chunk.length;
+              const text = partial + chunk;
+              const parts = text.split('\r\n');
+              partial = parts.pop()!;
+              for (const line of parts) {
+                lines++;
+                if (lines === 1) continue; // the header
+                const id = line.slice(0, line.indexOf(','));
+                if (!(id > previousId)) ordered = false;
+                previousId = id;
+              }
+              peak = Math.max(peak, process.memoryUsage().rss);
+            });
+            response.on('end', resolve);
+            response.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end();
       });

@@ -7,7 +7,18 @@ import { testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { parseRfc4180 } from '../helpers/rfc4180.ts';
 
-const TRICKY = ['=HYPERLINK("http://evil")', '+1+2', '-3', '@SUM(A1)', '\tlead', '\rcr', 'a,b', 'say "hi"', 'two\r\nlines', 'ünïcødé ✓'];
+const TRICKY = [
+  '=HYPERLINK("http://evil")',
+  '+1+2',
+  '-3',
+  '@SUM(A1)',
+  '\tlead',
+  '\rcr',
+  'a,b',
+  'say "hi"',
+  'two\r\nlines',
+  'ünïcødé ✓',
+];
 
 for (const dialect of testDialects()) {
   describe(`list export on ${dialect}`, () => {
@@ -23,12 +34,23 @@ for (const dialect of testDialects()) {
           method: 'POST',
           url: '/v1/posts',
           auth: editor,
-          payload: { title, views: i, rating: i % 2 === 0 ? null : -i / 2, status: i < 6 ? 'published' : 'draft', tags: { i } },
+          payload: {
+            title,
+            views: i,
+            rating: i % 2 === 0 ? null : -i / 2,
+            status: i < 6 ? 'published' : 'draft',
+            tags: { i },
+          },
         });
         assert.equal(created.statusCode, 201, created.body);
       }
       // A draft the user wrote: the row filter lets them read it, as it does not the other drafts.
-      const own = await t.request({ method: 'POST', url: '/v1/posts', auth: user, payload: { title: 'mine', status: 'draft' } });
+      const own = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: user,
+        payload: { title: 'mine', status: 'draft' },
+      });
       assert.equal(own.statusCode, 201, own.body);
     });
     after(() => t.close());
@@ -54,7 +76,10 @@ for (const dialect of testDialects()) {
         byViews.map((row) => row[title]),
         TRICKY.map((text) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text)),
       );
-      assert.deepEqual(byViews.map((row) => Number(row[views])), TRICKY.map((_, i) => i));
+      assert.deepEqual(
+        byViews.map((row) => Number(row[views])),
+        TRICKY.map((_, i) => i),
+      );
       // Numbers stay numbers (a negative one is no formula); an empty value is an empty field; JSON is its text.
       assert.equal(byViews[1]![rating], '-0.5');
       assert.equal(byViews[0]![rating], '');
@@ -71,8 +96,15 @@ for (const dialect of testDialects()) {
         assert.equal(response.statusCode, 200, response.body);
         assert.match(String(response.headers['content-type']), /^application\/x-ndjson/);
         assert.ok(response.body.endsWith('\n'));
-        const lines = response.body.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-        assert.deepEqual(lines.map((line) => line.title), TRICKY.slice(0, 6).reverse(), url);
+        const lines = response.body
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        assert.deepEqual(
+          lines.map((line) => line.title),
+          TRICKY.slice(0, 6).reverse(),
+          url,
+        );
         assert.deepEqual(Object.keys(lines[0]!).slice(0, 2), ['id', 'title']);
         assert.deepEqual(lines.at(-1)!.tags, { i: 0 });
       }
@@ -88,15 +120,31 @@ for (const dialect of testDialects()) {
       const response = await exportOf('/v1/posts', user, 'text/csv');
       assert.equal(response.statusCode, 200, response.body);
       const [header, ...rows] = parseRfc4180(response.body);
-      assert.deepEqual(header, ['id', 'title', 'body', 'status', 'views', 'author_id', 'category_id', 'created_at', 'updated_at']);
+      assert.deepEqual(header, [
+        'id',
+        'title',
+        'body',
+        'status',
+        'views',
+        'author_id',
+        'category_id',
+        'created_at',
+        'updated_at',
+      ]);
       const status = header!.indexOf('status');
       const titles = rows.map((row) => row[header!.indexOf('title')]);
-      assert.equal(rows.length, 7, 'six published and the user\'s own draft');
+      assert.equal(rows.length, 7, "six published and the user's own draft");
       assert.ok(titles.includes('mine'));
       assert.ok(rows.every((row, i) => row[status] === 'published' || titles[i] === 'mine'));
       // Hidden rows cannot be reached through filters either, nor hidden fields named.
       const drafts = await exportOf('/v1/posts?status=draft&_format=ndjson', user);
-      assert.deepEqual(drafts.body.trimEnd().split('\n').map((line) => JSON.parse(line).title), ['mine']);
+      assert.deepEqual(
+        drafts.body
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line).title),
+        ['mine'],
+      );
       const hidden = await exportOf('/v1/posts?rating__gte=0&_format=csv', user);
       assert.equal(hidden.statusCode, 400);
       assert.equal(hidden.json().errors[0].source.parameter, 'rating__gte');
@@ -105,10 +153,19 @@ for (const dialect of testDialects()) {
     });
 
     it('takes _filter, with $userId', async () => {
-      const filter = encodeURIComponent(JSON.stringify({ _or: [{ author_id: { eq: '$userId' } }, { views: { lt: 2 } }] }));
+      const filter = encodeURIComponent(
+        JSON.stringify({ _or: [{ author_id: { eq: '$userId' } }, { views: { lt: 2 } }] }),
+      );
       const response = await exportOf(`/v1/posts?_filter=${filter}&_format=ndjson&_sort=views`, user);
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.body.trimEnd().split('\n').map((line) => JSON.parse(line).title).sort(), ['+1+2', '=HYPERLINK("http://evil")', 'mine']);
+      assert.deepEqual(
+        response.body
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line).title)
+          .sort(),
+        ['+1+2', '=HYPERLINK("http://evil")', 'mine'],
+      );
     });
 
     it('narrows the columns with fields=', async () => {
@@ -127,7 +184,10 @@ for (const dialect of testDialects()) {
       const paged = await exportOf('/v1/posts?_format=csv&_limit=5&page[after]=&include=category', editor);
       assert.equal(paged.statusCode, 400);
       assert.deepEqual(
-        paged.json().errors.map((error: { source: { parameter: string } }) => error.source.parameter).sort(),
+        paged
+          .json()
+          .errors.map((error: { source: { parameter: string } }) => error.source.parameter)
+          .sort(),
         ['_limit', 'include', 'page[after]'],
       );
       const unknown = await exportOf('/v1/posts?_format=csv&_nope=1', editor);

@@ -10,7 +10,11 @@ export function aggregateDocument(resource: Resource, groups: readonly Aggregate
     for (const [field, value] of group.values) attributes[field] = value;
     if (group.count !== undefined) attributes.count = group.count;
     for (const [fn, values] of group.aggregates) attributes[fn] = Object.fromEntries(values);
-    return { type: `${resource.name}-aggregates`, id: JSON.stringify(group.values.map(([, value]) => value)), attributes };
+    return {
+      type: `${resource.name}-aggregates`,
+      id: JSON.stringify(group.values.map(([, value]) => value)),
+      attributes,
+    };
   });
   return { data, meta: { groups: data.length }, links: { self } };
 }

@@ -15,14 +15,23 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 
 /** The columns of every line: the id, the shown attributes, then the timestamps, as in a JSON:API record. */
 export function exportColumns(attributes: readonly string[]): string[] {
-  return ['id', ...attributes.filter((name) => name !== 'created_at' && name !== 'updated_at'), 'created_at', 'updated_at'];
+  return [
+    'id',
+    ...attributes.filter((name) => name !== 'created_at' && name !== 'updated_at'),
+    'created_at',
+    'updated_at',
+  ];
 }
 
 /**
  * A batch's lines in chunks of about CHUNK_CHARS: a bigger string lands in V8's large-object space, which
  * only a full collection frees, and an export made of them grew RSS by its whole size before one ran.
  */
-function* linesOf(format: ExportFormat, columns: readonly string[], records: readonly RecordValues[]): Generator<string> {
+function* linesOf(
+  format: ExportFormat,
+  columns: readonly string[],
+  records: readonly RecordValues[],
+): Generator<string> {
   let text = '';
   for (const record of records) {
     const values = columns.map((column) => (Object.hasOwn(record, column) ? (record[column] ?? null) : null));
@@ -42,7 +51,12 @@ function* linesOf(format: ExportFormat, columns: readonly string[], records: rea
 
 const CHUNK_CHARS = 16_384;
 
-export function sendExport(reply: FastifyReply, resource: Resource, format: ExportFormat, exported: ExportedRecords): FastifyReply {
+export function sendExport(
+  reply: FastifyReply,
+  resource: Resource,
+  format: ExportFormat,
+  exported: ExportedRecords,
+): FastifyReply {
   const columns = exportColumns(exported.attributes);
   async function* text(): AsyncGenerator<string> {
     if (format === 'csv') yield csvLine(columns);

@@ -16,12 +16,17 @@ const DOCUMENT_RANGES = new Set([JSON_API_MEDIA_TYPE, 'application/json', 'appli
 /** Longer Accept headers are not looked into for an export (the request-line limits bound them anyway). */
 const MAX_ACCEPT_ENTRIES = 32;
 
-export function exportFormatOf(formatParameter: string | string[] | undefined, accept: string | undefined): ExportFormat | undefined {
+export function exportFormatOf(
+  formatParameter: string | string[] | undefined,
+  accept: string | undefined,
+): ExportFormat | undefined {
   if (formatParameter !== undefined) {
     if (formatParameter === 'csv' || formatParameter === 'ndjson') return formatParameter;
     throw new ApiError('INVALID_QUERY_PARAMS', {
       parameter: '_format',
-      detail: Array.isArray(formatParameter) ? "Parameter '_format' is given more than once" : "Parameter '_format' must be csv or ndjson",
+      detail: Array.isArray(formatParameter)
+        ? "Parameter '_format' is given more than once"
+        : "Parameter '_format' must be csv or ndjson",
     });
   }
   if (accept === undefined || !/csv|ndjson/i.test(accept)) return undefined;

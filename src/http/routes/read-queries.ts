@@ -64,7 +64,10 @@ export class ReadQueries {
     for (const [name, value] of Object.entries(raw)) {
       if (name === '_format') continue;
       if (NOT_IN_EXPORTS.has(name) || name.startsWith('page[') || isCompoundParameter(name))
-        refused.push({ parameter: name, detail: `An export holds every matching record: '${name}' does not apply to it` });
+        refused.push({
+          parameter: name,
+          detail: `An export holds every matching record: '${name}' does not apply to it`,
+        });
       else rest[name] = value;
     }
     if (refused.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', refused);
