@@ -72,7 +72,7 @@ export async function seed(config: SvcConfig, rows: number): Promise<SeededData>
     const password = 'bench-password-123';
     const user = await ctx.auth.users.create({ email, password, role: BENCH_ROLE, verified: true, name: 'bench' });
     const issued = await ctx.auth.issueKey({
-      email, password, permissions: KEY_SCOPES, name: 'bench', metadata: null, expiresIn: null,
+      email, password, otp: null, permissions: KEY_SCOPES, name: 'bench', metadata: null, expiresIn: null,
       rateLimitMax: null, rateLimitTimeWindow: null, refillInterval: null, refillAmount: null, remaining: null,
     }, '127.0.0.1');
     const seeded: SeededData = { userId: user.id, authorization: `Bearer ${issued.key}`, readableIds: [], ownIds: [] };

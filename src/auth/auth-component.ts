@@ -6,6 +6,7 @@ import type { UserDirectory } from './identity/user-directory.ts';
 import type { SessionCredential } from './identity/session-credential.ts';
 import type { KeyDirectory } from './keys/key-directory.ts';
 import type { RateLimitState } from './rate-limit/key-rate-limit.ts';
+import type { SignInMethods } from './identity/sign-in-methods.ts';
 
 export type { RateLimitState };
 
@@ -67,6 +68,8 @@ export interface AuthComponent {
     check: () => Promise<T>,
     failed: (error: unknown) => boolean,
   ): Promise<T>;
+  /** The ways of signing in that are on (GET {auth.basePath}/methods). */
+  readonly signInMethods: SignInMethods;
   /** Users for the admin API and the CLI. */
   readonly users: UserDirectory;
   /** API keys for the admin API. */

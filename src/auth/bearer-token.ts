@@ -1,5 +1,6 @@
 // Extracts the bearer secret from a request's Authorization header (or the stream's `?token=`).
 import { ApiError } from '../errors/api-error.ts';
+import { looksLikeJwt } from './jwt/jwt-shape.ts';
 
 /** Visible ASCII: wider than RFC 6750's b64token so an operator's SVC_ADMIN_TOKEN may use any symbol. */
 const TOKEN_PATTERN = /^[\x21-\x7E]+$/;
@@ -20,7 +21,8 @@ export function parseBearerToken(authorization: string | undefined, queryToken: 
 }
 
 function checkToken(token: string): string {
-  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_PATTERN.test(token)) {
+  // A JWT (an identity provider's, auth.jwt) is longer than any key; its own shape bounds it.
+  if ((token.length > MAX_TOKEN_LENGTH && !looksLikeJwt(token)) || !TOKEN_PATTERN.test(token)) {
     throw unauthorized('Malformed bearer token');
   }
   return token;

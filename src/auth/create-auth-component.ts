@@ -34,8 +34,14 @@ import { throttleSignIn } from './identity/throttled-sign-in.ts';
 import { throttleSignUp } from './identity/throttled-sign-up.ts';
 import { answerIdentityFailures } from './identity/identity-failures.ts';
 import { LOGIN_THROTTLE_DEFAULTS, SIGN_UP_THROTTLE_DEFAULTS } from '../config/config-schema.ts';
-import { deletionLinkOptions, emailAndPasswordEnabled, type AccountEvents } from './identity/account-management-options.ts';
+import {
+  deletionLinkOptions,
+  emailAndPasswordEnabled,
+  type AccountEvents,
+} from './identity/account-management-options.ts';
 import { guardAccountRoutes } from './identity/guarded-account-routes.ts';
+import { JwtAuthenticator } from './jwt/jwt-authenticator.ts';
+import { signInMethods } from './identity/sign-in-methods.ts';
 
 export interface AuthComponentOptions {
   /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */
@@ -87,12 +93,28 @@ export async function createAuthComponent(
     userDeleting: (userId) => keyRepository.deleteByUser(userId),
     userDeleted: (userId) => userChanged(userId),
   };
-  const identityOptions = buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles, accountEvents });
+  const identityOptions = buildIdentityOptions({
+    config,
+    store,
+    secret,
+    mailer,
+    log,
+    definedRoles: roles,
+    accountEvents,
+  });
   const identity = createIdentity(identityOptions);
   const deletionLinks = createIdentity(deletionLinkOptions(identityOptions, mailer, log));
-  const usage = new UsageRecorder((batch) => keyRepository.addUsage(batch), log, options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS);
+  const usage = new UsageRecorder(
+    (batch) => keyRepository.addUsage(batch),
+    log,
+    options.usageFlushMs ?? DEFAULT_USAGE_FLUSH_MS,
+  );
   const quota = new UsageQuota(keyRepository, cacheTtlMs);
-  const limiter = createRateLimiter(config, log, options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {});
+  const limiter = createRateLimiter(
+    config,
+    log,
+    options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {},
+  );
   // With Redis, serve shared limits from the first request rather than per-process ones while connecting.
   await limiter.ready();
   const adminTokens = new AdminTokenVerifier(config, store, cacheTtlMs);
@@ -117,10 +139,15 @@ export async function createAuthComponent(
     accessChanged({ userId });
     await signals?.publish(KEYS_CHANGED_TOPIC, { userId });
   };
-  const users: UserDirectory = new UserDirectory(identity, config, {
-    userChanged,
-    userDeleting: (userId) => keyRepository.deleteByUser(userId),
-  }, roles);
+  const users: UserDirectory = new UserDirectory(
+    identity,
+    config,
+    {
+      userChanged,
+      userDeleting: (userId) => keyRepository.deleteByUser(userId),
+    },
+    roles,
+  );
   const cache = new KeyCache<ApiKeyRecord>(
     async (hash) => {
       const key = await keyRepository.findByHash(hash);
@@ -155,19 +182,36 @@ export async function createAuthComponent(
   const issuer = new ApiKeyIssuer(identity, keyRepository, config);
   const issueForRequest = (request: TokenRequest, clientAddress: string): Promise<IssuedApiKey> => {
     if (!emailAndPasswordEnabled(config)) {
-      throw new ApiError('EMAIL_PASSWORD_DISABLED', { detail: 'Keys are issued for a signed-in session here, not for an email and password', pointer: '/data/attributes/password' });
+      throw new ApiError('EMAIL_PASSWORD_DISABLED', {
+        detail: 'Keys are issued for a signed-in session here, not for an email and password',
+        pointer: '/data/attributes/password',
+      });
     }
     const email = request.email ?? '';
     return throttle.guard(email, clientAddress, () => issuer.issue(request), issueOutcome);
   };
-  const authenticator = new KeyAuthenticator({ config, adminTokens, cache, usage, limiter, quota, definedRoles: roles });
+  const jwtConfig = config.auth.jwt;
+  const jwt = jwtConfig
+    ? new JwtAuthenticator({ jwt: jwtConfig, rateLimit: config.apiKeys.rateLimit, limiter, definedRoles: roles })
+    : undefined;
+  const authenticator = new KeyAuthenticator({
+    config,
+    adminTokens,
+    cache,
+    usage,
+    limiter,
+    quota,
+    definedRoles: roles,
+    ...(jwt ? { jwt } : {}),
+  });
 
   return {
     async migrate() {
       await migrateIdentity(identityOptions);
       await createApiKeyTable(store);
       await createAdminTokenTable(store);
-      if (adminTokens.source === 'stored' && options.generateAdminToken === true) await ensureStoredAdminToken(store, log, options.announceAdminToken);
+      if (adminTokens.source === 'stored' && options.generateAdminToken === true)
+        await ensureStoredAdminToken(store, log, options.announceAdminToken);
     },
     authenticate: async (input) => authenticator.authenticate(input),
     authenticateNow: (input) => authenticator.authenticate(input),
@@ -192,12 +236,16 @@ export async function createAuthComponent(
     issueKey: (request, clientAddress) => issueForRequest(request, clientAddress),
     async issueKeyForSession(request, credential) {
       const context = await identity.context;
-      const headers = sessionHeaders(credential, context.authCookies.sessionToken.name, (origin) => context.isTrustedOrigin(origin));
+      const headers = sessionHeaders(credential, context.authCookies.sessionToken.name, (origin) =>
+        context.isTrustedOrigin(origin),
+      );
       const session = await identity.session(headers);
       if (!session) throw new ApiError('UNAUTHORIZED', 'The session is not valid: signed out, expired or revoked');
       return issuer.issueFor({ id: session.userId, emailVerified: session.emailVerified }, request);
     },
-    guardPasswordCheck: (email, clientAddress, check, failed) => throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
+    guardPasswordCheck: (email, clientAddress, check, failed) =>
+      throttle.guard(email, clientAddress, check, (error) => (failed(error) ? 'failed' : 'unchecked')),
+    signInMethods: signInMethods(config),
     users,
     keys,
     onAccessChanged(listener) {

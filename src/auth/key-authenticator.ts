@@ -16,6 +16,8 @@ import type { RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.t
 import { rateLimitHeaders, toRateLimitState, windowLimitFor, type WindowLimit } from './rate-limit/key-rate-limit.ts';
 import { resolveRole } from './resolve-role.ts';
 import { hashToken } from './token-hash.ts';
+import type { JwtAuthenticator } from './jwt/jwt-authenticator.ts';
+import { looksLikeJwt } from './jwt/jwt-shape.ts';
 
 export interface KeyAuthenticatorParts {
   config: SvcConfig;
@@ -26,6 +28,8 @@ export interface KeyAuthenticatorParts {
   quota: UsageQuota;
   /** The roles the configuration in force defines. */
   definedRoles: () => ReadonlySet<string>;
+  /** Present when auth.jwt is configured: JWT-shaped tokens go to it, not to the key cache. */
+  jwt?: JwtAuthenticator;
 }
 
 type UsableKey = CachedKey<ApiKeyRecord> & { owner: CachedKeyOwner };
@@ -54,6 +58,9 @@ export class KeyAuthenticator {
     const token = parseBearerToken(input.authorization, queryToken);
     const tokenHash = hashToken(token);
     if (this.#parts.adminTokens.couldMatch(token)) return this.#authenticateAdminOrKey(input, token, tokenHash);
+    // By shape alone, before any lookup: a JWT is never looked up as a key.
+    const { jwt } = this.#parts;
+    if (jwt && looksLikeJwt(token)) return jwt.authenticate(token, input);
     const now = Date.now();
     // Tokens without our prefix were never issued: no need to look them up.
     const cached = looksLikeApiKey(token) ? this.#parts.cache.peek(tokenHash, now) : null;
@@ -68,6 +75,8 @@ export class KeyAuthenticator {
     tokenHash: string,
   ): Promise<AuthenticatedRequest> {
     if (await this.#parts.adminTokens.matches(tokenHash)) return { principal: ADMIN };
+    const { jwt } = this.#parts;
+    if (jwt && looksLikeJwt(token)) return jwt.authenticate(token, input);
     const now = Date.now();
     return this.#admit(input, await this.#cachedKey(token, tokenHash, now), now);
   }
@@ -132,6 +141,12 @@ export class KeyAuthenticator {
     const token = parseBearerToken(input.authorization, undefined);
     const tokenHash = hashToken(token);
     if (await this.#parts.adminTokens.matches(tokenHash)) return ADMIN;
+    const { jwt } = this.#parts;
+    if (jwt && looksLikeJwt(token)) {
+      // A valid token is known, just not allowed here (as a key is); an invalid one is its 401.
+      await jwt.authenticate(token, input);
+      throw new ApiError('FORBIDDEN', 'This endpoint requires the admin token');
+    }
     const now = Date.now();
     usableKey(await this.#cachedKey(token, tokenHash, now), now);
     throw new ApiError('FORBIDDEN', 'This endpoint requires the admin token');

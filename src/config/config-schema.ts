@@ -3,7 +3,15 @@
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import { FIELD_TYPE_NAMES } from './field-type-names.ts';
 import { FILTER_OPERATORS } from './filter-operators.ts';
-import type { FilterOperator, LoginThrottleConfig, OnDeleteAction, PasswordResetConfig, RetentionConfig, SignUpThrottleConfig } from './config-types.ts';
+import type {
+  FilterOperator,
+  LoginThrottleConfig,
+  OnDeleteAction,
+  PasswordResetConfig,
+  RetentionConfig,
+  SignUpThrottleConfig,
+} from './config-types.ts';
+import { SOCIAL_PROVIDER_NAMES } from './social-provider-names.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 import { IDEMPOTENCY_SCHEMA } from './idempotency-settings.ts';
 
@@ -133,14 +141,81 @@ function retentionLimits(
 }
 
 const socialProvider = {
-  description: 'A provider is on only when both credentials are non-empty.',
+  description: 'A provider is on only when both credentials are non-empty (TikTok: clientKey and clientSecret).',
   type: 'object',
   additionalProperties: false,
   properties: {
     clientId: { type: 'string' },
     clientSecret: { type: 'string' },
+    clientKey: { description: 'TikTok names its client id so.', type: 'string' },
+    scopes: {
+      description: "Scopes asked for besides the provider's defaults.",
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      maxItems: 50,
+    },
+    tenantId: { description: 'Microsoft Entra ID: the tenant (default `common`).', type: 'string' },
+    domain: { description: 'Cognito: the user pool domain.', type: 'string' },
+    region: { description: 'Cognito: the AWS region.', type: 'string' },
+    userPoolId: { description: 'Cognito: the user pool id.', type: 'string' },
+    appBundleIdentifier: {
+      description: 'Apple: the app bundle identifier, for ID tokens from Apple platforms.',
+      type: 'string',
+    },
   },
 };
+
+/** auth.oidc: one OpenID Connect provider, found through its discovery document. */
+const oidcProvider = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'issuer', 'clientId'],
+  properties: {
+    id: {
+      description: 'Names the provider in URLs (`/auth/callback/<id>`) and in `/auth/methods`.',
+      type: 'string',
+      pattern: '^[a-z0-9][a-z0-9_-]{0,62}$',
+    },
+    name: {
+      description: 'Shown on the sign-in button (default: the id).',
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+    },
+    issuer: {
+      description: 'The issuer URL; its `/.well-known/openid-configuration` is read.',
+      type: 'string',
+      pattern: '^https?://',
+    },
+    clientId: { type: 'string', minLength: 1 },
+    clientSecret: { type: 'string' },
+    scopes: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      maxItems: 50,
+      default: ['openid', 'email', 'profile'],
+    },
+  },
+};
+
+/** auth.magicLink and auth.emailOtp: an emailed sign-in, off unless enabled. */
+function emailSignIn(what: string, defaultExpiresIn: number) {
+  return {
+    type: 'object',
+    default: {},
+    additionalProperties: false,
+    properties: {
+      enabled: { description: `Sign in with ${what} sent through auth.email.`, type: 'boolean', default: false },
+      expiresIn: {
+        description: `Seconds ${what} stays valid.`,
+        type: 'integer',
+        minimum: 30,
+        maximum: 86_400,
+        default: defaultExpiresIn,
+      },
+    },
+  };
+}
 
 export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -282,7 +357,35 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           type: 'object',
           default: {},
           additionalProperties: false,
-          properties: { github: socialProvider, google: socialProvider },
+          properties: Object.fromEntries(SOCIAL_PROVIDER_NAMES.map((name) => [name, socialProvider])),
+        },
+        oidc: {
+          description: 'OpenID Connect providers (Keycloak, Auth0, Okta, Entra ID, Authentik…) users may sign in with.',
+          type: 'array',
+          items: oidcProvider,
+          maxItems: 50,
+          default: [],
+        },
+        magicLink: emailSignIn('a link', 300),
+        emailOtp: emailSignIn('a one-time code', 300),
+        twoFactor: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: {
+              description:
+                'Users may turn on TOTP two-factor for themselves; sign-in and POST /token then ask for the code.',
+              type: 'boolean',
+              default: false,
+            },
+            issuer: {
+              description: 'The name authenticator apps show (default `svc`).',
+              type: 'string',
+              minLength: 1,
+              maxLength: 100,
+            },
+          },
         },
         email: {
           type: 'object',
@@ -300,6 +403,41 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           items: { type: 'string', minLength: 1 },
           uniqueItems: true,
           default: [],
+        },
+        jwt: {
+          description:
+            "Accept JWTs from an external identity provider as `Authorization: Bearer <JWT>` on /v1, /me and streams. Signatures are checked against the provider's JWKS (RS*, PS*, ES*, EdDSA only).",
+          type: 'object',
+          additionalProperties: false,
+          required: ['issuer', 'audience', 'jwksUrl'],
+          properties: {
+            issuer: { description: 'The `iss` every token must carry.', type: 'string', minLength: 1 },
+            audience: {
+              description: 'The `aud` a token must carry (one of these, when a list).',
+              oneOf: [
+                { type: 'string', minLength: 1 },
+                { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
+              ],
+            },
+            jwksUrl: { description: "URL of the provider's JSON Web Key Set.", type: 'string', pattern: '^https?://' },
+            userIdClaim: {
+              description: 'The claim that holds the user id (`$userId` in row filters).',
+              type: 'string',
+              minLength: 1,
+              default: 'sub',
+            },
+            roleClaim: {
+              description: 'The claim that names the role; it must be a defined role.',
+              type: 'string',
+              minLength: 1,
+              default: 'role',
+            },
+            allowedRolesClaim: {
+              description: 'A claim listing the roles X-Service-Role may switch to.',
+              type: 'string',
+              minLength: 1,
+            },
+          },
         },
         loginThrottle: {
           description:
@@ -331,13 +469,19 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           },
         },
         signUpThrottle: {
-          description: 'Limit on sign-up attempts (POST <basePath>/sign-up/email) per client address, successful or not.',
+          description:
+            'Limit on sign-up attempts (POST <basePath>/sign-up/email) per client address, successful or not.',
           type: 'object',
           default: {},
           additionalProperties: false,
           properties: {
             enabled: { type: 'boolean', default: SIGN_UP_THROTTLE_DEFAULTS.enabled },
-            maxPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000, default: SIGN_UP_THROTTLE_DEFAULTS.maxPerAddress },
+            maxPerAddress: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1_000_000,
+              default: SIGN_UP_THROTTLE_DEFAULTS.maxPerAddress,
+            },
             windowMs: {
               description: 'Milliseconds; the window starts at the first attempt.',
               type: 'integer',

@@ -1,6 +1,7 @@
 // The shape of a validated svc configuration (docs/configuration.md). Frozen after load.
 
 import type { FieldTypeName } from './field-type-names.ts';
+import type { SocialProviderName } from './social-provider-names.ts';
 
 /** The name of a field type; the types themselves are in src/resources/field-types/. */
 export type { FieldTypeName };
@@ -70,6 +71,14 @@ export interface ResourceDefinition {
 export interface SocialProviderConfig {
   clientId?: string;
   clientSecret?: string;
+  /** TikTok's name for its client id. */
+  clientKey?: string;
+  scopes?: string[];
+  tenantId?: string;
+  domain?: string;
+  region?: string;
+  userPoolId?: string;
+  appBundleIdentifier?: string;
 }
 
 /** How much of a table retention keeps: rows older than `maxAgeMs`, and the oldest beyond `maxCount`, go. */
@@ -115,6 +124,37 @@ export interface PasswordResetConfig {
   revokeKeys: boolean;
 }
 
+/** auth.oidc[]: an OpenID Connect provider found through its discovery document. */
+export interface OidcProviderConfig {
+  id: string;
+  name?: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  /** Present once validated. */
+  scopes?: string[];
+}
+
+/** auth.magicLink, auth.emailOtp. */
+export interface EmailSignInConfig {
+  enabled: boolean;
+  /** Seconds. */
+  expiresIn: number;
+}
+
+/** auth.jwt: which tokens are accepted and which claims say who the caller is. */
+export interface JwtConfig {
+  issuer: string;
+  audience: string | string[];
+  jwksUrl: string;
+  /** Default `sub`. */
+  userIdClaim: string;
+  /** Default `role`. */
+  roleClaim: string;
+  /** A claim listing the roles X-Service-Role may switch to. */
+  allowedRolesClaim?: string;
+}
+
 export interface SvcConfig {
   database: { url: string };
   server: {
@@ -143,7 +183,12 @@ export interface SvcConfig {
     requireEmailVerification: boolean;
     defaultRole: string;
     baseUrl?: string;
-    social: { github?: SocialProviderConfig; google?: SocialProviderConfig };
+    social: Partial<Record<SocialProviderName, SocialProviderConfig>>;
+    /** Present once validated (default []). */
+    oidc?: OidcProviderConfig[];
+    magicLink?: EmailSignInConfig;
+    emailOtp?: EmailSignInConfig;
+    twoFactor?: { enabled: boolean; issuer?: string };
     email: { smtpUrl?: string; from: string };
     /** Present once validated (default []); optional so hand-written configs may leave it out. */
     trustedOrigins?: string[];
@@ -155,6 +200,8 @@ export interface SvcConfig {
     emailAndPassword?: { enabled: boolean };
     /** Present once validated; absent means PASSWORD_RESET_DEFAULTS. */
     passwordReset?: PasswordResetConfig;
+    /** Accept an external identity provider's JWTs as bearer tokens. */
+    jwt?: JwtConfig;
   };
   apiKeys: {
     rateLimit: { enabled: boolean; max: number; timeWindow: number };

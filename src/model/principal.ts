@@ -20,4 +20,20 @@ export interface KeyPrincipal {
   readonly expiresAt?: string;
 }
 
-export type Principal = AdminPrincipal | KeyPrincipal;
+/**
+ * A caller holding an external identity provider's JWT (auth.jwt): it acts as a key holder of the
+ * token's role would, with the token's subject as its user id; it has no key and no key limits.
+ */
+export interface JwtPrincipal {
+  readonly kind: 'jwt';
+  /** The token's user id claim; also `userId`, so row filters on `$userId` read it. */
+  readonly subject: string;
+  readonly userId: string;
+  readonly role: string;
+  /** A token carries no key scopes: the role's permissions apply whole. */
+  readonly keyPermissions: null;
+  /** The token's `exp`: streams opened with it end then. */
+  readonly expiresAt: string;
+}
+
+export type Principal = AdminPrincipal | KeyPrincipal | JwtPrincipal;

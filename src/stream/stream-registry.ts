@@ -4,7 +4,7 @@
 // ones that drop cached keys, local and from other nodes alike; and from resource definitions replaced
 // here or on another node, which end the streams whose reading they narrowed.
 import type { AccessChange } from '../auth/auth-component.ts';
-import type { Principal } from '../model/principal.ts';
+import type { JwtPrincipal, KeyPrincipal, Principal } from '../model/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { readNarrowed, type GrantedRead } from '../permissions/read-narrowed.ts';
 import type { Resource } from '../resources/resource.ts';
@@ -105,14 +105,16 @@ export class StreamRegistry {
     if (this.#open >= maxPerNode)
       throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
     const slot = new StreamSlot(principal, requestedRole, read);
-    if (principal.kind === 'key') {
-      const ofKey = this.#byKey.get(principal.keyId);
+    if (principal.kind !== 'admin') {
+      const holder = holderOf(principal);
+      const ofKey = this.#byKey.get(holder);
       if (ofKey && ofKey.size >= maxPerKey) {
-        throw new ApiError('RATE_LIMITED', `This API key already holds ${maxPerKey} open streams; close one first`, {
+        const who = principal.kind === 'key' ? 'This API key' : "This token's subject";
+        throw new ApiError('RATE_LIMITED', `${who} already holds ${maxPerKey} open streams; close one first`, {
           headers,
         });
       }
-      add(this.#byKey, principal.keyId, slot);
+      add(this.#byKey, holder, slot);
       add(this.#byUser, principal.userId, slot);
       if (principal.expiresAt !== undefined) this.#armExpiry(slot, Date.parse(principal.expiresAt));
       if (changesSeen !== this.#changes) void this.#recheck(slot);
@@ -128,11 +130,11 @@ export class StreamRegistry {
     this.#open -= 1;
     clearTimeout(this.#timers.get(slot));
     this.#timers.delete(slot);
-    if (slot.principal.kind !== 'key') {
+    if (slot.principal.kind === 'admin') {
       this.#admin.delete(slot);
       return;
     }
-    remove(this.#byKey, slot.principal.keyId, slot);
+    remove(this.#byKey, holderOf(slot.principal), slot);
     remove(this.#byUser, slot.principal.userId, slot);
   }
 
@@ -205,6 +207,14 @@ export class StreamRegistry {
     timer.unref();
     this.#timers.set(slot, timer);
   }
+}
+
+/**
+ * Whose streams are counted together: a key's, or a JWT subject's (a subject is bounded as a key is;
+ * the prefix keeps it apart from key ids, which are UUIDs).
+ */
+function holderOf(principal: KeyPrincipal | JwtPrincipal): string {
+  return principal.kind === 'key' ? principal.keyId : `jwt:${principal.subject}`;
 }
 
 function add(map: Map<string, Set<StreamSlot>>, id: string, slot: StreamSlot): void {

@@ -17,6 +17,11 @@ function settingPaths(node: SchemaNode, prefix = ''): string[] {
   const paths: string[] = [];
   for (const [name, child] of Object.entries(node.properties ?? {})) {
     if (prefix === '' && (name === 'resources' || name === '$schema')) continue;
+    // The social providers share one set of settings: the reference names them once, as `auth.social.<provider>.…`.
+    if (prefix === 'auth.social.') {
+      paths.push(...settingPaths(child, `${prefix}<provider>.`));
+      break;
+    }
     const path = `${prefix}${name}`;
     if (child.properties) paths.push(...settingPaths(child, `${path}.`));
     else paths.push(path);
@@ -24,7 +29,7 @@ function settingPaths(node: SchemaNode, prefix = ''): string[] {
   return paths;
 }
 
-const documented = new Set([...DOC.matchAll(/`([a-z][A-Za-z]*(?:\.[A-Za-z]+)+|[a-z][A-Za-z]*)`/g)].map((match) => match[1]!));
+const documented = new Set([...DOC.matchAll(/`([a-z][A-Za-z]*(?:\.(?:[A-Za-z]+|<provider>))+|[a-z][A-Za-z]*)`/g)].map((match) => match[1]!));
 
 describe('the configuration reference', () => {
   const paths = settingPaths(CONFIG_SCHEMA as SchemaNode);

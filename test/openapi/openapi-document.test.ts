@@ -585,6 +585,7 @@ describe('buildOpenApiDocument', () => {
       'get /auth/delete-user/callback',
       'get /auth/get-session',
       'get /auth/list-sessions',
+      'get /auth/methods',
       'get /auth/reset-password/{token}',
       'get /auth/verify-email',
       'post /auth/change-email',

@@ -1,8 +1,10 @@
 // The better-auth configuration derived from ours: same database as the store, `svc_`-prefixed
-// tables, the role fields of spec 2.3, email verification, and social providers that have credentials.
+// tables, the role fields of spec 2.3, email verification, social providers that have credentials, and the plugins in identity-plugins.ts.
 import type { BetterAuthOptions } from 'better-auth';
 import type { FastifyBaseLogger } from 'fastify';
-import type { SocialProviderConfig, SvcConfig } from '../../config/config-types.ts';
+import type { SvcConfig } from '../../config/config-types.ts';
+import { identityPlugins } from './identity-plugins.ts';
+import { socialProviders } from './social-providers.ts';
 import type { Store } from '../../store/create-store.ts';
 import { definedRoles } from '../../config/defined-roles.ts';
 import { IDENTITY_TABLES } from './identity-tables.ts';
@@ -26,23 +28,27 @@ export interface IdentityOptionsInput {
   accountEvents?: AccountEvents;
 }
 
-const NO_ACCOUNT_EVENTS: AccountEvents = { passwordReset: async () => {}, userDeleting: async () => {}, userDeleted: async () => {} };
+const NO_ACCOUNT_EVENTS: AccountEvents = {
+  passwordReset: async () => {},
+  userDeleting: async () => {},
+  userDeleted: async () => {},
+};
 
 export function identityBaseUrl(config: SvcConfig): string {
   const configured = config.auth.baseUrl?.trim();
   return (configured || `http://localhost:${config.server.port}`).replace(/\/+$/, '');
 }
 
-function enabledProvider(provider: SocialProviderConfig | undefined): { clientId: string; clientSecret: string } | undefined {
-  const clientId = provider?.clientId?.trim();
-  const clientSecret = provider?.clientSecret?.trim();
-  return clientId && clientSecret ? { clientId, clientSecret } : undefined;
-}
-
-export function buildIdentityOptions({ config, store, secret, mailer, log, definedRoles: roles, accountEvents }: IdentityOptionsInput): BetterAuthOptions {
+export function buildIdentityOptions({
+  config,
+  store,
+  secret,
+  mailer,
+  log,
+  definedRoles: roles,
+  accountEvents,
+}: IdentityOptionsInput): BetterAuthOptions {
   const account = accountManagementOptions(config, mailer, log, accountEvents ?? NO_ACCOUNT_EVENTS);
-  const github = enabledProvider(config.auth.social.github);
-  const google = enabledProvider(config.auth.social.google);
   const requireVerification = config.auth.requireEmailVerification;
   return {
     appName: 'svc',
@@ -81,10 +87,10 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
         }
       },
     },
-    socialProviders: {
-      ...(github ? { github } : {}),
-      ...(google ? { google } : {}),
-    },
+    socialProviders: socialProviders(config),
+    // `Authorization: Bearer <session token>` (the `token` of a sign-in answer) as well as the cookie,
+    // then the providers and sign-in methods that are configured.
+    plugins: [bearer(), ...identityPlugins(config, mailer, log)],
     user: {
       ...account.user,
       modelName: IDENTITY_TABLES.user,
@@ -96,8 +102,6 @@ export function buildIdentityOptions({ config, store, secret, mailer, log, defin
     },
     databaseHooks: { user: roleGuardHooks(roles ?? (() => definedRoles(config, config.resources))) },
     session: { modelName: IDENTITY_TABLES.session },
-    // `Authorization: Bearer <session token>` (the `token` of a sign-in answer) as well as the cookie.
-    plugins: [bearer()],
     account: { modelName: IDENTITY_TABLES.account },
     verification: { modelName: IDENTITY_TABLES.verification },
     advanced: {

@@ -1,7 +1,8 @@
 // The identity component's account endpoints under svc's rules: the email/password ones answer 403
-// when `auth.emailAndPassword.enabled` is off; each one that checks a password, mails a link or
-// uses a reset token goes through the login throttle; and a password-less account deletion is
-// handed to the instance that mails a confirmation link.
+// when `auth.emailAndPassword.enabled` is off; each one that checks a password or an emailed code,
+// mails a link or code, or uses a reset token goes through the login throttle; the email-OTP plugin's
+// own password reset is closed (one reset flow, with its rules); and a password-less account deletion
+// is handed to the instance that mails a confirmation link.
 import { ApiError } from '../../errors/api-error.ts';
 import type { LoginOutcome, LoginThrottle, ThrottleKind } from '../rate-limit/login-throttle.ts';
 import { CLIENT_IP_HEADER } from './build-identity-options.ts';
@@ -29,6 +30,24 @@ const PASSWORD_PATHS = new Set([
   '/change-password',
 ]);
 
+/**
+ * The email-OTP plugin's password reset: closed, because svc has one reset flow (the mailed link) and
+ * its rules (auth.emailAndPassword.enabled, the reset throttle, sessions ended, keys revoked) are
+ * enforced there; a second flow would have to repeat each of them.
+ */
+const CLOSED_PATHS = new Set([
+  '/email-otp/request-password-reset',
+  '/email-otp/reset-password',
+  '/forget-password/email-otp',
+]);
+
+/** The plugin endpoints that mail a sign-in link or code: limited per address as account emails are. */
+const SIGN_IN_MAIL_PATHS = new Set(['/sign-in/magic-link', '/email-otp/send-verification-otp']);
+
+/** The plugin endpoints that check an emailed code: a wrong code counts as a failed sign-in. */
+const CODE_PATHS = new Set(['/sign-in/email-otp', '/email-otp/verify-email', '/email-otp/check-verification-otp']);
+const WRONG_CODE = new Set(['INVALID_OTP', 'OTP_EXPIRED', 'TOO_MANY_ATTEMPTS']);
+
 /** better-auth's code for a wrong current password (change-password, delete-user). */
 const INVALID_PASSWORD = 'INVALID_PASSWORD';
 
@@ -49,6 +68,12 @@ async function passwordOutcome(response: Response): Promise<LoginOutcome> {
 /** A link sent (2xx) stays counted, so a mailbox cannot be flooded; a refused request gives its count back. */
 async function linkOutcome(response: Response): Promise<LoginOutcome> {
   return response.status < 300 ? 'failed' : 'unchecked';
+}
+
+async function codeOutcome(response: Response): Promise<LoginOutcome> {
+  if (response.status < 300) return 'verified';
+  const code = await errorCode(response);
+  return code !== undefined && WRONG_CODE.has(code) ? 'failed' : 'unchecked';
 }
 
 export function guardAccountRoutes(input: GuardedAccountRoutesInput): IdentityHandler {
@@ -75,8 +100,15 @@ export function guardAccountRoutes(input: GuardedAccountRoutesInput): IdentityHa
 
   return async (request) => {
     const pathname = new URL(request.url).pathname.replace(/\/+$/, '');
-    if (request.method !== 'POST' || !pathname.startsWith(`${base}/`)) return handler(request);
+    if (!pathname.startsWith(`${base}/`)) return handler(request);
     const path = pathname.slice(base.length);
+    if (CLOSED_PATHS.has(path)) {
+      throw new ApiError(
+        'ROUTE_NOT_FOUND',
+        `No route for ${request.method} ${pathname}: passwords are reset with ${base}/request-password-reset`,
+      );
+    }
+    if (request.method !== 'POST') return handler(request);
     if (!emailAndPasswordEnabled && PASSWORD_PATHS.has(path)) {
       throw new ApiError(
         'EMAIL_PASSWORD_DISABLED',
@@ -87,6 +119,13 @@ export function guardAccountRoutes(input: GuardedAccountRoutesInput): IdentityHa
     const link = (account: string | undefined, kind: Exclude<ThrottleKind, 'login'>) =>
       throttle.admitLink(account, address, kind);
 
+    if (SIGN_IN_MAIL_PATHS.has(path) || CODE_PATHS.has(path)) {
+      const email = await requestBodyField(request, 'email');
+      // No email: the plugin refuses the body before anything is looked up or sent.
+      if (email === undefined) return handler(request);
+      if (SIGN_IN_MAIL_PATHS.has(path)) return run(request, link(email, 'sign-in'), linkOutcome);
+      return run(request, throttle.admit(email, address), codeOutcome);
+    }
     if (path === '/request-password-reset') {
       const email = await requestBodyField(request, 'email');
       // No email: better-auth refuses the body before anything is looked up or sent.

@@ -1,4 +1,4 @@
-// Sends the identity component's links (email verification, password reset, account deletion): over
+// Sends the identity component's mail (verification, reset and deletion links; sign-in links and codes): over
 // SMTP when `auth.email.smtpUrl` is set, otherwise into the log (development: the link is printed so
 // a user can still follow it).
 import type { FastifyBaseLogger } from 'fastify';
@@ -46,8 +46,19 @@ const MESSAGES: ReadonlyMap<MailKind, MailText> = new Map<MailKind, MailText>([
   ],
 ]);
 
+/** Any other message of the identity component (sign-in links and codes). */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** What the log shows in place of sending when no SMTP server is configured (the link or code). */
+  logged: Record<string, string>;
+}
+
 export interface VerificationMailer {
   send(to: string, url: string, kind?: MailKind): Promise<void>;
+  deliver(message: MailMessage): Promise<void>;
   /** Tells a registered address's owner that someone tried to sign up with it (the sign-up itself answers as for a new one). */
   sendSignUpAttempt(to: string): Promise<void>;
   close(): void;
@@ -68,8 +79,17 @@ export function createVerificationMailer(
         const label = MESSAGES.get(kind)!.logLabel;
         log.info({ to, url, kind }, `${label} for ${to} (no auth.email.smtpUrl configured): ${url}`);
       },
+      async deliver(message) {
+        log.info(
+          { to: message.to, ...message.logged },
+          `${message.subject} for ${message.to} (no auth.email.smtpUrl configured)`,
+        );
+      },
       async sendSignUpAttempt(to) {
-        log.info({ to }, `someone tried to sign up again with the registered address ${to} (no auth.email.smtpUrl configured, so it was not told)`);
+        log.info(
+          { to },
+          `someone tried to sign up again with the registered address ${to} (no auth.email.smtpUrl configured, so it was not told)`,
+        );
       },
       close() {},
     };
@@ -84,6 +104,15 @@ export function createVerificationMailer(
         subject: message.subject,
         text: `${message.lead}\n\n${url}\n\n${message.ignore}`,
         html: `<p>${message.lead}</p><p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p><p>${message.ignore}</p>`,
+      });
+    },
+    async deliver(message) {
+      await transport.sendMail({
+        from: config.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
       });
     },
     async sendSignUpAttempt(to) {
@@ -101,6 +130,6 @@ export function createVerificationMailer(
   };
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -5,6 +5,8 @@ import type { SvcConfig } from '../../config/config-types.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Identity } from '../identity/identity.ts';
 import { verifyCredentials } from '../identity/verify-credentials.ts';
+import { hasTwoFactor, verifyTotp } from '../identity/verify-totp.ts';
+import type { AuthContext } from 'better-auth';
 import type { KeyPermissions } from '../../model/principal.ts';
 import type { LoginOutcome } from '../rate-limit/login-throttle.ts';
 import { hashToken } from '../token-hash.ts';
@@ -26,9 +28,24 @@ export interface IssuedApiKey {
 /** How a failed issue() counts for the login throttle: only a wrong email or password is a failure. */
 export function issueOutcome(error: unknown): LoginOutcome {
   if (!(error instanceof ApiError)) return 'unchecked';
-  if (error.code === 'INVALID_CREDENTIALS') return 'failed';
+  // A wrong two-factor code counts as a failure, so codes cannot be guessed faster than passwords. A
+  // missing one counts as nothing: were it "verified", asking without a code would reset the count.
+  if (error.code === 'INVALID_CREDENTIALS' || error.code === 'INVALID_TWO_FACTOR_CODE') return 'failed';
+  if (error.code === 'TWO_FACTOR_REQUIRED') return 'unchecked';
   // Thrown only once the password matched.
   return error.code === 'EMAIL_NOT_VERIFIED' ? 'verified' : 'unchecked';
+}
+
+/** A user with two-factor on gives the current code from their authenticator app as `otp`. */
+async function checkSecondFactor(context: AuthContext, userId: string, otp: string | null): Promise<void> {
+  if (otp === null) {
+    throw new ApiError('TWO_FACTOR_REQUIRED', [
+      { pointer: '/otp', detail: 'This account has two-factor authentication on: send the current code as otp' },
+    ]);
+  }
+  if (!(await verifyTotp(context, userId, otp))) {
+    throw new ApiError('INVALID_TWO_FACTOR_CODE', [{ pointer: '/otp', detail: 'The two-factor code is not correct' }]);
+  }
 }
 
 export class ApiKeyIssuer {
@@ -44,16 +61,24 @@ export class ApiKeyIssuer {
 
   /** For an email and password (both present: the route checked). */
   async issue(request: TokenRequest, now = new Date()): Promise<IssuedApiKey> {
-    const user = await verifyCredentials(await this.#identity.context, request.email ?? '', request.password ?? '');
+    const context = await this.#identity.context;
+    const user = await verifyCredentials(context, request.email ?? '', request.password ?? '');
     // Only after the password matched: otherwise the answer would reveal which emails are registered.
+    this.#requireVerified(user);
+    if (hasTwoFactor(user)) await checkSecondFactor(context, user.id, request.otp);
     return this.issueFor({ id: user.id, emailVerified: user.emailVerified }, request, now);
   }
 
-  /** For a user already authenticated (a signed-in session). */
-  async issueFor(user: { id: string; emailVerified: boolean }, request: TokenRequest, now = new Date()): Promise<IssuedApiKey> {
-    if (this.#requireVerifiedEmail && !user.emailVerified) {
-      throw new ApiError('EMAIL_NOT_VERIFIED', 'Verify your email address before requesting an API key');
-    }
+  /**
+   * For a user already authenticated (a signed-in session). No code is asked for: better-auth grants a
+   * password sign-in of a user with two-factor on its session only once the second factor was given.
+   */
+  async issueFor(
+    user: { id: string; emailVerified: boolean },
+    request: TokenRequest,
+    now = new Date(),
+  ): Promise<IssuedApiKey> {
+    this.#requireVerified(user);
     const { key, prefix, start } = generateApiKey();
     const createdAt = now.toISOString();
     const record = await this.#keys.insert({
@@ -85,5 +110,11 @@ export class ApiKeyIssuer {
       expiresAt: record.expiresAt,
       permissions: record.permissions,
     };
+  }
+
+  #requireVerified(user: { emailVerified: boolean }): void {
+    if (this.#requireVerifiedEmail && !user.emailVerified) {
+      throw new ApiError('EMAIL_NOT_VERIFIED', 'Verify your email address before requesting an API key');
+    }
   }
 }

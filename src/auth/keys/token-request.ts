@@ -11,6 +11,8 @@ export interface TokenRequest {
   /** Both null: the key is for the signed-in session the request carries instead. */
   email: string | null;
   password: string | null;
+  /** The current TOTP code, for a user with two-factor on. */
+  otp: string | null;
   permissions: KeyPermissions | null;
   name: string | null;
   metadata: JsonObject | null;
@@ -26,6 +28,7 @@ export interface TokenRequest {
 const FIELDS = [
   'email',
   'password',
+  'otp',
   'permissions',
   'name',
   'metadata',
@@ -45,6 +48,7 @@ export const MAX_COUNT = 1_000_000_000;
 export const TOKEN_FIELD_LIMITS = {
   emailMaxLength: 320,
   passwordMaxLength: 1024,
+  otpMaxLength: 16,
   nameMaxLength: 255,
   metadataMaxBytes: 8192,
 } as const;
@@ -58,8 +62,20 @@ export function parseTokenRequest(
   reader.rejectUnknown(FIELDS);
   // Neither: the caller's session stands in for them. One without the other is a mistake.
   const withCredentials = reader.has('email') || reader.has('password');
-  const email = !withCredentials || reader.required('email') ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true }) : undefined;
-  const password = !withCredentials || reader.required('password') ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength }) : undefined;
+  const email =
+    !withCredentials || reader.required('email')
+      ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true })
+      : undefined;
+  const password =
+    !withCredentials || reader.required('password')
+      ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength })
+      : undefined;
+  const otp = reader.string('otp', {
+    nullable: true,
+    minLength: 1,
+    maxLength: TOKEN_FIELD_LIMITS.otpMaxLength,
+    trim: true,
+  });
   const name = reader.string('name', { nullable: true, minLength: 1, maxLength: TOKEN_FIELD_LIMITS.nameMaxLength });
   const metadata = reader.object('metadata', { nullable: true, maxBytes: TOKEN_FIELD_LIMITS.metadataMaxBytes });
   const expiresIn = reader.integer('expiresIn', { nullable: true, minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS });
@@ -105,6 +121,7 @@ export function parseTokenRequest(
     // throwIfInvalid() above guarantees both are strings, or both absent.
     email: email ?? null,
     password: password ?? null,
+    otp: otp ?? null,
     permissions,
     name: name ?? null,
     metadata: metadata ?? null,

@@ -15,7 +15,7 @@ import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 export type LoginOutcome = 'verified' | 'failed' | 'unchecked';
 
 /** `login`: password checks; the others: the links an account can be sent, and a reset token's use. */
-export type ThrottleKind = 'login' | 'reset' | 'change-email' | 'delete';
+export type ThrottleKind = 'login' | 'reset' | 'change-email' | 'delete' | 'sign-in';
 
 export interface LoginAttempt {
   finish(outcome: LoginOutcome): Promise<void>;

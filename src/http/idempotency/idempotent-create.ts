@@ -14,9 +14,10 @@ import { recordDocument } from '../documents/resource-document.ts';
 import { JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
 import { sendAnswer } from './idempotent-answer.ts';
 
-/** Keys are per caller: an API key's, or the admin token's. */
+/** Keys are per caller: an API key's, a JWT subject's, or the admin token's. */
 function callerOf(principal: Principal): string {
-  return principal.kind === 'admin' ? 'admin' : `key:${principal.keyId}`;
+  if (principal.kind === 'admin') return 'admin';
+  return principal.kind === 'key' ? `key:${principal.keyId}` : `jwt:${principal.subject}`;
 }
 
 function createdAnswer(resource: Resource, result: ReadResult): StoredResponse {

@@ -6,7 +6,8 @@ import { adminOperation } from './admin-operation.ts';
 import { errorResponses } from './error-responses.ts';
 import { headerRef, JSON_API_MEDIA_TYPE, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { AUTH_TAG } from './service-paths.ts';
-import { BEARER_SCHEME } from './shared-components.ts';
+import { callerSecurity } from './shared-components.ts';
+import type { SvcConfig } from '../../config/config-types.ts';
 
 export const IDENTITY_AND_RELOAD_SCHEMAS = ['MeDocument', 'AdminReloadDocument'] as const;
 export const IDENTITY_AND_RELOAD_OPERATIONS = ['getMe', 'adminReload'] as const;
@@ -117,7 +118,7 @@ export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_S
   };
 }
 
-export function identityAndReloadPaths(): Record<string, OpenApiObject> {
+export function identityAndReloadPaths(config: SvcConfig): Record<string, OpenApiObject> {
   return {
     '/me': {
       get: {
@@ -126,7 +127,7 @@ export function identityAndReloadPaths(): Record<string, OpenApiObject> {
         summary: 'Who the caller is',
         description:
           "The key holder's user, the role in force, the allowed roles, and the key's permissions and limits with what is left of them; the admin token answers `kind: admin`.",
-        security: [{ [BEARER_SCHEME]: [] }, { [ADMIN_SCHEME]: [] }],
+        security: [...callerSecurity(config), { [ADMIN_SCHEME]: [] }],
         responses: {
           200: {
             description: 'The caller.',

@@ -16,6 +16,7 @@ export const SESSION_COOKIE_SCHEME = 'sessionCookie';
 export const SESSION_TOKEN_SCHEME = 'sessionToken';
 export const IDENTITY_OPERATIONS = [
   'signUpEmail', 'signInEmail', 'getSession', 'signOut', 'sendVerificationEmail', 'verifyEmail', 'signInSocial', 'socialCallback',
+  'getSignInMethods',
 ] as const;
 
 /** better-auth names its cookies `svc.*`, with the `__Secure-` prefix when the service is reached over https. */
@@ -61,6 +62,14 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
   if (!verifying) signUpFailures[422] = ['USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL'];
 
   const paths: Record<string, OpenApiObject> = {
+    [`${base}/methods`]: {
+      get: operation({
+        operationId: 'getSignInMethods',
+        summary: 'Which ways of signing in are on',
+        description: 'Public, and answered by svc itself: email and password, emailed links and codes, two-factor, and the social and OpenID Connect providers that are configured.',
+        responses: { '200': jsonAnswer('The sign-in methods.', 'SignInMethods') },
+      }),
+    },
     [`${base}/sign-up/email`]: {
       post: operation({
         operationId: 'signUpEmail',

@@ -3,11 +3,25 @@
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { schemaRef } from './openapi-refs.ts';
+import { enabledSocialProviders as socialProvidersOn } from '../../auth/identity/social-providers.ts';
+import { oidcProviders } from '../../auth/identity/oidc-providers.ts';
 
 export const IDENTITY_SCHEMAS = [
-  'IdentityUser', 'IdentitySession', 'IdentityError', 'SignUpEmailBody', 'SignUpEmailResult', 'SignInEmailBody', 'SignInEmailResult',
-  'SessionResult', 'SignOutResult', 'SendVerificationEmailBody', 'SendVerificationEmailResult', 'VerifyEmailResult', 'SignInSocialBody',
+  'IdentityUser',
+  'IdentitySession',
+  'IdentityError',
+  'SignUpEmailBody',
+  'SignUpEmailResult',
+  'SignInEmailBody',
+  'SignInEmailResult',
+  'SessionResult',
+  'SignOutResult',
+  'SendVerificationEmailBody',
+  'SendVerificationEmailResult',
+  'VerifyEmailResult',
+  'SignInSocialBody',
   'SignInSocialResult',
+  'SignInMethods',
 ] as const;
 
 type IdentitySchema = (typeof IDENTITY_SCHEMAS)[number];
@@ -16,16 +30,16 @@ type IdentitySchema = (typeof IDENTITY_SCHEMAS)[number];
 const PASSWORD_MIN_LENGTH = 8;
 const PASSWORD_MAX_LENGTH = 128;
 
-/** The social providers with both credentials set, which are the only ones better-auth serves. */
+/** The providers `POST {basePath}/sign-in/social` serves: social ones with credentials, then the OIDC ones. */
 export function enabledSocialProviders(config: SvcConfig): string[] {
-  return Object.entries(config.auth.social)
-    .filter(([, provider]) => Boolean(provider?.clientId?.trim() && provider.clientSecret?.trim()))
-    .map(([name]) => name)
-    .sort();
+  return [...socialProvidersOn(config).sort(), ...oidcProviders(config).map((provider) => provider.id)];
 }
 
 const dateTime = (): JsonSchema => ({ type: 'string', format: 'date-time' });
-const nullableString = (description?: string): JsonSchema => ({ type: ['string', 'null'], ...(description ? { description } : {}) });
+const nullableString = (description?: string): JsonSchema => ({
+  type: ['string', 'null'],
+  ...(description ? { description } : {}),
+});
 const callbackUrl = (what: string): JsonSchema => ({
   type: 'string',
   description: `Where to send the browser ${what}: a relative path or a URL on a trusted origin (otherwise 403 \`INVALID_CALLBACK_URL\`).`,
@@ -33,13 +47,32 @@ const callbackUrl = (what: string): JsonSchema => ({
 
 function allIdentitySchemas(config: SvcConfig): Record<IdentitySchema, JsonSchema> {
   const email = (): JsonSchema => ({ type: 'string', format: 'email', examples: ['ada@example.com'] });
-  const password = (): JsonSchema => ({ type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, writeOnly: true });
-  const rememberMe = (): JsonSchema => ({ type: 'boolean', default: true, description: 'false: the session cookie ends with the browser session' });
+  const password = (): JsonSchema => ({
+    type: 'string',
+    minLength: PASSWORD_MIN_LENGTH,
+    maxLength: PASSWORD_MAX_LENGTH,
+    writeOnly: true,
+  });
+  const rememberMe = (): JsonSchema => ({
+    type: 'boolean',
+    default: true,
+    description: 'false: the session cookie ends with the browser session',
+  });
   return {
     IdentityUser: {
       type: 'object',
       description: 'A user as the identity component shows it.',
-      required: ['id', 'name', 'email', 'emailVerified', 'image', 'createdAt', 'updatedAt', 'primaryRole', 'allowedRoles'],
+      required: [
+        'id',
+        'name',
+        'email',
+        'emailVerified',
+        'image',
+        'createdAt',
+        'updatedAt',
+        'primaryRole',
+        'allowedRoles',
+      ],
       properties: {
         id: { type: 'string' },
         name: { type: 'string' },
@@ -48,8 +81,18 @@ function allIdentitySchemas(config: SvcConfig): Record<IdentitySchema, JsonSchem
         image: nullableString('URL of a picture'),
         createdAt: dateTime(),
         updatedAt: dateTime(),
-        primaryRole: { type: 'string', description: `The role the user acts as; new users get \`${config.auth.defaultRole}\`` },
-        allowedRoles: { type: 'string', description: 'JSON-encoded array of the roles the user may switch to', examples: ['[]', '["editor"]'] },
+        primaryRole: {
+          type: 'string',
+          description: `The role the user acts as; new users get \`${config.auth.defaultRole}\``,
+        },
+        allowedRoles: {
+          type: 'string',
+          description: 'JSON-encoded array of the roles the user may switch to',
+          examples: ['[]', '["editor"]'],
+        },
+        ...(config.auth.twoFactor?.enabled
+          ? { twoFactorEnabled: { type: 'boolean', description: 'The user turned two-factor on (auth.twoFactor)' } }
+          : {}),
       },
       additionalProperties: false,
     },
@@ -102,13 +145,21 @@ function allIdentitySchemas(config: SvcConfig): Record<IdentitySchema, JsonSchem
     SignInEmailBody: {
       type: 'object',
       required: ['email', 'password'],
-      properties: { email: email(), password: { type: 'string', writeOnly: true }, callbackURL: callbackUrl('to after signing in'), rememberMe: rememberMe() },
+      properties: {
+        email: email(),
+        password: { type: 'string', writeOnly: true },
+        callbackURL: callbackUrl('to after signing in'),
+        rememberMe: rememberMe(),
+      },
     },
     SignInEmailResult: {
       type: 'object',
       required: ['redirect', 'token', 'user'],
       properties: {
-        redirect: { type: 'boolean', description: 'true when a callbackURL was given: a browser app should go to `url`' },
+        redirect: {
+          type: 'boolean',
+          description: 'true when a callbackURL was given: a browser app should go to `url`',
+        },
         token: { type: 'string', description: 'The session token' },
         url: { type: 'string', description: 'The callbackURL, when one was given' },
         user: schemaRef('IdentityUser'),
@@ -147,7 +198,10 @@ function allIdentitySchemas(config: SvcConfig): Record<IdentitySchema, JsonSchem
     VerifyEmailResult: {
       type: 'object',
       required: ['status', 'user'],
-      properties: { status: { type: 'boolean', const: true }, user: { anyOf: [schemaRef('IdentityUser'), { type: 'null' }] } },
+      properties: {
+        status: { type: 'boolean', const: true },
+        user: { anyOf: [schemaRef('IdentityUser'), { type: 'null' }] },
+      },
       additionalProperties: false,
     },
     SignInSocialBody: {
@@ -158,7 +212,10 @@ function allIdentitySchemas(config: SvcConfig): Record<IdentitySchema, JsonSchem
         callbackURL: callbackUrl('to after signing in'),
         newUserCallbackURL: callbackUrl('to after the first sign-in, which creates the user'),
         errorCallbackURL: callbackUrl('to when the provider refuses'),
-        disableRedirect: { type: 'boolean', description: 'true: no `Location` header, the app sends the browser to `url` itself' },
+        disableRedirect: {
+          type: 'boolean',
+          description: 'true: no `Location` header, the app sends the browser to `url` itself',
+        },
         scopes: { type: 'array', items: { type: 'string' }, description: 'Extra scopes to ask the provider for' },
       },
     },
@@ -168,6 +225,29 @@ function allIdentitySchemas(config: SvcConfig): Record<IdentitySchema, JsonSchem
       properties: {
         url: { type: 'string', format: 'uri', description: "The provider's authorization page" },
         redirect: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    SignInMethods: {
+      type: 'object',
+      description: 'The ways of signing in that are on: a sign-in page shows a button for each.',
+      required: ['emailAndPassword', 'magicLink', 'emailOtp', 'twoFactor', 'social', 'oidc'],
+      properties: {
+        emailAndPassword: { type: 'boolean' },
+        magicLink: { type: 'boolean', description: 'POST `sign-in/magic-link`' },
+        emailOtp: { type: 'boolean', description: 'POST `email-otp/send-verification-otp`, then `sign-in/email-otp`' },
+        twoFactor: { type: 'boolean', description: 'Users may turn on TOTP two-factor (`two-factor/*`)' },
+        social: { type: 'array', items: { type: 'string' }, description: 'Provider ids for social sign-in' },
+        oidc: {
+          type: 'array',
+          description: 'OpenID Connect providers; social sign-in takes their id as `provider`',
+          items: {
+            type: 'object',
+            required: ['id', 'name'],
+            properties: { id: { type: 'string' }, name: { type: 'string' } },
+            additionalProperties: false,
+          },
+        },
       },
       additionalProperties: false,
     },

@@ -8,7 +8,8 @@ import { pascalCase, singularize, type ResourceNames } from './openapi-names.ts'
 import { JSON_API_MEDIA_TYPE, parameterRef, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { listParameters } from './query-parameters.ts';
 import { ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
-import { BEARER_SCHEME, successHeaders } from './shared-components.ts';
+import { callerSecurity, successHeaders } from './shared-components.ts';
+import type { SvcConfig } from '../../config/config-types.ts';
 
 const CODES: readonly ErrorCode[] = [
   'INVALID_QUERY_PARAMS',
@@ -29,6 +30,7 @@ export function relatedPaths(
   child: Resource,
   names: ResourceNames,
   enabled: ReadonlySet<string>,
+  config: SvcConfig,
 ): Record<string, OpenApiObject> {
   const paths: Record<string, OpenApiObject> = {};
   const targets = [...new Set(toOneRelations(child).map((relation) => relation.target))].filter((target) =>
@@ -50,7 +52,7 @@ export function relatedPaths(
       parameters: [parameterRef('RecordId'), parameterRef('ServiceRole')],
       get: {
         tags: [child.name],
-        security: [{ [BEARER_SCHEME]: [] }],
+        security: callerSecurity(config),
         operationId: `${names.operationId('list')}Of${singularize(pascalCase(target))}`,
         summary: `List the ${child.name} records of a ${target} record`,
         description:

@@ -22,7 +22,7 @@ import {
   listParameters,
 } from './query-parameters.ts';
 import { aggregateDocumentSchema, aggregateParameters } from './aggregate-path.ts';
-import { BEARER_SCHEME, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
+import { callerSecurity, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
 import { ifMatchParameter, ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
 import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
 import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
@@ -96,7 +96,7 @@ export function resourcePaths(
 ): Record<string, OpenApiObject> {
   const name = resource.name;
   // Fresh arrays per operation: the document stays a tree, so YAML output needs no anchors.
-  const security = () => [{ [BEARER_SCHEME]: [] }];
+  const security = () => callerSecurity(config);
   const operation = (fields: OpenApiObject): OpenApiObject => ({ tags: [name], security: security(), ...fields });
   const deletion = resource.softDelete
     ? 'Soft delete: the record gets a `deleted_at` timestamp and disappears from the API.'

@@ -7,6 +7,12 @@ import { conditionalHeaders, conditionalParameters } from './conditional-request
 
 export const BEARER_SCHEME = 'bearer';
 export const QUERY_TOKEN_SCHEME = 'queryToken';
+export const JWT_SCHEME = 'jwt';
+
+/** Who may call /v1 and /me: a key holder, or (with auth.jwt) the holder of the identity provider's JWT. */
+export function callerSecurity(config: SvcConfig): OpenApiObject[] {
+  return config.auth.jwt ? [{ [BEARER_SCHEME]: [] }, { [JWT_SCHEME]: [] }] : [{ [BEARER_SCHEME]: [] }];
+}
 export const STREAM_EVENT_KINDS = ['created', 'updated', 'deleted'] as const;
 
 export function securitySchemes(config: SvcConfig): OpenApiObject {
@@ -20,6 +26,17 @@ export function securitySchemes(config: SvcConfig): OpenApiObject {
         'but only for GET and DELETE on resource endpoints (403 `ADMIN_TOKEN_NOT_ALLOWED` otherwise).',
     },
   };
+  if (config.auth.jwt) {
+    schemes[JWT_SCHEME] = {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        `A JWT from the identity provider \`${config.auth.jwt.issuer}\` (audience \`${[config.auth.jwt.audience].flat().join('`, `')}\`), ` +
+        `signed with a key of its JWKS (RS*, PS*, ES*, EdDSA). The \`${config.auth.jwt.roleClaim}\` claim names the role; ` +
+        'an invalid, expired or foreign token is 401 `INVALID_TOKEN`, a role this service does not define 403 `FORBIDDEN`.',
+    };
+  }
   if (config.stream.allowQueryToken) {
     schemes[QUERY_TOKEN_SCHEME] = {
       type: 'apiKey',

@@ -32,6 +32,14 @@ export function tokenSchemas(config: SvcConfig): Record<'TokenRequest' | 'TokenR
       properties: {
         email: { type: 'string', minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, description: "The user's email, in any letter case", examples: ['ada@example.com'] },
         password: { type: 'string', minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength, writeOnly: true },
+        otp: {
+          type: ['string', 'null'],
+          minLength: 1,
+          maxLength: TOKEN_FIELD_LIMITS.otpMaxLength,
+          writeOnly: true,
+          description: 'The current code of the authenticator app, for a user with two-factor on (403 `TWO_FACTOR_REQUIRED` without it, 401 `INVALID_TWO_FACTOR_CODE` when wrong)',
+          examples: ['123456'],
+        },
         permissions: {
           anyOf: [schemaRef('KeyPermissions'), { type: 'null' }],
           description: "The key's scopes; every resource, action and field must exist (400 `INVALID_PERMISSIONS`). Omitted: everything the user's role allows.",
@@ -73,6 +81,7 @@ export function tokenPath(config: SvcConfig): Record<string, OpenApiObject> {
   ];
   if (config.auth.emailAndPassword?.enabled === false) tokenErrors.push('EMAIL_PASSWORD_DISABLED');
   if (config.auth.requireEmailVerification) tokenErrors.push('EMAIL_NOT_VERIFIED');
+  if (config.auth.twoFactor?.enabled) tokenErrors.push('TWO_FACTOR_REQUIRED', 'INVALID_TWO_FACTOR_CODE');
   // Too many failed attempts for the email or from the caller's address.
   if (throttled) tokenErrors.push('RATE_LIMITED');
   const noStore = { description: 'The answer holds a secret.', schema: { type: 'string', const: 'no-store' } };

@@ -89,6 +89,8 @@ export async function registerIdentityRoutes(app: FastifyInstance, ctx: Pick<App
       if (issues.length > 0) return done(new ApiError('INVALID_RESOURCE_DATA', issues), undefined);
       done(null, body);
     });
+    // svc's own, beside better-auth's catch-all: which sign-in buttons a page should show.
+    scope.get(`${basePath}/methods`, async (_request, reply) => reply.header('Cache-Control', 'no-cache').send(ctx.auth.signInMethods));
     scope.route({
       method: ['GET', 'POST'],
       url: `${basePath}/*`,

@@ -1,4 +1,4 @@
-// GET /me: who the caller is, for any API key (not under /v1, where `me` could be a resource's name):
+// GET /me: who the caller is, for any API key or external JWT (not under /v1, where `me` could be a resource's name):
 // the user, the role in force for this request, the roles it may switch to, the key's permissions
 // and limits with what is left of them, and what the request may do per resource (`access`). The admin token is answered as the administrator it is.
 // DELETE /me/key: the key that makes the request revokes itself (signing out of a client such as the
@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
-import type { KeyPrincipal } from '../../model/principal.ts';
+import type { JwtPrincipal, KeyPrincipal } from '../../model/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
 import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -37,6 +37,7 @@ export async function registerMeRoutes(
       if (principal.kind === 'admin') {
         return jsonApiAnswer(reply, 200, { data: { type: 'me', id: 'admin', attributes: { kind: 'admin' } } });
       }
+      if (principal.kind === 'jwt') return jsonApiAnswer(reply, 200, { data: tokenHolder(ctx, principal) });
       return jsonApiAnswer(reply, 200, { data: await keyHolder(ctx, principal, reply) });
     });
     scope.delete('/me/key', async (request, reply) => {
@@ -47,12 +48,33 @@ export async function registerMeRoutes(
           'The admin token is not an API key: it is rotated with `svc admin-token --rotate`, not revoked here',
         );
       }
+      if (principal.kind === 'jwt') {
+        throw new ApiError(
+          'FORBIDDEN',
+          "A JWT is not an API key: it ends at its expiry or with the identity provider's session",
+        );
+      }
       // Deleting drops the key from every node's cache and ends its open streams, as the admin API's delete does.
       // Already gone (a concurrent revoke): the outcome the caller asked for.
       await ctx.auth.keys.delete(principal.keyId);
       return reply.code(204).send();
     });
   });
+}
+
+/** A JWT's caller: who the token says it is and what it may do; there is no key and no stored user. */
+function tokenHolder(ctx: Pick<AppContext, 'registry'>, principal: JwtPrincipal) {
+  return {
+    type: 'me',
+    id: principal.userId,
+    attributes: {
+      kind: 'jwt',
+      userId: principal.userId,
+      role: principal.role,
+      expiresAt: principal.expiresAt,
+      access: accessSummary(ctx.registry.enabled(), principal),
+    },
+  };
 }
 
 async function keyHolder(
