@@ -16,6 +16,10 @@ import { MarkedReadCache } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
 import { guard } from './driver-error-guard.ts';
 import { keysetRecords } from './keyset-page.ts';
+import { exportBatches, type ExportedRecords } from './record-export.ts';
+import { AggregatePlans } from '../query/aggregate-plan.ts';
+import type { AggregateQuery } from '../query/aggregate-query.ts';
+import { aggregateGroups, type AggregateGroup } from './aggregate-groups.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
 import { NO_COMPOUND, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
@@ -66,9 +70,11 @@ export class RecordReads {
   });
 
   readonly #includes: IncludeReads;
+  readonly #aggregates: AggregatePlans;
 
   constructor(store: Store, lists: ListPlans, byId: ByIdQueries, visible: VisibleRows, includeBounds: IncludeBounds) {
     this.#store = store;
+    this.#aggregates = new AggregatePlans(store.db, store.dialect, visible);
     this.#lists = lists;
     this.#byId = byId;
     this.#includes = new IncludeReads(store, visible, (query) => this.read(query), includeBounds);
@@ -103,6 +109,31 @@ export class RecordReads {
       return more === undefined ? { records, total, query, attributes } : { records, total, query, attributes, more };
     const included = await this.#included(meta.principal, resource, records, compound);
     return { records, total, query, attributes, included, path: scope?.path, ...(more === undefined ? {} : { more }) };
+  }
+
+  /**
+   * Every record of `query` the caller may read, in keyset batches (record-export.ts). The page cache is
+   * left alone: an export's pages serve only it, and keeping them would push the popular lists out.
+   */
+  async export(resource: Resource, meta: RequestMeta, query: ListQuery): Promise<ExportedRecords> {
+    const grant = resolveAccess(resource, meta.principal, 'read');
+    const attributes = query.fields ?? [...grant.fields];
+    const readPage = (page: ListQuery) =>
+      guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
+        const plan = this.#lists.planOf(resource, grant.filter, page, attributes);
+        const rows = await this.read(plan.page);
+        return rows.map((row) => decodeRow(resource, this.#store.dialect, row));
+      });
+    return exportBatches(resource, query, attributes, readPage);
+  }
+
+  /** The groups of `query` over the rows the caller may read (docs/records.md, "Aggregates"). */
+  async aggregate(resource: Resource, meta: RequestMeta, query: AggregateQuery): Promise<AggregateGroup[]> {
+    const grant = resolveAccess(resource, meta.principal, 'read');
+    return guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
+      const plan = this.#aggregates.planOf(resource, grant.filter, query);
+      return aggregateGroups(resource, this.#store.dialect, plan, await this.read(plan.statement));
+    });
   }
 
   #included(principal: Principal, resource: Resource, records: readonly RecordValues[], compound: CompoundQuery) {

@@ -40,6 +40,10 @@ import { DEFAULT_INCLUDE_BOUNDS, type CompoundQuery, type IncludeBounds } from '
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+import type { ExportedRecords } from './record-export.ts';
+import type { AggregateGroup } from './aggregate-groups.ts';
+import type { AggregateQuery } from '../query/aggregate-query.ts';
+import type { ListQuery } from '../query/list-query.ts';
 import { readUnder, type WritePrecondition } from './precondition.ts';
 import { guard } from './driver-error-guard.ts';
 import type { UpsertResult, WriteBatch } from './write-batch.ts';
@@ -95,6 +99,8 @@ interface Hooked {
   readonly hooks: WriteHooks;
   readonly depth: number;
 }
+export type { ExportedRecords } from './record-export.ts';
+export type { AggregateGroup } from './aggregate-groups.ts';
 
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite<T = ReadResult> = (trx: Db, result: T) => Promise<void>;
@@ -199,6 +205,16 @@ export class RecordService {
   /** A list, given its parsed query (http/ parses the query string, http/routes/read-queries.ts). */
   list(resource: Resource, meta: RequestMeta, read: ListRead, scope?: ListScope): Promise<ListResult> {
     return this.#reads.list(resource, meta, read, scope);
+  }
+
+  /** Every record of a list the caller may read, in batches, for an export (record-export.ts). */
+  export(resource: Resource, meta: RequestMeta, query: ListQuery): Promise<ExportedRecords> {
+    return this.#reads.export(resource, meta, query);
+  }
+
+  /** The groups of an aggregate request over the rows the caller may read. */
+  aggregate(resource: Resource, meta: RequestMeta, query: AggregateQuery): Promise<AggregateGroup[]> {
+    return this.#reads.aggregate(resource, meta, query);
   }
 
   /** One record by id, with what `compound` includes. */

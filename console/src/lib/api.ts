@@ -114,6 +114,26 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   return parsed as T;
 }
 
+/**
+ * An answer as a file (an export), or throws ApiFailure. The API takes the session in a header, which
+ * a plain link cannot send: the view hands the blob to the browser's download.
+ */
+export async function fetchFile(path: string): Promise<Blob> {
+  const response = await fetch(path, { headers: authHeaders(), credentials: 'omit' });
+  if (!response.ok) {
+    const text = await response.text();
+    let errors: ErrorObject[] = [{ detail: `HTTP ${response.status}` }];
+    try {
+      const parsed = JSON.parse(text);
+      if (Array.isArray(parsed?.errors)) errors = parsed.errors;
+    } catch {
+      // not a JSON:API error document: the status says enough
+    }
+    throw new ApiFailure(response.status, errors);
+  }
+  return response.blob();
+}
+
 /** The raw text of an answer (Prometheus metrics). */
 export async function callText(path: string): Promise<string> {
   const response = await fetch(path, { headers: { accept: 'text/plain', ...authHeaders() }, credentials: 'omit' });

@@ -77,3 +77,14 @@ export function apiQuery(params: URLSearchParams): string {
   if (!next.has('page[limit]') && !next.has('_limit')) next.set('page[limit]', '25');
   return next.toString().replaceAll('%5B', '[').replaceAll('%5D', ']').replaceAll('%2C', ',');
 }
+
+/** An export's query: the list's filters, sort and fields, without its page (an export holds every row). */
+export function exportQuery(params: URLSearchParams, format: 'csv' | 'ndjson'): string {
+  const next = new URLSearchParams();
+  for (const [key, value] of params) {
+    if (VIEW_PARAMS.has(key) || key === '_limit' || key === '_offset' || key.startsWith('page[')) continue;
+    next.append(key, value);
+  }
+  next.set('_format', format);
+  return next.toString().replaceAll('%5B', '[').replaceAll('%5D', ']').replaceAll('%2C', ',');
+}

@@ -17,7 +17,7 @@ export const RESOURCE_SCHEMA_SUFFIXES = [
 ] as const;
 export type ResourceSchemaSuffix = (typeof RESOURCE_SCHEMA_SUFFIXES)[number];
 
-export type ResourceOperation = 'list' | 'create' | 'get' | 'replace' | 'update' | 'delete' | 'schema' | 'stream';
+export type ResourceOperation = 'list' | 'create' | 'get' | 'replace' | 'update' | 'delete' | 'schema' | 'stream' | 'aggregate';
 
 export interface ResourceNames {
   /** Key under `components.schemas`, e.g. `PostsAttributes`. */
@@ -53,6 +53,7 @@ function operationIds(plural: string, singular: string): Record<ResourceOperatio
     delete: `delete${singular}`,
     schema: `get${singular}Schema`,
     stream: `stream${plural}`,
+    aggregate: `aggregate${plural}`,
   };
 }
 

@@ -21,6 +21,7 @@ import {
   filterTreeParameter,
   listParameters,
 } from './query-parameters.ts';
+import { aggregateDocumentSchema, aggregateParameters } from './aggregate-path.ts';
 import { callerSecurity, QUERY_TOKEN_SCHEME, successHeaders } from './shared-components.ts';
 import { ifMatchParameter, ifNoneMatchParameter, notModifiedResponse, withEntityTag } from './conditional-requests.ts';
 import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
@@ -90,6 +91,21 @@ function upsertParameter(resource: Resource): OpenApiObject[] {
   ];
 }
 
+/** `_format` (docs/records.md, "Export"): the list as a file instead of a page. */
+function exportFormatParameter(): OpenApiObject {
+  return {
+    name: '_format',
+    in: 'query',
+    description:
+      'Export: `csv` (RFC 4180, a header row, text starting with `=`, `+`, `-`, `@`, a tab or CR prefixed with `\'`) or `ndjson` ' +
+      '(one JSON object a line): every record the filters match and the caller may read, with the readable fields (or `fields`), ' +
+      'streamed without pages. `Accept: text/csv` or `Accept: application/x-ndjson` asks the same. With an export, `_limit`, `_offset`, ' +
+      '`page[...]` and `include`: 400 `INVALID_QUERY_PARAMS`. The 200 is then `text/csv` (columns `id`, the fields, `created_at`, ' +
+      '`updated_at`) or `application/x-ndjson`, not the JSON:API document (left out of the responses so typed clients keep the document type).',
+    schema: { type: 'string', enum: ['csv', 'ndjson'] },
+  };
+}
+
 export function resourcePaths(
   resource: Resource,
   names: ResourceNames,
@@ -111,7 +127,7 @@ export function resourcePaths(
       description:
         "Filters on different parameters combine with AND. Only rows inside the caller's read filter are listed. " +
         'Every filter may also be written as JSON:API clients send it: `filter[<field>]=` for `<field>=`, `filter[<field>][<op>]=` for `<field>__<op>=`.',
-      parameters: [...listParameters(resource), ifNoneMatchParameter()],
+      parameters: [...listParameters(resource), exportFormatParameter(), ifNoneMatchParameter()],
       responses: {
         '200': withEntityTag(documentResponse(`A page of ${name} records.`, names.schema('ListDocument'))),
         '304': notModifiedResponse(),
@@ -303,8 +319,24 @@ export function resourcePaths(
     }),
   };
 
+  const aggregate: OpenApiObject = {
+    parameters: [parameterRef('ServiceRole')],
+    get: operation({
+      operationId: names.operationId('aggregate'),
+      summary: `Aggregate ${name} records`,
+      description:
+        "Groups the rows inside the caller's read filter that the filters match, with a count and sums, averages, least and greatest values.",
+      parameters: aggregateParameters(resource),
+      responses: {
+        '200': { description: `One \`${name}-aggregates\` object per group.`, headers: successHeaders(), content: { [JSON_API_MEDIA_TYPE]: { schema: aggregateDocumentSchema(resource) } } },
+        ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED, 'RESOURCE_FETCH_ERROR']),
+      },
+    }),
+  };
+
   return {
     [`/v1/${name}`]: collection,
+    [`/v1/${name}/aggregate`]: aggregate,
     [`/v1/${name}/{id}`]: record,
     [`/v1/${name}/schema`]: schema,
     [`/v1/${name}/stream`]: stream,

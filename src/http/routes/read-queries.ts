@@ -2,7 +2,7 @@
 // fields) and the compound query (include, fields[type]), each checked against what the caller may read.
 // Errors come in the order a read has always given them: access first (403), then the query (400).
 import { resolveAccess } from '../../permissions/resolve-access.ts';
-import { parseListQuery, type RawQuery } from '../../query/parse-list-query.ts';
+import { parseListQuery, type FilterParameterOptions, type RawQuery } from '../../query/parse-list-query.ts';
 import type { LikePatternLimits } from '../../query/like-pattern-limits.ts';
 import { DEFAULT_FILTER_LIMITS, type FilterLimits } from '../../query/filter-limits.ts';
 import { sessionVariablesOf } from '../../model/session-variables.ts';
@@ -16,8 +16,14 @@ import {
 import type { ListRead } from '../../records/record-service.ts';
 import type { Resource } from '../../resources/resource.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
+import type { ListQuery } from '../../query/list-query.ts';
+import type { AggregateQuery } from '../../query/aggregate-query.ts';
+import { parseAggregateQuery } from '../../query/parse-aggregate-query.ts';
 import type { Principal } from '../../model/principal.ts';
+
+/** Paging parameters, which an export (every matching record, in one answer) has no use for. */
+const NOT_IN_EXPORTS = new Set(['_limit', '_offset']);
 
 export class ReadQueries {
   readonly #registry: ResourceRegistry;
@@ -45,6 +51,38 @@ export class ReadQueries {
       limits: this.#filterLimits,
     });
     return { query, compound: this.compound(resource, principal, raw) };
+  }
+
+  /**
+   * An export's list query: the list's filters, `_sort` and `fields`, without `_format` (export-format.ts
+   * read it). It holds every matching record, so page parameters and `include` are refused, each by name.
+   */
+  exportQuery(resource: Resource, principal: Principal, raw: RawQuery): ListQuery {
+    const grant = resolveAccess(resource, principal, 'read');
+    const rest: RawQuery = {};
+    const refused: ErrorIssue[] = [];
+    for (const [name, value] of Object.entries(raw)) {
+      if (name === '_format') continue;
+      if (NOT_IN_EXPORTS.has(name) || name.startsWith('page[') || isCompoundParameter(name))
+        refused.push({
+          parameter: name,
+          detail: `An export holds every matching record: '${name}' does not apply to it`,
+        });
+      else rest[name] = value;
+    }
+    if (refused.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', refused);
+    return parseListQuery(rest, resource, grant.fields, this.#likeLimits, this.#filterOptions(principal));
+  }
+
+  /** How `_filter` is read for this caller: their session variables, the configured bounds. */
+  #filterOptions(principal: Principal): FilterParameterOptions {
+    return { vars: sessionVariablesOf(principal), limits: this.#filterLimits };
+  }
+
+  /** An aggregate request's query; FORBIDDEN first when the caller may not read the resource at all. */
+  aggregate(resource: Resource, principal: Principal, raw: RawQuery): AggregateQuery {
+    const grant = resolveAccess(resource, principal, 'read');
+    return parseAggregateQuery(raw, resource, grant.fields, this.#likeLimits, this.#filterOptions(principal));
   }
 
   /** A read by id's `include` and `fields[type]`; access is checked first, as for a list. */

@@ -20,6 +20,9 @@ import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { createIdempotently } from '../idempotency/idempotent-create.ts';
 import { relatedListScope } from './related-list.ts';
 import { ReadQueries } from './read-queries.ts';
+import { exportFormatOf } from '../export/export-format.ts';
+import { sendExport } from '../export/export-answer.ts';
+import { aggregateDocument } from '../documents/aggregate-document.ts';
 import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 import { includeBounds } from '../../query/parse-compound-query.ts';
 import { upsertFieldOf } from './upsert-parameter.ts';
@@ -89,6 +92,11 @@ export async function registerResourceRoutes(
       v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
         const meta = requestMeta(request);
+        const format = exportFormatOf(request.query._format, request.headers.accept);
+        if (format !== undefined) {
+          const query = reads.exportQuery(resource, meta.principal, request.query);
+          return sendExport(reply, resource, format, await records.export(resource, meta, query));
+        }
         const result = await records.list(resource, meta, reads.list(resource, meta.principal, request.query));
         return taggedAnswer(request, reply, 200, listBody(resource, result));
       });
@@ -128,6 +136,13 @@ export async function registerResourceRoutes(
           }
         },
       );
+
+      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource/aggregate', mayRead, async (request, reply) => {
+        const resource = registry.require(request.params.resource);
+        const meta = requestMeta(request);
+        const groups = await records.aggregate(resource, meta, reads.aggregate(resource, meta.principal, request.query));
+        return jsonApiAnswer(reply, 200, aggregateDocument(resource, groups, request.url));
+      });
 
       v1.get<{ Params: RecordParams; Querystring: RawQuery }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);
@@ -186,6 +201,7 @@ export async function registerResourceRoutes(
       v1.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/:resource', ...methodNotAllowed('GET, POST') });
       v1.route({ method: ['POST'], url: '/:resource/:id', ...methodNotAllowed('GET, PUT, PATCH, DELETE') });
       v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', ...methodNotAllowed('GET') });
+      v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/aggregate', ...methodNotAllowed('GET') });
       v1.route({
         method: ['POST', 'PUT', 'PATCH', 'DELETE'],
         url: '/:resource/:id/:related',
