@@ -35,6 +35,9 @@ server:
   includeMaxDepth: 3            # most relationships in one include path
   includeMaxRecords: 1000       # most related records one request may include
   atomicMaxOperations: 100      # most operations in one POST /v1/operations
+  filterMaxDepth: 8             # deepest _and/_or/_not nesting in a _filter
+  filterMaxConditions: 100      # most conditions in one _filter
+  filterMaxInValues: 1000       # most in/nin values in one _filter
   publicMetrics: false          # true: /metrics without the admin token
   console: true                 # the web console at /console and the API reference at /docs
   hookTimeoutMs: 5000           # longest a hook may run inside a write (docs/hooks.md)
@@ -62,6 +65,11 @@ auth:
   signUpThrottle: { enabled: true, maxPerAddress: 30, windowMs: 3600000 }   # sign-up attempts per client address
   emailAndPassword: { enabled: true }           # false: only social, OIDC and passwordless sign-in; keys come from sessions
   passwordReset: { expiresIn: 3600, revokeKeys: true }   # link lifetime (s); a reset also deletes the user's API keys
+  oidc: []                      # OpenID Connect providers: [{ id, issuer, clientId, clientSecret, scopes }]
+  magicLink: { enabled: false, expiresIn: 300 }   # sign-in by an emailed link
+  emailOtp: { enabled: false, expiresIn: 300 }    # sign-in by an emailed one-time code
+  twoFactor: { enabled: false, issuer: svc }      # users may turn on TOTP two-factor
+  # jwt: { issuer, audience, jwksUrl, userIdClaim: sub, roleClaim, allowedRolesClaim }   # accept another provider's JWTs
 
 # API keys (issued by POST /token): requests per key per window in milliseconds; a key may be issued tighter.
 apiKeys:
