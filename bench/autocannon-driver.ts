@@ -17,11 +17,22 @@ export const autocannonDriver: LoadDriver = {
     const dir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
     const loadFile = join(dir, 'load.json');
     await writeFile(loadFile, JSON.stringify(load));
-    const { stdout } = await run('taskset', ['-c', String(load.cpu), process.execPath, '--import', import.meta.resolve('tsx'), WORKER, loadFile], {
-      maxBuffer: 16 * 1024 * 1024,
-    }).finally(() => rm(dir, { recursive: true, force: true }));
+    const { stdout } = await run(
+      'taskset',
+      ['-c', String(load.cpu), process.execPath, '--import', import.meta.resolve('tsx'), WORKER, loadFile],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).finally(() => rm(dir, { recursive: true, force: true }));
     const line = stdout.trim().split('\n').at(-1) ?? '';
     const r = JSON.parse(line) as { requests: number; seconds: number; p50: number; p99: number; errors: number };
-    return { requests: r.requests, seconds: r.seconds, requestsPerSecond: r.requests / r.seconds, p50Ms: r.p50, p99Ms: r.p99, errors: r.errors };
+    return {
+      requests: r.requests,
+      seconds: r.seconds,
+      requestsPerSecond: r.requests / r.seconds,
+      p50Ms: r.p50,
+      p99Ms: r.p99,
+      errors: r.errors,
+    };
   },
 };

@@ -22,17 +22,20 @@ const result = await autocannon({
       headers,
       setupRequest: (request: Record<string, unknown>) => {
         counter++;
-        request.path = load.paths.length === 1 ? load.paths[0] : load.paths[Math.floor(Math.random() * load.paths.length)];
+        request.path =
+          load.paths.length === 1 ? load.paths[0] : load.paths[Math.floor(Math.random() * load.paths.length)];
         if (load.body) request.body = bodyFor(load.body, counter);
         return request;
       },
     },
   ],
 });
-process.stdout.write(`${JSON.stringify({
-  requests: result.requests.total,
-  seconds: result.duration,
-  p50: result.latency.p50,
-  p99: result.latency.p99,
-  errors: result.non2xx + result.errors + result.timeouts,
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    requests: result.requests.total,
+    seconds: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  })}\n`,
+);

@@ -30,8 +30,14 @@ export const BENCH_RESOURCES: Record<string, ResourceDefinition> = {
           fields: ['title', 'body', 'status', 'views', 'published', 'published_at', 'tags', 'author_id'],
           filter: { _or: [{ published: { eq: true } }, { author_id: { eq: '$userId' } }] },
         },
-        create: { fields: ['title', 'body', 'status', 'views', 'published', 'published_at', 'tags'], preset: { author_id: '$userId' } },
-        update: { fields: ['title', 'body', 'status', 'views', 'published', 'published_at', 'tags'], filter: { author_id: { eq: '$userId' } } },
+        create: {
+          fields: ['title', 'body', 'status', 'views', 'published', 'published_at', 'tags'],
+          preset: { author_id: '$userId' },
+        },
+        update: {
+          fields: ['title', 'body', 'status', 'views', 'published', 'published_at', 'tags'],
+          filter: { author_id: { eq: '$userId' } },
+        },
       },
     },
   },
@@ -54,7 +60,13 @@ export function writeBenchConfig(databaseUrl: string): BenchConfig {
     database: { url: databaseUrl },
     server: { port: 0, host: '127.0.0.1', cors: { origins: [] }, bodyLimitBytes: 1048576 },
     adminToken,
-    auth: { basePath: '/auth', requireEmailVerification: false, defaultRole: 'user', social: {}, email: { from: 'svc <no-reply@localhost>' } },
+    auth: {
+      basePath: '/auth',
+      requireEmailVerification: false,
+      defaultRole: 'user',
+      social: {},
+      email: { from: 'svc <no-reply@localhost>' },
+    },
     apiKeys: { rateLimit: { enabled: true, max: 1_000_000_000, timeWindow: 60_000 } },
     stream: { heartbeatMs: 30_000, retryMs: 3000, allowQueryToken: true, replayWindow: 10_000 },
     // A long timeout: the backlog measurement holds deliveries unanswered for several seconds.
@@ -67,7 +79,10 @@ export function writeBenchConfig(databaseUrl: string): BenchConfig {
   const file = join(dataDir, 'bench.config.json');
   writeFileSync(file, JSON.stringify(raw, null, 2));
   // A plain object export (no import of 'svc', which the bench's temporary folder cannot resolve).
-  writeFileSync(join(dataDir, 'bench.hooks.mjs'), 'export default { posts: { beforeCreate({ values }) { values.body ??= null; } } };\n');
+  writeFileSync(
+    join(dataDir, 'bench.hooks.mjs'),
+    'export default { posts: { beforeCreate({ values }) { values.body ??= null; } } };\n',
+  );
   const hookedFile = join(dataDir, 'bench-hooked.config.json');
   writeFileSync(hookedFile, JSON.stringify({ ...raw, hooks: './bench.hooks.mjs' }, null, 2));
   return { config, file, hookedFile, adminToken, dataDir };

@@ -18,10 +18,17 @@ function withDatabase(base: string, name: string): string {
   return url.toString();
 }
 
-export async function createFreshDatabase(kind: BenchDatabase, postgresUrl: string | undefined): Promise<FreshDatabase> {
+export async function createFreshDatabase(
+  kind: BenchDatabase,
+  postgresUrl: string | undefined,
+): Promise<FreshDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-db-'));
-    return { kind, url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      kind,
+      url: `sqlite:${join(dir, 'bench.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   if (!postgresUrl) throw new Error('BENCH_DATABASE_URL is not set');
   const name = `svc_bench_${randomBytes(6).toString('hex')}`;

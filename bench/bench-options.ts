@@ -84,16 +84,20 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
   const db = values.db ?? (postgresUrl ? 'both' : 'sqlite');
   if (!['sqlite', 'postgres', 'both'].includes(db)) throw new Error(`--db must be sqlite, postgres or both, got ${db}`);
   const databases: BenchDatabase[] = db === 'both' ? ['sqlite', 'postgres'] : [db as BenchDatabase];
-  if (databases.includes('postgres') && !postgresUrl) throw new Error('PostgreSQL needs BENCH_DATABASE_URL (or TEST_DATABASE_URL)');
-  const scenarios = values.scenarios === undefined ? [...SCENARIO_NAMES] : values.scenarios.split(',').map((s) => s.trim());
+  if (databases.includes('postgres') && !postgresUrl)
+    throw new Error('PostgreSQL needs BENCH_DATABASE_URL (or TEST_DATABASE_URL)');
+  const scenarios =
+    values.scenarios === undefined ? [...SCENARIO_NAMES] : values.scenarios.split(',').map((s) => s.trim());
   for (const name of scenarios) {
-    if (!(SCENARIO_NAMES as readonly string[]).includes(name)) throw new Error(`unknown scenario ${name}; known: ${SCENARIO_NAMES.join(', ')}`);
+    if (!(SCENARIO_NAMES as readonly string[]).includes(name))
+      throw new Error(`unknown scenario ${name}; known: ${SCENARIO_NAMES.join(', ')}`);
   }
   if (values.driver !== undefined && values.driver !== 'wrk' && values.driver !== 'autocannon') {
     throw new Error(`--driver must be wrk or autocannon, got ${values.driver}`);
   }
   const sseReader = values['sse-reader'] ?? 'native';
-  if (sseReader !== 'native' && sseReader !== 'node') throw new Error(`--sse-reader must be native or node, got ${sseReader}`);
+  if (sseReader !== 'native' && sseReader !== 'node')
+    throw new Error(`--sse-reader must be native or node, got ${sseReader}`);
   return {
     databases,
     scenarios: scenarios as ScenarioName[],

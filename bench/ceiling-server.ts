@@ -8,8 +8,9 @@ const DOCUMENT = {
     id: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e0f',
     attributes: {
       title: 'Post 42',
-      body: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et '
-        + 'dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip.',
+      body:
+        'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et ' +
+        'dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip.',
       status: 'published',
       views: 1234,
       published: true,

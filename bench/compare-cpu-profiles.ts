@@ -67,7 +67,9 @@ export function readMeasuredProfile(file: string): MeasuredProfile {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [scenarioFile, baselineFile] = process.argv.slice(2);
   if (!scenarioFile || !baselineFile) {
-    process.stderr.write('Usage: node --import tsx bench/compare-cpu-profiles.ts SCENARIO.cpuprofile BASELINE.cpuprofile [--top N]\n');
+    process.stderr.write(
+      'Usage: node --import tsx bench/compare-cpu-profiles.ts SCENARIO.cpuprofile BASELINE.cpuprofile [--top N]\n',
+    );
     process.exit(2);
   }
   const topIndex = process.argv.indexOf('--top');

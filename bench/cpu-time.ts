@@ -45,7 +45,8 @@ export function parseStatTicks(stat: string): CpuTicks {
   // fields[0] is field 3 (state): utime (field 14) and stime (field 15) follow.
   const user = Number(fields[11]);
   const kernel = Number(fields[12]);
-  if (!Number.isFinite(user) || !Number.isFinite(kernel)) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
+  if (!Number.isFinite(user) || !Number.isFinite(kernel))
+    throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
   return { user, kernel };
 }
 

@@ -30,7 +30,8 @@ export interface FanoutStats {
   createP99UpToMs: number;
 }
 
-const CREATE_BUCKET = /^svc_http_request_duration_seconds_bucket\{method="POST",route="\/v1\/:resource",le="([^"]+)"\} (\S+)$/gm;
+const CREATE_BUCKET =
+  /^svc_http_request_duration_seconds_bucket\{method="POST",route="\/v1\/:resource",le="([^"]+)"\} (\S+)$/gm;
 
 /** The counters in a Prometheus text exposition; undefined when svc does not export them. */
 export function parseFanoutCounters(text: string): FanoutCounters | undefined {
@@ -43,9 +44,17 @@ export function parseFanoutCounters(text: string): FanoutCounters | undefined {
   const flushesUpTo25ms = value(/^svc_stream_flush_seconds_bucket\{le="0\.025"\} (\S+)$/m);
   const flushesUpTo50ms = value(/^svc_stream_flush_seconds_bucket\{le="0\.05"\} (\S+)$/m);
   const writes = value(/^svc_stream_flush_writes_total (\S+)$/m);
-  if (flushes === undefined || flushSeconds === undefined || flushesUpTo25ms === undefined || flushesUpTo50ms === undefined || writes === undefined) return undefined;
+  if (
+    flushes === undefined ||
+    flushSeconds === undefined ||
+    flushesUpTo25ms === undefined ||
+    flushesUpTo50ms === undefined ||
+    writes === undefined
+  )
+    return undefined;
   const createBuckets = new Map<number, number>();
-  for (const [, le, count] of text.matchAll(CREATE_BUCKET)) createBuckets.set(le === '+Inf' ? Infinity : Number(le), Number(count));
+  for (const [, le, count] of text.matchAll(CREATE_BUCKET))
+    createBuckets.set(le === '+Inf' ? Infinity : Number(le), Number(count));
   return { flushes, flushSeconds, flushesUpTo25ms, flushesUpTo50ms, writes, createBuckets };
 }
 
@@ -80,7 +89,9 @@ export function readFanoutCounters(baseUrl: string, authorization: string): Prom
     const request = http.get(`${baseUrl}/metrics`, { headers: { authorization } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve(response.statusCode === 200 ? parseFanoutCounters(Buffer.concat(chunks).toString('utf8')) : undefined));
+      response.on('end', () =>
+        resolve(response.statusCode === 200 ? parseFanoutCounters(Buffer.concat(chunks).toString('utf8')) : undefined),
+      );
       response.on('error', () => resolve(undefined));
     });
     request.on('error', () => resolve(undefined));

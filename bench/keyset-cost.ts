@@ -35,25 +35,38 @@ function median(values: number[]): number {
 async function cursorsAt(config: SvcConfig, sort: SortKey[], from: number, count: number): Promise<string[]> {
   const store = createStore(config.database.url);
   try {
-    const order = sql.join(orderKeys(sort).map((key) => sql`${sql.ref(key.field)} ${sql.raw(key.descending ? 'desc' : 'asc')}`));
-    const rows = await sql<Record<string, unknown>>`select "id", "views", "title" from "posts" order by ${order} limit ${count} offset ${from}`.execute(store.db);
+    const order = sql.join(
+      orderKeys(sort).map((key) => sql`${sql.ref(key.field)} ${sql.raw(key.descending ? 'desc' : 'asc')}`),
+    );
+    const rows = await sql<
+      Record<string, unknown>
+    >`select "id", "views", "title" from "posts" order by ${order} limit ${count} offset ${from}`.execute(store.db);
     return rows.rows.map((row) => encodeCursor(sort, row));
   } finally {
     await store.close();
   }
 }
 
-export async function measureKeysetCost(config: SvcConfig, baseUrl: string, authorization: string, rows: number): Promise<KeysetCost[]> {
+export async function measureKeysetCost(
+  config: SvcConfig,
+  baseUrl: string,
+  authorization: string,
+  rows: number,
+): Promise<KeysetCost[]> {
   const depth = Math.floor(rows * 0.9);
   const costs: KeysetCost[] = [];
   for (const { label, sort } of ORDERS) {
-    const sortParam = sort.length === 0 ? '' : `_sort=${sort.map((key) => `${key.descending ? '-' : ''}${key.field}`).join(',')}&`;
+    const sortParam =
+      sort.length === 0 ? '' : `_sort=${sort.map((key) => `${key.descending ? '-' : ''}${key.field}`).join(',')}&`;
     const [first, deep] = [await cursorsAt(config, sort, 0, REQUESTS), await cursorsAt(config, sort, depth, REQUESTS)];
     const time = async (cursor: string) => {
       const started = performance.now();
-      const response = await fetch(`${baseUrl}/v1/posts?${sortParam}page[after]=${cursor}&page[limit]=50`, { headers: { authorization } });
+      const response = await fetch(`${baseUrl}/v1/posts?${sortParam}page[after]=${cursor}&page[limit]=50`, {
+        headers: { authorization },
+      });
       const body = (await response.json()) as { data?: unknown[] };
-      if (response.status !== 200 || body.data?.length !== 50) throw new Error(`keyset page ${label}: status ${response.status}, ${JSON.stringify(body).slice(0, 300)}`);
+      if (response.status !== 200 || body.data?.length !== 50)
+        throw new Error(`keyset page ${label}: status ${response.status}, ${JSON.stringify(body).slice(0, 300)}`);
       return performance.now() - started;
     };
     const firstTimes: number[] = [];
@@ -64,7 +77,13 @@ export async function measureKeysetCost(config: SvcConfig, baseUrl: string, auth
     }
     // The first tenth warms both up (plans, JIT, the count under its mark): not counted.
     const warm = Math.floor(REQUESTS / 10);
-    costs.push({ rows, order: label, depth, firstMs: median(firstTimes.slice(warm)), deepMs: median(deepTimes.slice(warm)) });
+    costs.push({
+      rows,
+      order: label,
+      depth,
+      firstMs: median(firstTimes.slice(warm)),
+      deepMs: median(deepTimes.slice(warm)),
+    });
   }
   return costs;
 }

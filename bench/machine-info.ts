@@ -13,7 +13,9 @@ function cpuModel(): string {
 
 function commandVersion(command: string, args: string[]): string {
   try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n')[0]!.trim();
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      .split('\n')[0]!
+      .trim();
   } catch (error) {
     // wrk -v prints its version and exits 1.
     const out = (error as { stdout?: string }).stdout;
@@ -27,7 +29,9 @@ export function machineInfo(driver: string): string[] {
     `CPU: ${cpuModel()}`,
     `memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}`,
     `Node.js ${process.version}`,
-    `load average at start: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (1/5/15 min; other work on the machine skews absolute numbers, less so the ratios)`,
+    `load average at start: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')} (1/5/15 min; other work on the machine skews absolute numbers, less so the ratios)`,
     `load generator: ${driver === 'wrk' ? commandVersion('wrk', ['-v']) : 'autocannon (fallback)'}`,
   ];
 }

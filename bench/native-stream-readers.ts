@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { streamRequest, type ReaderCounts, type StreamReaders } from './stream-readers.ts';
 
-export async function openNativeReaders(binary: string, url: URL, authorization: string, clients: number): Promise<StreamReaders> {
+export async function openNativeReaders(
+  binary: string,
+  url: URL,
+  authorization: string,
+  clients: number,
+): Promise<StreamReaders> {
   const { address } = await lookup(url.hostname, { family: 4 });
   const child = spawn(binary, [address, url.port, String(clients)], {
     env: { ...process.env, SSE_REQUEST: streamRequest(url, authorization) },

@@ -21,7 +21,11 @@ async function runReceiver(): Promise<void> {
 }
 
 async function measure(posts: number): Promise<void> {
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), '--receiver'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    'taskset',
+    ['-c', '1', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), '--receiver'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
   const url = line.toString().trim();
   const agent = createDeliveryAgent({ connectionsPerTarget: IN_FLIGHT, allowPrivateTargets: true });
@@ -29,15 +33,39 @@ async function measure(posts: number): Promise<void> {
   const payload = JSON.stringify({
     id: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e0f',
     event: {
-      type: 'posts.created', resource: 'posts', resourceId: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e10', createdAt: new Date().toISOString(),
-      data: { old: null, new: { id: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e10', title: 'Post 42', body: 'Lorem ipsum '.repeat(20), views: 0, published: true }, changes: { added: ['title', 'body', 'views', 'published'], updated: [], removed: [] } },
+      type: 'posts.created',
+      resource: 'posts',
+      resourceId: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e10',
+      createdAt: new Date().toISOString(),
+      data: {
+        old: null,
+        new: {
+          id: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e10',
+          title: 'Post 42',
+          body: 'Lorem ipsum '.repeat(20),
+          views: 0,
+          published: true,
+        },
+        changes: { added: ['title', 'body', 'views', 'published'], updated: [], removed: [] },
+      },
     },
     delivery: { id: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e11', attempt: 1 },
   });
   const send = (i: number) =>
     sendWebhook(
       buildDeliveryRequest(
-        { id: `d-${i}`, webhookId: 'w', eventId: `e-${i}`, eventType: 'posts.created', attemptNumber: 1, requestPayload: payload, targetUrl: url, targetHost: '', claimToken: '', claimedUntil: 0 },
+        {
+          id: `d-${i}`,
+          webhookId: 'w',
+          eventId: `e-${i}`,
+          eventType: 'posts.created',
+          attemptNumber: 1,
+          requestPayload: payload,
+          targetUrl: url,
+          targetHost: '',
+          claimToken: '',
+          claimedUntil: 0,
+        },
         subscription,
         Date.now(),
       ),
@@ -48,7 +76,8 @@ async function measure(posts: number): Promise<void> {
     const lane = async () => {
       while (next < count) {
         const result = await send(next++);
-        if (result.kind !== 'response' || result.status !== 204) throw new Error(`unexpected result ${JSON.stringify(result)}`);
+        if (result.kind !== 'response' || result.status !== 204)
+          throw new Error(`unexpected result ${JSON.stringify(result)}`);
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, lane));

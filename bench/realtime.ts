@@ -24,20 +24,55 @@ export interface SseFanout extends SseResult {
 export async function measureSseFanout(
   svc: ServerProcess,
   seeded: SeededData,
-  options: { clients: number; writesPerSecond: number; seconds: number; warmupSeconds: number; cpu: number; adminToken: string; nativeReader?: string },
+  options: {
+    clients: number;
+    writesPerSecond: number;
+    seconds: number;
+    warmupSeconds: number;
+    cpu: number;
+    adminToken: string;
+    nativeReader?: string;
+  },
 ): Promise<SseFanout> {
   const samples: number[] = [];
   const timer = setInterval(() => samples.push(rssMb(svc.pid)), 1000);
   samples.push(rssMb(svc.pid));
   try {
-    const args: SseRun = { baseUrl: svc.url, authorization: seeded.authorization, clients: options.clients, writesPerSecond: options.writesPerSecond, seconds: options.seconds, warmupSeconds: options.warmupSeconds, metricsAuthorization: `Bearer ${options.adminToken}`, ...(options.nativeReader ? { nativeReader: options.nativeReader } : {}) };
-    const { stdout } = await run('taskset', ['-c', String(options.cpu), process.execPath, '--import', import.meta.resolve('tsx'), SSE_DRIVER, JSON.stringify(args)], {
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: (options.warmupSeconds + options.seconds + 120) * 1000,
-    });
+    const args: SseRun = {
+      baseUrl: svc.url,
+      authorization: seeded.authorization,
+      clients: options.clients,
+      writesPerSecond: options.writesPerSecond,
+      seconds: options.seconds,
+      warmupSeconds: options.warmupSeconds,
+      metricsAuthorization: `Bearer ${options.adminToken}`,
+      ...(options.nativeReader ? { nativeReader: options.nativeReader } : {}),
+    };
+    const { stdout } = await run(
+      'taskset',
+      [
+        '-c',
+        String(options.cpu),
+        process.execPath,
+        '--import',
+        import.meta.resolve('tsx'),
+        SSE_DRIVER,
+        JSON.stringify(args),
+      ],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: (options.warmupSeconds + options.seconds + 120) * 1000,
+      },
+    );
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as SseResult;
     samples.push(rssMb(svc.pid));
-    return { ...result, writesPerSecond: options.writesPerSecond, rssStartMb: samples[0]!, rssEndMb: samples.at(-1)!, rssMaxMb: Math.max(...samples) };
+    return {
+      ...result,
+      writesPerSecond: options.writesPerSecond,
+      rssStartMb: samples[0]!,
+      rssEndMb: samples.at(-1)!,
+      rssMaxMb: Math.max(...samples),
+    };
   } finally {
     clearInterval(timer);
   }
@@ -69,20 +104,33 @@ async function subscribe(svc: ServerProcess, adminToken: string, name: string, u
   const response = await fetch(`${svc.url}/admin/webhooks`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, url, eventPattern: 'posts.created', enabled: true, headers: {}, retryConfig: { maxAttempts: 1 } }),
+    body: JSON.stringify({
+      name,
+      url,
+      eventPattern: 'posts.created',
+      enabled: true,
+      headers: {},
+      retryConfig: { maxAttempts: 1 },
+    }),
   });
   const text = await response.text();
-  if (response.status !== 201 && response.status !== 200) throw new Error(`POST /admin/webhooks answered ${response.status}: ${text.slice(0, 300)}`);
+  if (response.status !== 201 && response.status !== 200)
+    throw new Error(`POST /admin/webhooks answered ${response.status}: ${text.slice(0, 300)}`);
   return (JSON.parse(text) as { data: { id: string } }).data.id;
 }
 
 async function unsubscribe(svc: ServerProcess, adminToken: string, id: string): Promise<void> {
-  await fetch(`${svc.url}/admin/webhooks/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${adminToken}` } });
+  await fetch(`${svc.url}/admin/webhooks/${id}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
 }
 
 /** How many posts the bench's user sees (every post it created among them): `meta.total` of a list. */
 async function postsTotal(svc: ServerProcess, seeded: SeededData): Promise<number> {
-  const response = await fetch(`${svc.url}/v1/posts?_limit=1&fields=title`, { headers: { authorization: seeded.authorization } });
+  const response = await fetch(`${svc.url}/v1/posts?_limit=1&fields=title`, {
+    headers: { authorization: seeded.authorization },
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`GET /v1/posts answered ${response.status}: ${text.slice(0, 300)}`);
   return (JSON.parse(text) as { meta: { total: number } }).meta.total;
@@ -101,13 +149,23 @@ export async function measureWebhookThroughput(
 ): Promise<WebhookThroughput> {
   const fast = await startWebhookReceiver({ timeLag: true });
   const slow = await startWebhookReceiver({ delayMs: options.slowDelayMs });
-  const ids = [await subscribe(svc, adminToken, 'bench-fast', fast.url), await subscribe(svc, adminToken, 'bench-slow', slow.url)];
+  const ids = [
+    await subscribe(svc, adminToken, 'bench-fast', fast.url),
+    await subscribe(svc, adminToken, 'bench-slow', slow.url),
+  ];
   const rss = new RssSampler(svc.pid);
   try {
     const postsBefore = await postsTotal(svc, seeded);
     const load = await driver.run({
-      baseUrl: svc.url, method: 'POST', paths: ['/v1/posts'], body: 'create-post', authorization: seeded.authorization,
-      connections: options.connections, seconds: options.seconds, counterStart: 900_000_000, cpu: options.cpu,
+      baseUrl: svc.url,
+      method: 'POST',
+      paths: ['/v1/posts'],
+      body: 'create-post',
+      authorization: seeded.authorization,
+      connections: options.connections,
+      seconds: options.seconds,
+      counterStart: 900_000_000,
+      cpu: options.cpu,
     });
     const loadEnded = Date.now();
     // The load generator counts the answers it read; creates still in flight when it stopped (up to one
@@ -121,7 +179,11 @@ export async function measureWebhookThroughput(
     const lags = [...fast.lags()].sort((a, b) => a - b);
     const at = (p: number) => lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))] ?? NaN;
     const span = arrivals.length > 1 ? (arrivals.at(-1)! - arrivals[0]!) / 1000 : NaN;
-    const sustained = { delivered: fast.count(), perSecond: arrivals.length / span, drainMs: arrivals.length ? Math.max(0, arrivals.at(-1)! - loadEnded) : NaN };
+    const sustained = {
+      delivered: fast.count(),
+      perSecond: arrivals.length / span,
+      drainMs: arrivals.length ? Math.max(0, arrivals.at(-1)! - loadEnded) : NaN,
+    };
 
     // The worker alone: while the fast receiver holds its answers (its per-target slots fill and the
     // rest waits in the queue), create for half the time; then release and time the drain.
@@ -129,8 +191,15 @@ export async function measureWebhookThroughput(
     const before = fast.count();
     const postsBeforeBacklog = await postsTotal(svc, seeded);
     await driver.run({
-      baseUrl: svc.url, method: 'POST', paths: ['/v1/posts'], body: 'create-post', authorization: seeded.authorization,
-      connections: options.connections, seconds: Math.max(2, Math.round(options.seconds / 2)), counterStart: 950_000_000, cpu: options.cpu,
+      baseUrl: svc.url,
+      method: 'POST',
+      paths: ['/v1/posts'],
+      body: 'create-post',
+      authorization: seeded.authorization,
+      connections: options.connections,
+      seconds: Math.max(2, Math.round(options.seconds / 2)),
+      counterStart: 950_000_000,
+      cpu: options.cpu,
     });
     await new Promise((r) => setTimeout(r, 500));
     const backlog = (await postsTotal(svc, seeded)) - postsBeforeBacklog;

@@ -33,8 +33,25 @@ export function verdict(row: ResultRow): string {
 }
 
 export function resultTable(rows: ResultRow[]): string {
-  const header = ['db', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'ratio', 'target', '', 'CPU µs/req', 'CPU ratio', 'kernel %', 'errors'];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => ((i >= 2 && i <= 7) || (i >= 9 && i <= 11) ? '---:' : '---')).join('|')}|`];
+  const header = [
+    'db',
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'peak RSS MB',
+    'ratio',
+    'target',
+    '',
+    'CPU µs/req',
+    'CPU ratio',
+    'kernel %',
+    'errors',
+  ];
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => ((i >= 2 && i <= 7) || (i >= 9 && i <= 11) ? '---:' : '---')).join('|')}|`,
+  ];
   for (const row of rows) {
     lines.push(
       `| ${[

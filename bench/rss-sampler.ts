@@ -18,7 +18,10 @@ export class RssSampler {
   #max = 0;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(readonly pid: number, intervalMs = 200) {
+  constructor(
+    readonly pid: number,
+    intervalMs = 200,
+  ) {
     this.#sample();
     this.#timer = setInterval(() => this.#sample(), intervalMs);
   }

@@ -198,7 +198,9 @@ class Bench {
       // As `npm start` runs it (its V8 flags), plus the profiler's.
       nodeFlags: [...svcStartFlags(ROOT), ...profileFlags, ...(cli ? [] : ['--import', TSX])],
       script: join(ROOT, cli ? 'bin/svc.js' : 'bench/start-svc.ts'),
-      args: cli ? ['start', '--config', hooked ? bench.hookedFile : bench.file, '--port', port] : [hooked ? bench.hookedFile : bench.file, port],
+      args: cli
+        ? ['start', '--config', hooked ? bench.hookedFile : bench.file, '--port', port]
+        : [hooked ? bench.hookedFile : bench.file, port],
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,

@@ -1,7 +1,15 @@
 // The measured requests (issue 5) and their targets as a ratio of the bare Fastify route's requests/s.
 import type { SeededData } from './seed.ts';
 
-export const SCENARIO_NAMES = ['get-one', 'list-50', 'filter-sort', 'create', 'create-no-webhook', 'create-hooked', 'patch'] as const;
+export const SCENARIO_NAMES = [
+  'get-one',
+  'list-50',
+  'filter-sort',
+  'create',
+  'create-no-webhook',
+  'create-hooked',
+  'patch',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** How the load generator builds each request's body (a counter keeps every body different). */
@@ -75,7 +83,12 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     name: 'patch',
     label: 'patch (own rows, random ids)',
     targets: { sqlite: 0.15 },
-    request: (data) => ({ method: 'PATCH', paths: data.ownIds.map((id) => `/v1/posts/${id}`), body: 'patch-views', status: 200 }),
+    request: (data) => ({
+      method: 'PATCH',
+      paths: data.ownIds.map((id) => `/v1/posts/${id}`),
+      body: 'patch-views',
+      status: 200,
+    }),
   },
 };
 

@@ -21,8 +21,9 @@ export interface SeededData {
   ownIds: string[];
 }
 
-const BODY = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et '
-  + 'dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip.';
+const BODY =
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et ' +
+  'dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip.';
 const BATCH = 500;
 const KEY_SCOPES = { posts: { read: ['*'], create: ['*'], update: ['*'] } };
 
@@ -44,7 +45,14 @@ function postValues(i: number, userId: string, now: string): Record<string, unkn
   };
 }
 
-export async function insertPosts(store: Store, resource: Resource, from: number, to: number, userId: string, seen?: SeededData): Promise<void> {
+export async function insertPosts(
+  store: Store,
+  resource: Resource,
+  from: number,
+  to: number,
+  userId: string,
+  seen?: SeededData,
+): Promise<void> {
   const now = new Date().toISOString();
   for (let start = from; start < to; start += BATCH * 20) {
     await store.db.transaction().execute(async (trx) => {
@@ -71,10 +79,23 @@ export async function seed(config: SvcConfig, rows: number): Promise<SeededData>
     const email = 'bench@example.com';
     const password = 'bench-password-123';
     const user = await ctx.auth.users.create({ email, password, role: BENCH_ROLE, verified: true, name: 'bench' });
-    const issued = await ctx.auth.issueKey({
-      email, password, otp: null, permissions: KEY_SCOPES, name: 'bench', metadata: null, expiresIn: null,
-      rateLimitMax: null, rateLimitTimeWindow: null, refillInterval: null, refillAmount: null, remaining: null,
-    }, '127.0.0.1');
+    const issued = await ctx.auth.issueKey(
+      {
+        email,
+        password,
+        otp: null,
+        permissions: KEY_SCOPES,
+        name: 'bench',
+        metadata: null,
+        expiresIn: null,
+        rateLimitMax: null,
+        rateLimitTimeWindow: null,
+        refillInterval: null,
+        refillAmount: null,
+        remaining: null,
+      },
+      '127.0.0.1',
+    );
     const seeded: SeededData = { userId: user.id, authorization: `Bearer ${issued.key}`, readableIds: [], ownIds: [] };
     await insertPosts(ctx.store, ctx.registry.require('posts'), 0, rows, user.id, seeded);
     await analyzeIfPostgres(ctx.store);

@@ -104,7 +104,18 @@ async function main(run: SseRun): Promise<SseResult> {
       const body = `{"title":"sse-${warm ? 'warm-' : ''}${seq}","status":"published","published":true}`;
       if (!warm) sentAt[seq] = monotonicMs();
       const request = http.request(
-        { host: url.hostname, port, path: '/v1/posts', method: 'POST', agent, headers: { authorization: run.authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: url.hostname,
+          port,
+          path: '/v1/posts',
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: run.authorization,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
         (response) => {
           if (response.statusCode !== 201) writeErrors++;
           response.resume();
@@ -150,12 +161,14 @@ async function main(run: SseRun): Promise<SseResult> {
     const sent = await paced(warmWrites, (seq) => post(seq, true));
     const warmExpected = connected * (sent - (writeErrors - errorsBefore));
     const warmDeadline = performance.now() + 5000;
-    while ((await readers.counts()).warm < warmExpected && performance.now() < warmDeadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await readers.counts()).warm < warmExpected && performance.now() < warmDeadline)
+      await new Promise((r) => setTimeout(r, 20));
     warmupWriteErrors = writeErrors - errorsBefore;
     writeErrors = errorsBefore;
   }
 
-  const readSvcCounters = () => (run.metricsAuthorization ? readFanoutCounters(run.baseUrl, run.metricsAuthorization) : Promise.resolve(undefined));
+  const readSvcCounters = () =>
+    run.metricsAuthorization ? readFanoutCounters(run.baseUrl, run.metricsAuthorization) : Promise.resolve(undefined);
   const svcBefore = await readSvcCounters();
   const countsBefore = await readers.counts();
   lag.enable();
@@ -206,7 +219,13 @@ async function main(run: SseRun): Promise<SseResult> {
   const writeTimes = answeredAfter.filter((ms) => !Number.isNaN(ms)).sort();
   const perSecond = Array.from(bySecond, (values, second) => {
     const s = Float64Array.from(values ?? []).sort();
-    return { p50Ms: percentile(s, 50), p99Ms: percentile(s, 99), maxMs: s.length ? s[s.length - 1]! : NaN, driverLagP99Ms: lagBySecond[second] ?? NaN, stolenMs: stolenBySecond[second] ?? [] };
+    return {
+      p50Ms: percentile(s, 50),
+      p99Ms: percentile(s, 99),
+      maxMs: s.length ? s[s.length - 1]! : NaN,
+      driverLagP99Ms: lagBySecond[second] ?? NaN,
+      stolenMs: stolenBySecond[second] ?? [],
+    };
   });
   return {
     reader: readers.kind,

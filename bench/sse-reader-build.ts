@@ -25,6 +25,8 @@ export async function buildSseReader(compiler = process.env.CC || 'cc'): Promise
     return { path };
   } catch (error) {
     const { stderr, message } = error as { stderr?: string; message: string };
-    return { error: `${compiler} could not build bench/sse-reader.c: ${(stderr || message).trim().split('\n').slice(0, 3).join(' ')}` };
+    return {
+      error: `${compiler} could not build bench/sse-reader.c: ${(stderr || message).trim().split('\n').slice(0, 3).join(' ')}`,
+    };
   }
 }

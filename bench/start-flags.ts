@@ -7,8 +7,12 @@ const START = /^node((?: --[\w-]+(?:=\S+)?)*) bin\/svc\.js start$/;
 export function startScriptNodeFlags(packageJsonText: string): string[] {
   const script = (JSON.parse(packageJsonText) as { scripts?: { start?: string } }).scripts?.start ?? '';
   const match = START.exec(script);
-  if (!match) throw new Error(`package.json's start script is not "node [--flags] bin/svc.js start": ${JSON.stringify(script)}`);
-  return match[1]!.trim().split(' ').filter((flag) => flag !== '');
+  if (!match)
+    throw new Error(`package.json's start script is not "node [--flags] bin/svc.js start": ${JSON.stringify(script)}`);
+  return match[1]!
+    .trim()
+    .split(' ')
+    .filter((flag) => flag !== '');
 }
 
 export function svcStartFlags(root: string): string[] {

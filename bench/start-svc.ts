@@ -8,6 +8,9 @@ import { loadConfig } from '../src/resources/config-loader.ts';
 const [, , configFile, portText] = process.argv;
 const config = await loadConfig({ file: configFile });
 // The config file too: a `hooks:` file is found next to it.
-const server = await startServer({ ...config, server: { ...config.server, port: Number(portText) } }, { configFile: resolve(configFile!) });
+const server = await startServer(
+  { ...config, server: { ...config.server, port: Number(portText) } },
+  { configFile: resolve(configFile!) },
+);
 closeOnSignals(server);
 process.stdout.write(`listening on ${server.url}\n`);

@@ -120,15 +120,27 @@ export function summarizeProfile(profile: CpuProfile, top = 25, window?: Profile
     }
   }
   const sorted = (map: Map<string, number>) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]): [string, number] => [k, us / 1000]);
-  return { totalMs: totalUs / 1000, idleMs: idleUs / 1000, byFunction: sorted(byFunction), byFile: sorted(byFile), inclusive: sorted(inclusive) };
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, us]): [string, number] => [k, us / 1000]);
+  return {
+    totalMs: totalUs / 1000,
+    idleMs: idleUs / 1000,
+    byFunction: sorted(byFunction),
+    byFile: sorted(byFile),
+    inclusive: sorted(inclusive),
+  };
 }
 
 export function formatSummary(summary: ProfileSummary): string {
   const busy = summary.totalMs - summary.idleMs;
   const pct = (ms: number) => `${((ms / busy) * 100).toFixed(1).padStart(5)}%`;
   const section = (title: string, rows: [string, number][]) =>
-    [`${title}`, ...rows.filter(([k]) => k !== '(idle)').map(([k, ms]) => `  ${pct(ms)}  ${ms.toFixed(0).padStart(7)} ms  ${k}`)].join('\n');
+    [
+      `${title}`,
+      ...rows.filter(([k]) => k !== '(idle)').map(([k, ms]) => `  ${pct(ms)}  ${ms.toFixed(0).padStart(7)} ms  ${k}`),
+    ].join('\n');
   return [
     `sampled ${summary.totalMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms; percentages are of the ${busy.toFixed(0)} ms busy`,
     section('self time by file/package:', summary.byFile),
@@ -147,5 +159,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const top = topIndex > 0 ? Number(process.argv[topIndex + 1]) : 25;
   const windowFile = `${file}.window.json`;
   const window = existsSync(windowFile) ? (JSON.parse(readFileSync(windowFile, 'utf8')) as ProfileWindow) : undefined;
-  process.stdout.write(`${formatSummary(summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top, window))}\n`);
+  process.stdout.write(
+    `${formatSummary(summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top, window))}\n`,
+  );
 }

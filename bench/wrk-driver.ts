@@ -54,7 +54,19 @@ export const wrkDriver: LoadDriver = {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-wrk-'));
     const script = join(dir, 'scenario.lua');
     writeFileSync(script, wrkScript(load));
-    const args = ['-c', String(load.cpu), 'wrk', '-t1', `-c${load.connections}`, `-d${load.seconds}s`, '--timeout', '10s', '-s', script, load.baseUrl];
+    const args = [
+      '-c',
+      String(load.cpu),
+      'wrk',
+      '-t1',
+      `-c${load.connections}`,
+      `-d${load.seconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      script,
+      load.baseUrl,
+    ];
     const { stdout } = await run('taskset', args, { maxBuffer: 16 * 1024 * 1024 });
     const line = stdout.split('\n').find((l) => l.startsWith(MARK));
     if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);

@@ -36,7 +36,9 @@ async function importSources() {
   try {
     tsx = await import('tsx/esm/api');
   } catch {
-    process.stderr.write('svc: running from src/ needs tsx, a dev dependency: run `npm install`, or `npm run build` for the bundle\n');
+    process.stderr.write(
+      'svc: running from src/ needs tsx, a dev dependency: run `npm install`, or `npm run build` for the bundle\n',
+    );
     process.exit(1);
   }
   tsx.register();

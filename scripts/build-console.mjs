@@ -23,7 +23,8 @@ const SCALAR = {
 
 function run(command, args, cwd) {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', shell: process.platform === 'win32' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.error?.message ?? result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed: ${result.error?.message ?? result.stderr}`);
   return result.stdout;
 }
 
@@ -38,7 +39,13 @@ const FETCH_TIMEOUT_MS = 120_000;
 export function runFetching(command, args, cwd, { timeoutMs = FETCH_TIMEOUT_MS, attempts = 2 } = {}) {
   const failures = [];
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', shell: process.platform === 'win32' });
+    const result = spawnSync(command, args, {
+      cwd,
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+      shell: process.platform === 'win32',
+    });
     if (result.status === 0) return result.stdout;
     failures.push(
       result.error?.code === 'ETIMEDOUT'
@@ -46,7 +53,9 @@ export function runFetching(command, args, cwd, { timeoutMs = FETCH_TIMEOUT_MS, 
         : `attempt ${attempt} failed: ${(result.error?.message ?? result.stderr ?? '').trim() || `exit status ${result.status}`}`,
     );
   }
-  throw new Error(`${command} ${args.join(' ')}: ${failures.join('; ')}. Check that the npm registry (or the npm cache) is reachable and build again.`);
+  throw new Error(
+    `${command} ${args.join(' ')}: ${failures.join('; ')}. Check that the npm registry (or the npm cache) is reachable and build again.`,
+  );
 }
 
 /** The path of Scalar's standalone bundle, fetched and checked on first use. */
@@ -58,10 +67,17 @@ async function scalarBundle() {
   // A folder of its own, then one rename: a concurrent build never sees half a file.
   const work = await mkdtemp(`${cacheDir}/scalar-`);
   try {
-    const packed = JSON.parse(runFetching('npm', ['pack', `@scalar/api-reference@${SCALAR.version}`, '--pack-destination', work, '--prefer-offline', '--json'], work));
+    const packed = JSON.parse(
+      runFetching(
+        'npm',
+        ['pack', `@scalar/api-reference@${SCALAR.version}`, '--pack-destination', work, '--prefer-offline', '--json'],
+        work,
+      ),
+    );
     const tarball = `${work}/${packed[0].filename}`;
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-    if (integrity !== SCALAR.integrity) throw new Error(`@scalar/api-reference@${SCALAR.version}: integrity ${integrity}, expected ${SCALAR.integrity}`);
+    if (integrity !== SCALAR.integrity)
+      throw new Error(`@scalar/api-reference@${SCALAR.version}: integrity ${integrity}, expected ${SCALAR.integrity}`);
     run('tar', ['-xzf', tarball, '-C', work, 'package/dist/browser/standalone.js'], work);
     await rename(`${work}/package/dist/browser/standalone.js`, cached);
   } finally {

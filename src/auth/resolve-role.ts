@@ -5,7 +5,11 @@ import { ApiError } from '../errors/api-error.ts';
 import type { CachedKeyOwner } from './keys/key-cache.ts';
 
 /** `definedRoles` is asked only when a request switches roles, so the common request pays nothing for it. */
-export function resolveRole(owner: CachedKeyOwner, requested: string | undefined, definedRoles: () => ReadonlySet<string>): string {
+export function resolveRole(
+  owner: CachedKeyOwner,
+  requested: string | undefined,
+  definedRoles: () => ReadonlySet<string>,
+): string {
   const role = requested?.trim();
   if (!role || role === owner.primaryRole) return owner.primaryRole;
   if (owner.allowedRoles.includes(role) && definedRoles().has(role)) return role;

@@ -13,7 +13,13 @@ import { promptPassword, readPasswordFromStdin } from './read-password.ts';
 
 /** Running servers re-read the stored token when told (they would anyway within a few seconds). */
 async function tellRunningServers(store: ReturnType<typeof createStore>): Promise<void> {
-  const signals = new ClusterSignals({ db: store.db, dialect: store.dialect, log: pino({ level: 'warn' }), pollIntervalMs: 1000, retentionMs: 3_600_000 });
+  const signals = new ClusterSignals({
+    db: store.db,
+    dialect: store.dialect,
+    log: pino({ level: 'warn' }),
+    pollIntervalMs: 1000,
+    retentionMs: 3_600_000,
+  });
   await signals.migrate();
   await signals.publish(ADMIN_TOKEN_TOPIC, {});
 }
@@ -27,7 +33,9 @@ export async function runUsersCommand(config: SvcConfig, values: CliValues): Pro
     ? await readPasswordFromStdin(process.stdin)
     : (values.password ?? (await promptPassword({ stdin: process.stdin, stderr: process.stderr })));
   if (!password) {
-    process.stderr.write('svc users create: give the password with --password-stdin, or run it at a terminal to be asked for it\n');
+    process.stderr.write(
+      'svc users create: give the password with --password-stdin, or run it at a terminal to be asked for it\n',
+    );
     return 2;
   }
   const store = createStore(config.database.url);
@@ -38,7 +46,14 @@ export async function runUsersCommand(config: SvcConfig, values: CliValues): Pro
       email: values.email,
       password,
       ...(values.role ? { role: values.role } : {}),
-      ...(values['allowed-roles'] ? { allowedRoles: values['allowed-roles'].split(',').map((r) => r.trim()).filter(Boolean) } : {}),
+      ...(values['allowed-roles']
+        ? {
+            allowedRoles: values['allowed-roles']
+              .split(',')
+              .map((r) => r.trim())
+              .filter(Boolean),
+          }
+        : {}),
       verified: values.verified === true,
     });
     process.stdout.write(`created user ${user.id} <${user.email}> with role ${user.primaryRole}\n`);
@@ -66,7 +81,8 @@ export async function runAdminTokenCommand(config: SvcConfig, values: CliValues)
       const token = await rotateAdminToken(store);
       await tellRunningServers(store);
       process.stdout.write(`${token}\n`);
-      if (config.adminToken) process.stderr.write('Note: the configured adminToken takes precedence over the stored one while it is set.\n');
+      if (config.adminToken)
+        process.stderr.write('Note: the configured adminToken takes precedence over the stored one while it is set.\n');
       return 0;
     }
     const stored = await readStoredAdminTokenHash(store).catch(() => undefined);

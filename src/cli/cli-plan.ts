@@ -17,7 +17,8 @@ export async function runPlanCommand(config: SvcConfig, out: NodeJS.WritableStre
     const destructive = changes.filter((c) => c.destructive && !c.blocked).length;
     const blocked = changes.filter((c) => c.blocked).length;
     const summary = [`${changes.length} change${changes.length === 1 ? '' : 's'}`];
-    if (destructive > 0) summary.push(`${destructive} destructive (svc start refuses them without --allow-destructive)`);
+    if (destructive > 0)
+      summary.push(`${destructive} destructive (svc start refuses them without --allow-destructive)`);
     if (blocked > 0) summary.push(`${blocked} that cannot be applied to the data as it is`);
     out.write(`${changes.map(formatSchemaChange).join('\n')}\n${summary.join(', ')}.\n`);
     return destructive > 0 || blocked > 0 ? 1 : 0;

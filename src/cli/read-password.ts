@@ -11,11 +11,16 @@ export interface PasswordSource {
 export async function readPasswordFromStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Asks at the terminal with echo off; undefined when standard input is not a terminal. */
-export function promptPassword({ stdin, stderr }: PasswordSource, question = 'Password: '): Promise<string | undefined> {
+export function promptPassword(
+  { stdin, stderr }: PasswordSource,
+  question = 'Password: ',
+): Promise<string | undefined> {
   if (!stdin.isTTY) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     let typed = '';

@@ -8,7 +8,13 @@ import { ResourceRegistry, type ResourceDefinitions } from '../resources/resourc
 import { applyResourceSchema } from './resource-schema.ts';
 import type { Store } from '../store/create-store.ts';
 import type { ClusterSignals } from './cluster-signals.ts';
-import { appliedRecord, createDefinitionsTable, latestDefinitions, recordAppliedDefinitions, type AppliedRecord } from './definitions-store.ts';
+import {
+  appliedRecord,
+  createDefinitionsTable,
+  latestDefinitions,
+  recordAppliedDefinitions,
+  type AppliedRecord,
+} from './definitions-store.ts';
 import { validateConfig } from '../resources/config-loader.ts';
 
 export const DEFINITIONS_TOPIC = 'resources';
@@ -49,12 +55,16 @@ export class DefinitionSync {
   async recordStartup(): Promise<void> {
     const { store, registry, signals } = this.#deps;
     await createDefinitionsTable(store.db, store.dialect);
-    if (await recordAppliedDefinitions(store.db, registry.definitions, this.#deps.source ?? null)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+    if (await recordAppliedDefinitions(store.db, registry.definitions, this.#deps.source ?? null))
+      await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
   }
 
   /** When and from which file the definitions this node serves were applied (by any node); null if unrecorded. */
   applied(): Promise<AppliedRecord | null> {
-    return appliedRecord(this.#deps.store.db, this.#adopted !== null ? { version: this.#adopted } : { hash: this.#deps.registry.hash });
+    return appliedRecord(
+      this.#deps.store.db,
+      this.#adopted !== null ? { version: this.#adopted } : { hash: this.#deps.registry.hash },
+    );
   }
 
   /**
@@ -70,7 +80,8 @@ export class DefinitionSync {
       await applyResourceSchema(store, next, { allowDestructive: false });
       registry.replace(definitions);
       this.#adopted = null;
-      if (await recordAppliedDefinitions(store.db, definitions, source)) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+      if (await recordAppliedDefinitions(store.db, definitions, source))
+        await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
       log.info({ resources: Object.keys(definitions) }, 'resource definitions applied');
       return true;
     });
@@ -85,12 +96,18 @@ export class DefinitionSync {
       // The other node validated them, but it may run another version of svc: check before serving.
       const { config, problems } = validateConfig({ ...this.#deps.config, resources: latest.definitions });
       if (!config) {
-        log.error({ version: latest.version, problems }, 'resource definitions applied by another node are not valid here; keeping the current ones');
+        log.error(
+          { version: latest.version, problems },
+          'resource definitions applied by another node are not valid here; keeping the current ones',
+        );
         return false;
       }
       registry.replace(config.resources);
       this.#adopted = latest.version;
-      log.info({ version: latest.version, resources: Object.keys(config.resources) }, 'resource definitions changed by another node adopted');
+      log.info(
+        { version: latest.version, resources: Object.keys(config.resources) },
+        'resource definitions changed by another node adopted',
+      );
       return true;
     });
   }

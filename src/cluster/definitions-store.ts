@@ -46,14 +46,24 @@ async function addSourceColumn(db: Db, dialect: StoreDialect): Promise<void> {
 }
 
 /** The record of a version, or the latest of the definitions whose hash is given; null when there is none. */
-export async function appliedRecord(db: Db, which: { version: number } | { hash: string }): Promise<AppliedRecord | null> {
+export async function appliedRecord(
+  db: Db,
+  which: { version: number } | { hash: string },
+): Promise<AppliedRecord | null> {
   const query = db.selectFrom(DEFINITIONS_TABLE).select(['version', 'applied_at', 'source']);
-  const row = await ('version' in which ? query.where('version', '=', which.version) : query.where('hash', '=', which.hash))
+  const row = await ('version' in which
+    ? query.where('version', '=', which.version)
+    : query.where('hash', '=', which.hash)
+  )
     .orderBy('version', 'desc')
     .limit(1)
     .executeTakeFirst();
   if (!row) return null;
-  return { version: Number(row.version), appliedAt: String(row.applied_at), source: row.source === null || row.source === undefined ? null : String(row.source) };
+  return {
+    version: Number(row.version),
+    appliedAt: String(row.applied_at),
+    source: row.source === null || row.source === undefined ? null : String(row.source),
+  };
 }
 
 export async function latestDefinitions(db: Db): Promise<AppliedDefinitions | null> {
@@ -64,13 +74,26 @@ export async function latestDefinitions(db: Db): Promise<AppliedDefinitions | nu
     .limit(1)
     .executeTakeFirst();
   if (!row) return null;
-  return { version: Number(row.version), hash: String(row.hash), definitions: JSON.parse(String(row.definitions)) as ResourceDefinitions };
+  return {
+    version: Number(row.version),
+    hash: String(row.hash),
+    definitions: JSON.parse(String(row.definitions)) as ResourceDefinitions,
+  };
 }
 
 /** Records `definitions` as the applied ones; false when they already were (nothing to tell the others). */
-export async function recordAppliedDefinitions(db: Db, definitions: ResourceDefinitions, source: string | null = null): Promise<boolean> {
+export async function recordAppliedDefinitions(
+  db: Db,
+  definitions: ResourceDefinitions,
+  source: string | null = null,
+): Promise<boolean> {
   const hash = definitionsHash(definitions);
-  const latest = await db.selectFrom(DEFINITIONS_TABLE).select('hash').orderBy('version', 'desc').limit(1).executeTakeFirst();
+  const latest = await db
+    .selectFrom(DEFINITIONS_TABLE)
+    .select('hash')
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (latest?.hash === hash) return false;
   await db
     .insertInto(DEFINITIONS_TABLE)

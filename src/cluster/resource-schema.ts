@@ -14,7 +14,11 @@ export async function planResourceSchema(store: Store, registry: ResourceRegistr
   return planSchema(store, registry.all().map(tableSpecOf), await previousFields(store));
 }
 
-export async function applyResourceSchema(store: Store, registry: ResourceRegistry, options: { allowDestructive: boolean }): Promise<SchemaPlan> {
+export async function applyResourceSchema(
+  store: Store,
+  registry: ResourceRegistry,
+  options: { allowDestructive: boolean },
+): Promise<SchemaPlan> {
   const plan = await planResourceSchema(store, registry);
   assertPlanAllowed(plan, options);
   await applySchemaPlan(store, plan);

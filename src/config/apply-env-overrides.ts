@@ -24,7 +24,10 @@ export interface AppliedOverride {
  * (PORT=8080 is "8080"); validation reads them as numbers where the schema wants one.
  * A setting whose parent is not an object is left for validation to report.
  */
-export function applyEnvOverrides(tree: unknown, env: NodeJS.ProcessEnv): { value: unknown; applied: AppliedOverride[] } {
+export function applyEnvOverrides(
+  tree: unknown,
+  env: NodeJS.ProcessEnv,
+): { value: unknown; applied: AppliedOverride[] } {
   const value: unknown = structuredClone(tree);
   const applied: AppliedOverride[] = [];
   if (!isRecord(value)) return { value, applied };

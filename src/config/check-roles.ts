@@ -37,11 +37,15 @@ export function checkRoles(config: Record<string, unknown>): ConfigProblem[] {
   const list = [...declared].join(', ') || 'none';
   for (const [role, paths] of rolePlaces(config.resources)) {
     if (declared.has(role)) continue;
-    for (const path of paths) problems.push({ path, message: `role "${role}" is not declared in roles (declared: ${list})` });
+    for (const path of paths)
+      problems.push({ path, message: `role "${role}" is not declared in roles (declared: ${list})` });
   }
   const defaultRole = defaultRoleOf(config);
   if (defaultRole !== undefined && !declared.has(defaultRole)) {
-    problems.push({ path: 'auth.defaultRole', message: `role "${defaultRole}" is not declared in roles (declared: ${list})` });
+    problems.push({
+      path: 'auth.defaultRole',
+      message: `role "${defaultRole}" is not declared in roles (declared: ${list})`,
+    });
   }
   return problems;
 }
@@ -72,7 +76,9 @@ export function roleWarnings(config: Record<string, unknown>): ConfigProblem[] {
   const warnings: ConfigProblem[] = [];
   for (const [role, paths] of places) {
     if (paths.length !== 1 || role === defaultRole) continue;
-    const near = [...places.keys()].filter((other) => other !== role && distance(other, role) <= 2).sort((a, b) => distance(a, role) - distance(b, role));
+    const near = [...places.keys()]
+      .filter((other) => other !== role && distance(other, role) <= 2)
+      .sort((a, b) => distance(a, role) - distance(b, role));
     const guess = near.length > 0 ? ` (did you mean "${near[0]}"?)` : '';
     warnings.push({
       path: paths[0]!,

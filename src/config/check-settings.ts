@@ -19,13 +19,21 @@ function isHttpUrl(value: string): boolean {
 export function checkSettings(config: Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const { database, server, auth } = config;
-  if (isRecord(database) && typeof database.url === 'string' && database.url !== '' && !DATABASE_URL.test(database.url)) {
+  if (
+    isRecord(database) &&
+    typeof database.url === 'string' &&
+    database.url !== '' &&
+    !DATABASE_URL.test(database.url)
+  ) {
     problems.push({ path: 'database.url', message: 'must be sqlite:PATH or postgres://…' });
   }
   if (isRecord(server) && isRecord(server.cors) && Array.isArray(server.cors.origins)) {
     server.cors.origins.forEach((origin, i) => {
       if (typeof origin === 'string' && origin !== '*' && !ORIGIN.test(origin)) {
-        problems.push({ path: `server.cors.origins.${i}`, message: 'must be "*" or an origin: scheme://host[:port], without path or trailing slash' });
+        problems.push({
+          path: `server.cors.origins.${i}`,
+          message: 'must be "*" or an origin: scheme://host[:port], without path or trailing slash',
+        });
       }
     });
   }

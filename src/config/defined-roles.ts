@@ -17,7 +17,8 @@ export function definedRoles(config: RoleSources, resources: SvcConfig['resource
   if (!roles) {
     const names = new Set<string>(config.roles ?? []);
     names.add(config.auth.defaultRole);
-    for (const definition of Object.values(resources)) for (const role of Object.keys(definition.permissions ?? {})) names.add(role);
+    for (const definition of Object.values(resources))
+      for (const role of Object.keys(definition.permissions ?? {})) names.add(role);
     roles = names;
     byResources.set(resources, roles);
   }

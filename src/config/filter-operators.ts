@@ -22,13 +22,32 @@ export const FILTER_OPERATORS = [
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** Operators that compare with a value or test for null: every type with an order takes them. */
-export const COMPARISON_OPERATORS: readonly FilterOperator[] = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is_null', 'is_not_null'];
+export const COMPARISON_OPERATORS: readonly FilterOperator[] = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'nin',
+  'is_null',
+  'is_not_null',
+];
 
 /** Operators on text: the comparisons, then patterns and containment. */
-export const TEXT_OPERATORS: readonly FilterOperator[] = [...COMPARISON_OPERATORS, 'like', 'ilike', 'contains', 'regex'];
+export const TEXT_OPERATORS: readonly FilterOperator[] = [
+  ...COMPARISON_OPERATORS,
+  'like',
+  'ilike',
+  'contains',
+  'regex',
+];
 
 /**
  * Operators a list query takes as `field__op` parameters: containment and regex are left to permission
  * rules, where the value is the config author's and not a caller's.
  */
-export const LIST_QUERY_OPERATORS: readonly FilterOperator[] = TEXT_OPERATORS.filter((op) => op !== 'contains' && op !== 'regex');
+export const LIST_QUERY_OPERATORS: readonly FilterOperator[] = TEXT_OPERATORS.filter(
+  (op) => op !== 'contains' && op !== 'regex',
+);

@@ -16,13 +16,15 @@ export const IDEMPOTENCY_SCHEMA = deepFreeze({
   additionalProperties: false,
   properties: {
     ttlMs: {
-      description: 'How long a first answer is kept for a retry with the same key (milliseconds); older keys are pruned by retention.',
+      description:
+        'How long a first answer is kept for a retry with the same key (milliseconds); older keys are pruned by retention.',
       type: 'integer',
       minimum: 1000,
       default: IDEMPOTENCY_DEFAULTS.ttlMs,
     },
     leaseMs: {
-      description: 'For POST /token: how long a request still running holds its key (retries get 409); past it, the request is taken to have failed and a retry runs again. Creates need no lease: their key is claimed in their own transaction.',
+      description:
+        'For POST /token: how long a request still running holds its key (retries get 409); past it, the request is taken to have failed and a retry runs again. Creates need no lease: their key is claimed in their own transaction.',
       type: 'integer',
       minimum: 1000,
       default: IDEMPOTENCY_DEFAULTS.leaseMs,

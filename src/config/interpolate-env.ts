@@ -43,7 +43,10 @@ export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv): Interpola
       const value = Object.hasOwn(env, name) ? env[name] : undefined;
       if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
       if (value === undefined) {
-        problems.push({ path, message: `environment variable ${name} is not set (write \${${name}:-} to make it optional)` });
+        problems.push({
+          path,
+          message: `environment variable ${name} is not set (write \${${name}:-} to make it optional)`,
+        });
         return '';
       }
       return value;
@@ -59,7 +62,12 @@ export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv): Interpola
       const out: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(node)) {
         // defineProperty: a `__proto__` key stays a key instead of replacing the prototype.
-        Object.defineProperty(out, key, { value: walk(child, [...segments, key]), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: walk(child, [...segments, key]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }

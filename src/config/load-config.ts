@@ -51,7 +51,10 @@ export async function findConfigFile(options: LoadConfigOptions = {}): Promise<C
 }
 
 /** Loads the config, checking its resource definitions with `definitions` (src/resources/config-loader.ts binds them). */
-export async function loadConfigWith(definitions: DefinitionChecks, options: LoadConfigOptions = {}): Promise<SvcConfig> {
+export async function loadConfigWith(
+  definitions: DefinitionChecks,
+  options: LoadConfigOptions = {},
+): Promise<SvcConfig> {
   const { file } = await findConfigFile(options);
   let text: string;
   try {
@@ -92,7 +95,13 @@ export function parseConfigText(text: string, file?: string): unknown {
   return document.toJS({ maxAliasCount: 100 });
 }
 
-function buildConfig(definitions: DefinitionChecks, raw: unknown, env: NodeJS.ProcessEnv, cwd: string, file?: string): SvcConfig {
+function buildConfig(
+  definitions: DefinitionChecks,
+  raw: unknown,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  file?: string,
+): SvcConfig {
   const interpolation = interpolateEnv(raw, env);
   const overridden = applyEnvOverrides(interpolation.value, env);
   const coercible = new Set(interpolation.interpolated);
@@ -101,15 +110,18 @@ function buildConfig(definitions: DefinitionChecks, raw: unknown, env: NodeJS.Pr
   const result = validateConfigWith(definitions, overridden.value, { coercible });
   // A value whose variable was missing or malformed is reported once, for that reason.
   const interpolationPaths = new Set(interpolation.problems.map((p) => p.path));
-  const problems: ConfigProblem[] = sortProblemsByDocument([
-    ...interpolation.problems,
-    ...result.problems
-      .filter((p) => !interpolationPaths.has(p.path))
-      .map((p) => {
-        const override = overridden.applied.find((o) => o.path === p.path);
-        return override ? { ...p, message: `${p.message} (from the environment variable ${override.variable})` } : p;
-      }),
-  ], overridden.value);
+  const problems: ConfigProblem[] = sortProblemsByDocument(
+    [
+      ...interpolation.problems,
+      ...result.problems
+        .filter((p) => !interpolationPaths.has(p.path))
+        .map((p) => {
+          const override = overridden.applied.find((o) => o.path === p.path);
+          return override ? { ...p, message: `${p.message} (from the environment variable ${override.variable})` } : p;
+        }),
+    ],
+    overridden.value,
+  );
   if (problems.length > 0 || !result.config) throw new ConfigError(problems, file);
   return resolveLocalPaths(result.config, cwd);
 }
@@ -122,7 +134,8 @@ function buildConfig(definitions: DefinitionChecks, raw: unknown, env: NodeJS.Pr
 function resolveLocalPaths(config: SvcConfig, cwd: string): SvcConfig {
   const { url } = config.database;
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
-  const isFile = path !== undefined && path !== '' && path !== ':memory:' && !path.startsWith('file:') && !isAbsolute(path);
+  const isFile =
+    path !== undefined && path !== '' && path !== ':memory:' && !path.startsWith('file:') && !isAbsolute(path);
   return deepFreeze({
     ...config,
     database: { ...config.database, url: isFile ? `sqlite:${resolve(cwd, path)}` : url },

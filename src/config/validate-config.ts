@@ -30,7 +30,11 @@ export interface ValidatedConfig {
 const ajv = new Ajv2020({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true });
 const validateSchema = ajv.compile(CONFIG_SCHEMA);
 
-export function validateConfigWith(definitions: DefinitionChecks, raw: unknown, options: ValidateConfigOptions = {}): ValidatedConfig {
+export function validateConfigWith(
+  definitions: DefinitionChecks,
+  raw: unknown,
+  options: ValidateConfigOptions = {},
+): ValidatedConfig {
   // Defaults are filled in place: work on a copy so the caller's object is left as it was.
   const data: unknown = structuredClone(raw);
   let valid = validateSchema(data);
@@ -95,7 +99,13 @@ function locate(
   root: unknown,
   pointer: string,
 ): { parent: Record<string, unknown>; key: string; value: unknown } | undefined {
-  const keys = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const keys =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   const last = keys.pop();
   if (last === undefined) return undefined;
   let node = root;
@@ -138,7 +148,9 @@ function describe(error: ErrorObject, path: string): ConfigProblem {
     case 'required':
       return { path: joinPath(path, String(params.missingProperty)), message: 'is required' };
     case 'additionalProperties': {
-      const known = Object.keys(isRecord(parentSchema.properties) ? parentSchema.properties : {}).filter((k) => k !== '$schema');
+      const known = Object.keys(isRecord(parentSchema.properties) ? parentSchema.properties : {}).filter(
+        (k) => k !== '$schema',
+      );
       const isOperator = known.includes('eq');
       const what = isOperator ? 'unknown operator' : 'unknown key';
       return {

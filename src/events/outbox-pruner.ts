@@ -43,13 +43,21 @@ export async function pruneOutbox(db: Db, options: PruneOptions): Promise<number
   const expiredBelow = await firstSeqNotBefore(db, expired, range);
   const unreadBelow = overCount === undefined ? expiredBelow : await firstSeqNotBefore(db, readByAll, range);
   const scanBelow =
-    overCount === undefined ? expiredBelow : overCount === 'all' ? unreadBelow : Math.max(expiredBelow, Math.min(Number(overCount.below), unreadBelow));
+    overCount === undefined
+      ? expiredBelow
+      : overCount === 'all'
+        ? unreadBelow
+        : Math.max(expiredBelow, Math.min(Number(overCount.below), unreadBelow));
   if (scanBelow <= range.min) return 0;
   const prunable = (eb: Events) => {
     const conditions = [eb('seq', '<', scanBelow)];
     if (overCount === 'all') conditions.push(eb('created_at', '<', readByAll));
     else if (overCount === undefined) conditions.push(eb('created_at', '<', expired));
-    else conditions.push(eb('created_at', '<', readByAll), eb.or([eb('created_at', '<', expired), eb('seq', '<', overCount.below)]));
+    else
+      conditions.push(
+        eb('created_at', '<', readByAll),
+        eb.or([eb('created_at', '<', expired), eb('seq', '<', overCount.below)]),
+      );
     return eb.and(conditions);
   };
   const { stopped, onDeleted } = options;
@@ -80,7 +88,9 @@ export async function pruneOutbox(db: Db, options: PruneOptions): Promise<number
   }
   if (options.stopped?.()) return deleted;
   deleted += await run((eb) =>
-    options.resources.length > 0 ? eb.and([eb('resource', 'not in', [...options.resources]), prunable(eb)]) : prunable(eb),
+    options.resources.length > 0
+      ? eb.and([eb('resource', 'not in', [...options.resources]), prunable(eb)])
+      : prunable(eb),
   );
   return deleted;
 }
@@ -93,7 +103,8 @@ interface SeqRange {
 /** The lowest and highest seq in the outbox, or undefined when it is empty. */
 async function seqRange(db: Db): Promise<SeqRange | undefined> {
   // Two lookups at the ends of the key: SQLite reads `min(seq), max(seq)` together by scanning the table.
-  const end = (direction: 'asc' | 'desc') => db.selectFrom(EVENTS_TABLE).select('seq').orderBy('seq', direction).limit(1).executeTakeFirst();
+  const end = (direction: 'asc' | 'desc') =>
+    db.selectFrom(EVENTS_TABLE).select('seq').orderBy('seq', direction).limit(1).executeTakeFirst();
   const low = await end('asc');
   const high = await end('desc');
   if (low === undefined || high === undefined) return undefined;
@@ -109,7 +120,13 @@ async function firstSeqNotBefore(db: Db, createdAt: string, range: SeqRange): Pr
   let high = range.max + 1;
   while (low < high) {
     const middle = low + Math.floor((high - low) / 2);
-    const row = await db.selectFrom(EVENTS_TABLE).select(['seq', 'created_at']).where('seq', '>=', middle).orderBy('seq').limit(1).executeTakeFirst();
+    const row = await db
+      .selectFrom(EVENTS_TABLE)
+      .select(['seq', 'created_at'])
+      .where('seq', '>=', middle)
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
     // No row in [middle, high): the boundary is below middle, as when the row there is new enough.
     if (row !== undefined && Number(row.seq) < high && String(row.created_at) < createdAt) low = Number(row.seq) + 1;
     else high = middle;
@@ -118,7 +135,11 @@ async function firstSeqNotBefore(db: Db, createdAt: string, range: SeqRange): Pr
 }
 
 /** Rows with a `seq` below `below` are beyond the newest `maxCount`; 'all' when every row is. */
-async function countBoundary(db: Db, maxCount: number | undefined, range: SeqRange): Promise<'all' | { below: unknown } | undefined> {
+async function countBoundary(
+  db: Db,
+  maxCount: number | undefined,
+  range: SeqRange,
+): Promise<'all' | { below: unknown } | undefined> {
   if (maxCount === undefined) return undefined;
   if (maxCount <= 0) return 'all';
   // Seqs are never reused: a range no longer than the count cannot hold more rows than it.
@@ -129,7 +150,12 @@ async function countBoundary(db: Db, maxCount: number | undefined, range: SeqRan
 
 /** The seq of the n-th newest event (of one resource, or of all); undefined when there are fewer. */
 function nthNewestSeq(db: Db, n: number, resource?: string): Promise<unknown> {
-  return nthNewestKey(db, { table: EVENTS_TABLE, key: 'seq', n, ...(resource === undefined ? {} : { where: (eb) => eb('resource', '=', resource) }) });
+  return nthNewestKey(db, {
+    table: EVENTS_TABLE,
+    key: 'seq',
+    n,
+    ...(resource === undefined ? {} : { where: (eb) => eb('resource', '=', resource) }),
+  });
 }
 
 /** Rows in the outbox (tests and diagnostics). */

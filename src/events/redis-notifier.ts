@@ -47,7 +47,9 @@ export class RedisNotifier implements ChangeNotifier {
       wake();
     });
     this.#started = true;
-    this.#publisher.connect().catch((error: unknown) => this.#log.warn({ err: error }, 'redis publisher could not connect; retrying'));
+    this.#publisher
+      .connect()
+      .catch((error: unknown) => this.#log.warn({ err: error }, 'redis publisher could not connect; retrying'));
     // Redis being away does not stop the service from starting: wait a little, then go on without it.
     const subscribed = this.#subscribe();
     let timer: NodeJS.Timeout | undefined;

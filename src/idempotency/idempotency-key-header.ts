@@ -14,7 +14,9 @@ export function idempotencyKeyOf(headers: Record<string, string | string[] | und
   if (value === undefined) return undefined;
   if (Array.isArray(value)) throw invalid('Send one Idempotency-Key header, not several');
   if (!VISIBLE_ASCII.test(value)) {
-    throw invalid(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no spaces), such as a UUID`);
+    throw invalid(
+      `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no spaces), such as a UUID`,
+    );
   }
   return value;
 }

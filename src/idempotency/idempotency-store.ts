@@ -93,7 +93,10 @@ export class IdempotencyStore {
       const fresh = this.#runningRow(use, attempt, now);
       if (!row) {
         try {
-          await this.#db.insertInto(IDEMPOTENCY_TABLE).values({ id: uuidv7(), caller: use.caller, idempotency_key: use.key, ...fresh }).execute();
+          await this.#db
+            .insertInto(IDEMPOTENCY_TABLE)
+            .values({ id: uuidv7(), caller: use.caller, idempotency_key: use.key, ...fresh })
+            .execute();
           return { kind: 'run', attempt };
         } catch (error) {
           // Another request claimed the key first: the next round reads its row.
@@ -127,7 +130,10 @@ export class IdempotencyStore {
       .where((eb) =>
         eb.or([
           eb.and([eb('state', '=', 'done'), eb('created_at', '<', cutoff)]),
-          eb.and([eb('state', '=', 'running'), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', leaseEnd)])]),
+          eb.and([
+            eb('state', '=', 'running'),
+            eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', leaseEnd)]),
+          ]),
         ]),
       )
       .executeTakeFirst();
@@ -140,7 +146,10 @@ export class IdempotencyStore {
    * `claim` throws KeyAnswered when an earlier request's answer committed meanwhile (the write then
    * rolls back and that answer is replayed), 409 IDEMPOTENCY_KEY_IN_USE after CLAIM_WAIT_MS.
    */
-  async runInWrite(use: KeyUse, write: (claim: (trx: Db) => Promise<string>) => Promise<StoredResponse>): Promise<WriteOutcome> {
+  async runInWrite(
+    use: KeyUse,
+    write: (claim: (trx: Db) => Promise<string>) => Promise<StoredResponse>,
+  ): Promise<WriteOutcome> {
     const id = `${use.caller}\u0000${use.key}`;
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
       const running = this.#inFlight.get(id);
@@ -181,7 +190,11 @@ export class IdempotencyStore {
   #answerOf(row: KeyRow, use: KeyUse): StoredResponse {
     if (row.fingerprint !== use.fingerprint) throw reused();
     if (row.state === 'running') throw inUse();
-    return { status: Number(row.status), headers: JSON.parse(row.headers ?? '{}') as Record<string, string>, body: row.body ?? '' };
+    return {
+      status: Number(row.status),
+      headers: JSON.parse(row.headers ?? '{}') as Record<string, string>,
+      body: row.body ?? '',
+    };
   }
 
   /** An answer past its time to live, or a lease that ran out: the key may be taken over. */
@@ -211,7 +224,9 @@ export class IdempotencyStore {
       // Pruned or given back in between: insert again.
       if (!row) continue;
       if (!this.#free(row, now)) throw new KeyAnswered(this.#answerOf(row, use));
-      const taken = await this.#dialect.withLockWait(trx, CLAIM_WAIT_MS, () => this.#takeOver(trx, use, row.attempt, fresh, now));
+      const taken = await this.#dialect.withLockWait(trx, CLAIM_WAIT_MS, () =>
+        this.#takeOver(trx, use, row.attempt, fresh, now),
+      );
       if (taken === LOCK_WAIT_EXCEEDED) throw inUse();
       if (taken) return attempt;
     }
@@ -226,14 +241,23 @@ export class IdempotencyStore {
   async complete(db: Db, use: KeyUse, attempt: string, response: StoredResponse): Promise<void> {
     const stored = await db
       .updateTable(IDEMPOTENCY_TABLE)
-      .set({ state: 'done', lease_until: null, status: response.status, headers: JSON.stringify(response.headers), body: response.body })
+      .set({
+        state: 'done',
+        lease_until: null,
+        status: response.status,
+        headers: JSON.stringify(response.headers),
+        body: response.body,
+      })
       .where('caller', '=', use.caller)
       .where('idempotency_key', '=', use.key)
       .where('attempt', '=', attempt)
       .where('state', '=', 'running')
       .executeTakeFirst();
     if (Number(stored.numUpdatedRows) !== 1) {
-      throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'The request took longer than its Idempotency-Key lease and a retry took the key over; this one wrote nothing');
+      throw new ApiError(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'The request took longer than its Idempotency-Key lease and a retry took the key over; this one wrote nothing',
+      );
     }
   }
 
@@ -264,7 +288,13 @@ export class IdempotencyStore {
   }
 
   #runningRow(use: KeyUse, attempt: string, now: number): RunningRow {
-    return { fingerprint: use.fingerprint, attempt, state: 'running', lease_until: iso(now + this.#settings.leaseMs), created_at: iso(now) };
+    return {
+      fingerprint: use.fingerprint,
+      attempt,
+      state: 'running',
+      lease_until: iso(now + this.#settings.leaseMs),
+      created_at: iso(now),
+    };
   }
 }
 
@@ -274,7 +304,8 @@ function iso(ms: number): string {
 
 function reused(): ApiError {
   return new ApiError('IDEMPOTENCY_KEY_REUSED', {
-    detail: 'This Idempotency-Key was used for another request (another body, path or role); use a new key for a new request',
+    detail:
+      'This Idempotency-Key was used for another request (another body, path or role); use a new key for a new request',
     parameter: 'Idempotency-Key',
   });
 }

@@ -23,5 +23,10 @@ export async function createIdempotencyTable(db: Db): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('uq_svc_idempotency_keys_caller_key', ['caller', 'idempotency_key'])
     .execute();
-  await db.schema.createIndex('ix_svc_idempotency_keys_created_at').ifNotExists().on(IDEMPOTENCY_TABLE).column('created_at').execute();
+  await db.schema
+    .createIndex('ix_svc_idempotency_keys_created_at')
+    .ifNotExists()
+    .on(IDEMPOTENCY_TABLE)
+    .column('created_at')
+    .execute();
 }

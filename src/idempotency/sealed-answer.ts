@@ -38,7 +38,10 @@ export async function unseal(sealed: string, password: string, context: string):
   decipher.setAAD(Buffer.from(context));
   decipher.setAuthTag(tag);
   try {
-    return Buffer.concat([decipher.update(bytes.subarray(SALT_BYTES + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([
+      decipher.update(bytes.subarray(SALT_BYTES + IV_BYTES + TAG_BYTES)),
+      decipher.final(),
+    ]).toString('utf8');
   } catch {
     return undefined;
   }

@@ -11,5 +11,7 @@ export function chooseLogFormat(stdoutIsTTY: boolean, env: { LOG_FORMAT?: string
   const asked = env.LOG_FORMAT?.trim().toLowerCase() ?? '';
   if (asked === '') return stdoutIsTTY ? 'pretty' : 'json';
   if ((FORMATS as readonly string[]).includes(asked)) return asked as LogFormat;
-  throw new Error(`LOG_FORMAT must be json or pretty (or unset: pretty on a terminal, json otherwise), got "${env.LOG_FORMAT}"`);
+  throw new Error(
+    `LOG_FORMAT must be json or pretty (or unset: pretty on a terminal, json otherwise), got "${env.LOG_FORMAT}"`,
+  );
 }

@@ -44,7 +44,11 @@ export class Histogram<L extends string = never> implements Metric {
     this.name = options.name;
     this.help = options.help;
     this.buckets = [...buckets];
-    this.#series = new LabelledSeries(labelNames, () => ({ counts: new Array<number>(buckets.length + 1).fill(0), sum: 0, count: 0 }));
+    this.#series = new LabelledSeries(labelNames, () => ({
+      counts: new Array<number>(buckets.length + 1).fill(0),
+      sum: 0,
+      count: 0,
+    }));
   }
 
   observe(labels: Labels<L>, value: number): void {

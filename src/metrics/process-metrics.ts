@@ -9,11 +9,20 @@ const RESOLUTION_MS = 20;
 
 /** Registers the process gauges; returns the function that stops the event-loop monitor (on app close). */
 export function registerProcessMetrics(registry: MetricsRegistry): () => void {
-  const resident = registry.gauge({ name: 'svc_process_resident_memory_bytes', help: 'Resident set size of the process.' });
+  const resident = registry.gauge({
+    name: 'svc_process_resident_memory_bytes',
+    help: 'Resident set size of the process.',
+  });
   const heapUsed = registry.gauge({ name: 'svc_process_heap_used_bytes', help: 'V8 heap in use.' });
   const heapTotal = registry.gauge({ name: 'svc_process_heap_total_bytes', help: 'V8 heap allocated.' });
-  const cpu = registry.counter({ name: 'svc_process_cpu_seconds_total', help: 'User and system CPU time spent by the process.' });
-  const started = registry.gauge({ name: 'svc_process_start_time_seconds', help: 'Start time of the process, in seconds since the Unix epoch.' });
+  const cpu = registry.counter({
+    name: 'svc_process_cpu_seconds_total',
+    help: 'User and system CPU time spent by the process.',
+  });
+  const started = registry.gauge({
+    name: 'svc_process_start_time_seconds',
+    help: 'Start time of the process, in seconds since the Unix epoch.',
+  });
   const lag = registry.gauge({
     name: 'svc_process_event_loop_lag_seconds',
     help: 'Event-loop delay percentiles since the previous scrape (quantile 1 is the maximum); high values mean blocked request handling.',

@@ -38,7 +38,9 @@ export function decodeCursor(text: string, sort: readonly SortKey[], resource: R
     return new Error('not a cursor svc wrote');
   }
   if (decoded[0] !== sortSignature(sort)) {
-    return new Error(`the cursor was made for _sort='${decoded[0]}', not for this list's sort; start again from the first page`);
+    return new Error(
+      `the cursor was made for _sort='${decoded[0]}', not for this list's sort; start again from the first page`,
+    );
   }
   const id = decoded[sort.length + 1];
   if (typeof id !== 'string' || !UUID_PATTERN.test(id)) return new Error('the cursor holds no record id');
@@ -95,7 +97,10 @@ export function parseKeysetPage(
     return undefined;
   }
   if (offsetGiven) {
-    fail(parameter, `${parameter} cannot be combined with page[offset] or _offset: a page is found by a cursor or by an offset`);
+    fail(
+      parameter,
+      `${parameter} cannot be combined with page[offset] or _offset: a page is found by a cursor or by an offset`,
+    );
     return undefined;
   }
   const text = (after ?? before)!;

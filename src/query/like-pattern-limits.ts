@@ -10,7 +10,9 @@ export interface LikePatternLimits {
   maxWildcards: number;
 }
 
-export function likePatternLimits(server: Pick<SvcConfig['server'], 'likePatternMaxLength' | 'likePatternMaxWildcards'>): LikePatternLimits {
+export function likePatternLimits(
+  server: Pick<SvcConfig['server'], 'likePatternMaxLength' | 'likePatternMaxWildcards'>,
+): LikePatternLimits {
   return {
     maxLength: server.likePatternMaxLength ?? SERVER_LIMIT_DEFAULTS.likePatternMaxLength,
     maxWildcards: server.likePatternMaxWildcards ?? SERVER_LIMIT_DEFAULTS.likePatternMaxWildcards,
@@ -28,7 +30,8 @@ export function likePatternProblem(pattern: string, limits: LikePatternLimits): 
     if (++length > limits.maxLength) return `patterns may be at most ${limits.maxLength} characters long`;
     if (escaped) escaped = false;
     else if (char === '\\') escaped = true;
-    else if ((char === '%' || char === '_') && ++wildcards > limits.maxWildcards) return `patterns may have at most ${limits.maxWildcards} wildcards (% and _)`;
+    else if ((char === '%' || char === '_') && ++wildcards > limits.maxWildcards)
+      return `patterns may have at most ${limits.maxWildcards} wildcards (% and _)`;
   }
   return null;
 }

@@ -51,7 +51,9 @@ export const DEFAULT_INCLUDE_BOUNDS: IncludeBounds = {
   maxRecords: SERVER_LIMIT_DEFAULTS.includeMaxRecords,
 };
 
-export function includeBounds(server: Pick<SvcConfig['server'], 'includeMaxDepth' | 'includeMaxRecords'>): IncludeBounds {
+export function includeBounds(
+  server: Pick<SvcConfig['server'], 'includeMaxDepth' | 'includeMaxRecords'>,
+): IncludeBounds {
   return {
     maxDepth: server.includeMaxDepth ?? DEFAULT_INCLUDE_BOUNDS.maxDepth,
     maxRecords: server.includeMaxRecords ?? DEFAULT_INCLUDE_BOUNDS.maxRecords,
@@ -74,8 +76,11 @@ export function parseCompoundQuery(
   bounds: IncludeBounds,
 ): CompoundQuery {
   const issues: ErrorIssue[] = [];
-  const fail = (parameter: string, detail: string, code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS') =>
-    issues.push({ parameter, detail, code });
+  const fail = (
+    parameter: string,
+    detail: string,
+    code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS',
+  ) => issues.push({ parameter, detail, code });
   const fieldsets = new Map<string, string[]>();
   for (const [name, value] of Object.entries(raw)) {
     const type = FIELDSET_PARAMETER.exec(name)?.[1];
@@ -119,8 +124,10 @@ export function parseCompoundQuery(
         const toOneTarget = toOne && findResource(toOne.target);
         const toMany = toOne ? undefined : toManyRelation(from, step, findResource);
         let node = level.find((n) => n.path === stepPath);
-        if (!node && toOne && toOneTarget) node = { kind: 'to-one', path: stepPath, relation: toOne, target: toOneTarget, children: [] };
-        else if (!node && toMany) node = { kind: 'to-many', path: stepPath, relation: toMany, target: toMany.child, children: [] };
+        if (!node && toOne && toOneTarget)
+          node = { kind: 'to-one', path: stepPath, relation: toOne, target: toOneTarget, children: [] };
+        else if (!node && toMany)
+          node = { kind: 'to-many', path: stepPath, relation: toMany, target: toMany.child, children: [] };
         else if (!node) {
           fail('include', `Unknown relationship '${step}' of ${from.name} in include path '${path}'`);
           break;

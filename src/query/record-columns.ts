@@ -10,5 +10,11 @@ const COLUMNS = new WeakMap<Resource, readonly string[]>();
  * The same array each time for a resource, so it can key what is shared per column list.
  */
 export function columnsOf(resource: Resource): readonly string[] {
-  return cached(COLUMNS, resource, () => ['id', ...resource.fieldNames, 'created_at', 'updated_at', ...(resource.softDelete ? ['deleted_at'] : [])]);
+  return cached(COLUMNS, resource, () => [
+    'id',
+    ...resource.fieldNames,
+    'created_at',
+    'updated_at',
+    ...(resource.softDelete ? ['deleted_at'] : []),
+  ]);
 }

@@ -29,7 +29,13 @@ export class MarkedReadCache<T> {
    * and its count) can pass it on as `known` instead of reading it again: on PostgreSQL reading the
    * mark is a round trip. A known mark must have been read before the read it guards.
    */
-  async get(db: Db, dialect: StoreDialect, key: string | undefined, read: (mark?: string) => Promise<T>, known?: string): Promise<T> {
+  async get(
+    db: Db,
+    dialect: StoreDialect,
+    key: string | undefined,
+    read: (mark?: string) => Promise<T>,
+    known?: string,
+  ): Promise<T> {
     if (key === undefined) return read(known);
     // Read before running: a change that lands in between makes the stored mark older, never newer.
     const mark = known ?? (await readMark(db, dialect));

@@ -14,6 +14,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Promise<SvcConfig> 
 }
 
 /** See loadConfigFromObjectWith: `env` defaults to none at all, so a test's config does not depend on the shell. */
-export function loadConfigFromObject(raw: unknown, env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): SvcConfig {
+export function loadConfigFromObject(
+  raw: unknown,
+  env: NodeJS.ProcessEnv = {},
+  options: { cwd?: string } = {},
+): SvcConfig {
   return loadConfigFromObjectWith(RESOURCE_DEFINITION_CHECKS, raw, env, options);
 }

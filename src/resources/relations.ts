@@ -31,7 +31,10 @@ export function toOneRelations(resource: Resource): readonly ToOneRelation[] {
 
 /** The to-one relationship named `name` (or by its field's name), if the resource has one. */
 export function toOneRelation(resource: Resource, name: string): ToOneRelation | undefined {
-  return toOneRelations(resource).find((relation) => relation.name === name) ?? toOneRelations(resource).find((relation) => relation.field === name);
+  return (
+    toOneRelations(resource).find((relation) => relation.name === name) ??
+    toOneRelations(resource).find((relation) => relation.field === name)
+  );
 }
 
 /** The relation fields of `child` that refer to `target`: the to-many relationships from `target` to `child`. */
@@ -53,7 +56,11 @@ export interface ToManyRelation {
  * fields refers to `parent`. With several (`author_id`, `editor_id`) the side is not includable, since
  * the name would not say which; its path takes `_via` instead.
  */
-export function toManyRelation(parent: Resource, name: string, findResource: (name: string) => Resource | undefined): ToManyRelation | undefined {
+export function toManyRelation(
+  parent: Resource,
+  name: string,
+  findResource: (name: string) => Resource | undefined,
+): ToManyRelation | undefined {
   const child = findResource(name);
   if (!child) return undefined;
   const referring = fieldsReferring(child, parent);

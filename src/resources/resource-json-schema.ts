@@ -10,9 +10,19 @@ export type FieldSchemaUse = 'read' | 'write' | 'patch';
 
 /** System fields as every record carries them; the server sets them, so they are read-only. */
 export const SYSTEM_FIELD_SCHEMAS: Readonly<Record<'id' | 'created_at' | 'updated_at', JsonSchema>> = {
-  id: { type: 'string', format: 'uuid', readOnly: true, description: 'Record identifier (UUIDv7, generated on create)' },
+  id: {
+    type: 'string',
+    format: 'uuid',
+    readOnly: true,
+    description: 'Record identifier (UUIDv7, generated on create)',
+  },
   created_at: { type: 'string', format: 'date-time', readOnly: true, description: 'When the record was created (UTC)' },
-  updated_at: { type: 'string', format: 'date-time', readOnly: true, description: 'When the record last changed (UTC)' },
+  updated_at: {
+    type: 'string',
+    format: 'date-time',
+    readOnly: true,
+    description: 'When the record last changed (UTC)',
+  },
 };
 
 /** Widens a value schema so that `null` is accepted too. */

@@ -27,7 +27,9 @@ function canonicalJson(value: unknown): string {
 }
 
 function compileAll(definitions: ResourceDefinitions): Map<string, Resource> {
-  return new Map(Object.entries(definitions).map(([name, def]: [string, ResourceDefinition]) => [name, compileResource(name, def)]));
+  return new Map(
+    Object.entries(definitions).map(([name, def]: [string, ResourceDefinition]) => [name, compileResource(name, def)]),
+  );
 }
 
 export class ResourceRegistry {

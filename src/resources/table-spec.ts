@@ -1,7 +1,14 @@
 // A resource's table as store/ is told it: the columns, indexes and foreign keys its definition asks for,
 // and each declared field's definition and default, so store/ plans a schema without knowing a Resource.
 import type { Resource } from './resource.ts';
-import { plainIndexName, uniqueIndexName, type ColumnSpec, type FieldColumn, type IndexSpec, type TableSpec } from '../store/resource-columns.ts';
+import {
+  plainIndexName,
+  uniqueIndexName,
+  type ColumnSpec,
+  type FieldColumn,
+  type IndexSpec,
+  type TableSpec,
+} from '../store/resource-columns.ts';
 
 export function tableSpecOf(resource: Resource): TableSpec {
   const fields = new Map<string, FieldColumn>();
@@ -44,7 +51,8 @@ function columnsOf(resource: Resource): ColumnSpec[] {
 function indexesOf(resource: Resource): IndexSpec[] {
   const indexes: IndexSpec[] = [];
   for (const field of resource.fields.values()) {
-    if (field.definition.unique) indexes.push({ name: uniqueIndexName(resource.table, field.name), column: field.name, unique: true });
+    if (field.definition.unique)
+      indexes.push({ name: uniqueIndexName(resource.table, field.name), column: field.name, unique: true });
     else if (field.sortable || field.definition.type === 'relation') {
       indexes.push({ name: plainIndexName(resource.table, field.name), column: field.name, unique: false });
     }

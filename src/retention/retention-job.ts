@@ -82,9 +82,13 @@ export class RetentionJob {
         skipLocked: store.dialect.supportsSkipLocked,
       }),
     );
-    const deliveries = await this.#prune(DELIVERIES_TABLE, () => pruneDeliveries(store, { ...batches(DELIVERIES_TABLE), ...settings.deliveries }));
+    const deliveries = await this.#prune(DELIVERIES_TABLE, () =>
+      pruneDeliveries(store, { ...batches(DELIVERIES_TABLE), ...settings.deliveries }),
+    );
     const ttlMs = this.#options.idempotencyTtlMs ?? IDEMPOTENCY_DEFAULTS.ttlMs;
-    const idempotencyKeys = await this.#prune(IDEMPOTENCY_TABLE, () => pruneIdempotencyKeys(store, { ...batches(IDEMPOTENCY_TABLE), ttlMs }));
+    const idempotencyKeys = await this.#prune(IDEMPOTENCY_TABLE, () =>
+      pruneIdempotencyKeys(store, { ...batches(IDEMPOTENCY_TABLE), ttlMs }),
+    );
     return { events, deliveries, idempotencyKeys };
   }
 

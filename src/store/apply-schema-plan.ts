@@ -36,11 +36,13 @@ async function applyOnSqlite(store: Store, plan: SchemaPlan): Promise<void> {
           }
           await fillDefaults(trx, table);
           // A rebuilt table lost every index with the old one.
-          for (const index of table.rebuild ? table.indexes : table.createIndexes) await createResourceIndex(trx, table.table, table.softDelete, index);
+          for (const index of table.rebuild ? table.indexes : table.createIndexes)
+            await createResourceIndex(trx, table.table, table.softDelete, index);
         }
         if (rebuilding) {
           const { rows } = await sql<Record<string, unknown>>`pragma foreign_key_check`.execute(trx);
-          if (rows.length > 0) throw new Error(`The changed tables break foreign keys, e.g. ${JSON.stringify(rows[0])}`);
+          if (rows.length > 0)
+            throw new Error(`The changed tables break foreign keys, e.g. ${JSON.stringify(rows[0])}`);
         }
       });
     } finally {
@@ -62,10 +64,13 @@ async function applyOnPostgres(trx: Db, dialect: StoreDialect, plan: SchemaPlan)
     for (const index of table.dropIndexes) await trx.schema.dropIndex(index).ifExists().execute();
     // Dropping a column drops its indexes and foreign keys with it.
     for (const name of [...table.drop, ...table.reset]) await alter().dropColumn(name).execute();
-    for (const name of [...table.reset, ...table.add]) await addColumn(trx, dialect, table.table, columnOf(table, name));
+    for (const name of [...table.reset, ...table.add])
+      await addColumn(trx, dialect, table.table, columnOf(table, name));
     for (const name of table.widen) {
       const type = sql.raw(dialect.columnType(columnOf(table, name).kind));
-      await sql`alter table ${sql.table(table.table)} alter column ${sql.ref(name)} type ${type} using ${sql.ref(name)}::${type}`.execute(trx);
+      await sql`alter table ${sql.table(table.table)} alter column ${sql.ref(name)} type ${type} using ${sql.ref(name)}::${type}`.execute(
+        trx,
+      );
     }
     await fillDefaults(trx, table);
   }
@@ -74,13 +79,19 @@ async function applyOnPostgres(trx: Db, dialect: StoreDialect, plan: SchemaPlan)
   }
   // Foreign keys last: a table may reference one created further down the plan.
   for (const table of plan.tables) {
-    const changed = new Set([...table.add, ...table.reset, ...table.foreignKeys.filter((k) => !k.remove).map((k) => k.column)]);
+    const changed = new Set([
+      ...table.add,
+      ...table.reset,
+      ...table.foreignKeys.filter((k) => !k.remove).map((k) => k.column),
+    ]);
     for (const column of table.columns) {
       const target = column.references;
       if (!target || !(table.create || changed.has(column.name))) continue;
       await trx.schema
         .alterTable(table.table)
-        .addForeignKeyConstraint(`fk_${table.table}_${column.name}`, [column.name], target.table, ['id'], (c) => c.onDelete(target.onDelete))
+        .addForeignKeyConstraint(`fk_${table.table}_${column.name}`, [column.name], target.table, ['id'], (c) =>
+          c.onDelete(target.onDelete),
+        )
         .execute();
     }
   }
@@ -96,12 +107,18 @@ async function addColumn(db: Db, dialect: StoreDialect, table: string, column: C
   await db.schema
     .alterTable(table)
     .addColumn(column.name, sql.raw(dialect.columnType(column.kind)), (c) =>
-      dialect.name === 'sqlite' && column.references ? c.references(`${column.references.table}.id`).onDelete(column.references.onDelete) : c,
+      dialect.name === 'sqlite' && column.references
+        ? c.references(`${column.references.table}.id`).onDelete(column.references.onDelete)
+        : c,
     )
     .execute();
 }
 
 /** Existing rows get a new column's default: the value a row created now would have. */
 async function fillDefaults(db: Db, table: TablePlan): Promise<void> {
-  for (const [name, value] of table.fill) await db.updateTable(table.table).set({ [name]: value }).execute();
+  for (const [name, value] of table.fill)
+    await db
+      .updateTable(table.table)
+      .set({ [name]: value })
+      .execute();
 }

@@ -4,8 +4,15 @@ import type { ColumnSpec, IndexSpec } from './resource-columns.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
 
 /** Creates `name` with an `id` key and `columns`; SQLite can only declare foreign keys here, inline. */
-export async function createResourceTable(db: Db, dialect: StoreDialect, name: string, columns: readonly ColumnSpec[]): Promise<void> {
-  let create: CreateTableBuilder<string, string> = db.schema.createTable(name).addColumn('id', 'text', (c) => c.primaryKey());
+export async function createResourceTable(
+  db: Db,
+  dialect: StoreDialect,
+  name: string,
+  columns: readonly ColumnSpec[],
+): Promise<void> {
+  let create: CreateTableBuilder<string, string> = db.schema
+    .createTable(name)
+    .addColumn('id', 'text', (c) => c.primaryKey());
   for (const column of columns) {
     create = create.addColumn(column.name, sql.raw(dialect.columnType(column.kind)), (c) => {
       const built = column.notNull ? c.notNull() : c;

@@ -35,7 +35,10 @@ export async function deleteInBatches(db: Db, options: DeleteInBatchesOptions): 
     if (options.skipLocked) batch = batch.forUpdate().skipLocked();
     const remove = db.deleteFrom(table);
     // A locked batch is taken once (key-in-locked-batch.ts): never more than batchSize rows.
-    const result = await (options.skipLocked ? remove.where(keyInLockedBatch(key, batch)) : remove.where(key, 'in', batch)).executeTakeFirst();
+    const result = await (options.skipLocked
+      ? remove.where(keyInLockedBatch(key, batch))
+      : remove.where(key, 'in', batch)
+    ).executeTakeFirst();
     const deleted = Number(result.numDeletedRows);
     total += deleted;
     if (deleted > 0) options.onDeleted?.(deleted);

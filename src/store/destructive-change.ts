@@ -15,7 +15,9 @@ export class DestructiveChangeError extends Error {
       );
     }
     if (blocked.length > 0) {
-      parts.push(`The configuration cannot be applied to the data as it is:\n${blocked.map((c) => `  - ${c}`).join('\n')}`);
+      parts.push(
+        `The configuration cannot be applied to the data as it is:\n${blocked.map((c) => `  - ${c}`).join('\n')}`,
+      );
     }
     super(parts.join('\n'));
     this.name = 'DestructiveChangeError';
@@ -25,7 +27,9 @@ export class DestructiveChangeError extends Error {
 /** Throws when the plan holds a change that is not allowed (destructive ones without the flag, blocked ones ever). */
 export function assertPlanAllowed(plan: SchemaPlan, options: { allowDestructive: boolean }): void {
   const describe = (c: SchemaChange) => formatSchemaChange(c).slice(2);
-  const destructive = options.allowDestructive ? [] : plan.changes.filter((c) => c.destructive && !c.blocked).map(describe);
+  const destructive = options.allowDestructive
+    ? []
+    : plan.changes.filter((c) => c.destructive && !c.blocked).map(describe);
   const blocked = plan.changes.filter((c) => c.blocked).map(describe);
   if (destructive.length > 0 || blocked.length > 0) throw new DestructiveChangeError(destructive, blocked);
 }

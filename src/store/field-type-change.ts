@@ -19,7 +19,10 @@ export function describeFieldType(field: FieldDefinition): string {
 export function fieldTypeChange(before: FieldDefinition, after: FieldDefinition): FieldTypeChange {
   if (before.type === after.type) {
     if (before.type === 'relation' && before.resource !== after.resource) {
-      return { kind: 'reinterpret', reason: `stored ids are of ${before.resource ?? '?'} records, not ${after.resource ?? '?'} ones` };
+      return {
+        kind: 'reinterpret',
+        reason: `stored ids are of ${before.resource ?? '?'} records, not ${after.resource ?? '?'} ones`,
+      };
     }
     return { kind: 'none' };
   }

@@ -31,7 +31,11 @@ export async function nthNewestKey(db: Db, options: NthNewestOptions): Promise<u
     let query = db.selectFrom(table).select(key);
     if (where) query = query.where(where);
     if (below !== undefined) query = query.where(key, '<', below);
-    const row = await query.orderBy(key, 'desc').limit(1).offset(step - 1).executeTakeFirst();
+    const row = await query
+      .orderBy(key, 'desc')
+      .limit(1)
+      .offset(step - 1)
+      .executeTakeFirst();
     if (row === undefined) return undefined;
     below = row[key];
     remaining -= step;

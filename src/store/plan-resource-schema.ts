@@ -57,7 +57,11 @@ export interface SchemaPlan {
 /** The field definitions last applied, by resource name, then by field name. */
 export type PreviousFields = ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>>;
 
-export async function planSchema(store: Store, specs: readonly TableSpec[], previous: PreviousFields): Promise<SchemaPlan> {
+export async function planSchema(
+  store: Store,
+  specs: readonly TableSpec[],
+  previous: PreviousFields,
+): Promise<SchemaPlan> {
   const tables: TablePlan[] = [];
   const changes: SchemaChange[] = [];
   for (const spec of specs) {
@@ -104,8 +108,10 @@ async function planTable(
     const found = existing.get(column.name);
     const field = spec.fields.get(column.name);
     const defaultValue = field?.definition.default;
-    const fillText = defaultValue === undefined ? '' : `, existing rows get the default ${JSON.stringify(defaultValue)}`;
-    if (defaultValue !== undefined && field) plan.fill.set(column.name, dialect.encode(column.kind, field.defaultValue));
+    const fillText =
+      defaultValue === undefined ? '' : `, existing rows get the default ${JSON.stringify(defaultValue)}`;
+    if (defaultValue !== undefined && field)
+      plan.fill.set(column.name, dialect.encode(column.kind, field.defaultValue));
     const type = field ? describeFieldType(field.definition) : dialect.columnType(column.kind);
     if (!found) {
       plan.add.push(column.name);
@@ -121,10 +127,15 @@ async function planTable(
       const judged = fieldTypeChange(before, field.definition);
       if (judged.kind === 'widen') {
         if (!dialect.columnMatches(column.kind, found)) plan.widen.push(column.name);
-        changes.push({ text: `retype column ${table}.${column.name}: ${describeFieldType(before)} → ${type}, values kept` });
+        changes.push({
+          text: `retype column ${table}.${column.name}: ${describeFieldType(before)} → ${type}, values kept`,
+        });
       } else if (judged.kind === 'reinterpret') {
         plan.reset.push(column.name);
-        changes.push({ text: `retype column ${table}.${column.name}: ${describeFieldType(before)} → ${type}, emptying it${fillText}`, destructive: judged.reason });
+        changes.push({
+          text: `retype column ${table}.${column.name}: ${describeFieldType(before)} → ${type}, emptying it${fillText}`,
+          destructive: judged.reason,
+        });
       }
     } else if (!dialect.columnMatches(column.kind, found)) {
       // Nothing recorded about the field: only the column type can tell.
@@ -147,7 +158,8 @@ async function planTable(
 
   await planIndexes(store, plan, changes);
   await planForeignKeys(store, plan, changes);
-  plan.rebuild = dialect.name === 'sqlite' && (plan.drop.length > 0 || plan.reset.length > 0 || plan.foreignKeys.length > 0);
+  plan.rebuild =
+    dialect.name === 'sqlite' && (plan.drop.length > 0 || plan.reset.length > 0 || plan.foreignKeys.length > 0);
   return plan;
 }
 
@@ -170,19 +182,31 @@ async function planIndexes(store: Store, plan: TablePlan, changes: SchemaChange[
     if (softDeleteChanged && index.unique && present.has(index.name) && !gone.has(index.column)) {
       plan.dropIndexes.push(index.name);
       plan.createIndexes.push(index);
-      changes.push(await checkedUnique(store, plan, index, `recreate unique index ${index.name} (soft delete turned ${plan.softDelete ? 'on' : 'off'})`));
+      changes.push(
+        await checkedUnique(
+          store,
+          plan,
+          index,
+          `recreate unique index ${index.name} (soft delete turned ${plan.softDelete ? 'on' : 'off'})`,
+        ),
+      );
       continue;
     }
     if (present.has(index.name) && !gone.has(index.column)) continue;
     plan.createIndexes.push(index);
     if (index.unique && plan.fill.has(index.column) && (await rowCount(store, table, 2)) > 1) {
       // Every existing row would get the same default.
-      changes.push({ text: `create unique index ${index.name} on ${table}.${index.column}`, blocked: 'the existing rows would all get the same default' });
+      changes.push({
+        text: `create unique index ${index.name} on ${table}.${index.column}`,
+        blocked: 'the existing rows would all get the same default',
+      });
       continue;
     }
     if (gone.has(index.column)) continue;
     const text = `create ${index.unique ? 'unique ' : ''}index ${index.name} on ${table}.${index.column}`;
-    changes.push(index.unique && !plan.add.includes(index.column) ? await checkedUnique(store, plan, index, text) : { text });
+    changes.push(
+      index.unique && !plan.add.includes(index.column) ? await checkedUnique(store, plan, index, text) : { text },
+    );
   }
 }
 
@@ -194,7 +218,9 @@ async function rowCount(store: Store, table: string, limit: number): Promise<num
 /** A change making a unique index, blocked while stored rows share a value. */
 async function checkedUnique(store: Store, plan: TablePlan, index: IndexSpec, text: string): Promise<SchemaChange> {
   const duplicate = await firstDuplicate(store, plan, index.column);
-  return duplicate === undefined ? { text } : { text, blocked: `several rows have the value ${JSON.stringify(duplicate)}` };
+  return duplicate === undefined
+    ? { text }
+    : { text, blocked: `several rows have the value ${JSON.stringify(duplicate)}` };
 }
 
 async function firstDuplicate(store: Store, plan: TablePlan, column: string): Promise<unknown> {

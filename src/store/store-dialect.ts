@@ -63,7 +63,12 @@ export interface StoreDialect {
    * whole count proves slow, sqlite/stepped-count.ts); undefined: run `whole` as it is. `conditions`
    * are the count's where clauses, each complete in itself.
    */
-  planCount(db: Db, table: string, conditions: readonly RawBuilder<SqlBool>[], whole: CompiledQuery<{ total: number }>): ListCount | undefined;
+  planCount(
+    db: Db,
+    table: string,
+    conditions: readonly RawBuilder<SqlBool>[],
+    whole: CompiledQuery<{ total: number }>,
+  ): ListCount | undefined;
   /**
    * `any(ids)` over one array parameter, where each query is a round trip worth sharing (PostgreSQL):
    * reads by id of one pass then go as one query (point-read-batcher.ts). Undefined: read one by one.

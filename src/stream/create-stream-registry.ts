@@ -26,7 +26,8 @@ export function createStreamRegistry({ settings, auth, resources, log }: StreamR
     maxPerNode: settings.maxPerNode ?? DEFAULT_MAX_STREAMS_PER_NODE,
     // Places free up as clients leave, which cannot be foreseen: about one reconnection delay.
     retryAfterSeconds: Math.max(1, Math.ceil(settings.retryMs / 1000)),
-    stillValid: (slot) => (slot.principal.kind === 'key' ? auth.stillValid(slot.principal, slot.requestedRole) : Promise.resolve(true)),
+    stillValid: (slot) =>
+      slot.principal.kind === 'key' ? auth.stillValid(slot.principal, slot.requestedRole) : Promise.resolve(true),
     onCheckError: (error) => log.warn({ err: error }, 'could not re-check a stream key; the stream is ended'),
   });
   const stopAccess = auth.onAccessChanged((change) => registry.changed(change));

@@ -40,7 +40,10 @@ const COST_SAMPLES = 3;
 /** The wait before the next flush, given what flushes cost lately. */
 export function flushInterval(costMs: number): number {
   const ceiling = Math.max(FLUSH_LATENCY_BUDGET_MS, costMs * OVER_BUDGET_COST_MULTIPLE);
-  return Math.min(MAX_FLUSH_INTERVAL_MS, Math.max(MIN_FLUSH_INTERVAL_MS, Math.min(ceiling, costMs * FLUSH_COST_MULTIPLE)));
+  return Math.min(
+    MAX_FLUSH_INTERVAL_MS,
+    Math.max(MIN_FLUSH_INTERVAL_MS, Math.min(ceiling, costMs * FLUSH_COST_MULTIPLE)),
+  );
 }
 
 export class FlushScheduler {

@@ -101,13 +101,18 @@ export class SseConnection {
   #write(frames: SseFrames): void {
     if (this.#closed) return;
     const socket = this.#socket;
-    const accepted = socket ? socket.write(this.#chunked ? frames.chunk : frames.bytes) : this.#response.write(frames.bytes);
+    const accepted = socket
+      ? socket.write(this.#chunked ? frames.chunk : frames.bytes)
+      : this.#response.write(frames.bytes);
     if (!accepted || this.#waitingForDrain) {
       this.#waitingForDrain = true;
       this.#queuedMessages += frames.count;
     }
     // The response's length includes its socket's buffer.
-    if (this.#queuedMessages > this.#options.maxQueuedMessages || this.#response.writableLength > this.#options.maxQueuedBytes) {
+    if (
+      this.#queuedMessages > this.#options.maxQueuedMessages ||
+      this.#response.writableLength > this.#options.maxQueuedBytes
+    ) {
       // The client is not keeping up: drop it rather than buffer without bound.
       this.#finish('overflow');
       this.#response.destroy();

@@ -47,7 +47,8 @@ function tokenize(pattern: string): string[][] {
 
 function compileSegment(tokens: readonly string[], flags: string): Segment {
   const pieces: RegExp[] = [];
-  for (let at = 0; at < tokens.length; at += PIECE_LENGTH) pieces.push(new RegExp(tokens.slice(at, at + PIECE_LENGTH).join(''), `${flags}y`));
+  for (let at = 0; at < tokens.length; at += PIECE_LENGTH)
+    pieces.push(new RegExp(tokens.slice(at, at + PIECE_LENGTH).join(''), `${flags}y`));
   return { length: tokens.length, pieces, first: new RegExp(pieces[0]?.source ?? '', `${flags}g`) };
 }
 

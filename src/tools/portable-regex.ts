@@ -166,7 +166,8 @@ function groupOpen(cursor: Cursor, spell: RegexSpelling): string {
     cursor.at += 3;
     return spell.groupOpen(false);
   }
-  if (rest.startsWith('(?')) throw new UntranslatableRegexError('flags after the start of the pattern, or scoped flags');
+  if (rest.startsWith('(?'))
+    throw new UntranslatableRegexError('flags after the start of the pattern, or scoped flags');
   cursor.at += 1;
   return spell.groupOpen(true);
 }

@@ -37,18 +37,25 @@ export interface WebhookServiceOptions {
   worker?: Omit<DeliveryWorkerOptions, 'pollIntervalMs' | 'timeoutMs' | 'allowPrivateTargets'>;
 }
 
-export async function createWebhookService(deps: WebhookServiceDeps, options: WebhookServiceOptions = {}): Promise<WebhookService> {
+export async function createWebhookService(
+  deps: WebhookServiceDeps,
+  options: WebhookServiceOptions = {},
+): Promise<WebhookService> {
   const { config, store, registry, records, log, signals, secrets } = deps;
   await createWebhookTables(store.db, store.dialect);
   const sealing = await sealWebhookSecrets(store, secrets);
-  if (sealing.sealed + sealing.resealed > 0) log.info(sealing, 'webhook signing secrets sealed under the current SVC_SECRET');
+  if (sealing.sealed + sealing.resealed > 0)
+    log.info(sealing, 'webhook signing secrets sealed under the current SVC_SECRET');
   const subscriptions = new SubscriptionRepository(store, secrets);
   const deliveries = new DeliveryRepository(store);
   const cache = new SubscriptionCache(subscriptions, log);
   await cache.reload();
   cache.startRefreshing();
 
-  const worker = new DeliveryWorker({ deliveries, subscriptions: cache, log }, { ...options.worker, ...config.webhooks });
+  const worker = new DeliveryWorker(
+    { deliveries, subscriptions: cache, log },
+    { ...options.worker, ...config.webhooks },
+  );
   records.onEventRows(deliveryQueueHook(cache, deliveries, registry, worker));
   // Deliveries queued by a local commit go out at once instead of at the next poll.
   records.onCommitted((events) => worker.holdCommitted(events.map((event) => event.id)));

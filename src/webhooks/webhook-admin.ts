@@ -46,7 +46,8 @@ export class WebhookAdmin {
     const input = validateWebhookInput(body, 'create', { allowPrivateTargets: this.#deps.allowPrivateTargets });
     const { name, url, eventPattern } = input;
     // validateWebhookInput refuses a create body without these; the check narrows the types.
-    if (name === undefined || url === undefined || eventPattern === undefined) throw new ApiError('INVALID_RESOURCE_DATA');
+    if (name === undefined || url === undefined || eventPattern === undefined)
+      throw new ApiError('INVALID_RESOURCE_DATA');
     const stored = await this.#deps.subscriptions.insert({ ...input, name, url, eventPattern });
     await this.#subscriptionsChanged();
     return { subscription: shown(stored), secret: stored.secret };
@@ -81,15 +82,21 @@ export class WebhookAdmin {
     await this.#subscriptionsChanged();
   }
 
-  async listDeliveries(webhookId: string, filter: DeliveryFilter): Promise<{ items: WebhookDelivery[]; total: number }> {
+  async listDeliveries(
+    webhookId: string,
+    filter: DeliveryFilter,
+  ): Promise<{ items: WebhookDelivery[]; total: number }> {
     await this.#require(webhookId);
     return this.#deps.deliveries.list(webhookId, filter);
   }
 
   async getDelivery(webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
     await this.#require(webhookId);
-    const delivery = UUID_PATTERN.test(deliveryId) ? await this.#deps.deliveries.find(webhookId, deliveryId) : undefined;
-    if (!delivery) throw new ApiError('RESOURCE_NOT_FOUND', `No delivery with id '${deliveryId}' for webhook '${webhookId}'`);
+    const delivery = UUID_PATTERN.test(deliveryId)
+      ? await this.#deps.deliveries.find(webhookId, deliveryId)
+      : undefined;
+    if (!delivery)
+      throw new ApiError('RESOURCE_NOT_FOUND', `No delivery with id '${deliveryId}' for webhook '${webhookId}'`);
     return delivery;
   }
 
@@ -135,7 +142,9 @@ export class WebhookAdmin {
         eventId: event.id,
         eventType: event.type,
         attemptNumber: 1,
-        requestPayload: JSON.stringify(buildDeliveryPayload(event, { id, attempt: 1 }, subscription.fieldIds, undefined)),
+        requestPayload: JSON.stringify(
+          buildDeliveryPayload(event, { id, attempt: 1 }, subscription.fieldIds, undefined),
+        ),
         targetUrl: subscription.url,
         dueAt: event.createdAt,
       },

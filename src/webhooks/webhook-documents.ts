@@ -26,7 +26,13 @@ export function deliveryObject(delivery: WebhookDelivery) {
 }
 
 /** `links` of a page per docs/records.md: self and first always, prev/next/last when they exist. */
-export function pageLinks(path: string, carried: readonly [string, string][], offset: number, limit: number, total: number): Record<string, string> {
+export function pageLinks(
+  path: string,
+  carried: readonly [string, string][],
+  offset: number,
+  limit: number,
+  total: number,
+): Record<string, string> {
   const link = (at: number) => {
     const parts = carried.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
     parts.push(`page[offset]=${at}`, `page[limit]=${limit}`);

@@ -69,5 +69,10 @@ export async function createWebhookTables(db: Db, dialect: StoreDialect): Promis
     .on(DELIVERIES_TABLE)
     .columns(['webhook_id', 'created_at'])
     .execute();
-  await db.schema.createIndex('ix_svc_webhook_deliveries_event').ifNotExists().on(DELIVERIES_TABLE).column('event_id').execute();
+  await db.schema
+    .createIndex('ix_svc_webhook_deliveries_event')
+    .ifNotExists()
+    .on(DELIVERIES_TABLE)
+    .column('event_id')
+    .execute();
 }

@@ -65,7 +65,11 @@ function isInside(path: string, folder: string): boolean {
 
 /** Whether an expression reads a dialect's name: `dialect.name`, `store.dialect.name`, `this.#store.dialect.name`. */
 function readsDialectName(node: ts.Node): boolean {
-  return ts.isPropertyAccessExpression(node) && node.name.text === 'name' && /(^|\.)#?dialect$/i.test(node.expression.getText());
+  return (
+    ts.isPropertyAccessExpression(node) &&
+    node.name.text === 'name' &&
+    /(^|\.)#?dialect$/i.test(node.expression.getText())
+  );
 }
 
 function isDialectNameLiteral(node: ts.Node): boolean {
@@ -76,7 +80,8 @@ function isDialectNameLiteral(node: ts.Node): boolean {
 export function dialectViolations(path: string, text: string): Violation[] {
   const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: Violation[] = [];
-  const report = (node: ts.Node, what: string) => found.push({ line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, what });
+  const report = (node: ts.Node, what: string) =>
+    found.push({ line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, what });
   const loader = basename(path) === PACKAGE_LOADER;
   const checkSpecifier = (node: ts.Node, specifier: string) => {
     if (DRIVERS.has(specifier) && !loader) report(node, `imports the database driver ${specifier}`);
@@ -85,21 +90,37 @@ export function dialectViolations(path: string, text: string): Violation[] {
     if (DIALECT_FOLDERS.some((folder) => isInside(target, folder))) report(node, `imports ${specifier}`);
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       checkSpecifier(node, node.moduleSpecifier.text);
     }
-    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       checkSpecifier(node, node.arguments[0].text);
     }
     if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       checkSpecifier(node, node.argument.literal.text);
     }
-    if (ts.isBinaryExpression(node) && COMPARISONS.has(node.operatorToken.kind) && (readsDialectName(node.left) || readsDialectName(node.right))) {
+    if (
+      ts.isBinaryExpression(node) &&
+      COMPARISONS.has(node.operatorToken.kind) &&
+      (readsDialectName(node.left) || readsDialectName(node.right))
+    ) {
       report(node, `compares the dialect's name: ${node.getText(file)}`);
     }
-    if (ts.isSwitchStatement(node) && readsDialectName(node.expression)) report(node, `switches on the dialect's name: ${node.expression.getText(file)}`);
-    if (ts.isIdentifier(node) && DRIVER_LOADERS.has(node.text) && !loader) report(node, `loads a database driver: ${node.text}`);
-    if (isDialectNameLiteral(node)) report(node, `names a dialect: ${node.getText(file)} (${node.parent.getText(file).slice(0, 80)})`);
+    if (ts.isSwitchStatement(node) && readsDialectName(node.expression))
+      report(node, `switches on the dialect's name: ${node.expression.getText(file)}`);
+    if (ts.isIdentifier(node) && DRIVER_LOADERS.has(node.text) && !loader)
+      report(node, `loads a database driver: ${node.text}`);
+    if (isDialectNameLiteral(node))
+      report(node, `names a dialect: ${node.getText(file)} (${node.parent.getText(file).slice(0, 80)})`);
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -123,7 +144,10 @@ describe('dialect confinement', () => {
     ].join('\n');
     const lines = dialectViolations(path, text).map((violation) => violation.line);
     assert.deepEqual(lines, [1, 3, 3, 4, 5, 8, 9, 10]);
-    assert.deepEqual(dialectViolations(join(SRC, 'tools', PACKAGE_LOADER), "import type pg from 'pg';\nexport function loadPg() {}"), []);
+    assert.deepEqual(
+      dialectViolations(join(SRC, 'tools', PACKAGE_LOADER), "import type pg from 'pg';\nexport function loadPg() {}"),
+      [],
+    );
   });
 
   it('no file outside src/store/ imports a dialect folder or names a dialect', () => {
@@ -145,7 +169,11 @@ describe('dialect confinement', () => {
       `database differences belong under src/store/ (sqlite/, postgres/) behind the dialect interface (store-dialect.ts):\n${problems.join('\n')}`,
     );
     const stale = KNOWN_EXCEPTIONS.filter((name) => !stillBreaking.has(name));
-    assert.deepEqual(stale, [], `no longer names a dialect: remove from KNOWN_EXCEPTIONS in ${relative(ROOT, import.meta.filename)}`);
+    assert.deepEqual(
+      stale,
+      [],
+      `no longer names a dialect: remove from KNOWN_EXCEPTIONS in ${relative(ROOT, import.meta.filename)}`,
+    );
   });
 
   it('excuses only files of src/records/, which another branch is carving', () => {

@@ -24,10 +24,18 @@ function objectGuards(file: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isFunctionLike(node) && node.type !== undefined && ts.isTypePredicateNode(node.type) && 'body' in node && node.body !== undefined) {
+    if (
+      ts.isFunctionLike(node) &&
+      node.type !== undefined &&
+      ts.isTypePredicateNode(node.type) &&
+      'body' in node &&
+      node.body !== undefined
+    ) {
       const body = (node.body as ts.Node).getText(source);
       if (body.includes('Array.isArray') && /typeof\s+\w+\s*===\s*'object'/.test(body)) {
-        found.push(`${relative(SRC, file).split(sep).join('/')}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`);
+        found.push(
+          `${relative(SRC, file).split(sep).join('/')}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`,
+        );
       }
     }
     ts.forEachChild(node, visit);
@@ -39,6 +47,10 @@ function objectGuards(file: string): string[] {
 describe('the plain-object guard', () => {
   it('is defined once, in tools/is-record.ts', () => {
     const all = sourceFiles(SRC).flatMap(objectGuards);
-    assert.deepEqual(all.map((at) => at.split(':')[0]), [THE_ONE], `plain-object guards found at: ${all.join(', ')}`);
+    assert.deepEqual(
+      all.map((at) => at.split(':')[0]),
+      [THE_ONE],
+      `plain-object guards found at: ${all.join(', ')}`,
+    );
   });
 });

@@ -49,9 +49,21 @@ for (const dialect of testDialects()) {
       assert.match(String(all.headers['content-type']), /^application\/vnd\.api\+json/);
       const body = all.json();
       assert.equal(body.meta.total, 2);
-      assert.deepEqual(body.data.map((u: { type: string }) => u.type), ['users', 'users']);
+      assert.deepEqual(
+        body.data.map((u: { type: string }) => u.type),
+        ['users', 'users'],
+      );
       const first = body.data[0];
-      assert.deepEqual(Object.keys(first.attributes).sort(), ['allowedRoles', 'createdAt', 'email', 'emailVerified', 'image', 'name', 'primaryRole', 'updatedAt']);
+      assert.deepEqual(Object.keys(first.attributes).sort(), [
+        'allowedRoles',
+        'createdAt',
+        'email',
+        'emailVerified',
+        'image',
+        'name',
+        'primaryRole',
+        'updatedAt',
+      ]);
 
       const byEmail = (await admin('GET', `/admin/users?email=${encodeURIComponent(bob.email.toUpperCase())}`)).json();
       assert.equal(byEmail.meta.total, 1);
@@ -62,7 +74,13 @@ for (const dialect of testDialects()) {
       assert.equal(paged.meta.total, 2);
     });
 
-    const badQueries = ['/admin/users?_limit=0', '/admin/users?_limit=1001', '/admin/users?_offset=-1', '/admin/users?_limit=abc', '/admin/keys?userId='];
+    const badQueries = [
+      '/admin/users?_limit=0',
+      '/admin/users?_limit=1001',
+      '/admin/users?_offset=-1',
+      '/admin/users?_limit=abc',
+      '/admin/keys?userId=',
+    ];
     for (const url of badQueries) {
       it(`answers 400 INVALID_QUERY_PARAMS for ${url}`, async () => {
         const response = await admin('GET', url);
@@ -77,14 +95,21 @@ for (const dialect of testDialects()) {
       assert.equal(one.json().data.attributes.email, alice.email);
       assert.equal(one.json().data.attributes.primaryRole, 'user');
       for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
-        const missing = await admin(method, '/admin/users/no-such-user', method === 'PATCH' ? { primaryRole: 'x' } : undefined);
+        const missing = await admin(
+          method,
+          '/admin/users/no-such-user',
+          method === 'PATCH' ? { primaryRole: 'x' } : undefined,
+        );
         assert.equal(missing.statusCode, 404);
         assert.deepEqual(errorCodes(missing), ['RESOURCE_NOT_FOUND']);
       }
     });
 
     it('changes roles, taking allowedRoles as an array or a JSON-encoded string, stored JSON-encoded', async () => {
-      const asArray = await admin('PATCH', `/admin/users/${alice.userId}`, { primaryRole: 'editor', allowedRoles: ['user', 'editor', 'user'] });
+      const asArray = await admin('PATCH', `/admin/users/${alice.userId}`, {
+        primaryRole: 'editor',
+        allowedRoles: ['user', 'editor', 'user'],
+      });
       assert.equal(asArray.statusCode, 200);
       assert.equal(asArray.json().data.attributes.primaryRole, 'editor');
       assert.equal(asArray.json().data.attributes.allowedRoles, '["user","editor"]');
@@ -96,8 +121,16 @@ for (const dialect of testDialects()) {
     const badUserPatches: { name: string; body: object; pointer: string }[] = [
       { name: 'an empty role', body: { primaryRole: '' }, pointer: '/data/attributes/primaryRole' },
       { name: 'a role that is not a string', body: { primaryRole: 7 }, pointer: '/data/attributes/primaryRole' },
-      { name: 'allowedRoles that is not a list', body: { allowedRoles: 'editor' }, pointer: '/data/attributes/allowedRoles' },
-      { name: 'allowedRoles with a non-string', body: { allowedRoles: ['editor', 3] }, pointer: '/data/attributes/allowedRoles' },
+      {
+        name: 'allowedRoles that is not a list',
+        body: { allowedRoles: 'editor' },
+        pointer: '/data/attributes/allowedRoles',
+      },
+      {
+        name: 'allowedRoles with a non-string',
+        body: { allowedRoles: ['editor', 3] },
+        pointer: '/data/attributes/allowedRoles',
+      },
       { name: 'an attribute the API does not change', body: { email: 'x@y.z' }, pointer: '/data/attributes/email' },
     ];
     for (const scenario of badUserPatches) {
@@ -123,8 +156,24 @@ for (const dialect of testDialects()) {
       assert.equal(resource.type, 'api-keys');
       assert.equal(resource.id, alice.keyId);
       assert.deepEqual(Object.keys(resource.attributes).sort(), [
-        'createdAt', 'enabled', 'expiresAt', 'lastRequest', 'metadata', 'name', 'permissions', 'prefix', 'rateLimitEnabled',
-        'rateLimitMax', 'rateLimitTimeWindow', 'refillAmount', 'refillInterval', 'remaining', 'requestCount', 'start', 'updatedAt', 'userId',
+        'createdAt',
+        'enabled',
+        'expiresAt',
+        'lastRequest',
+        'metadata',
+        'name',
+        'permissions',
+        'prefix',
+        'rateLimitEnabled',
+        'rateLimitMax',
+        'rateLimitTimeWindow',
+        'refillAmount',
+        'refillInterval',
+        'remaining',
+        'requestCount',
+        'start',
+        'updatedAt',
+        'userId',
       ]);
       assert.equal(resource.attributes.name, 'alice key');
       assert.equal(resource.attributes.enabled, true);
@@ -151,10 +200,19 @@ for (const dialect of testDialects()) {
       assert.equal(attributes.expiresAt, expiresAt);
       assert.equal(attributes.remaining, 10);
       const principal = await suite.t.ctx.auth.authenticate({ authorization: `Bearer ${bob.key}` });
-      assert.deepEqual(principal.principal.kind === 'key' && principal.principal.keyPermissions, { posts: { read: ['*'] } });
+      assert.deepEqual(principal.principal.kind === 'key' && principal.principal.keyPermissions, {
+        posts: { read: ['*'] },
+      });
       assert.equal(principal.rateLimit?.limit, 5000);
 
-      const cleared = await admin('PATCH', `/admin/keys/${bob.keyId}`, { rateLimitMax: null, permissions: null, expiresAt: null, remaining: null, refillInterval: null, refillAmount: null });
+      const cleared = await admin('PATCH', `/admin/keys/${bob.keyId}`, {
+        rateLimitMax: null,
+        permissions: null,
+        expiresAt: null,
+        remaining: null,
+        refillInterval: null,
+        refillAmount: null,
+      });
       assert.equal(cleared.statusCode, 200, cleared.body);
       assert.equal(cleared.json().data.attributes.rateLimitMax, null);
       assert.equal(cleared.json().data.attributes.permissions, null);
@@ -162,12 +220,42 @@ for (const dialect of testDialects()) {
     });
 
     const badKeyPatches: { name: string; body: object; code: string; pointer: string }[] = [
-      { name: 'enabled that is not a boolean', body: { enabled: 'no' }, code: 'INVALID_RESOURCE_DATA', pointer: '/data/attributes/enabled' },
-      { name: 'a zero rateLimitMax', body: { rateLimitMax: 0 }, code: 'INVALID_RESOURCE_DATA', pointer: '/data/attributes/rateLimitMax' },
-      { name: 'expiresAt that is not a date-time', body: { expiresAt: 'tomorrow' }, code: 'INVALID_RESOURCE_DATA', pointer: '/data/attributes/expiresAt' },
-      { name: 'refillAmount without refillInterval', body: { refillAmount: 3 }, code: 'INVALID_RESOURCE_DATA', pointer: '/data/attributes/refillInterval' },
-      { name: 'an attribute that cannot change', body: { userId: 'someone' }, code: 'INVALID_RESOURCE_DATA', pointer: '/data/attributes/userId' },
-      { name: 'malformed permissions', body: { permissions: { posts: { read: 'title' } } }, code: 'INVALID_PERMISSIONS', pointer: '/data/attributes/permissions/posts/read' },
+      {
+        name: 'enabled that is not a boolean',
+        body: { enabled: 'no' },
+        code: 'INVALID_RESOURCE_DATA',
+        pointer: '/data/attributes/enabled',
+      },
+      {
+        name: 'a zero rateLimitMax',
+        body: { rateLimitMax: 0 },
+        code: 'INVALID_RESOURCE_DATA',
+        pointer: '/data/attributes/rateLimitMax',
+      },
+      {
+        name: 'expiresAt that is not a date-time',
+        body: { expiresAt: 'tomorrow' },
+        code: 'INVALID_RESOURCE_DATA',
+        pointer: '/data/attributes/expiresAt',
+      },
+      {
+        name: 'refillAmount without refillInterval',
+        body: { refillAmount: 3 },
+        code: 'INVALID_RESOURCE_DATA',
+        pointer: '/data/attributes/refillInterval',
+      },
+      {
+        name: 'an attribute that cannot change',
+        body: { userId: 'someone' },
+        code: 'INVALID_RESOURCE_DATA',
+        pointer: '/data/attributes/userId',
+      },
+      {
+        name: 'malformed permissions',
+        body: { permissions: { posts: { read: 'title' } } },
+        code: 'INVALID_PERMISSIONS',
+        pointer: '/data/attributes/permissions/posts/read',
+      },
     ];
     for (const scenario of badKeyPatches) {
       it(`answers 400 ${scenario.code} to a key PATCH with ${scenario.name}`, async () => {
@@ -180,7 +268,11 @@ for (const dialect of testDialects()) {
 
     it('answers 404 RESOURCE_NOT_FOUND for an unknown key id', async () => {
       for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
-        const response = await admin(method, '/admin/keys/00000000-0000-4000-8000-000000000000', method === 'PATCH' ? { enabled: false } : undefined);
+        const response = await admin(
+          method,
+          '/admin/keys/00000000-0000-4000-8000-000000000000',
+          method === 'PATCH' ? { enabled: false } : undefined,
+        );
         assert.equal(response.statusCode, 404);
         assert.deepEqual(errorCodes(response), ['RESOURCE_NOT_FOUND']);
       }
@@ -191,7 +283,11 @@ for (const dialect of testDialects()) {
       assert.equal((await admin('DELETE', `/admin/users/${carol.userId}`)).statusCode, 204);
       assert.equal((await admin('GET', `/admin/users/${carol.userId}`)).statusCode, 404);
       assert.equal((await admin('GET', `/admin/keys?userId=${carol.userId}`)).json().meta.total, 0);
-      const token = await suite.t.inject({ method: 'POST', url: '/token', payload: { email: carol.email, password: 'correct horse battery' } });
+      const token = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        payload: { email: carol.email, password: 'correct horse battery' },
+      });
       assert.deepEqual(errorCodes(token), ['INVALID_CREDENTIALS']);
     });
   });

@@ -33,15 +33,27 @@ for (const dialect of testDialects()) {
     });
 
     it('includes a role the `roles:` list declares that no permission names, and those are the ones a user may be given', async () => {
-      const roles = (await declared.request({ method: 'GET', url: '/admin/roles', auth: declared.admin })).json().data.map((r: { id: string }) => r.id);
+      const roles = (await declared.request({ method: 'GET', url: '/admin/roles', auth: declared.admin }))
+        .json()
+        .data.map((r: { id: string }) => r.id);
       assert.deepEqual(roles, ['auditor', 'editor', 'user']);
       const key = await declared.as('user', 'promoted');
       const userId = (await declared.request({ method: 'GET', url: '/me', auth: key })).json().data.id as string;
       for (const role of roles) {
-        const changed = await declared.request({ method: 'PATCH', url: `/admin/users/${userId}`, auth: declared.admin, payload: { primaryRole: role } });
+        const changed = await declared.request({
+          method: 'PATCH',
+          url: `/admin/users/${userId}`,
+          auth: declared.admin,
+          payload: { primaryRole: role },
+        });
         assert.equal(changed.statusCode, 200, changed.body);
       }
-      const refused = await declared.request({ method: 'PATCH', url: `/admin/users/${userId}`, auth: declared.admin, payload: { primaryRole: 'owner' } });
+      const refused = await declared.request({
+        method: 'PATCH',
+        url: `/admin/users/${userId}`,
+        auth: declared.admin,
+        payload: { primaryRole: 'owner' },
+      });
       assert.equal(refused.statusCode, 400);
     });
 

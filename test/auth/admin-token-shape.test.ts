@@ -20,7 +20,11 @@ describe('admin token shaped like an API key', () => {
   });
 
   it('still refuses an unknown key with INVALID_API_KEY', async () => {
-    const response = await t.request({ method: 'GET', url: '/v1/posts', auth: 'Bearer svc_not-a-key-that-was-ever-issued' });
+    const response = await t.request({
+      method: 'GET',
+      url: '/v1/posts',
+      auth: 'Bearer svc_not-a-key-that-was-ever-issued',
+    });
     assert.equal(response.statusCode, 401);
     assert.equal(response.json<{ errors: Array<{ code: string }> }>().errors[0]!.code, 'INVALID_API_KEY');
   });

@@ -4,7 +4,11 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { testDialects } from '../helpers/test-databases.ts';
-import { announceOnStderr, readStoredAdminTokenHash, rotateAdminToken } from '../../src/auth/admin/stored-admin-token.ts';
+import {
+  announceOnStderr,
+  readStoredAdminTokenHash,
+  rotateAdminToken,
+} from '../../src/auth/admin/stored-admin-token.ts';
 import { errorCodes, startApp, startAuthSuite, type AuthSuite } from './auth-fixtures.ts';
 
 const WARN = 40;
@@ -81,7 +85,11 @@ for (const dialect of testDialects()) {
     });
 
     it('refuses a token that differs from the configured one', async () => {
-      const response = await suite.t.inject({ method: 'GET', url: '/admin/users', headers: { authorization: `Bearer ${suite.config.adminToken}x` } });
+      const response = await suite.t.inject({
+        method: 'GET',
+        url: '/admin/users',
+        headers: { authorization: `Bearer ${suite.config.adminToken}x` },
+      });
       assert.equal(response.statusCode, 401);
     });
   });

@@ -1,6 +1,11 @@
 // Shared steps of the auth suites: apps with a captured log, sign-up, /token, direct table reads.
 import { Writable } from 'node:stream';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type InjectOptions,
+  type LightMyRequestResponse,
+} from 'fastify';
 import { buildApp } from '../../src/server.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
@@ -53,7 +58,15 @@ export async function startApp(config: SvcConfig, store?: Store): Promise<AuthTe
     announceAdminToken: (token) => announced.push(token),
   });
   await app.ready();
-  return { app, ctx, config, logs: lines, announced, inject: (options) => app.inject(options), close: () => app.close() };
+  return {
+    app,
+    ctx,
+    config,
+    logs: lines,
+    announced,
+    inject: (options) => app.inject(options),
+    close: () => app.close(),
+  };
 }
 
 export interface AuthSuite {
@@ -87,8 +100,17 @@ export function uniqueEmail(label = 'user'): string {
 
 export const PASSWORD = 'correct horse battery';
 
-export async function signUp(t: AuthTestApp, email: string, password = PASSWORD, extra: Record<string, unknown> = {}): Promise<{ id: string }> {
-  const response = await t.inject({ method: 'POST', url: '/auth/sign-up/email', payload: { name: 'Test User', email, password, ...extra } });
+export async function signUp(
+  t: AuthTestApp,
+  email: string,
+  password = PASSWORD,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string }> {
+  const response = await t.inject({
+    method: 'POST',
+    url: '/auth/sign-up/email',
+    payload: { name: 'Test User', email, password, ...extra },
+  });
   if (response.statusCode !== 200) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
   return (response.json() as { user: { id: string } }).user;
 }
@@ -110,7 +132,10 @@ export async function issueKey(t: AuthTestApp, body: Record<string, unknown>): P
 }
 
 /** A signed-up user and a key for it, in one step. */
-export async function userWithKey(t: AuthTestApp, tokenFields: Record<string, unknown> = {}): Promise<{ userId: string; email: string; key: string; keyId: string }> {
+export async function userWithKey(
+  t: AuthTestApp,
+  tokenFields: Record<string, unknown> = {},
+): Promise<{ userId: string; email: string; key: string; keyId: string }> {
   const email = uniqueEmail();
   const user = await signUp(t, email);
   const issued = await issueKey(t, { email, password: PASSWORD, ...tokenFields });
@@ -126,7 +151,9 @@ export function errorCodes(response: LightMyRequestResponse): string[] {
 }
 
 export function errorPointers(response: LightMyRequestResponse): string[] {
-  return (response.json() as { errors: { source?: { pointer?: string } }[] }).errors.map((e) => e.source?.pointer ?? '');
+  return (response.json() as { errors: { source?: { pointer?: string } }[] }).errors.map(
+    (e) => e.source?.pointer ?? '',
+  );
 }
 
 export async function keyRow(ctx: AppContext, keyId: string): Promise<Record<string, unknown> | undefined> {

@@ -6,7 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { SvcConfig } from '../../src/config/config-types.ts';
-import { PASSWORD, errorCodes, issueKey, signUp, startAuthSuite, uniqueEmail, type AuthSuite } from './auth-fixtures.ts';
+import {
+  PASSWORD,
+  errorCodes,
+  issueKey,
+  signUp,
+  startAuthSuite,
+  uniqueEmail,
+  type AuthSuite,
+} from './auth-fixtures.ts';
 
 interface CapturedMail {
   to: string[];
@@ -29,7 +37,11 @@ async function startSmtpServer(): Promise<{ url: string; mails: CapturedMail[]; 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The verification link in a mail or log line, as a path the app can be asked for. */
@@ -88,7 +100,11 @@ for (const dialect of testDialects()) {
     it('answers a wrong password with INVALID_CREDENTIALS even before verification (no email probing)', async () => {
       const email = uniqueEmail('unverified');
       await signUp(suite.t, email);
-      const response = await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: 'wrong password!' } });
+      const response = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        payload: { email, password: 'wrong password!' },
+      });
       assert.equal(response.statusCode, 401);
       assert.deepEqual(errorCodes(response), ['INVALID_CREDENTIALS']);
     });
@@ -96,7 +112,11 @@ for (const dialect of testDialects()) {
     it('refuses better-auth sign-in before verification too', async () => {
       const email = uniqueEmail('signin');
       await signUp(suite.t, email);
-      const response = await suite.t.inject({ method: 'POST', url: '/auth/sign-in/email', payload: { email, password: PASSWORD } });
+      const response = await suite.t.inject({
+        method: 'POST',
+        url: '/auth/sign-in/email',
+        payload: { email, password: PASSWORD },
+      });
       assert.equal(response.statusCode, 403);
     });
   });
@@ -113,7 +133,10 @@ for (const dialect of testDialects()) {
       await signUp(suite.t, email);
       const line = suite.t.logs.find((l) => l.to === email && typeof l.url === 'string');
       assert.ok(line, 'the verification link was logged');
-      assert.deepEqual(errorCodes(await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: PASSWORD } })), ['EMAIL_NOT_VERIFIED']);
+      assert.deepEqual(
+        errorCodes(await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: PASSWORD } })),
+        ['EMAIL_NOT_VERIFIED'],
+      );
       const verify = await suite.t.inject({ method: 'GET', url: verificationPath(String(line.url)) });
       assert.ok([200, 302].includes(verify.statusCode));
       await issueKey(suite.t, { email, password: PASSWORD });

@@ -15,7 +15,16 @@ import { createStore } from '../../src/store/create-store.ts';
 import { sqliteDialect } from '../../src/store/sqlite/sqlite-dialect.ts';
 import { postgresDialect } from '../../src/store/postgres/postgres-dialect.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
-import { PASSWORD, errorCodes, issueKey, signUp, startAuthSuite, testLogger, uniqueEmail, type AuthSuite } from './auth-fixtures.ts';
+import {
+  PASSWORD,
+  errorCodes,
+  issueKey,
+  signUp,
+  startAuthSuite,
+  testLogger,
+  uniqueEmail,
+  type AuthSuite,
+} from './auth-fixtures.ts';
 
 for (const dialect of testDialects()) {
   describe(`identity routes on ${dialect}`, () => {
@@ -28,13 +37,24 @@ for (const dialect of testDialects()) {
     it('signs in and copies every Set-Cookie back; the cookie opens a session', async () => {
       const email = uniqueEmail('cookie');
       await signUp(suite.t, email);
-      const signIn = await suite.t.inject({ method: 'POST', url: '/auth/sign-in/email', payload: { email, password: PASSWORD, rememberMe: false } });
+      const signIn = await suite.t.inject({
+        method: 'POST',
+        url: '/auth/sign-in/email',
+        payload: { email, password: PASSWORD, rememberMe: false },
+      });
       assert.equal(signIn.statusCode, 200, signIn.body);
       const cookies = signIn.headers['set-cookie'];
-      assert.ok(Array.isArray(cookies) && cookies.length >= 2, `several cookies expected, got ${JSON.stringify(cookies)}`);
+      assert.ok(
+        Array.isArray(cookies) && cookies.length >= 2,
+        `several cookies expected, got ${JSON.stringify(cookies)}`,
+      );
       assert.ok(cookies.some((c) => c.startsWith('svc.session_token=')));
       const cookieHeader = cookies.map((c) => c.split(';')[0]).join('; ');
-      const session = await suite.t.inject({ method: 'GET', url: '/auth/get-session', headers: { cookie: cookieHeader } });
+      const session = await suite.t.inject({
+        method: 'GET',
+        url: '/auth/get-session',
+        headers: { cookie: cookieHeader },
+      });
       assert.equal(session.statusCode, 200);
       assert.equal(session.json().user.email, email);
       assert.equal(session.json().user.primaryRole, 'user');
@@ -55,7 +75,11 @@ for (const dialect of testDialects()) {
     it('passes better-auth errors through (duplicate sign-up)', async () => {
       const email = uniqueEmail('dup');
       await signUp(suite.t, email);
-      const again = await suite.t.inject({ method: 'POST', url: '/auth/sign-up/email', payload: { name: 'x', email, password: PASSWORD } });
+      const again = await suite.t.inject({
+        method: 'POST',
+        url: '/auth/sign-up/email',
+        payload: { name: 'x', email, password: PASSWORD },
+      });
       assert.equal(again.statusCode, 422);
     });
 
@@ -78,12 +102,21 @@ for (const dialect of testDialects()) {
 
     it('creates users for the CLI with role, allowed roles and verification, and refuses duplicates', async () => {
       const email = uniqueEmail('cli');
-      const user = await createUser(suite.t.ctx.auth, { email, password: PASSWORD, role: 'editor', allowedRoles: ['user', 'editor'], verified: true });
+      const user = await createUser(suite.t.ctx.auth, {
+        email,
+        password: PASSWORD,
+        role: 'editor',
+        allowedRoles: ['user', 'editor'],
+        verified: true,
+      });
       assert.equal(user.primaryRole, 'editor');
       assert.equal(user.allowedRoles, '["user","editor"]');
       assert.equal(user.emailVerified, true);
       const issued = await issueKey(suite.t, { email, password: PASSWORD });
-      const { principal } = await suite.t.ctx.auth.authenticate({ authorization: `Bearer ${issued.key}`, role: 'user' });
+      const { principal } = await suite.t.ctx.auth.authenticate({
+        authorization: `Bearer ${issued.key}`,
+        role: 'user',
+      });
       assert.equal(principal.kind === 'key' && principal.role, 'user');
       await assert.rejects(
         createUser(suite.t.ctx.auth, { email: email.toUpperCase(), password: PASSWORD }),
@@ -100,15 +133,24 @@ for (const dialect of testDialects()) {
 describe('identity signing secret', () => {
   it('uses SVC_SECRET when given', () => {
     const secret = 's'.repeat(40);
-    assert.equal(resolveIdentitySecret({ dataDir: '/nonexistent' }, { dialect: postgresDialect }, { SVC_SECRET: secret }), secret);
+    assert.equal(
+      resolveIdentitySecret({ dataDir: '/nonexistent' }, { dialect: postgresDialect }, { SVC_SECRET: secret }),
+      secret,
+    );
   });
 
   it('refuses a short SVC_SECRET', () => {
-    assert.throws(() => resolveIdentitySecret({ dataDir: '/nonexistent' }, { dialect: sqliteDialect }, { SVC_SECRET: 'short' }), /too short/);
+    assert.throws(
+      () => resolveIdentitySecret({ dataDir: '/nonexistent' }, { dialect: sqliteDialect }, { SVC_SECRET: 'short' }),
+      /too short/,
+    );
   });
 
   it('requires SVC_SECRET with PostgreSQL', () => {
-    assert.throws(() => resolveIdentitySecret({ dataDir: '/nonexistent' }, { dialect: postgresDialect }, {}), /SVC_SECRET is required with PostgreSQL/);
+    assert.throws(
+      () => resolveIdentitySecret({ dataDir: '/nonexistent' }, { dialect: postgresDialect }, {}),
+      /SVC_SECRET is required with PostgreSQL/,
+    );
   });
 
   it('generates one for SQLite, stores it with mode 0600 and reuses it', () => {
@@ -137,7 +179,13 @@ describe('identity options', () => {
   it('enables a social provider only when both credentials are set, and uses svc_ tables and the default role', async () => {
     const store = createStore('sqlite::memory:');
     try {
-      const options = buildIdentityOptions({ config, store, secret: 'x'.repeat(40), mailer: createVerificationMailer(config.auth.email, log), log });
+      const options = buildIdentityOptions({
+        config,
+        store,
+        secret: 'x'.repeat(40),
+        mailer: createVerificationMailer(config.auth.email, log),
+        log,
+      });
       assert.deepEqual(Object.keys(options.socialProviders ?? {}), ['github']);
       assert.equal(options.user?.modelName, 'svc_users');
       assert.equal(options.session?.modelName, 'svc_sessions');

@@ -21,7 +21,10 @@ function cacheWith(ttlMs: number, maxEntries = 100) {
       loads++;
       await sleep(5);
       if (hash === 'unknown') return null;
-      return { key: { id: `id-${hash}`, userId: `user-${hash}`, version: ++version }, owner: { primaryRole: 'user', allowedRoles: [] } };
+      return {
+        key: { id: `id-${hash}`, userId: `user-${hash}`, version: ++version },
+        owner: { primaryRole: 'user', allowedRoles: [] },
+      };
     },
     { ttlMs, maxEntries },
   );
@@ -106,7 +109,8 @@ describe('bearer token parsing', () => {
     it(`refuses ${JSON.stringify(header)} with 401 UNAUTHORIZED and WWW-Authenticate`, () => {
       assert.throws(
         () => parseBearerToken(header, undefined),
-        (error: unknown) => error instanceof ApiError && error.code === 'UNAUTHORIZED' && error.headers['WWW-Authenticate'] === 'Bearer',
+        (error: unknown) =>
+          error instanceof ApiError && error.code === 'UNAUTHORIZED' && error.headers['WWW-Authenticate'] === 'Bearer',
       );
     });
   }

@@ -39,7 +39,13 @@ function configFor(database: TestDatabase, loginThrottle: Partial<LoginThrottleC
       defaultRole: 'user',
       social: {},
       email: { from: 'svc <no-reply@localhost>' },
-      loginThrottle: { enabled: true, maxFailuresPerAccount: 5, maxFailuresPerAddress: 1000, windowMs: 600_000, ...loginThrottle },
+      loginThrottle: {
+        enabled: true,
+        maxFailuresPerAccount: 5,
+        maxFailuresPerAddress: 1000,
+        windowMs: 600_000,
+        ...loginThrottle,
+      },
     },
     ...(redis ? { redis: { url: redis } } : {}),
   });
@@ -54,7 +60,11 @@ async function startNode(config: SvcConfig, options: { store?: Store; redisKeyPr
 }
 
 async function post(base: string, path: string, body: Record<string, unknown>): Promise<Answer> {
-  const response = await request(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await request(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.body.text();
   let code: string | undefined;
   try {
@@ -64,11 +74,18 @@ async function post(base: string, path: string, body: Record<string, unknown>): 
     code = undefined;
   }
   const retryAfter = response.headers['retry-after'];
-  return { status: response.statusCode, body: text, code, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+  return {
+    status: response.statusCode,
+    body: text,
+    code,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+  };
 }
 
-const token = (base: string, email: string, password: string): Promise<Answer> => post(base, '/token', { email, password });
-const signIn = (base: string, email: string, password: string): Promise<Answer> => post(base, '/auth/sign-in/email', { email, password });
+const token = (base: string, email: string, password: string): Promise<Answer> =>
+  post(base, '/token', { email, password });
+const signIn = (base: string, email: string, password: string): Promise<Answer> =>
+  post(base, '/auth/sign-in/email', { email, password });
 
 async function signUp(base: string, email: string): Promise<void> {
   const answer = await post(base, '/auth/sign-up/email', { name: 'Throttled', email, password: PASSWORD });
@@ -180,7 +197,10 @@ for (const dialect of testDialects()) {
       await signUp(node.base, email);
       for (let i = 0; i < 8; i++) {
         assert.equal((await post(node.base, '/token', { email, password: WRONG, expiresIn: -1 })).status, 400);
-        assert.equal((await post(node.base, '/auth/sign-in/email', { email, password: WRONG, rememberMe: 'maybe' })).status, 400);
+        assert.equal(
+          (await post(node.base, '/auth/sign-in/email', { email, password: WRONG, rememberMe: 'maybe' })).status,
+          400,
+        );
       }
       assert.equal((await token(node.base, email, PASSWORD)).status, 201);
     });
@@ -215,7 +235,9 @@ for (const dialect of testDialects()) {
 describe('login throttle switched off', { timeout: 120_000 }, () => {
   it('checks every attempt when auth.loginThrottle.enabled is false', async () => {
     const database = await createTestDatabase('sqlite');
-    const node = await startNode(configFor(database, { enabled: false, maxFailuresPerAccount: 1, maxFailuresPerAddress: 1 }));
+    const node = await startNode(
+      configFor(database, { enabled: false, maxFailuresPerAccount: 1, maxFailuresPerAddress: 1 }),
+    );
     try {
       const email = uniqueEmail('off');
       await signUp(node.base, email);
@@ -229,7 +251,10 @@ describe('login throttle switched off', { timeout: 120_000 }, () => {
   });
 });
 
-describe('login throttle shared through Redis', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set', timeout: 300_000 }, () => {
+describe('login throttle shared through Redis', {
+  skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set',
+  timeout: 300_000,
+}, () => {
   const startPair = async (dialect: TestDialect): Promise<{ nodes: [Node, Node]; close(): Promise<void> }> => {
     const database = await createTestDatabase(dialect);
     const config = configFor(database, { maxFailuresPerAccount: 5, maxFailuresPerAddress: 1000 }, REDIS_URL);
@@ -254,7 +279,9 @@ describe('login throttle shared through Redis', { skip: REDIS_URL ? false : 'TES
         const [a, b] = pair.nodes;
         const email = uniqueEmail('cluster');
         await signUp(a.base, email);
-        const answers = await concurrently(30, (i) => (i % 2 ? token(a.base, email, WRONG) : signIn(b.base, email, WRONG)));
+        const answers = await concurrently(30, (i) =>
+          i % 2 ? token(a.base, email, WRONG) : signIn(b.base, email, WRONG),
+        );
         assert.deepEqual(statuses(answers), { 401: 5, 429: 25 });
         assertThrottled(await token(b.base, email, PASSWORD));
 

@@ -42,7 +42,8 @@ for (const dialect of testDialects()) {
     });
 
     it('says what the request may do per resource: the allowed actions and their fields, by role and key scopes', async () => {
-      const asUser = (await t.request({ method: 'GET', url: '/me', auth: await t.as('user', 'access-user') })).json().data.attributes;
+      const asUser = (await t.request({ method: 'GET', url: '/me', auth: await t.as('user', 'access-user') })).json()
+        .data.attributes;
       assert.deepEqual(asUser.access.posts, {
         read: ['title', 'body', 'status', 'views', 'author_id', 'category_id'],
         create: ['title', 'body', 'status', 'category_id'],
@@ -53,16 +54,27 @@ for (const dialect of testDialects()) {
       assert.equal(asUser.access.comments, undefined, 'no action on comments: left out');
       // A key scoped to reading titles may do only that, whatever its role allows.
       const email = asUser.email as string;
-      const scoped = await t.request({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD, permissions: { posts: { read: ['title'] } } } });
+      const scoped = await t.request({
+        method: 'POST',
+        url: '/token',
+        payload: { email, password: TEST_PASSWORD, permissions: { posts: { read: ['title'] } } },
+      });
       assert.equal(scoped.statusCode, 201, scoped.body);
-      const access = (await t.request({ method: 'GET', url: '/me', auth: `Bearer ${scoped.json().key as string}` })).json().data.attributes.access;
+      const access = (
+        await t.request({ method: 'GET', url: '/me', auth: `Bearer ${scoped.json().key as string}` })
+      ).json().data.attributes.access;
       assert.deepEqual(access, { posts: { read: ['title'] } });
     });
 
     it('shows the role a request switched to with X-Service-Role', async () => {
       const auth = await t.as('editor', 'switcher');
       const before = (await t.request({ method: 'GET', url: '/me', auth })).json().data;
-      const patched = await t.request({ method: 'PATCH', url: `/admin/users/${before.id}`, auth: t.admin, payload: { allowedRoles: ['user'] } });
+      const patched = await t.request({
+        method: 'PATCH',
+        url: `/admin/users/${before.id}`,
+        auth: t.admin,
+        payload: { allowedRoles: ['user'] },
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       const switched = await t.request({ method: 'GET', url: '/me', auth, headers: { 'x-service-role': 'user' } });
       assert.equal(switched.statusCode, 200, switched.body);
@@ -80,12 +92,17 @@ for (const dialect of testDialects()) {
     it('DELETE /me/key revokes the calling key at once, and only that key', async () => {
       const kept = await t.as('editor', 'revoker');
       const email = (await t.request({ method: 'GET', url: '/me', auth: kept })).json().data.attributes.email as string;
-      const issued = await t.request({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD, name: 'console', expiresIn: 3600 } });
+      const issued = await t.request({
+        method: 'POST',
+        url: '/token',
+        payload: { email, password: TEST_PASSWORD, name: 'console', expiresIn: 3600 },
+      });
       assert.equal(issued.statusCode, 201, issued.body);
       const revoked = `Bearer ${issued.json().key as string}`;
       // Used once first, so the key is cached in memory: the revocation must not wait for the cache to expire.
       assert.equal((await t.request({ method: 'GET', url: '/v1/posts', auth: revoked })).statusCode, 200);
-      const keyId = (await t.request({ method: 'GET', url: '/me', auth: revoked })).json().data.attributes.key.id as string;
+      const keyId = (await t.request({ method: 'GET', url: '/me', auth: revoked })).json().data.attributes.key
+        .id as string;
 
       const response = await t.request({ method: 'DELETE', url: '/me/key', auth: revoked });
       assert.equal(response.statusCode, 204, response.body);

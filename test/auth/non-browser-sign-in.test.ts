@@ -35,7 +35,12 @@ function answerOf(status: number, text: string, cookies: string[]): Answer {
 }
 
 /** undici's request sends exactly the headers given (no Sec-Fetch-*, no Origin). */
-async function post(base: string, path: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Answer> {
+async function post(
+  base: string,
+  path: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const response = await undiciRequest(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -102,7 +107,10 @@ for (const dialect of testDialects()) {
 
     it("signs up and in with undici's request and undici's fetch", async () => {
       const email = uniqueEmail('undici');
-      assert.equal((await post(base, '/auth/sign-up/email', { name: 'Undici', email, password: PASSWORD })).status, 200);
+      assert.equal(
+        (await post(base, '/auth/sign-up/email', { name: 'Undici', email, password: PASSWORD })).status,
+        200,
+      );
       assert.equal((await post(base, '/auth/sign-in/email', { email, password: PASSWORD })).status, 200);
       const viaFetch = await undiciFetch(`${base}/auth/sign-in/email`, {
         method: 'POST',
@@ -115,15 +123,49 @@ for (const dialect of testDialects()) {
     it('signs up and in with curl, JSON and form bodies', async () => {
       const email = uniqueEmail('curl');
       const curl = async (path: string, args: string[]): Promise<string> =>
-        (await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '20', ...args, `${base}${path}`])).stdout;
-      assert.equal(await curl('/auth/sign-up/email', ['-H', 'content-type: application/json', '-d', JSON.stringify({ name: 'Curl', email, password: PASSWORD })]), '200');
-      assert.equal(await curl('/auth/sign-in/email', ['--data-urlencode', `email=${email}`, '--data-urlencode', `password=${PASSWORD}`]), '200');
+        (
+          await run('curl', [
+            '-s',
+            '-o',
+            '/dev/null',
+            '-w',
+            '%{http_code}',
+            '--max-time',
+            '20',
+            ...args,
+            `${base}${path}`,
+          ])
+        ).stdout;
+      assert.equal(
+        await curl('/auth/sign-up/email', [
+          '-H',
+          'content-type: application/json',
+          '-d',
+          JSON.stringify({ name: 'Curl', email, password: PASSWORD }),
+        ]),
+        '200',
+      );
+      assert.equal(
+        await curl('/auth/sign-in/email', [
+          '--data-urlencode',
+          `email=${email}`,
+          '--data-urlencode',
+          `password=${PASSWORD}`,
+        ]),
+        '200',
+      );
     });
 
     const scriptHeaders: Array<{ name: string; headers: Record<string, string> }> = [
       { name: 'Sec-Fetch-Mode: cors alone', headers: { 'sec-fetch-mode': 'cors' } },
-      { name: 'a same-origin cors set', headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' } },
-      { name: 'a cross-site navigation set', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' } },
+      {
+        name: 'a same-origin cors set',
+        headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' },
+      },
+      {
+        name: 'a cross-site navigation set',
+        headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      },
       { name: 'Sec-Fetch-Site: none', headers: { 'sec-fetch-site': 'none' } },
     ];
     for (const scenario of scriptHeaders) {
@@ -135,15 +177,66 @@ for (const dialect of testDialects()) {
     }
 
     // What a browser sends: a request from a page always names its Origin, and carries its cookies.
-    const browserRequests: Array<{ name: string; headers: (cookie: string) => Record<string, string>; status: number; code?: string }> = [
-      { name: 'cookies from a foreign origin', headers: (cookie) => ({ cookie, origin: FOREIGN_ORIGIN, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' }), status: 403, code: 'INVALID_ORIGIN' },
+    const browserRequests: Array<{
+      name: string;
+      headers: (cookie: string) => Record<string, string>;
+      status: number;
+      code?: string;
+    }> = [
+      {
+        name: 'cookies from a foreign origin',
+        headers: (cookie) => ({
+          cookie,
+          origin: FOREIGN_ORIGIN,
+          'sec-fetch-site': 'cross-site',
+          'sec-fetch-mode': 'cors',
+        }),
+        status: 403,
+        code: 'INVALID_ORIGIN',
+      },
       { name: 'cookies and no Origin', headers: (cookie) => ({ cookie }), status: 403, code: 'MISSING_OR_NULL_ORIGIN' },
-      { name: 'cookies and Origin: null', headers: (cookie) => ({ cookie, origin: 'null' }), status: 403, code: 'MISSING_OR_NULL_ORIGIN' },
-      { name: 'cookies from an origin in auth.trustedOrigins', headers: (cookie) => ({ cookie, origin: TRUSTED_ORIGIN, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' }), status: 200 },
-      { name: "cookies from the service's own origin", headers: (cookie) => ({ cookie, origin: OWN_ORIGIN, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }), status: 200 },
-      { name: 'a first sign-in from a foreign page (no cookies)', headers: () => ({ origin: FOREIGN_ORIGIN, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' }), status: 403, code: 'INVALID_ORIGIN' },
-      { name: 'a cross-site form post from a sandboxed page', headers: () => ({ origin: 'null', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }), status: 403 },
-      { name: 'a first sign-in from a trusted page (no cookies)', headers: () => ({ origin: TRUSTED_ORIGIN, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' }), status: 200 },
+      {
+        name: 'cookies and Origin: null',
+        headers: (cookie) => ({ cookie, origin: 'null' }),
+        status: 403,
+        code: 'MISSING_OR_NULL_ORIGIN',
+      },
+      {
+        name: 'cookies from an origin in auth.trustedOrigins',
+        headers: (cookie) => ({
+          cookie,
+          origin: TRUSTED_ORIGIN,
+          'sec-fetch-site': 'cross-site',
+          'sec-fetch-mode': 'cors',
+        }),
+        status: 200,
+      },
+      {
+        name: "cookies from the service's own origin",
+        headers: (cookie) => ({
+          cookie,
+          origin: OWN_ORIGIN,
+          'sec-fetch-site': 'same-origin',
+          'sec-fetch-mode': 'cors',
+        }),
+        status: 200,
+      },
+      {
+        name: 'a first sign-in from a foreign page (no cookies)',
+        headers: () => ({ origin: FOREIGN_ORIGIN, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' }),
+        status: 403,
+        code: 'INVALID_ORIGIN',
+      },
+      {
+        name: 'a cross-site form post from a sandboxed page',
+        headers: () => ({ origin: 'null', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }),
+        status: 403,
+      },
+      {
+        name: 'a first sign-in from a trusted page (no cookies)',
+        headers: () => ({ origin: TRUSTED_ORIGIN, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' }),
+        status: 200,
+      },
     ];
     for (const scenario of browserRequests) {
       it(`answers ${scenario.status}${scenario.code ? ` ${scenario.code}` : ''} to a sign-in with ${scenario.name}`, async () => {
@@ -158,10 +251,20 @@ for (const dialect of testDialects()) {
     }
 
     it('refuses a sign-up with cookies from a foreign origin and accepts it from a trusted one', async () => {
-      const refused = await post(base, '/auth/sign-up/email', { name: 'X', email: uniqueEmail('csrf'), password: PASSWORD }, { cookie: 'svc.session_token=x', origin: FOREIGN_ORIGIN });
+      const refused = await post(
+        base,
+        '/auth/sign-up/email',
+        { name: 'X', email: uniqueEmail('csrf'), password: PASSWORD },
+        { cookie: 'svc.session_token=x', origin: FOREIGN_ORIGIN },
+      );
       assert.equal(refused.status, 403);
       assert.equal(refused.code, 'INVALID_ORIGIN');
-      const accepted = await post(base, '/auth/sign-up/email', { name: 'X', email: uniqueEmail('csrf'), password: PASSWORD }, { cookie: 'svc.session_token=x', origin: TRUSTED_ORIGIN });
+      const accepted = await post(
+        base,
+        '/auth/sign-up/email',
+        { name: 'X', email: uniqueEmail('csrf'), password: PASSWORD },
+        { cookie: 'svc.session_token=x', origin: TRUSTED_ORIGIN },
+      );
       assert.equal(accepted.status, 200, accepted.code);
     });
   });

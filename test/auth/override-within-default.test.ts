@@ -38,24 +38,39 @@ describe('per-key rate-limit override rule', () => {
 
   it('never lets an accepted key make more requests than the default in any span of time', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 60 }), (max, windowMs, dMax, dWindow) => {
-        if (overrideProblem({ max, windowMs }, { max: dMax, windowMs: dWindow }) !== undefined) return;
-        for (let span = 1; span <= 3 * Math.max(windowMs, dWindow); span++) {
-          const key = mostInAnySpan(max, windowMs, span);
-          const byDefault = mostInAnySpan(dMax, dWindow, span);
-          assert.ok(key <= byDefault, `${max}/${windowMs} under ${dMax}/${dWindow}: ${key} > ${byDefault} in ${span}`);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 60 }),
+        (max, windowMs, dMax, dWindow) => {
+          if (overrideProblem({ max, windowMs }, { max: dMax, windowMs: dWindow }) !== undefined) return;
+          for (let span = 1; span <= 3 * Math.max(windowMs, dWindow); span++) {
+            const key = mostInAnySpan(max, windowMs, span);
+            const byDefault = mostInAnySpan(dMax, dWindow, span);
+            assert.ok(
+              key <= byDefault,
+              `${max}/${windowMs} under ${dMax}/${dWindow}: ${key} > ${byDefault} in ${span}`,
+            );
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('accepts every override whose maximum and window are both at least as tight', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), (dMax, dWindow, less, more) => {
-        const max = Math.max(1, dMax - less);
-        assert.equal(overrideProblem({ max, windowMs: dWindow + more }, { max: dMax, windowMs: dWindow }), undefined);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (dMax, dWindow, less, more) => {
+          const max = Math.max(1, dMax - less);
+          assert.equal(overrideProblem({ max, windowMs: dWindow + more }, { max: dMax, windowMs: dWindow }), undefined);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -9,7 +9,16 @@ import { TEST_ADMIN_TOKEN } from '../helpers/test-config.ts';
 import { MemoryRateLimiter } from '../../src/auth/rate-limit/memory-rate-limiter.ts';
 import { RedisRateLimiter } from '../../src/auth/rate-limit/redis-rate-limiter.ts';
 import { computeRefill } from '../../src/auth/keys/usage-quota.ts';
-import { bearer, captureLogs, errorCodes, startApp, startAuthSuite, testLogger, userWithKey, type AuthSuite } from './auth-fixtures.ts';
+import {
+  bearer,
+  captureLogs,
+  errorCodes,
+  startApp,
+  startAuthSuite,
+  testLogger,
+  userWithKey,
+  type AuthSuite,
+} from './auth-fixtures.ts';
 
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -18,8 +27,14 @@ describe('memory rate limiter', () => {
   it('allows max requests per window, then refuses until the window ends', () => {
     const limiter = new MemoryRateLimiter();
     const results = [0, 1, 2, 3].map(() => limiter.consumeNow('k', 3, 1000, 10_000));
-    assert.deepEqual(results.map((r) => r.allowed), [true, true, true, false]);
-    assert.deepEqual(results.map((r) => r.remaining), [2, 1, 0, 0]);
+    assert.deepEqual(
+      results.map((r) => r.allowed),
+      [true, true, true, false],
+    );
+    assert.deepEqual(
+      results.map((r) => r.remaining),
+      [2, 1, 0, 0],
+    );
     assert.equal(results[3]?.resetMs, 1000);
     assert.equal(limiter.consumeNow('k', 3, 1000, 10_999).allowed, false);
     assert.equal(limiter.consumeNow('k', 3, 1000, 11_000).allowed, true);
@@ -54,7 +69,10 @@ describe('quota refill arithmetic', () => {
     assert.deepEqual(computeRefill(base, 1500), { remaining: 10, lastRefillAt: new Date(1000).toISOString() });
   });
   it('tops up to refillAmount at most, even after many intervals', () => {
-    assert.deepEqual(computeRefill({ ...base, remaining: 4 }, 10_000), { remaining: 10, lastRefillAt: new Date(10_000).toISOString() });
+    assert.deepEqual(computeRefill({ ...base, remaining: 4 }, 10_000), {
+      remaining: 10,
+      lastRefillAt: new Date(10_000).toISOString(),
+    });
   });
   it('never cuts a quota that is above refillAmount', () => {
     assert.equal(computeRefill({ ...base, remaining: 50 }, 5000)?.remaining, 50);
@@ -108,7 +126,12 @@ for (const dialect of testDialects()) {
 
     it('opens a new window once the old one ends (window shortened by the admin API)', async () => {
       const { key, keyId } = await userWithKey(suite.t, { rateLimitMax: 2 });
-      const patch = await suite.t.inject({ method: 'PATCH', url: `/admin/keys/${keyId}`, headers: ADMIN, payload: { rateLimitTimeWindow: 400 } });
+      const patch = await suite.t.inject({
+        method: 'PATCH',
+        url: `/admin/keys/${keyId}`,
+        headers: ADMIN,
+        payload: { rateLimitTimeWindow: 400 },
+      });
       assert.equal(patch.statusCode, 200, patch.body);
       assert.equal((await get(key)).statusCode, 200);
       assert.equal((await get(key)).statusCode, 200);
@@ -119,7 +142,12 @@ for (const dialect of testDialects()) {
 
     it('does not limit a key whose rate limiting the admin switched off', async () => {
       const { key, keyId } = await userWithKey(suite.t, { rateLimitMax: 1 });
-      await suite.t.inject({ method: 'PATCH', url: `/admin/keys/${keyId}`, headers: ADMIN, payload: { rateLimitEnabled: false } });
+      await suite.t.inject({
+        method: 'PATCH',
+        url: `/admin/keys/${keyId}`,
+        headers: ADMIN,
+        payload: { rateLimitEnabled: false },
+      });
       for (let i = 0; i < 3; i++) {
         const response = await get(key);
         assert.equal(response.statusCode, 200);
@@ -169,7 +197,9 @@ describe('Redis rate limiter', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is no
     const b = new RedisRateLimiter({ url: REDIS_URL!, keyPrefix, log });
     try {
       await Promise.all([a.ready(), b.ready()]);
-      const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).consume('key-1', 7, 60_000)));
+      const decisions = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).consume('key-1', 7, 60_000)),
+      );
       assert.equal(decisions.filter((d) => d.allowed).length, 7);
       const last = decisions.filter((d) => !d.allowed)[0];
       assert.ok(last && last.remaining === 0 && last.resetMs > 0 && last.resetMs <= 60_000);
@@ -202,7 +232,11 @@ describe('Redis rate limiter', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is no
   });
 
   it('expires the window in Redis', async () => {
-    const limiter = new RedisRateLimiter({ url: REDIS_URL!, keyPrefix: `svc-test-${randomBytes(6).toString('hex')}:`, log });
+    const limiter = new RedisRateLimiter({
+      url: REDIS_URL!,
+      keyPrefix: `svc-test-${randomBytes(6).toString('hex')}:`,
+      log,
+    });
     try {
       await limiter.ready();
       assert.equal((await limiter.consume('k', 1, 200)).allowed, true);
@@ -222,7 +256,9 @@ describe('Redis rate limiter', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is no
         const { key } = await userWithKey(suite.t, { rateLimitMax: 6 });
         const apps = [suite.t, second];
         const responses = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => apps[i % 2]!.inject({ method: 'GET', url: '/v1/posts', headers: bearer(key) })),
+          Array.from({ length: 20 }, (_, i) =>
+            apps[i % 2]!.inject({ method: 'GET', url: '/v1/posts', headers: bearer(key) }),
+          ),
         );
         assert.equal(responses.filter((r) => r.statusCode === 200).length, 6);
         assert.equal(responses.filter((r) => r.statusCode === 429).length, 14);
@@ -241,7 +277,10 @@ describe('Redis rate limiter when Redis is unreachable', () => {
     try {
       await limiter.ready(); // settles (does not hang or throw) when the connection fails
       const decisions = await Promise.all([1, 2, 3].map(() => limiter.consume('k', 2, 60_000)));
-      assert.deepEqual(decisions.map((d) => d.allowed), [true, true, false]);
+      assert.deepEqual(
+        decisions.map((d) => d.allowed),
+        [true, true, false],
+      );
       await sleep(50);
       const warnings = lines.filter((l) => /Redis is unreachable/.test(l.msg));
       assert.equal(warnings.length, 1);

@@ -3,7 +3,17 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { testDialects } from '../helpers/test-databases.ts';
-import { PASSWORD, errorCodes, errorPointers, issueKey, keyRow, signUp, startAuthSuite, uniqueEmail, type AuthSuite } from './auth-fixtures.ts';
+import {
+  PASSWORD,
+  errorCodes,
+  errorPointers,
+  issueKey,
+  keyRow,
+  signUp,
+  startAuthSuite,
+  uniqueEmail,
+  type AuthSuite,
+} from './auth-fixtures.ts';
 
 for (const dialect of testDialects()) {
   describe(`POST /token on ${dialect}`, () => {
@@ -12,7 +22,9 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       // Fixed defaults, so "tighten only" has a known bound whatever the shared test config says.
-      suite = await startAuthSuite(dialect, { apiKeys: { rateLimit: { enabled: true, max: 1000, timeWindow: 60000 } } });
+      suite = await startAuthSuite(dialect, {
+        apiKeys: { rateLimit: { enabled: true, max: 1000, timeWindow: 60000 } },
+      });
       email = uniqueEmail();
       await signUp(suite.t, email);
     });
@@ -22,7 +34,14 @@ for (const dialect of testDialects()) {
       const response = await suite.t.inject({
         method: 'POST',
         url: '/token',
-        payload: { email, password: PASSWORD, name: 'ci', metadata: { team: 'a' }, expiresIn: 3600, permissions: { posts: { read: ['title'] } } },
+        payload: {
+          email,
+          password: PASSWORD,
+          name: 'ci',
+          metadata: { team: 'a' },
+          expiresIn: 3600,
+          permissions: { posts: { read: ['title'] } },
+        },
       });
       assert.equal(response.statusCode, 201);
       assert.match(String(response.headers['content-type']), /^application\/json/);
@@ -58,8 +77,16 @@ for (const dialect of testDialects()) {
     });
 
     it('gives the same 401 INVALID_CREDENTIALS for a wrong password and an unknown email', async () => {
-      const wrongPassword = await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: 'not the password' } });
-      const unknownEmail = await suite.t.inject({ method: 'POST', url: '/token', payload: { email: uniqueEmail('nobody'), password: PASSWORD } });
+      const wrongPassword = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        payload: { email, password: 'not the password' },
+      });
+      const unknownEmail = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        payload: { email: uniqueEmail('nobody'), password: PASSWORD },
+      });
       for (const response of [wrongPassword, unknownEmail]) {
         assert.equal(response.statusCode, 401);
         assert.deepEqual(errorCodes(response), ['INVALID_CREDENTIALS']);
@@ -73,7 +100,12 @@ for (const dialect of testDialects()) {
     });
 
     it('answers 400 INVALID_JSON for a body that is not JSON', async () => {
-      const response = await suite.t.inject({ method: 'POST', url: '/token', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+      const response = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"email":',
+      });
       assert.equal(response.statusCode, 400);
       assert.deepEqual(errorCodes(response), ['INVALID_JSON']);
     });
@@ -81,15 +113,51 @@ for (const dialect of testDialects()) {
     const invalidBodies: { name: string; body: unknown; pointers: string[] }[] = [
       // An empty body asks for a key for the caller's session: 401 without one (token-session.test.ts).
       { name: 'a body that is an array', body: [1], pointers: ['/data'] },
-      { name: 'non-string credentials', body: { email: 42, password: true }, pointers: ['/data/attributes/email', '/data/attributes/password'] },
-      { name: 'an unknown attribute', body: { email: 'a@b.c', password: 'x', role: 'admin' }, pointers: ['/data/attributes/role'] },
-      { name: 'expiresIn that is not a positive integer', body: { email: 'a@b.c', password: 'x', expiresIn: 0.5 }, pointers: ['/data/attributes/expiresIn'] },
-      { name: 'rateLimitMax above the default of 1000', body: { email: 'a@b.c', password: 'x', rateLimitMax: 1001 }, pointers: ['/data/attributes/rateLimitMax'] },
-      { name: 'a window shorter than the default', body: { email: 'a@b.c', password: 'x', rateLimitTimeWindow: 1000 }, pointers: ['/data/attributes/rateLimitTimeWindow'] },
-      { name: 'refillAmount without refillInterval', body: { email: 'a@b.c', password: 'x', refillAmount: 5 }, pointers: ['/data/attributes/refillInterval'] },
-      { name: 'a negative quota', body: { email: 'a@b.c', password: 'x', remaining: -1 }, pointers: ['/data/attributes/remaining'] },
-      { name: 'metadata that is not an object', body: { email: 'a@b.c', password: 'x', metadata: 'x' }, pointers: ['/data/attributes/metadata'] },
-      { name: 'a name too long', body: { email: 'a@b.c', password: 'x', name: 'n'.repeat(256) }, pointers: ['/data/attributes/name'] },
+      {
+        name: 'non-string credentials',
+        body: { email: 42, password: true },
+        pointers: ['/data/attributes/email', '/data/attributes/password'],
+      },
+      {
+        name: 'an unknown attribute',
+        body: { email: 'a@b.c', password: 'x', role: 'admin' },
+        pointers: ['/data/attributes/role'],
+      },
+      {
+        name: 'expiresIn that is not a positive integer',
+        body: { email: 'a@b.c', password: 'x', expiresIn: 0.5 },
+        pointers: ['/data/attributes/expiresIn'],
+      },
+      {
+        name: 'rateLimitMax above the default of 1000',
+        body: { email: 'a@b.c', password: 'x', rateLimitMax: 1001 },
+        pointers: ['/data/attributes/rateLimitMax'],
+      },
+      {
+        name: 'a window shorter than the default',
+        body: { email: 'a@b.c', password: 'x', rateLimitTimeWindow: 1000 },
+        pointers: ['/data/attributes/rateLimitTimeWindow'],
+      },
+      {
+        name: 'refillAmount without refillInterval',
+        body: { email: 'a@b.c', password: 'x', refillAmount: 5 },
+        pointers: ['/data/attributes/refillInterval'],
+      },
+      {
+        name: 'a negative quota',
+        body: { email: 'a@b.c', password: 'x', remaining: -1 },
+        pointers: ['/data/attributes/remaining'],
+      },
+      {
+        name: 'metadata that is not an object',
+        body: { email: 'a@b.c', password: 'x', metadata: 'x' },
+        pointers: ['/data/attributes/metadata'],
+      },
+      {
+        name: 'a name too long',
+        body: { email: 'a@b.c', password: 'x', name: 'n'.repeat(256) },
+        pointers: ['/data/attributes/name'],
+      },
     ];
     for (const scenario of invalidBodies) {
       it(`answers 400 INVALID_RESOURCE_DATA with pointers for ${scenario.name}`, async () => {
@@ -101,7 +169,13 @@ for (const dialect of testDialects()) {
     }
 
     it('accepts rate-limit fields that tighten the default', async () => {
-      const issued = await issueKey(suite.t, { email, password: PASSWORD, rateLimitMax: 10, rateLimitTimeWindow: 120_000, remaining: 5 });
+      const issued = await issueKey(suite.t, {
+        email,
+        password: PASSWORD,
+        rateLimitMax: 10,
+        rateLimitTimeWindow: 120_000,
+        remaining: 5,
+      });
       const row = await keyRow(suite.t.ctx, issued.id);
       assert.equal(Number(row?.rate_limit_max), 10);
       assert.equal(Number(row?.rate_limit_time_window), 120_000);
@@ -119,7 +193,11 @@ for (const dialect of testDialects()) {
     });
 
     it('refuses a window whose requests add up to more than the default, stating the rule with the numbers', async () => {
-      const response = await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: PASSWORD, rateLimitMax: 50, rateLimitTimeWindow: 2000 } });
+      const response = await suite.t.inject({
+        method: 'POST',
+        url: '/token',
+        payload: { email, password: PASSWORD, rateLimitMax: 50, rateLimitTimeWindow: 2000 },
+      });
       assert.equal(response.statusCode, 400, response.body);
       assert.deepEqual(errorCodes(response), ['INVALID_RESOURCE_DATA']);
       assert.deepEqual(errorPointers(response), ['/data/attributes/rateLimitTimeWindow']);
@@ -130,15 +208,39 @@ for (const dialect of testDialects()) {
 
     const invalidPermissions: { name: string; permissions: unknown; pointer: string }[] = [
       { name: 'an array', permissions: ['posts'], pointer: '/data/attributes/permissions' },
-      { name: 'an unknown resource', permissions: { nope: { read: [] } }, pointer: '/data/attributes/permissions/nope' },
-      { name: 'an unknown action', permissions: { posts: { publish: [] } }, pointer: '/data/attributes/permissions/posts/publish' },
-      { name: 'fields that are not an array', permissions: { posts: { read: 'title' } }, pointer: '/data/attributes/permissions/posts/read' },
-      { name: 'an unknown field', permissions: { posts: { read: ['title', 'nope'] } }, pointer: '/data/attributes/permissions/posts/read/1' },
-      { name: 'a resource entry that is not an object', permissions: { posts: true }, pointer: '/data/attributes/permissions/posts' },
+      {
+        name: 'an unknown resource',
+        permissions: { nope: { read: [] } },
+        pointer: '/data/attributes/permissions/nope',
+      },
+      {
+        name: 'an unknown action',
+        permissions: { posts: { publish: [] } },
+        pointer: '/data/attributes/permissions/posts/publish',
+      },
+      {
+        name: 'fields that are not an array',
+        permissions: { posts: { read: 'title' } },
+        pointer: '/data/attributes/permissions/posts/read',
+      },
+      {
+        name: 'an unknown field',
+        permissions: { posts: { read: ['title', 'nope'] } },
+        pointer: '/data/attributes/permissions/posts/read/1',
+      },
+      {
+        name: 'a resource entry that is not an object',
+        permissions: { posts: true },
+        pointer: '/data/attributes/permissions/posts',
+      },
     ];
     for (const scenario of invalidPermissions) {
       it(`answers 400 INVALID_PERMISSIONS for permissions with ${scenario.name}`, async () => {
-        const response = await suite.t.inject({ method: 'POST', url: '/token', payload: { email, password: PASSWORD, permissions: scenario.permissions } });
+        const response = await suite.t.inject({
+          method: 'POST',
+          url: '/token',
+          payload: { email, password: PASSWORD, permissions: scenario.permissions },
+        });
         assert.equal(response.statusCode, 400, response.body);
         assert.deepEqual(errorCodes(response), ['INVALID_PERMISSIONS']);
         assert.deepEqual(errorPointers(response), [scenario.pointer]);
@@ -146,7 +248,11 @@ for (const dialect of testDialects()) {
     }
 
     it('accepts "*" and system fields in permissions', async () => {
-      const issued = await issueKey(suite.t, { email, password: PASSWORD, permissions: { posts: { read: ['*'], update: ['id', 'title'], delete: [] } } });
+      const issued = await issueKey(suite.t, {
+        email,
+        password: PASSWORD,
+        permissions: { posts: { read: ['*'], update: ['id', 'title'], delete: [] } },
+      });
       assert.deepEqual(issued.permissions, { posts: { read: ['*'], update: ['id', 'title'], delete: [] } });
     });
 

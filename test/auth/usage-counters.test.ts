@@ -103,7 +103,9 @@ for (const dialect of testDialects()) {
     it('does not write on the request path: counts stay in memory until a flush', async () => {
       const { key, keyId } = await userWithKey(suite.t);
       // A component of its own with a flush interval far beyond the test, so no timer can interfere.
-      const auth = await createAuthComponent(suite.config, suite.t.ctx.store, testLogger(), { usageFlushMs: 3_600_000 });
+      const auth = await createAuthComponent(suite.config, suite.t.ctx.store, testLogger(), {
+        usageFlushMs: 3_600_000,
+      });
       try {
         for (let i = 0; i < 5; i++) await auth.authenticate({ authorization: `Bearer ${key}` });
         assert.equal(Number((await keyRow(suite.t.ctx, keyId))?.request_count), 0);
@@ -118,14 +120,20 @@ for (const dialect of testDialects()) {
     it('writes requestCount and lastRequest, and adds (never overwrites) on the next flush', async () => {
       const { key, keyId } = await userWithKey(suite.t);
       const before = Date.now();
-      await Promise.all(Array.from({ length: 7 }, () => suite.t.inject({ method: 'GET', url: '/v1/posts', headers: bearer(key) })));
+      await Promise.all(
+        Array.from({ length: 7 }, () => suite.t.inject({ method: 'GET', url: '/v1/posts', headers: bearer(key) })),
+      );
       const shown = await suite.t.inject({ method: 'GET', url: `/admin/keys/${keyId}`, headers: ADMIN });
       assert.equal(shown.json().data.attributes.requestCount, 7);
 
       await suite.t.ctx.auth.flushUsage();
       const row = await keyRow(suite.t.ctx, keyId);
       // Seen once in CI on PostgreSQL (0 instead of 7, not reproduced since): a failed flush logs why.
-      assert.equal(Number(row?.request_count), 7, JSON.stringify(suite.t.logs.filter((line) => Number(line.level) >= 40)));
+      assert.equal(
+        Number(row?.request_count),
+        7,
+        JSON.stringify(suite.t.logs.filter((line) => Number(line.level) >= 40)),
+      );
       assert.ok(row?.last_request && Date.parse(new Date(row.last_request as string).toISOString()) >= before - 5);
 
       await suite.t.inject({ method: 'GET', url: '/v1/posts', headers: bearer(key) });

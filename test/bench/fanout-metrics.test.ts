@@ -29,7 +29,11 @@ describe('bench fan-out metrics', () => {
     const scheduler = new FlushScheduler();
     const stop = registerStreamFlushMetrics(registry, scheduler);
     // The request histogram as svc registers it (service-metrics.ts): default buckets, by method and route.
-    const requests = registry.histogram<'method' | 'route'>({ name: 'svc_http_request_duration_seconds', help: 'h', labelNames: ['method', 'route'] });
+    const requests = registry.histogram<'method' | 'route'>({
+      name: 'svc_http_request_duration_seconds',
+      help: 'h',
+      labelNames: ['method', 'route'],
+    });
     const creates = requests.series({ method: 'POST', route: '/v1/:resource' });
     requests.observe({ method: 'GET', route: '/v1/:resource' }, 9);
     await flushOnce(scheduler, 0, 10);

@@ -8,12 +8,17 @@ const pkg = (start: string) => JSON.stringify({ scripts: { start } });
 
 describe('startScriptNodeFlags', () => {
   it("reads the flags of this project's own start script", () => {
-    assert.deepEqual(startScriptNodeFlags(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')), ['--max-semi-space-size=8']);
+    assert.deepEqual(startScriptNodeFlags(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')), [
+      '--max-semi-space-size=8',
+    ]);
   });
 
   it('reads none, one or several flags', () => {
     assert.deepEqual(startScriptNodeFlags(pkg('node bin/svc.js start')), []);
-    assert.deepEqual(startScriptNodeFlags(pkg('node --expose-gc --max-semi-space-size=4 bin/svc.js start')), ['--expose-gc', '--max-semi-space-size=4']);
+    assert.deepEqual(startScriptNodeFlags(pkg('node --expose-gc --max-semi-space-size=4 bin/svc.js start')), [
+      '--expose-gc',
+      '--max-semi-space-size=4',
+    ]);
   });
 
   it('refuses a start script of another shape, rather than measure svc started some other way', () => {

@@ -14,7 +14,8 @@ import { monotonicMs, type StreamReaders } from '../../bench/stream-readers.ts';
 const CLIENTS = 60; // more than one connect group of 50
 const AUTHORIZATION = 'Bearer bench-key';
 
-const message = (title: string, id: number) => `event: posts.created\nid: ${id}\ndata: {"new":{"id":"p${id}","title":"${title}"}}\n\n`;
+const message = (title: string, id: number) =>
+  `event: posts.created\nid: ${id}\ndata: {"new":{"id":"p${id}","title":"${title}"}}\n\n`;
 
 /** An SSE endpoint like svc's: chunked, a preamble, then whatever the test writes to every client. */
 class SseServer {
@@ -45,7 +46,10 @@ class SseServer {
   }
 }
 
-async function until(readers: StreamReaders, done: (counts: Awaited<ReturnType<StreamReaders['counts']>>) => boolean): Promise<void> {
+async function until(
+  readers: StreamReaders,
+  done: (counts: Awaited<ReturnType<StreamReaders['counts']>>) => boolean,
+): Promise<void> {
   const deadline = Date.now() + 5000;
   while (!done(await readers.counts())) {
     if (Date.now() > deadline) assert.fail(`timed out; counts ${JSON.stringify(await readers.counts())}`);
@@ -54,7 +58,11 @@ async function until(readers: StreamReaders, done: (counts: Awaited<ReturnType<S
 }
 
 const native = await buildSseReader();
-const kinds: { name: string; open: (url: URL, authorization: string) => Promise<StreamReaders>; skip: string | false }[] = [
+const kinds: {
+  name: string;
+  open: (url: URL, authorization: string) => Promise<StreamReaders>;
+  skip: string | false;
+}[] = [
   {
     name: 'native',
     open: (url, authorization) => openNativeReaders('path' in native ? native.path : '', url, authorization, CLIENTS),
@@ -103,7 +111,10 @@ for (const kind of kinds) {
           assert.ok(at >= sent && at <= read, `read at ${at}, between ${sent} and ${read}`);
           if (seq === 41) assert.ok(at >= before41End, 'a split message is timed when its end is read');
         }
-        assert.deepEqual([...seqs].sort(), [[41, CLIENTS], [42, CLIENTS]]);
+        assert.deepEqual([...seqs].sort(), [
+          [41, CLIENTS],
+          [42, CLIENTS],
+        ]);
 
         // What svc does to a client that does not keep up.
         server.clients.pop()!.destroy();

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-type RunFetching = (command: string, args: string[], cwd: string, options?: { timeoutMs?: number; attempts?: number }) => string;
+type RunFetching = (
+  command: string,
+  args: string[],
+  cwd: string,
+  options?: { timeoutMs?: number; attempts?: number },
+) => string;
 const { runFetching } = (await import(join(ROOT, 'scripts/build-console.mjs'))) as { runFetching: RunFetching };
 
 /** A node program that appends a line to `log` on each start, then does `then`. */
@@ -44,7 +49,14 @@ describe('the console build fetching Scalar', () => {
 
   it('answers from the second attempt when the first fails', () => {
     const log = join(dir, 'flaky.log');
-    const out = runFetching(process.execPath, child(log, `if (require('node:fs').readFileSync(${JSON.stringify(log)}, 'utf8').split('\\n').length > 2) console.log('packed'); else process.exit(3);`), dir);
+    const out = runFetching(
+      process.execPath,
+      child(
+        log,
+        `if (require('node:fs').readFileSync(${JSON.stringify(log)}, 'utf8').split('\\n').length > 2) console.log('packed'); else process.exit(3);`,
+      ),
+      dir,
+    );
     assert.equal(out.trim(), 'packed');
     assert.equal(starts(log), 2);
   });

@@ -26,13 +26,19 @@ function schemaLeaves(schema: Schema, path: string[] = []): { path: string[]; sc
 }
 
 function valueAt(tree: unknown, path: readonly string[]): unknown {
-  return path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), tree);
+  return path.reduce<unknown>(
+    (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+    tree,
+  );
 }
 
 describe('the starter config', () => {
   it('has every top-level key of the config schema', () => {
     const topLevel = Object.keys((CONFIG_SCHEMA as Schema).properties ?? {});
-    assert.deepEqual(topLevel.filter((key) => !(key in starter)), []);
+    assert.deepEqual(
+      topLevel.filter((key) => !(key in starter)),
+      [],
+    );
   });
 
   it('has every setting of the schema, each at the schema default where there is one', () => {
@@ -43,11 +49,17 @@ describe('the starter config', () => {
       (path[0] === 'auth' && path[1] === 'social' && !['github', 'google'].includes(path[2] ?? '')) ||
       (path[0] === 'auth' && path[1] === 'jwt');
     const leaves = schemaLeaves(CONFIG_SCHEMA as Schema).filter((leaf) => !optional(leaf));
-    assert.deepEqual(leaves.filter(({ path }) => valueAt(starter, path) === undefined).map(({ path }) => path.join('.')), []);
+    assert.deepEqual(
+      leaves.filter(({ path }) => valueAt(starter, path) === undefined).map(({ path }) => path.join('.')),
+      [],
+    );
     const differing = leaves
       .filter(({ schema }) => schema.default !== undefined && typeof schema.default !== 'object')
       .filter(({ path, schema }) => valueAt(starter, path) !== schema.default)
-      .map(({ path, schema }) => `${path.join('.')}: ${JSON.stringify(valueAt(starter, path))}, schema default ${JSON.stringify(schema.default)}`);
+      .map(
+        ({ path, schema }) =>
+          `${path.join('.')}: ${JSON.stringify(valueAt(starter, path))}, schema default ${JSON.stringify(schema.default)}`,
+      );
     assert.deepEqual(differing, []);
   });
 
@@ -65,11 +77,22 @@ describe('the starter config', () => {
     // From the parsed values, so that the header comment's ${VAR:-default} is not taken for one.
     const starterVariables = [...JSON.stringify(starter).matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((match) => match[1]!);
     assert.ok(starterVariables.includes('SMTP_URL'));
-    const read = [...ENV_OVERRIDES.map((o) => o.variable), 'SVC_CONFIG', 'SVC_SECRET', 'LOG_LEVEL', 'LOG_FORMAT', ...starterVariables];
+    const read = [
+      ...ENV_OVERRIDES.map((o) => o.variable),
+      'SVC_CONFIG',
+      'SVC_SECRET',
+      'LOG_LEVEL',
+      'LOG_FORMAT',
+      ...starterVariables,
+    ];
     const listed = new Set([...STARTER_ENV_EXAMPLE.matchAll(/^# ([A-Z_][A-Z0-9_]*)=/gm)].map((match) => match[1]!));
-    assert.deepEqual(read.filter((variable) => !listed.has(variable)), []);
+    assert.deepEqual(
+      read.filter((variable) => !listed.has(variable)),
+      [],
+    );
     // Each variable has its explanation just above it (or above the group it belongs to).
-    for (const block of STARTER_ENV_EXAMPLE.trim().split('\n\n').slice(1)) assert.match(block.split('\n')[0]!, /^# [A-Z][^=]*$/, block);
+    for (const block of STARTER_ENV_EXAMPLE.trim().split('\n\n').slice(1))
+      assert.match(block.split('\n')[0]!, /^# [A-Z][^=]*$/, block);
   });
 
   describe('served', () => {
@@ -90,22 +113,37 @@ describe('the starter config', () => {
         assert.ok(announced, 'an empty adminToken generates one at the first start');
         const manager = await authorizationFor(app, ctx, 'manager', 'manager-1');
         const user = await authorizationFor(app, ctx, 'user', 'user-1');
-        const post = (auth: string, url: string, payload: object) => app.inject({ method: 'POST', url, headers: { authorization: auth }, payload });
+        const post = (auth: string, url: string, payload: object) =>
+          app.inject({ method: 'POST', url, headers: { authorization: auth }, payload });
 
         const project = await post(manager, '/v1/projects', { name: 'Launch' });
         assert.equal(project.statusCode, 201, project.body);
         const projectId = (project.json() as { data: { id: string } }).data.id;
-        const assigned = await post(manager, '/v1/tasks', { project_id: projectId, title: 'Write the announcement', assignee_id: 'user-1' });
+        const assigned = await post(manager, '/v1/tasks', {
+          project_id: projectId,
+          title: 'Write the announcement',
+          assignee_id: 'user-1',
+        });
         assert.equal(assigned.statusCode, 201, assigned.body);
         assert.equal((assigned.json() as { data: { attributes: { status: string } } }).data.attributes.status, 'todo');
         await post(manager, '/v1/tasks', { project_id: projectId, title: 'Someone else', assignee_id: 'user-2' });
         const own = await post(user, '/v1/tasks', { project_id: projectId, title: 'Mine' });
         assert.equal(own.statusCode, 201, own.body);
-        assert.equal((own.json() as { data: { attributes: { assignee_id: string } } }).data.attributes.assignee_id, 'user-1');
+        assert.equal(
+          (own.json() as { data: { attributes: { assignee_id: string } } }).data.attributes.assignee_id,
+          'user-1',
+        );
 
-        const seen = await app.inject({ method: 'GET', url: '/v1/tasks?_sort=title', headers: { authorization: user } });
+        const seen = await app.inject({
+          method: 'GET',
+          url: '/v1/tasks?_sort=title',
+          headers: { authorization: user },
+        });
         assert.equal(seen.statusCode, 200, seen.body);
-        assert.deepEqual((seen.json() as { data: { attributes: { title: string } }[] }).data.map((task) => task.attributes.title), ['Mine', 'Write the announcement']);
+        assert.deepEqual(
+          (seen.json() as { data: { attributes: { title: string } }[] }).data.map((task) => task.attributes.title),
+          ['Mine', 'Write the announcement'],
+        );
         assert.equal((await post(user, '/v1/projects', { name: 'Not mine to make' })).statusCode, 403);
       } finally {
         await app.close();

@@ -38,7 +38,10 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       a = await startTestApp(dialect, { resources: NOTES });
-      b = await buildApp({ config: testConfig(a.database.url, { resources: NOTES }), logger: { level: 'warn', stream: bLogStream } });
+      b = await buildApp({
+        config: testConfig(a.database.url, { resources: NOTES }),
+        logger: { level: 'warn', stream: bLogStream },
+      });
       await b.app.ready();
       editor = await a.as('editor');
     });
@@ -54,8 +57,13 @@ for (const dialect of testDialects()) {
     it("drops a key disabled on one app from the other's cache when the signal is read", async () => {
       assert.equal((await onB('GET', '/v1/notes')).statusCode, 200);
       const keys = await a.request({ method: 'GET', url: '/admin/keys', auth: a.admin });
-      const keyId = (keys.json<{ data: Array<{ id: string }> }>().data)[0]!.id;
-      const patched = await a.request({ method: 'PATCH', url: `/admin/keys/${keyId}`, auth: a.admin, payload: { enabled: false } });
+      const keyId = keys.json<{ data: Array<{ id: string }> }>().data[0]!.id;
+      const patched = await a.request({
+        method: 'PATCH',
+        url: `/admin/keys/${keyId}`,
+        auth: a.admin,
+        payload: { enabled: false },
+      });
       assert.equal(patched.statusCode, 200);
       // B cached the key a moment ago and would trust it for 5 s; the signal ends that now.
       await b.ctx.signals.poll();
@@ -81,14 +89,26 @@ for (const dialect of testDialects()) {
       const id = created.json<{ data: { id: string } }>().data.id;
       const deliveries = await a.request({ method: 'GET', url: `/admin/webhooks/${id}/deliveries`, auth: a.admin });
       // Nothing listens on port 9: the first attempt may already have failed and queued its retry.
-      assert.ok(deliveries.json<{ meta: { total: number } }>().meta.total >= 1, 'B queued a delivery for the new subscription');
-      assert.equal((await a.request({ method: 'DELETE', url: `/admin/webhooks/${id}`, auth: a.admin })).statusCode, 204);
+      assert.ok(
+        deliveries.json<{ meta: { total: number } }>().meta.total >= 1,
+        'B queued a delivery for the new subscription',
+      );
+      assert.equal(
+        (await a.request({ method: 'DELETE', url: `/admin/webhooks/${id}`, auth: a.admin })).statusCode,
+        204,
+      );
     });
 
     it('serves resource definitions applied by the other app', async () => {
       const extended = {
-        notes: { ...NOTES.notes!, fields: { ...NOTES.notes!.fields, pinned: { type: 'boolean' as const, default: false } } },
-        tags: { fields: { label: { type: 'string' as const } }, permissions: { editor: { read: true as const, create: true as const } } },
+        notes: {
+          ...NOTES.notes!,
+          fields: { ...NOTES.notes!.fields, pinned: { type: 'boolean' as const, default: false } },
+        },
+        tags: {
+          fields: { label: { type: 'string' as const } },
+          permissions: { editor: { read: true as const, create: true as const } },
+        },
       };
       assert.equal(await a.ctx.definitions.apply(testConfig(a.database.url, { resources: extended }).resources), true);
       assert.equal((await a.request({ method: 'GET', url: '/v1/tags', auth: editor })).statusCode, 200);
@@ -106,14 +126,20 @@ for (const dialect of testDialects()) {
 
     it('refuses a reload that would drop a column, and changes nothing', async () => {
       const before = a.ctx.registry.hash;
-      await assert.rejects(a.ctx.definitions.apply(testConfig(a.database.url, { resources: NOTES }).resources), DestructiveChangeError);
+      await assert.rejects(
+        a.ctx.definitions.apply(testConfig(a.database.url, { resources: NOTES }).resources),
+        DestructiveChangeError,
+      );
       assert.equal(a.ctx.registry.hash, before);
       assert.equal((await a.request({ method: 'GET', url: '/v1/tags', auth: editor })).statusCode, 200);
     });
 
     it('keeps its definitions when the recorded ones are not valid here', async () => {
       const before = b.ctx.registry.hash;
-      const invalid = { notes: { fields: { text: { type: 'no-such-type' } } } } as unknown as Record<string, ResourceDefinition>;
+      const invalid = { notes: { fields: { text: { type: 'no-such-type' } } } } as unknown as Record<
+        string,
+        ResourceDefinition
+      >;
       await recordAppliedDefinitions(a.ctx.store.db, invalid);
       await a.ctx.signals.publish(DEFINITIONS_TOPIC, {});
       await b.ctx.signals.poll();
@@ -122,7 +148,13 @@ for (const dialect of testDialects()) {
     });
 
     it('deletes signals older than the retention', async () => {
-      const signals = new ClusterSignals({ db: a.ctx.store.db, dialect: a.ctx.store.dialect, log: pino({ level: 'silent' }), pollIntervalMs: 60_000, retentionMs: 1 });
+      const signals = new ClusterSignals({
+        db: a.ctx.store.db,
+        dialect: a.ctx.store.dialect,
+        log: pino({ level: 'silent' }),
+        pollIntervalMs: 60_000,
+        retentionMs: 1,
+      });
       await signals.start();
       await new Promise((resolve) => setTimeout(resolve, 5));
       await signals.poll();

@@ -2,7 +2,12 @@
 // column existed gets it when a node starts, its old rows showing no file.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appliedRecord, createDefinitionsTable, DEFINITIONS_TABLE, recordAppliedDefinitions } from '../../src/cluster/definitions-store.ts';
+import {
+  appliedRecord,
+  createDefinitionsTable,
+  DEFINITIONS_TABLE,
+  recordAppliedDefinitions,
+} from '../../src/cluster/definitions-store.ts';
 import { definitionsHash } from '../../src/resources/resource-registry.ts';
 import { sequenceColumn } from '../../src/store/sequence-column.ts';
 import { createStore, type Store } from '../../src/store/create-store.ts';
@@ -32,11 +37,25 @@ for (const dialect of testDialects()) {
         .addColumn('definitions', 'text', (c) => c.notNull())
         .addColumn('applied_at', 'text', (c) => c.notNull())
         .execute();
-      await store.db.insertInto(DEFINITIONS_TABLE).values({ hash: definitionsHash(OLD), definitions: JSON.stringify(OLD), applied_at: '2026-01-01T00:00:00.000Z' }).execute();
+      await store.db
+        .insertInto(DEFINITIONS_TABLE)
+        .values({
+          hash: definitionsHash(OLD),
+          definitions: JSON.stringify(OLD),
+          applied_at: '2026-01-01T00:00:00.000Z',
+        })
+        .execute();
 
       // Two nodes starting at once both find the column missing.
-      await Promise.all([createDefinitionsTable(store.db, store.dialect), createDefinitionsTable(store.db, store.dialect)]);
-      assert.deepEqual(await appliedRecord(store.db, { hash: definitionsHash(OLD) }), { version: 1, appliedAt: '2026-01-01T00:00:00.000Z', source: null });
+      await Promise.all([
+        createDefinitionsTable(store.db, store.dialect),
+        createDefinitionsTable(store.db, store.dialect),
+      ]);
+      assert.deepEqual(await appliedRecord(store.db, { hash: definitionsHash(OLD) }), {
+        version: 1,
+        appliedAt: '2026-01-01T00:00:00.000Z',
+        source: null,
+      });
 
       assert.equal(await recordAppliedDefinitions(store.db, NEW, '/etc/svc/svc.config.yaml'), true);
       const recorded = await appliedRecord(store.db, { hash: definitionsHash(NEW) });

@@ -14,7 +14,10 @@ import { SseClient } from '../helpers/sse-client.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-databases.ts';
 import { SvcProcess, eventually, writeConfigFile } from '../helpers/svc-process.ts';
 
-const SKIP = !process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL ? 'TEST_DATABASE_URL and TEST_REDIS_URL are both needed' : false;
+const SKIP =
+  !process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL
+    ? 'TEST_DATABASE_URL and TEST_REDIS_URL are both needed'
+    : false;
 if (SKIP) process.stdout.write(`# SKIP several svc nodes: ${SKIP}\n`);
 
 const SVC = join(import.meta.dirname, '../../bin/svc.js');
@@ -46,10 +49,19 @@ interface Json {
   id?: string;
 }
 
-async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: Json }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -88,11 +100,27 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
     database = await createTestDatabase('postgres');
     configFile = writeConfigFile(clusterConfig(database.url, { posts: POSTS }));
     const env = { SVC_SECRET: 'cluster-test-secret-0123456789abcdef' };
-    const created = spawnSync(process.execPath, [SVC, 'users', 'create', '--config', configFile, '--email', 'ed@cluster.test', '--password', PASSWORD, '--role', 'editor'], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env },
-      timeout: 60_000,
-    });
+    const created = spawnSync(
+      process.execPath,
+      [
+        SVC,
+        'users',
+        'create',
+        '--config',
+        configFile,
+        '--email',
+        'ed@cluster.test',
+        '--password',
+        PASSWORD,
+        '--role',
+        'editor',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+        timeout: 60_000,
+      },
+    );
     assert.equal(created.status, 0, created.stderr + created.stdout);
     // The first node creates the tables; the others start together on the applied schema.
     nodes.push(await SvcProcess.start(configFile, env));
@@ -117,17 +145,26 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
   });
 
   it('delivers every write on any node to stream clients on every node and to the webhook receiver, each exactly once', async () => {
-    const hook = await call(nodes[0]!.baseUrl, 'POST', '/admin/webhooks', ADMIN, { name: 'all posts', url: receiver.url, eventPattern: 'posts.created' });
+    const hook = await call(nodes[0]!.baseUrl, 'POST', '/admin/webhooks', ADMIN, {
+      name: 'all posts',
+      url: receiver.url,
+      eventPattern: 'posts.created',
+    });
     assert.equal(hook.status, 201);
     const webhookId = (hook.json.data as { id: string }).id;
     // The other nodes hear of the subscription through the signal table (every 0.5 s).
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const clients = await Promise.all(
-      nodes.map((node) => SseClient.connect(`${node.baseUrl}/v1/posts/stream?events=created`, { headers: { authorization: `Bearer ${key}` } })),
+      nodes.map((node) =>
+        SseClient.connect(`${node.baseUrl}/v1/posts/stream?events=created`, {
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      ),
     );
     try {
-      for (const client of clients) await client.waitFor((b) => b.comments.includes('connected'), { what: 'connected' });
+      for (const client of clients)
+        await client.waitFor((b) => b.comments.includes('connected'), { what: 'connected' });
       const created: string[] = [];
       await Promise.all(
         nodes.map(async (node, n) => {
@@ -147,8 +184,16 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
       await eventually(async () => receiver.received.size >= total, `${total} webhook deliveries`, 20_000);
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(receiver.received.size, total);
-      assert.ok([...receiver.received.values()].every((n) => n === 1), 'no event delivered twice');
-      const deliveries = await call(nodes[2]!.baseUrl, 'GET', `/admin/webhooks/${webhookId}/deliveries?_limit=100`, ADMIN);
+      assert.ok(
+        [...receiver.received.values()].every((n) => n === 1),
+        'no event delivered twice',
+      );
+      const deliveries = await call(
+        nodes[2]!.baseUrl,
+        'GET',
+        `/admin/webhooks/${webhookId}/deliveries?_limit=100`,
+        ADMIN,
+      );
       const records = deliveries.json.data as Array<{ attributes: { status: string } }>;
       assert.equal(records.length, total, 'one delivery record per attempt');
       assert.ok(records.every((record) => record.attributes.status === 'success'));
@@ -161,7 +206,12 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
     const token = await fetch(`${nodes[2]!.baseUrl}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'ed@cluster.test', password: PASSWORD, rateLimitMax: 6, rateLimitTimeWindow: 60_000 }),
+      body: JSON.stringify({
+        email: 'ed@cluster.test',
+        password: PASSWORD,
+        rateLimitMax: 6,
+        rateLimitTimeWindow: 60_000,
+      }),
     });
     const limited = ((await token.json()) as { key: string }).key;
     const statuses: number[] = [];
@@ -179,20 +229,34 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
     // The cache keeps keys 5 s; the signal reaches the other nodes within about one 0.5 s poll.
     const startedAt = Date.now();
     for (const node of nodes.slice(1)) {
-      await eventually(async () => (await call(node.baseUrl, 'GET', '/v1/posts?_limit=1', key)).status === 401, 'the key refused', 4000);
+      await eventually(
+        async () => (await call(node.baseUrl, 'GET', '/v1/posts?_limit=1', key)).status === 401,
+        'the key refused',
+        4000,
+      );
     }
     assert.ok(Date.now() - startedAt < 4000);
     const refused = await call(nodes[2]!.baseUrl, 'GET', '/v1/posts?_limit=1', key);
     assert.equal(refused.json.errors?.[0]?.code, 'API_KEY_DISABLED');
-    assert.equal((await call(nodes[0]!.baseUrl, 'PATCH', `/admin/keys/${keyId}`, ADMIN, { enabled: true })).status, 200);
+    assert.equal(
+      (await call(nodes[0]!.baseUrl, 'PATCH', `/admin/keys/${keyId}`, ADMIN, { enabled: true })).status,
+      200,
+    );
     for (const node of nodes) {
-      await eventually(async () => (await call(node.baseUrl, 'GET', '/v1/posts?_limit=1', key)).status === 200, 'the key accepted again', 4000);
+      await eventually(
+        async () => (await call(node.baseUrl, 'GET', '/v1/posts?_limit=1', key)).status === 200,
+        'the key accepted again',
+        4000,
+      );
     }
   });
 
   it('serves resource definitions reloaded on one node (SIGHUP) from every node', async () => {
     const comments = {
-      fields: { body: { type: 'text', required: true }, post_id: { type: 'relation', resource: 'posts', onDelete: 'cascade' } },
+      fields: {
+        body: { type: 'text', required: true },
+        post_id: { type: 'relation', resource: 'posts', onDelete: 'cascade' },
+      },
       permissions: { editor: { read: true, create: true } },
     };
     const posts = { ...POSTS, fields: { ...POSTS.fields, subtitle: { type: 'string', maxLength: 80 } } };
@@ -201,15 +265,27 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
     nodes[0]!.child.kill('SIGHUP');
     await nodes[0]!.waitForOutput(/resource definitions reloaded/);
     for (const node of nodes) {
-      await eventually(async () => (await call(node.baseUrl, 'GET', '/v1/comments', key)).status === 200, `comments served by ${node.baseUrl}`, 5000);
+      await eventually(
+        async () => (await call(node.baseUrl, 'GET', '/v1/comments', key)).status === 200,
+        `comments served by ${node.baseUrl}`,
+        5000,
+      );
     }
-    const post = await call(nodes[2]!.baseUrl, 'POST', '/v1/posts', key, { title: 'with a subtitle', subtitle: 'added by a reload elsewhere' });
+    const post = await call(nodes[2]!.baseUrl, 'POST', '/v1/posts', key, {
+      title: 'with a subtitle',
+      subtitle: 'added by a reload elsewhere',
+    });
     assert.equal(post.status, 201, JSON.stringify(post.json));
     const postId = (post.json.data as { id: string; attributes: Record<string, unknown> }).id;
-    assert.equal((post.json.data as { attributes: Record<string, unknown> }).attributes.subtitle, 'added by a reload elsewhere');
+    assert.equal(
+      (post.json.data as { attributes: Record<string, unknown> }).attributes.subtitle,
+      'added by a reload elsewhere',
+    );
     const comment = await call(nodes[1]!.baseUrl, 'POST', '/v1/comments', key, { body: 'first', post_id: postId });
     assert.equal(comment.status, 201, JSON.stringify(comment.json));
-    const openApi = (await (await fetch(`${nodes[1]!.baseUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const openApi = (await (await fetch(`${nodes[1]!.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
     assert.ok('/v1/comments' in openApi.paths);
   });
 
@@ -222,13 +298,18 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
 
   it('ends the streams of a role whose read a reload (SIGHUP) narrowed, on every node within a second', async () => {
     const comments = {
-      fields: { body: { type: 'text', required: true }, post_id: { type: 'relation', resource: 'posts', onDelete: 'cascade' } },
+      fields: {
+        body: { type: 'text', required: true },
+        post_id: { type: 'relation', resource: 'posts', onDelete: 'cascade' },
+      },
       permissions: { editor: { read: true, create: true } },
     };
     const fields = { ...POSTS.fields, subtitle: { type: 'string', maxLength: 80 } };
     const streams = await Promise.all(
       nodes.map(async (node) => {
-        const client = await SseClient.connect(`${node.baseUrl}/v1/posts/stream`, { headers: { authorization: `Bearer ${key}` } });
+        const client = await SseClient.connect(`${node.baseUrl}/v1/posts/stream`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         assert.equal(client.status, 200);
         await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
         return client;
@@ -236,12 +317,19 @@ describe('several svc nodes on one PostgreSQL and Redis', { skip: SKIP, timeout:
     );
     try {
       // The editor may no longer read `views`: every editor stream on every node ends.
-      const narrower = { ...POSTS, fields, permissions: { editor: { read: { fields: ['title', 'subtitle'] }, create: true, update: true, delete: true } } };
+      const narrower = {
+        ...POSTS,
+        fields,
+        permissions: { editor: { read: { fields: ['title', 'subtitle'] }, create: true, update: true, delete: true } },
+      };
       writeFileSync(configFile, stringify(clusterConfig(database.url, { posts: narrower, comments })));
       const since = Date.now();
       nodes[0]!.child.kill('SIGHUP');
       for (const [n, client] of streams.entries()) {
-        const block = await client.waitFor((b) => b.event === 'revoked', { timeoutMs: 5000, what: `the revoked event on node ${n}` });
+        const block = await client.waitFor((b) => b.event === 'revoked', {
+          timeoutMs: 5000,
+          what: `the revoked event on node ${n}`,
+        });
         const elapsed = Date.now() - since;
         assert.match(block.data ?? '', /resource definitions changed/);
         // The issue's bound (a second) plus slack for three processes on a loaded two-core machine.

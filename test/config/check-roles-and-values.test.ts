@@ -44,20 +44,75 @@ const problemsOf = (change: (c: Record<string, any>) => void) => {
 describe('svc check: filter values of the wrong type', () => {
   const at = 'resources.tasks.permissions.member.read.filter';
   const scenarios: { name: string; filter: object; path: string; message: RegExp }[] = [
-    { name: 'an enum value not in values', filter: { status: { eq: 'finished' } }, path: `${at}.status.eq`, message: /"finished" .*expected one of open, done/ },
-    { name: 'an enum value not in values inside in', filter: { status: { in: ['open', 'finished'] } }, path: `${at}.status.in.1`, message: /"finished"/ },
-    { name: 'a date that does not parse', filter: { due_on: { gt: 'soon' } }, path: `${at}.due_on.gt`, message: /"soon" .*date YYYY-MM-DD/ },
+    {
+      name: 'an enum value not in values',
+      filter: { status: { eq: 'finished' } },
+      path: `${at}.status.eq`,
+      message: /"finished" .*expected one of open, done/,
+    },
+    {
+      name: 'an enum value not in values inside in',
+      filter: { status: { in: ['open', 'finished'] } },
+      path: `${at}.status.in.1`,
+      message: /"finished"/,
+    },
+    {
+      name: 'a date that does not parse',
+      filter: { due_on: { gt: 'soon' } },
+      path: `${at}.due_on.gt`,
+      message: /"soon" .*date YYYY-MM-DD/,
+    },
     { name: 'an impossible date', filter: { due_on: { lt: '2024-02-30' } }, path: `${at}.due_on.lt`, message: /date/ },
-    { name: 'a datetime without a time zone', filter: { due_at: { gte: '2024-01-01 10:00' } }, path: `${at}.due_at.gte`, message: /date-time/ },
-    { name: 'a non-integer for an integer field', filter: { points: { gt: 1.5 } }, path: `${at}.points.gt`, message: /expected an integer/ },
-    { name: 'text for an integer field', filter: { points: { eq: 'many' } }, path: `${at}.points.eq`, message: /expected an integer/ },
-    { name: 'text for a number field', filter: { weight: { lt: 'heavy' } }, path: `${at}.weight.lt`, message: /expected a number/ },
-    { name: 'text for a boolean field', filter: { urgent: { eq: 'yes' } }, path: `${at}.urgent.eq`, message: /true or false/ },
-    { name: 'a number for a string field', filter: { title: { eq: 5 } }, path: `${at}.title.eq`, message: /needs a string/ },
+    {
+      name: 'a datetime without a time zone',
+      filter: { due_at: { gte: '2024-01-01 10:00' } },
+      path: `${at}.due_at.gte`,
+      message: /date-time/,
+    },
+    {
+      name: 'a non-integer for an integer field',
+      filter: { points: { gt: 1.5 } },
+      path: `${at}.points.gt`,
+      message: /expected an integer/,
+    },
+    {
+      name: 'text for an integer field',
+      filter: { points: { eq: 'many' } },
+      path: `${at}.points.eq`,
+      message: /expected an integer/,
+    },
+    {
+      name: 'text for a number field',
+      filter: { weight: { lt: 'heavy' } },
+      path: `${at}.weight.lt`,
+      message: /expected a number/,
+    },
+    {
+      name: 'text for a boolean field',
+      filter: { urgent: { eq: 'yes' } },
+      path: `${at}.urgent.eq`,
+      message: /true or false/,
+    },
+    {
+      name: 'a number for a string field',
+      filter: { title: { eq: 5 } },
+      path: `${at}.title.eq`,
+      message: /needs a string/,
+    },
     { name: 'a malformed uuid', filter: { ref: { neq: 'abc' } }, path: `${at}.ref.neq`, message: /UUID/ },
     { name: 'a malformed id', filter: { id: { eq: 'x' } }, path: `${at}.id.eq`, message: /UUID/ },
-    { name: 'a check value deep in _or and _not', filter: { _or: [{ owner: { eq: '$userId' } }, { _not: { status: { neq: 'closed' } } }] }, path: `${at}._or.1._not.status.neq`, message: /"closed"/ },
-    { name: 'a field named constructor given text', filter: { constructor: { eq: 'x' } }, path: `${at}.constructor.eq`, message: /expected an integer/ },
+    {
+      name: 'a check value deep in _or and _not',
+      filter: { _or: [{ owner: { eq: '$userId' } }, { _not: { status: { neq: 'closed' } } }] },
+      path: `${at}._or.1._not.status.neq`,
+      message: /"closed"/,
+    },
+    {
+      name: 'a field named constructor given text',
+      filter: { constructor: { eq: 'x' } },
+      path: `${at}.constructor.eq`,
+      message: /expected an integer/,
+    },
   ];
   for (const scenario of scenarios) {
     it(`refuses ${scenario.name}, at its path`, () => {
@@ -69,27 +124,52 @@ describe('svc check: filter values of the wrong type', () => {
   }
 
   it('refuses a wrong value in a check as well as in a filter', () => {
-    const problems = problemsOf((c) => (c.resources.tasks.permissions.member.create = { check: { status: { eq: 'finished' } } }));
-    assert.deepEqual(problems.map((p) => p.path), ['resources.tasks.permissions.member.create.check.status.eq']);
+    const problems = problemsOf(
+      (c) => (c.resources.tasks.permissions.member.create = { check: { status: { eq: 'finished' } } }),
+    );
+    assert.deepEqual(
+      problems.map((p) => p.path),
+      ['resources.tasks.permissions.member.create.check.status.eq'],
+    );
   });
 
   const valid: { name: string; filter: object }[] = [
-    { name: 'values of every type', filter: { status: { in: ['open', 'done'] }, due_on: { gt: '2024-02-29' }, due_at: { lt: '2024-01-01T10:00:00+02:00' }, points: { gte: -3 }, weight: { lt: 2.5 }, urgent: { eq: true }, ref: { neq: '01890a5d-ac96-774b-bcce-b302099a8057' } } },
+    {
+      name: 'values of every type',
+      filter: {
+        status: { in: ['open', 'done'] },
+        due_on: { gt: '2024-02-29' },
+        due_at: { lt: '2024-01-01T10:00:00+02:00' },
+        points: { gte: -3 },
+        weight: { lt: 2.5 },
+        urgent: { eq: true },
+        ref: { neq: '01890a5d-ac96-774b-bcce-b302099a8057' },
+      },
+    },
     { name: 'session variables', filter: { owner: { eq: '$userId' }, status: { neq: '$role' } } },
-    { name: 'null, patterns and null tests', filter: { status: { eq: null }, title: { like: '%x%', ilike: 'A_' }, due_on: { is_null: true } } },
+    {
+      name: 'null, patterns and null tests',
+      filter: { status: { eq: null }, title: { like: '%x%', ilike: 'A_' }, due_on: { is_null: true } },
+    },
     { name: 'text for a boolean field that reads as one', filter: { urgent: { eq: 'true' } } },
     { name: 'a value below the field minimum (bounds are not types)', filter: { points: { gt: -1_000_000 } } },
   ];
   for (const scenario of valid) {
     it(`accepts ${scenario.name}`, () => {
-      assert.deepEqual(problemsOf((c) => (memberRead(c).filter = scenario.filter)), []);
+      assert.deepEqual(
+        problemsOf((c) => (memberRead(c).filter = scenario.filter)),
+        [],
+      );
     });
   }
 });
 
 describe('svc check: roles', () => {
   it('accepts a roles list that declares every role, the default one included', () => {
-    assert.deepEqual(problemsOf((c) => (c.roles = ['editor', 'member', 'user', 'guest'])), []);
+    assert.deepEqual(
+      problemsOf((c) => (c.roles = ['editor', 'member', 'user', 'guest'])),
+      [],
+    );
   });
 
   it('refuses, with a roles list, a role it does not declare, at each place it is named', () => {
@@ -99,14 +179,22 @@ describe('svc check: roles', () => {
     });
     assert.deepEqual(
       problems.map((p) => p.path),
-      ['resources.projects.permissions.member', 'resources.tasks.permissions.member', 'resources.notes.permissions.member', 'resources.notes.permissions.memebr'],
+      [
+        'resources.projects.permissions.member',
+        'resources.tasks.permissions.member',
+        'resources.notes.permissions.member',
+        'resources.notes.permissions.memebr',
+      ],
     );
     assert.match(problems[3]?.message ?? '', /role "memebr" is not declared in roles \(declared: editor, user\)/);
   });
 
   it('refuses, with a roles list, a default role it does not declare', () => {
     const problems = problemsOf((c) => (c.roles = ['editor', 'member']));
-    assert.deepEqual(problems.map((p) => [p.path, p.message]), [['auth.defaultRole', 'role "user" is not declared in roles (declared: editor, member)']]);
+    assert.deepEqual(
+      problems.map((p) => [p.path, p.message]),
+      [['auth.defaultRole', 'role "user" is not declared in roles (declared: editor, member)']],
+    );
   });
 
   it('refuses role names no user could be given', () => {
@@ -114,7 +202,10 @@ describe('svc check: roles', () => {
       c.resources.notes.permissions['bad\u0001role'] = { read: true };
       c.resources.notes.permissions[' padded'] = { read: true };
     });
-    assert.deepEqual(problems.map((p) => p.path).sort(), ['resources.notes.permissions. padded', 'resources.notes.permissions.bad\u0001role'].sort());
+    assert.deepEqual(
+      problems.map((p) => p.path).sort(),
+      ['resources.notes.permissions. padded', 'resources.notes.permissions.bad\u0001role'].sort(),
+    );
   });
 
   it('refuses a roles list with duplicates or empty names', () => {
@@ -138,7 +229,10 @@ describe('svc check: warnings for roles that look like typos', () => {
     assert.equal(result.ok, true);
     assert.match(result.lines[0] ?? '', /valid, 3 resources \(projects, tasks, notes\), 1 warning$/);
     assert.equal(result.lines.length, 2);
-    assert.match(result.lines[1] ?? '', /^warning: resources\.notes\.permissions\.memebr: role "memebr" is named under no other resource, while editor, member are named under several: a typo\? \(did you mean "member"\?\)/);
+    assert.match(
+      result.lines[1] ?? '',
+      /^warning: resources\.notes\.permissions\.memebr: role "memebr" is named under no other resource, while editor, member are named under several: a typo\? \(did you mean "member"\?\)/,
+    );
   });
 
   it('says nothing when every role is under several resources, or when roles are declared', async () => {

@@ -29,21 +29,35 @@ function settingPaths(node: SchemaNode, prefix = ''): string[] {
   return paths;
 }
 
-const documented = new Set([...DOC.matchAll(/`([a-z][A-Za-z]*(?:\.(?:[A-Za-z]+|<provider>))+|[a-z][A-Za-z]*)`/g)].map((match) => match[1]!));
+const documented = new Set(
+  [...DOC.matchAll(/`([a-z][A-Za-z]*(?:\.(?:[A-Za-z]+|<provider>))+|[a-z][A-Za-z]*)`/g)].map((match) => match[1]!),
+);
 
 describe('the configuration reference', () => {
   const paths = settingPaths(CONFIG_SCHEMA as SchemaNode);
 
   it('names every setting of the schema', () => {
     assert.ok(paths.length > 40, `found ${paths.length} settings`);
-    assert.deepEqual(paths.filter((path) => !documented.has(path)), []);
+    assert.deepEqual(
+      paths.filter((path) => !documented.has(path)),
+      [],
+    );
   });
 
   it('names no dotted setting that the schema does not have', () => {
     const known = new Set(paths);
-    const groups = new Set(paths.flatMap((path) => path.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))));
+    const groups = new Set(
+      paths.flatMap((path) =>
+        path
+          .split('.')
+          .slice(0, -1)
+          .map((_, i, parts) => parts.slice(0, i + 1).join('.')),
+      ),
+    );
     const sections = new Set(paths.map((path) => path.split('.')[0]!));
-    const stale = [...documented].filter((name) => name.includes('.') && sections.has(name.split('.')[0]!) && !known.has(name) && !groups.has(name));
+    const stale = [...documented].filter(
+      (name) => name.includes('.') && sections.has(name.split('.')[0]!) && !known.has(name) && !groups.has(name),
+    );
     assert.deepEqual(stale, []);
   });
 });

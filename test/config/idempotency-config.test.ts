@@ -25,7 +25,10 @@ describe('idempotency config', () => {
     it(`refuses ${name} at ${path}`, () => {
       const { config, problems } = validateConfig({ resources: {}, idempotency });
       assert.equal(config, undefined);
-      assert.deepEqual(problems.map((problem) => problem.path), [path]);
+      assert.deepEqual(
+        problems.map((problem) => problem.path),
+        [path],
+      );
     });
   }
 });

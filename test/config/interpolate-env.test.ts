@@ -12,8 +12,16 @@ describe('interpolateEnv', () => {
     { name: 'an unset variable with a default', input: '${MISSING:-localhost}', output: 'localhost' },
     { name: 'an empty variable with a default', input: '${EMPTY:-fallback}', output: 'fallback' },
     { name: 'an empty default', input: '${MISSING:-}', output: '' },
-    { name: 'a default holding a colon and slashes', input: '${MISSING:-sqlite:./.svc/data.db}', output: 'sqlite:./.svc/data.db' },
-    { name: 'several expressions in one string', input: 'postgres://${HOST_NAME}:${PORT}/app', output: 'postgres://db.internal:5432/app' },
+    {
+      name: 'a default holding a colon and slashes',
+      input: '${MISSING:-sqlite:./.svc/data.db}',
+      output: 'sqlite:./.svc/data.db',
+    },
+    {
+      name: 'several expressions in one string',
+      input: 'postgres://${HOST_NAME}:${PORT}/app',
+      output: 'postgres://db.internal:5432/app',
+    },
     { name: 'a value with quotes and YAML punctuation, kept as is', input: '${QUOTED}', output: 'a": b, [c]' },
     { name: 'an escaped $${', input: 'literal $${HOST_NAME}', output: 'literal ${HOST_NAME}' },
     { name: 'a session variable, left alone', input: '$userId', output: '$userId' },
@@ -54,7 +62,11 @@ describe('interpolateEnv', () => {
   });
 
   const PROBLEMS: { name: string; input: string; message: RegExp }[] = [
-    { name: 'an unset variable without a default', input: '${MISSING}', message: /environment variable MISSING is not set \(write \$\{MISSING:-\} to make it optional\)/ },
+    {
+      name: 'an unset variable without a default',
+      input: '${MISSING}',
+      message: /environment variable MISSING is not set \(write \$\{MISSING:-\} to make it optional\)/,
+    },
     { name: 'a malformed name', input: '${1ABC}', message: /malformed \$\{1ABC\}/ },
     { name: 'an unknown modifier', input: '${HOST_NAME:?required}', message: /malformed/ },
     { name: 'an unclosed expression', input: 'x ${HOST_NAME', message: /unclosed/ },
@@ -70,6 +82,9 @@ describe('interpolateEnv', () => {
 
   it('reports every unset variable', () => {
     const result = interpolateEnv({ a: '${X1}', b: ['${X2}'] }, {});
-    assert.deepEqual(result.problems.map((p) => p.path), ['a', 'b.0']);
+    assert.deepEqual(
+      result.problems.map((p) => p.path),
+      ['a', 'b.0'],
+    );
   });
 });

@@ -22,7 +22,9 @@ describe('retention config', () => {
   });
 
   it('fills each key left out and keeps the ones given', () => {
-    const { config } = validateConfig(withRetention({ intervalMs: 5000, events: { maxCount: 0 }, deliveries: { maxAgeMs: 0 } }));
+    const { config } = validateConfig(
+      withRetention({ intervalMs: 5000, events: { maxCount: 0 }, deliveries: { maxAgeMs: 0 } }),
+    );
     assert.deepEqual(config?.retention, {
       intervalMs: 5000,
       batchSize: 1000,
@@ -34,17 +36,67 @@ describe('retention config', () => {
   const BAD: { name: string; retention: unknown; path: string; message: RegExp }[] = [
     { name: 'a section that is no object', retention: 60000, path: 'retention', message: /must be object/ },
     { name: 'an interval of 0', retention: { intervalMs: 0 }, path: 'retention.intervalMs', message: /must be >= 1/ },
-    { name: 'an interval past what a timer can wait', retention: { intervalMs: 2 ** 31 }, path: 'retention.intervalMs', message: /must be <= 2147483647/ },
-    { name: 'an interval in words', retention: { intervalMs: 'hourly' }, path: 'retention.intervalMs', message: /must be integer/ },
+    {
+      name: 'an interval past what a timer can wait',
+      retention: { intervalMs: 2 ** 31 },
+      path: 'retention.intervalMs',
+      message: /must be <= 2147483647/,
+    },
+    {
+      name: 'an interval in words',
+      retention: { intervalMs: 'hourly' },
+      path: 'retention.intervalMs',
+      message: /must be integer/,
+    },
     { name: 'a batch of 0 rows', retention: { batchSize: 0 }, path: 'retention.batchSize', message: /must be >= 1/ },
-    { name: 'a batch of a million rows', retention: { batchSize: 1_000_000 }, path: 'retention.batchSize', message: /must be <= 100000/ },
-    { name: 'an event age under a minute', retention: { events: { maxAgeMs: 1000 } }, path: 'retention.events.maxAgeMs', message: /must be >= 60000/ },
-    { name: 'a negative event count', retention: { events: { maxCount: -1 } }, path: 'retention.events.maxCount', message: /must be >= 0/ },
-    { name: 'a fractional delivery age', retention: { deliveries: { maxAgeMs: 1.5 } }, path: 'retention.deliveries.maxAgeMs', message: /must be integer/ },
-    { name: 'a negative delivery age', retention: { deliveries: { maxAgeMs: -1 } }, path: 'retention.deliveries.maxAgeMs', message: /must be >= 0/ },
-    { name: 'a delivery count as text', retention: { deliveries: { maxCount: 'many' } }, path: 'retention.deliveries.maxCount', message: /must be integer/ },
-    { name: 'an unknown limit', retention: { events: { maxRows: 10 } }, path: 'retention.events.maxRows', message: /unknown key \(expected one of: maxAgeMs, maxCount\)/ },
-    { name: 'an unknown table', retention: { streams: {} }, path: 'retention.streams', message: /unknown key \(expected one of: intervalMs, batchSize, events, deliveries\)/ },
+    {
+      name: 'a batch of a million rows',
+      retention: { batchSize: 1_000_000 },
+      path: 'retention.batchSize',
+      message: /must be <= 100000/,
+    },
+    {
+      name: 'an event age under a minute',
+      retention: { events: { maxAgeMs: 1000 } },
+      path: 'retention.events.maxAgeMs',
+      message: /must be >= 60000/,
+    },
+    {
+      name: 'a negative event count',
+      retention: { events: { maxCount: -1 } },
+      path: 'retention.events.maxCount',
+      message: /must be >= 0/,
+    },
+    {
+      name: 'a fractional delivery age',
+      retention: { deliveries: { maxAgeMs: 1.5 } },
+      path: 'retention.deliveries.maxAgeMs',
+      message: /must be integer/,
+    },
+    {
+      name: 'a negative delivery age',
+      retention: { deliveries: { maxAgeMs: -1 } },
+      path: 'retention.deliveries.maxAgeMs',
+      message: /must be >= 0/,
+    },
+    {
+      name: 'a delivery count as text',
+      retention: { deliveries: { maxCount: 'many' } },
+      path: 'retention.deliveries.maxCount',
+      message: /must be integer/,
+    },
+    {
+      name: 'an unknown limit',
+      retention: { events: { maxRows: 10 } },
+      path: 'retention.events.maxRows',
+      message: /unknown key \(expected one of: maxAgeMs, maxCount\)/,
+    },
+    {
+      name: 'an unknown table',
+      retention: { streams: {} },
+      path: 'retention.streams',
+      message: /unknown key \(expected one of: intervalMs, batchSize, events, deliveries\)/,
+    },
   ];
   for (const scenario of BAD) {
     it(`refuses ${scenario.name} at ${scenario.path}`, () => {
@@ -57,7 +109,9 @@ describe('retention config', () => {
   }
 
   it('lists every bad value at once', () => {
-    const { problems } = validateConfig(withRetention({ intervalMs: 0, events: { maxAgeMs: 1 }, deliveries: { maxCount: -5 } }));
+    const { problems } = validateConfig(
+      withRetention({ intervalMs: 0, events: { maxAgeMs: 1 }, deliveries: { maxCount: -5 } }),
+    );
     assert.deepEqual(
       problems.map((p) => p.path),
       ['retention.intervalMs', 'retention.events.maxAgeMs', 'retention.deliveries.maxCount'],

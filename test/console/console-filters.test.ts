@@ -4,7 +4,14 @@
 // view-only parameters never reach the API, and paging has a default.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiQuery, filterOperatorsOf, filtersOf, isValueless, withFilters, type FilterOperators } from '../../console/src/lib/filters.ts';
+import {
+  apiQuery,
+  filterOperatorsOf,
+  filtersOf,
+  isValueless,
+  withFilters,
+  type FilterOperators,
+} from '../../console/src/lib/filters.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -27,11 +34,15 @@ for (const dialect of testDialects()) {
       assert.deepEqual(ops('title'), [...COMPARISONS, 'like', 'ilike']);
       assert.deepEqual(ops('views'), COMPARISONS);
       assert.deepEqual(ops('published'), ['eq', 'neq', 'in', 'nin', 'is_null', 'is_not_null']);
-      for (const op of ['eq', 'in', 'is_null']) assert.ok(ops('id')?.includes(op), `system fields are filterable too (id__${op})`);
+      for (const op of ['eq', 'in', 'is_null'])
+        assert.ok(ops('id')?.includes(op), `system fields are filterable too (id__${op})`);
       assert.deepEqual(ops('created_at'), COMPARISONS);
       assert.equal(operators.get('title')?.[0]?.text, 'equals the value');
       assert.deepEqual(
-        operators.get('title')?.filter((o) => o.valueless).map((o) => o.op),
+        operators
+          .get('title')
+          ?.filter((o) => o.valueless)
+          .map((o) => o.op),
         ['is_null', 'is_not_null'],
       );
     });
@@ -39,7 +50,15 @@ for (const dialect of testDialects()) {
     it('offers only filters the API accepts', async () => {
       for (const [field, fieldOps] of operators) {
         for (const { op, valueless } of fieldOps) {
-          const value = valueless ? '' : field === 'views' ? '1' : field === 'published' ? 'true' : field === 'id' ? '00000000-0000-4000-8000-000000000000' : 'a';
+          const value = valueless
+            ? ''
+            : field === 'views'
+              ? '1'
+              : field === 'published'
+                ? 'true'
+                : field === 'id'
+                  ? '00000000-0000-4000-8000-000000000000'
+                  : 'a';
           if (!['title', 'views', 'published', 'id'].includes(field)) continue;
           const response = await t.request({ method: 'GET', url: `/v1/posts?${field}__${op}=${value}`, auth: t.admin });
           assert.equal(response.statusCode, 200, `${field}__${op}: ${response.body}`);
@@ -49,7 +68,11 @@ for (const dialect of testDialects()) {
 
     it('writes each operator as field__op=value and reads it back', () => {
       for (const { op, valueless } of operators.get('title')!) {
-        const params = withFilters(new URLSearchParams('_sort=-title&page[offset]=50&record=abc'), [{ field: 'title', op, value: 'a,b' }], operators);
+        const params = withFilters(
+          new URLSearchParams('_sort=-title&page[offset]=50&record=abc'),
+          [{ field: 'title', op, value: 'a,b' }],
+          operators,
+        );
         assert.equal(params.get(`title__${op}`), valueless ? '' : 'a,b');
         assert.equal(isValueless(operators, 'title', op), valueless);
         assert.equal(params.get('_sort'), '-title', 'sorting is kept');
@@ -59,11 +82,14 @@ for (const dialect of testDialects()) {
     });
 
     it('reads a plain field=value as eq, and field__op as a filter only when the field takes op', () => {
-      assert.deepEqual(filtersOf(new URLSearchParams('status=draft&views__gt=3&views__like=x&fields=a,b&_limit=5'), operators), [
-        { field: 'status', op: 'eq', value: 'draft' },
-        { field: 'views', op: 'gt', value: '3' },
-        { field: 'views__like', op: 'eq', value: 'x' },
-      ]);
+      assert.deepEqual(
+        filtersOf(new URLSearchParams('status=draft&views__gt=3&views__like=x&fields=a,b&_limit=5'), operators),
+        [
+          { field: 'status', op: 'eq', value: 'draft' },
+          { field: 'views', op: 'gt', value: '3' },
+          { field: 'views__like', op: 'eq', value: 'x' },
+        ],
+      );
     });
   });
 }
@@ -75,7 +101,10 @@ describe('console list query, offline', () => {
   });
 
   it('sends the API the list parameters only, with a default page size', () => {
-    assert.equal(apiQuery(new URLSearchParams('status__eq=draft&record=x&new=1&fields=a,b')), 'status__eq=draft&fields=a,b&page[limit]=25');
+    assert.equal(
+      apiQuery(new URLSearchParams('status__eq=draft&record=x&new=1&fields=a,b')),
+      'status__eq=draft&fields=a,b&page[limit]=25',
+    );
     assert.equal(apiQuery(new URLSearchParams('_limit=10&_offset=20')), '_limit=10&_offset=20');
   });
 });

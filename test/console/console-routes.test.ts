@@ -47,7 +47,12 @@ for (const dialect of testDialects()) {
         assert.match(String(response.headers['cache-control']), /immutable/);
         assert.ok(response.headers['content-security-policy']);
       }
-      for (const url of ['/console/assets/nope.js', '/console/../package.json', '/console/%2e%2e/package.json', '/docs/nope.js']) {
+      for (const url of [
+        '/console/assets/nope.js',
+        '/console/../package.json',
+        '/console/%2e%2e/package.json',
+        '/docs/nope.js',
+      ]) {
         const response = await t.request({ method: 'GET', url });
         assert.equal(response.statusCode, 404, url);
         assert.equal(response.json().errors[0].code, 'ROUTE_NOT_FOUND');
@@ -64,7 +69,11 @@ for (const dialect of testDialects()) {
       const scalar = await t.request({ method: 'GET', url: '/docs/scalar.js' });
       assert.equal(scalar.statusCode, 200);
       assert.match(String(scalar.headers['content-type']), /^text\/javascript/);
-      const compressed = await t.request({ method: 'GET', url: '/docs/scalar.js', headers: { 'accept-encoding': 'gzip, br' } });
+      const compressed = await t.request({
+        method: 'GET',
+        url: '/docs/scalar.js',
+        headers: { 'accept-encoding': 'gzip, br' },
+      });
       assert.equal(compressed.headers['content-encoding'], 'gzip');
       assert.equal(gunzipSync(compressed.rawPayload).length, scalar.rawPayload.length);
       const init = await t.request({ method: 'GET', url: '/docs/docs-init.js' });
@@ -74,7 +83,9 @@ for (const dialect of testDialects()) {
 
     it('keeps the first load (HTML, JS and CSS, gzipped) within 150 KB', () => {
       const html = readFileSync(join(CONSOLE_BUILD_DIR, 'index.html'), 'utf8');
-      const files = [...html.matchAll(/(?:src|href)="\/console\/(assets\/[^"]+)"/g)].map((m) => join(CONSOLE_BUILD_DIR, m[1]!));
+      const files = [...html.matchAll(/(?:src|href)="\/console\/(assets\/[^"]+)"/g)].map((m) =>
+        join(CONSOLE_BUILD_DIR, m[1]!),
+      );
       const total = [html, ...files.map((f) => readFileSync(f))].reduce((sum, body) => sum + gzipSync(body).length, 0);
       assert.ok(total <= FIRST_LOAD_BUDGET_BYTES, `first load is ${total} bytes gzipped`);
     });
@@ -83,7 +94,9 @@ for (const dialect of testDialects()) {
   describe(`web console turned off (${dialect})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(dialect, { server: { port: 0, host: '127.0.0.1', cors: { origins: [] }, bodyLimitBytes: 1048576, console: false } });
+      t = await startTestApp(dialect, {
+        server: { port: 0, host: '127.0.0.1', cors: { origins: [] }, bodyLimitBytes: 1048576, console: false },
+      });
     });
     after(() => t?.close());
 

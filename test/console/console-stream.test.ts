@@ -27,7 +27,9 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       // A short retry keeps the reconnect quick; the replay window covers the time away.
-      t = await startTestApp(dialect, { stream: { heartbeatMs: 30000, retryMs: 200, allowQueryToken: false, replayWindow: 60000 } });
+      t = await startTestApp(dialect, {
+        stream: { heartbeatMs: 30000, retryMs: 200, allowQueryToken: false, replayWindow: 60000 },
+      });
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const address = t.app.server.address();
       if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
@@ -50,7 +52,12 @@ for (const dialect of testDialects()) {
       });
       try {
         await until(() => states.includes('open'), 10_000, 'the stream to open');
-        const first = await t.request({ method: 'POST', url: '/v1/posts', auth: `Bearer ${key}`, payload: { title: 'before the cut' } });
+        const first = await t.request({
+          method: 'POST',
+          url: '/v1/posts',
+          auth: `Bearer ${key}`,
+          payload: { title: 'before the cut' },
+        });
         assert.equal(first.statusCode, 201);
         await until(() => messages.some((m) => m.data.includes('before the cut')), 10_000, 'the first event');
         assert.equal(messages[0]!.event, 'posts.created');
@@ -60,11 +67,24 @@ for (const dialect of testDialects()) {
         await proxy.cut();
         await until(() => states.at(-1) === 'error' || states.at(-1) === 'connecting', 10_000, 'the cut to be noticed');
         // Written while the reader is away: only a resume with Last-Event-ID brings it back.
-        await t.request({ method: 'POST', url: '/v1/posts', auth: `Bearer ${key}`, payload: { title: 'during the cut' } });
+        await t.request({
+          method: 'POST',
+          url: '/v1/posts',
+          auth: `Bearer ${key}`,
+          payload: { title: 'during the cut' },
+        });
         await proxy.restore();
-        await until(() => messages.some((m) => m.data.includes('during the cut')), 15_000, 'the event written during the cut');
+        await until(
+          () => messages.some((m) => m.data.includes('during the cut')),
+          15_000,
+          'the event written during the cut',
+        );
         assert.ok(states.filter((s) => s === 'open').length > opened, 'the reader reconnected');
-        assert.equal(messages.filter((m) => m.data.includes('before the cut')).length, 1, 'no event is delivered twice');
+        assert.equal(
+          messages.filter((m) => m.data.includes('before the cut')).length,
+          1,
+          'no event is delivered twice',
+        );
       } finally {
         stop();
         useSession(null);

@@ -23,9 +23,20 @@ for (const dialect of testDialects()) {
     let file: string;
     let node: SvcProcess;
     const write = (resources: Record<string, unknown>) =>
-      writeFileSync(file, stringify({ database: { url: database.url }, server: { host: '127.0.0.1', port: 0 }, adminToken: ADMIN, dataDir: join(file, '..', 'data'), resources }));
+      writeFileSync(
+        file,
+        stringify({
+          database: { url: database.url },
+          server: { host: '127.0.0.1', port: 0 },
+          adminToken: ADMIN,
+          dataDir: join(file, '..', 'data'),
+          resources,
+        }),
+      );
     const listing = async (): Promise<Listing> => {
-      const response = await fetch(`${node.baseUrl}/admin/resources`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      const response = await fetch(`${node.baseUrl}/admin/resources`, {
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
       assert.equal(response.status, 200);
       return (await response.json()) as Listing;
     };
@@ -43,18 +54,39 @@ for (const dialect of testDialects()) {
 
     it('shows the file at start, and the reloaded definitions from it after SIGHUP', async () => {
       const first = await listing();
-      assert.deepEqual(first.data.map((d) => d.id), ['notes']);
+      assert.deepEqual(
+        first.data.map((d) => d.id),
+        ['notes'],
+      );
       assert.equal(first.meta.appliedFrom, file);
 
-      write({ notes: { ...NOTES, fields: { ...NOTES.fields, title: { type: 'string', maxLength: 80 } } }, tags: NOTES });
+      write({
+        notes: { ...NOTES, fields: { ...NOTES.fields, title: { type: 'string', maxLength: 80 } } },
+        tags: NOTES,
+      });
       node.child.kill('SIGHUP');
       let reloaded: Listing | undefined;
-      await eventually(async () => {
-        reloaded = await listing();
-        return reloaded.data.length === 2;
-      }, `the reloaded definitions:\n${node.output}`, 20_000);
-      assert.deepEqual(reloaded!.data.map((d) => d.id), ['notes', 'tags']);
-      assert.deepEqual(reloaded!.data[0]!.attributes.fields.title, { type: 'string', id: 'notes.title', required: false, nullable: true, unique: false, sortable: false, maxLength: 80 });
+      await eventually(
+        async () => {
+          reloaded = await listing();
+          return reloaded.data.length === 2;
+        },
+        `the reloaded definitions:\n${node.output}`,
+        20_000,
+      );
+      assert.deepEqual(
+        reloaded!.data.map((d) => d.id),
+        ['notes', 'tags'],
+      );
+      assert.deepEqual(reloaded!.data[0]!.attributes.fields.title, {
+        type: 'string',
+        id: 'notes.title',
+        required: false,
+        nullable: true,
+        unique: false,
+        sortable: false,
+        maxLength: 80,
+      });
       assert.equal(reloaded!.meta.appliedFrom, file);
       assert.ok(reloaded!.meta.definitionsVersion > first.meta.definitionsVersion);
     });

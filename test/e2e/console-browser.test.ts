@@ -84,18 +84,42 @@ describe('web console in a browser', { skip }, () => {
   before(async () => {
     await ensureConsoleBuilt();
     t = await startTestApp('sqlite', { roles: ROLES });
-    await t.ctx.auth.users.create({ id: 'edna', email: EDITOR_EMAIL, password: EDITOR_PASSWORD, role: 'editor', verified: true });
-    await t.ctx.auth.users.create({ id: 'uma', email: UMA_EMAIL, password: EDITOR_PASSWORD, role: 'user', verified: true });
+    await t.ctx.auth.users.create({
+      id: 'edna',
+      email: EDITOR_EMAIL,
+      password: EDITOR_PASSWORD,
+      role: 'editor',
+      verified: true,
+    });
+    await t.ctx.auth.users.create({
+      id: 'uma',
+      email: UMA_EMAIL,
+      password: EDITOR_PASSWORD,
+      role: 'user',
+      verified: true,
+    });
     editorKey = await t.as('editor');
     // A second key of edna's, besides the console's: it must survive her signing out.
-    const issued = await t.request({ method: 'POST', url: '/token', payload: { email: EDITOR_EMAIL, password: EDITOR_PASSWORD, name: 'ci' } });
+    const issued = await t.request({
+      method: 'POST',
+      url: '/token',
+      payload: { email: EDITOR_EMAIL, password: EDITOR_PASSWORD, name: 'ci' },
+    });
     ednaOtherKey = `Bearer ${issued.json().key as string}`;
-    const umaIssued = await t.request({ method: 'POST', url: '/token', payload: { email: UMA_EMAIL, password: EDITOR_PASSWORD, name: 'script' } });
+    const umaIssued = await t.request({
+      method: 'POST',
+      url: '/token',
+      payload: { email: UMA_EMAIL, password: EDITOR_PASSWORD, name: 'script' },
+    });
     umaKey = `Bearer ${umaIssued.json().key as string}`;
     for (const name of ['News', 'Guides']) {
       await t.request({ method: 'POST', url: '/v1/categories', auth: editorKey, payload: { name } });
     }
-    for (const [title, status] of [['Hello world', 'published'], ['Draft notes', 'draft'], ['Release 1.0', 'published']]) {
+    for (const [title, status] of [
+      ['Hello world', 'published'],
+      ['Draft notes', 'draft'],
+      ['Release 1.0', 'published'],
+    ]) {
       await t.request({ method: 'POST', url: '/v1/posts', auth: editorKey, payload: { title, status } });
     }
     await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -115,7 +139,16 @@ describe('web console in a browser', { skip }, () => {
     receiverUrl = `http://127.0.0.1:${receiverAddress.port}/hook`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     // Nothing but this server may be reached: the console must work offline.
@@ -130,7 +163,8 @@ describe('web console in a browser', { skip }, () => {
     });
     page.on('request', (request) => {
       const url = new URL(request.url());
-      if (url.origin === base && page.url().includes('/console') && !/^\/(console|docs)(\/|$)/.test(url.pathname)) apiCalls.add(`${request.method()} ${url.pathname}`);
+      if (url.origin === base && page.url().includes('/console') && !/^\/(console|docs)(\/|$)/.test(url.pathname))
+        apiCalls.add(`${request.method()} ${url.pathname}`);
     });
   });
 
@@ -153,13 +187,17 @@ describe('web console in a browser', { skip }, () => {
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate('document.activeElement.id'), 'signin-email');
-    const outline = (await page.evaluate('getComputedStyle(document.activeElement).outlineStyle + " " + getComputedStyle(document.activeElement).outlineWidth')) as string;
+    const outline = (await page.evaluate(
+      'getComputedStyle(document.activeElement).outlineStyle + " " + getComputedStyle(document.activeElement).outlineWidth',
+    )) as string;
     assert.match(outline, /^solid [1-9]/, 'the focused field shows a focus ring');
     await page.getByLabel('Email', { exact: true }).fill(EDITOR_EMAIL);
     await page.getByLabel('Password', { exact: true }).fill(EDITOR_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText(`Signed in as ${EDITOR_EMAIL}`).waitFor(WAIT);
-    const storage = (await page.evaluate('({ local: localStorage.length, session: sessionStorage.length, url: location.href })')) as { local: number; session: number; url: string };
+    const storage = (await page.evaluate(
+      '({ local: localStorage.length, session: sessionStorage.length, url: location.href })',
+    )) as { local: number; session: number; url: string };
     assert.equal(storage.local, 0);
     assert.equal(storage.session, 1);
     assert.doesNotMatch(storage.url, /svc_/);
@@ -170,14 +208,32 @@ describe('web console in a browser', { skip }, () => {
     await page.getByRole('cell', { name: 'Hello world', exact: true }).waitFor(WAIT);
     assert.match(await page.getByRole('status').first().innerText(), /of 3/);
     await page.getByRole('button', { name: 'Add filter' }).click();
-    const operators = (await page.getByLabel('Filter 1 operator').locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))) as string[];
-    assert.deepEqual(operators.sort(), ['eq', 'gt', 'gte', 'ilike', 'in', 'is_not_null', 'is_null', 'like', 'lt', 'lte', 'neq', 'nin']);
+    const operators = (await page
+      .getByLabel('Filter 1 operator')
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))) as string[];
+    assert.deepEqual(operators.sort(), [
+      'eq',
+      'gt',
+      'gte',
+      'ilike',
+      'in',
+      'is_not_null',
+      'is_null',
+      'like',
+      'lt',
+      'lte',
+      'neq',
+      'nin',
+    ]);
     // The operators are the field's own, as /openapi.json lists them: a boolean has no order and no pattern.
     await page.getByLabel('Filter 1 field').selectOption('published');
     const booleanOperators = page.getByLabel('Filter 1 operator').locator('option');
     await page.waitForFunction("document.querySelectorAll('#filter-op-0 option').length === 6", null, WAIT);
     assert.deepEqual(
-      (await booleanOperators.evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).sort(),
+      (
+        await booleanOperators.evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))
+      ).sort(),
       ['eq', 'in', 'is_not_null', 'is_null', 'neq', 'nin'],
     );
     await shot(page, 'filter-operators-boolean');
@@ -234,12 +290,19 @@ describe('web console in a browser', { skip }, () => {
     await dialog.getByRole('button', { name: 'Create' }).click();
     await dialog.getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
     await dialog.getByRole('link', { name: 'Guides' }).waitFor(WAIT);
-    assert.match((await dialog.getByRole('link', { name: 'Guides' }).getAttribute('href')) ?? '', /^#\/records\/categories\?record=[0-9a-f-]{36}$/);
+    assert.match(
+      (await dialog.getByRole('link', { name: 'Guides' }).getAttribute('href')) ?? '',
+      /^#\/records\/categories\?record=[0-9a-f-]{36}$/,
+    );
     await dialog.getByRole('button', { name: 'Edit' }).click();
     await dialog.getByLabel(/^title/).fill('Edited in the console');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByText('Edited in the console').waitFor(WAIT);
-    const list = await t.request({ method: 'GET', url: '/v1/posts?title=Edited%20in%20the%20console', auth: editorKey });
+    const list = await t.request({
+      method: 'GET',
+      url: '/v1/posts?title=Edited%20in%20the%20console',
+      auth: editorKey,
+    });
     assert.equal(list.json().meta.total, 1);
     await checkAccessibility(page, 'record panel');
     await shot(page, 'record-panel');
@@ -253,12 +316,20 @@ describe('web console in a browser', { skip }, () => {
   step('shows created and updated events live, with the changed fields highlighted', async () => {
     await page.goto(`${base}/console#/live/posts`);
     await page.getByRole('status').filter({ hasText: 'connected' }).waitFor(WAIT);
-    const created = await t.request({ method: 'POST', url: '/v1/posts', auth: editorKey, payload: { title: 'Live one' } });
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/posts',
+      auth: editorKey,
+      payload: { title: 'Live one' },
+    });
     const id = created.json().data.id as string;
     await t.request({ method: 'PATCH', url: `/v1/posts/${id}`, auth: editorKey, payload: { status: 'published' } });
     await page.locator('tr.live-event[data-kind="updated"] td.changed').first().waitFor(WAIT);
     assert.equal(await page.locator('tr.live-event[data-kind="created"]').count(), 1);
-    assert.match(await page.locator('tr.live-event[data-kind="updated"] td.changed').innerText(), /^published\s*\(changed\)$/);
+    assert.match(
+      await page.locator('tr.live-event[data-kind="updated"] td.changed').innerText(),
+      /^published\s*\(changed\)$/,
+    );
     // A dropped connection: the view reconnects with Last-Event-ID and shows what happened meanwhile, once.
     t.app.server.closeAllConnections();
     await t.request({ method: 'POST', url: '/v1/posts', auth: editorKey, payload: { title: 'While away' } });
@@ -268,12 +339,18 @@ describe('web console in a browser', { skip }, () => {
     await shot(page, 'live');
   });
 
-  step('shows a resource\'s fields, soft delete and JSON Schema', async () => {
+  step("shows a resource's fields, soft delete and JSON Schema", async () => {
     await page.goto(`${base}/console#/resources/posts`);
     await page.getByRole('cell', { name: 'category_id' }).waitFor(WAIT);
     assert.match(await page.getByRole('row', { name: /category_id/ }).innerText(), /categories/);
     await page.getByText('Soft delete: on').waitFor(WAIT);
-    assert.equal(await page.getByRole('link', { name: /API reference/ }).last().getAttribute('href'), '/docs#tag/posts');
+    assert.equal(
+      await page
+        .getByRole('link', { name: /API reference/ })
+        .last()
+        .getAttribute('href'),
+      '/docs#tag/posts',
+    );
     await page.getByRole('button', { name: 'Show the JSON Schema' }).click();
     assert.match(await page.getByLabel('JSON Schema of posts').inputValue(), /"\$id": "\/v1\/posts\/schema"/);
     await checkAccessibility(page, 'resource');
@@ -301,8 +378,13 @@ describe('web console in a browser', { skip }, () => {
       const dialog = tab.getByRole('dialog');
       await dialog.getByLabel(/^title/).waitFor(WAIT);
       // Exactly the role's create fields: no views, no author_id (the API sets that one).
-      const labels = await dialog.locator('form label').evaluateAll((nodes) => nodes.map((n) => ((n as unknown as { htmlFor: string }).htmlFor)));
-      assert.deepEqual(labels.map((id) => id.replace(/^input-/, '')), ['title', 'body', 'status', 'category_id']);
+      const labels = await dialog
+        .locator('form label')
+        .evaluateAll((nodes) => nodes.map((n) => (n as unknown as { htmlFor: string }).htmlFor));
+      assert.deepEqual(
+        labels.map((id) => id.replace(/^input-/, '')),
+        ['title', 'body', 'status', 'category_id'],
+      );
       await dialog.getByLabel(/^title/).fill('Uma writes');
       await dialog.getByRole('button', { name: 'Create' }).click();
       await dialog.getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
@@ -320,26 +402,29 @@ describe('web console in a browser', { skip }, () => {
     }
   });
 
-  step('signs out, which revokes the console\'s key, then signs in with the admin token, which cannot create records', async () => {
-    const stored = (await page.evaluate("sessionStorage.getItem('svc.console.session')")) as string;
-    consoleKey = `Bearer ${(JSON.parse(stored) as { token: string }).token}`;
-    assert.equal((await t.request({ method: 'GET', url: '/me', auth: consoleKey })).statusCode, 200);
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('tab', { name: 'Admin token' }).waitFor(WAIT);
-    assert.equal((await page.evaluate('sessionStorage.length')) as number, 0);
-    const refused = await t.request({ method: 'GET', url: '/me', auth: consoleKey });
-    assert.equal(refused.statusCode, 401);
-    assert.equal(refused.json().errors[0].code, 'INVALID_API_KEY');
-    // Only the console's key: edna's other key still works.
-    assert.equal((await t.request({ method: 'GET', url: '/me', auth: ednaOtherKey })).statusCode, 200);
-    await page.getByRole('tab', { name: 'Admin token' }).click();
-    await page.locator('#signin-token').fill(t.admin.replace('Bearer ', ''));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('Signed in as administrator').waitFor(WAIT);
-    await page.goto(`${base}/console#/records/posts`);
-    await page.getByRole('cell', { name: 'Hello world', exact: true }).waitFor(WAIT);
-    assert.equal(await page.getByRole('button', { name: 'New record' }).count(), 0);
-  });
+  step(
+    "signs out, which revokes the console's key, then signs in with the admin token, which cannot create records",
+    async () => {
+      const stored = (await page.evaluate("sessionStorage.getItem('svc.console.session')")) as string;
+      consoleKey = `Bearer ${(JSON.parse(stored) as { token: string }).token}`;
+      assert.equal((await t.request({ method: 'GET', url: '/me', auth: consoleKey })).statusCode, 200);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('tab', { name: 'Admin token' }).waitFor(WAIT);
+      assert.equal((await page.evaluate('sessionStorage.length')) as number, 0);
+      const refused = await t.request({ method: 'GET', url: '/me', auth: consoleKey });
+      assert.equal(refused.statusCode, 401);
+      assert.equal(refused.json().errors[0].code, 'INVALID_API_KEY');
+      // Only the console's key: edna's other key still works.
+      assert.equal((await t.request({ method: 'GET', url: '/me', auth: ednaOtherKey })).statusCode, 200);
+      await page.getByRole('tab', { name: 'Admin token' }).click();
+      await page.locator('#signin-token').fill(t.admin.replace('Bearer ', ''));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Signed in as administrator').waitFor(WAIT);
+      await page.goto(`${base}/console#/records/posts`);
+      await page.getByRole('cell', { name: 'Hello world', exact: true }).waitFor(WAIT);
+      assert.equal(await page.getByRole('button', { name: 'New record' }).count(), 0);
+    },
+  );
 
   step('shows the administrator the permission matrix from /admin/resources', async () => {
     await page.goto(`${base}/console#/resources/posts`);
@@ -354,7 +439,11 @@ describe('web console in a browser', { skip }, () => {
   step('deletes a record after confirming; the administrator sees the soft-deleted rows', async () => {
     await page.goto(`${base}/console#/records/posts`);
     await page.getByRole('cell', { name: 'Draft notes', exact: true }).waitFor(WAIT);
-    await page.getByRole('row', { name: /Draft notes/ }).getByRole('link').first().click();
+    await page
+      .getByRole('row', { name: /Draft notes/ })
+      .getByRole('link')
+      .first()
+      .click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await dialog.getByText('Delete this record (soft delete)?').waitFor(WAIT);
@@ -413,24 +502,33 @@ describe('web console in a browser', { skip }, () => {
     assert.equal((await t.request({ method: 'GET', url: '/admin/webhooks', auth: t.admin })).json().meta.total, 0);
   });
 
-  step('changes a user\'s role, offering only the defined roles', async () => {
+  step("changes a user's role, offering only the defined roles", async () => {
     await page.goto(`${base}/console#/users`);
     await page.getByRole('link', { name: UMA_EMAIL }).click();
     const picker = page.getByLabel('Primary role');
-    await picker.locator('option').nth(ROLES.length - 1).waitFor({ state: 'attached', ...WAIT });
+    await picker
+      .locator('option')
+      .nth(ROLES.length - 1)
+      .waitFor({ state: 'attached', ...WAIT });
     // Exactly the configuration's roles: an undefined one is not there to be chosen.
     assert.deepEqual(await picker.locator('option').allTextContents(), ROLES);
     await assert.rejects(picker.selectOption('owner', { timeout: 500 }));
     await picker.selectOption('editor');
     await page.getByRole('checkbox', { name: 'auditor' }).check();
     await page.getByRole('button', { name: 'Save roles' }).click();
-    await page.getByRole('status').filter({ hasText: `${UMA_EMAIL} now has the role editor` }).waitFor(WAIT);
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${UMA_EMAIL} now has the role editor` })
+      .waitFor(WAIT);
     const user = (await t.request({ method: 'GET', url: '/admin/users/uma', auth: t.admin })).json().data.attributes;
     assert.equal(user.primaryRole, 'editor');
     assert.deepEqual(JSON.parse(user.allowedRoles), ['auditor']);
     // The user's existing key acts with the new role on its next request.
     assert.equal((await t.request({ method: 'GET', url: '/me', auth: umaKey })).json().data.attributes.role, 'editor');
-    await page.getByRole('row', { name: new RegExp(UMA_EMAIL) }).getByRole('cell', { name: 'auditor' }).waitFor(WAIT);
+    await page
+      .getByRole('row', { name: new RegExp(UMA_EMAIL) })
+      .getByRole('cell', { name: 'auditor' })
+      .waitFor(WAIT);
   });
 
   step('searches users, shows keys with usage but no secret, disables and deletes a key', async () => {
@@ -457,7 +555,10 @@ describe('web console in a browser', { skip }, () => {
     await row.getByRole('button', { name: /^Delete key/ }).click();
     await row.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByText('Key deleted.').waitFor(WAIT);
-    assert.equal((await t.request({ method: 'GET', url: '/admin/keys?userId=edna', auth: t.admin })).json().meta.total, 0);
+    assert.equal(
+      (await t.request({ method: 'GET', url: '/admin/keys?userId=edna', auth: t.admin })).json().meta.total,
+      0,
+    );
     await checkAccessibility(page, 'users');
     await shot(page, 'users');
   });
@@ -466,7 +567,8 @@ describe('web console in a browser', { skip }, () => {
     await page.goto(`${base}/console#/health`);
     await page.getByRole('status').filter({ hasText: 'ready' }).waitFor(WAIT);
     await page.getByText('HTTP requests').waitFor(WAIT);
-    for (const figure of ['Version', 'Uptime', '5xx answers', 'Open streams', 'Webhook queue']) await page.getByText(figure, { exact: true }).waitFor(WAIT);
+    for (const figure of ['Version', 'Uptime', '5xx answers', 'Open streams', 'Webhook queue'])
+      await page.getByText(figure, { exact: true }).waitFor(WAIT);
     await checkAccessibility(page, 'health');
     await shot(page, 'health');
   });
@@ -497,7 +599,10 @@ describe('web console in a browser', { skip }, () => {
     await page.getByText(base, { exact: true }).first().waitFor(WAIT);
     await page.getByText('Bearer Token').first().waitFor(WAIT);
     // Try it: a real request from the reference to this server, with the key pasted as the bearer token.
-    await page.getByRole('button', { name: /Test Request/ }).first().click();
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
     await page.getByPlaceholder('Token').last().fill(editorKey.replace('Bearer ', ''));
     // Waited for from the click on: typing into the reference can be slow on a busy machine.
     const sent = page.waitForRequest((request) => request.url().startsWith(`${base}/v1/categories`), WAIT);
@@ -512,19 +617,37 @@ describe('web console in a browser', { skip }, () => {
 
   step('called only endpoints /openapi.json describes, and logged no credential', async () => {
     const document = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
-    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => ({ method: method.toUpperCase(), pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) })),
+    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, item]) =>
+        Object.keys(item).map((method) => ({
+          method: method.toUpperCase(),
+          pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        })),
     );
     const undocumented = [...apiCalls].filter((call) => {
       const [method, path] = call.split(' ') as [string, string];
       return !operations.some((operation) => operation.method === method && operation.pattern.test(path));
     });
     assert.deepEqual(undocumented, []);
-    assert.deepEqual(foreignRequests.filter((url) => !url.startsWith('data:')), [], 'requests to other origins');
-    for (const used of ['POST /token', 'DELETE /me/key', 'GET /admin/roles', 'GET /admin/resources/posts/deleted', 'GET /metrics']) assert.ok(apiCalls.has(used), used);
+    assert.deepEqual(
+      foreignRequests.filter((url) => !url.startsWith('data:')),
+      [],
+      'requests to other origins',
+    );
+    for (const used of [
+      'POST /token',
+      'DELETE /me/key',
+      'GET /admin/roles',
+      'GET /admin/resources/posts/deleted',
+      'GET /metrics',
+    ])
+      assert.ok(apiCalls.has(used), used);
     for (const credential of [consoleKey, t.admin, editorKey]) {
       const secret = credential.replace('Bearer ', '');
-      assert.equal(consoleLines.some((line) => line.includes(secret)), false);
+      assert.equal(
+        consoleLines.some((line) => line.includes(secret)),
+        false,
+      );
     }
   });
 });

@@ -84,7 +84,9 @@ function listen(server: Server): Promise<number> {
   });
 }
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser CORS test`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser CORS test`;
 if (skip) process.stdout.write(`# SKIP ${skip}\n`);
 
 for (const dialect of testDialects()) {
@@ -101,7 +103,9 @@ for (const dialect of testDialects()) {
         response.end(PAGE);
       });
       pageOrigin = `http://127.0.0.1:${await listen(pages)}`;
-      t = await startTestApp(dialect, { server: { port: 0, host: '127.0.0.1', cors: { origins: [pageOrigin] }, bodyLimitBytes: 1048576 } });
+      t = await startTestApp(dialect, {
+        server: { port: 0, host: '127.0.0.1', cors: { origins: [pageOrigin] }, bodyLimitBytes: 1048576 },
+      });
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const address = t.app.server.address();
       if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
@@ -120,7 +124,9 @@ for (const dialect of testDialects()) {
       try {
         const query = new URLSearchParams({ api: apiBase, authorization: await t.as('editor') });
         await page.goto(`${pageOrigin}/?${query}`, { timeout: 15_000 });
-        await page.waitForFunction(() => (globalThis as unknown as { __done?: boolean }).__done === true, null, { timeout: 20_000 });
+        await page.waitForFunction(() => (globalThis as unknown as { __done?: boolean }).__done === true, null, {
+          timeout: 20_000,
+        });
         const steps = await page.evaluate(() => (globalThis as unknown as { __steps: Step[] }).__steps);
         const screenshot = join(mkdtempSync(join(tmpdir(), 'svc-cors-')), `cors-${dialect}.png`);
         await page.screenshot({ path: screenshot, fullPage: true });

@@ -16,11 +16,15 @@ test(`npm install on Node ${process.versions.node} warns about no package's engi
     for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(ROOT, file), join(dir, file));
     const env = { ...process.env };
     delete env.NODE_V8_COVERAGE;
-    const install = spawnSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: dir,
-      env,
-      encoding: 'utf8',
-    });
+    const install = spawnSync(
+      'npm',
+      ['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'],
+      {
+        cwd: dir,
+        env,
+        encoding: 'utf8',
+      },
+    );
     assert.equal(install.status, 0, install.stderr);
     const warnings = (install.stdout + install.stderr).split('\n').filter((line) => /EBADENGINE.*package:/.test(line));
     assert.deepEqual(warnings, []);

@@ -7,7 +7,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { listeningUrl } from '../helpers/svc-process.ts';
@@ -24,7 +33,17 @@ const NOT_COPIED = new Set(['node_modules', 'dist', 'coverage', '.git', '.svc'])
  */
 function userEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  const dropped = new Set(['NODE_V8_COVERAGE', 'NODE_ENV', 'SVC_TEST_RUNNER', 'SVC_CONFIG', 'SVC_ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST']);
+  const dropped = new Set([
+    'NODE_V8_COVERAGE',
+    'NODE_ENV',
+    'SVC_TEST_RUNNER',
+    'SVC_CONFIG',
+    'SVC_ADMIN_TOKEN',
+    'DATABASE_URL',
+    'REDIS_URL',
+    'PORT',
+    'HOST',
+  ]);
   for (const [name, value] of Object.entries(process.env)) {
     if (dropped.has(name) || (name.startsWith('npm_') && !name.startsWith('npm_config_'))) continue;
     env[name] = value;
@@ -60,7 +79,10 @@ async function packProject(workDir: string): Promise<{ tarball: string; files: s
   });
   symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(copy, 'node_modules'), 'dir');
   const stdout = await run('npm', ['pack', '--pack-destination', workDir, '--json'], copy);
-  const [result] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [result] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   return { tarball: join(workDir, result!.filename), files: result!.files.map((file) => file.path) };
 }
 
@@ -100,21 +122,44 @@ async function startInstalledSvc(dir: string, output: string[]): Promise<{ child
   return { child, base };
 }
 
-test('the packed tarball installs into an empty folder and `npx svc start` serves from it', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('the packed tarball installs into an empty folder and `npx svc start` serves from it', {
+  timeout: TEST_TIMEOUT_MS,
+}, async () => {
   const workDir = mkdtempSync(join(tmpdir(), 'svc-package-'));
   let svc: ChildProcess | undefined;
   try {
     const { tarball, files } = await packProject(workDir);
-    const sources = files.filter((path) => /^(src|test|bench|scripts|console|coverage)\//.test(path) || (path.endsWith('.ts') && !path.endsWith('.d.ts')));
+    const sources = files.filter(
+      (path) =>
+        /^(src|test|bench|scripts|console|coverage)\//.test(path) || (path.endsWith('.ts') && !path.endsWith('.d.ts')),
+    );
     assert.deepEqual(sources, [], 'the package holds no sources, tests, bench or build scripts');
-    for (const expected of ['bin/svc.js', 'dist/bundle/cli.mjs', 'dist/console/index.html', 'dist/console/docs/scalar.js', 'examples/blog.yaml', 'schema/svc.config.schema.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/configuration.md', 'docs/images/console-records.png', 'dist/bundle/index.mjs', 'dist/types/index.d.ts', 'examples/hooks-app/svc.hooks.mjs']) {
+    for (const expected of [
+      'bin/svc.js',
+      'dist/bundle/cli.mjs',
+      'dist/console/index.html',
+      'dist/console/docs/scalar.js',
+      'examples/blog.yaml',
+      'schema/svc.config.schema.json',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      'docs/configuration.md',
+      'docs/images/console-records.png',
+      'dist/bundle/index.mjs',
+      'dist/types/index.d.ts',
+      'examples/hooks-app/svc.hooks.mjs',
+    ]) {
       assert.ok(files.includes(expected), `the package holds ${expected}`);
     }
 
     const consumer = join(workDir, 'consumer');
     mkdirSync(consumer);
     // What README's install section asks of a user: npm's install-script policy must allow better-sqlite3's build.
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'svc-install-check', private: true, allowScripts: { 'better-sqlite3': true } }));
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'svc-install-check', private: true, allowScripts: { 'better-sqlite3': true } }),
+    );
     const prebuilds = await localPrebuildEnv(join(workDir, 'prebuilds'));
     await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], consumer, prebuilds);
 
@@ -131,12 +176,18 @@ test('the packed tarball installs into an empty folder and `npx svc start` serve
     assert.ok(pid > 0, `a JSON log line with the pid:\n${output.join('')}`);
     const exited = new Promise<number | null>((resolve) => svc!.once('exit', (code) => resolve(code)));
     process.kill(pid, 'SIGTERM');
-    const code = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS).unref())]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS).unref()),
+    ]);
     assert.equal(code, 0, `svc stops cleanly on SIGTERM:\n${output.join('')}`);
 
     // The example resolves 'svc' from the consumer's node_modules above it: the same installed tarball.
     const example = join(consumer, 'hooks-app');
-    cpSync(join(ROOT, 'examples/hooks-app'), example, { recursive: true, filter: (source) => !/node_modules|\.svc/.test(relative(ROOT, source)) });
+    cpSync(join(ROOT, 'examples/hooks-app'), example, {
+      recursive: true,
+      filter: (source) => !/node_modules|\.svc/.test(relative(ROOT, source)),
+    });
     await run('npm', ['test'], example);
     // The declarations type an application's use of the public API.
     writeFileSync(
@@ -158,7 +209,23 @@ test('the packed tarball installs into an empty folder and `npx svc start` serve
       ].join('\n'),
     );
     const tsc = join(realpathSync(join(ROOT, 'node_modules')), 'typescript/bin/tsc');
-    await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', 'typed.ts'], consumer);
+    await run(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        'typed.ts',
+      ],
+      consumer,
+    );
   } finally {
     if (svc && svc.exitCode === null && svc.signalCode === null) process.kill(-svc.pid!, 'SIGKILL');
     rmSync(workDir, { recursive: true, force: true });

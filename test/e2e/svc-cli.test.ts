@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { writeConfigFile } from '../helpers/svc-process.ts';
 
 const SVC = join(import.meta.dirname, '../../bin/svc.js');
-const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }
+).version;
 
 function svc(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
   const result = spawnSync(process.execPath, [SVC, ...args], {
@@ -56,7 +58,8 @@ describe('svc, the command', () => {
   it('lists the commands, and describes one with help COMMAND or COMMAND --help', () => {
     const overview = svc(['help']);
     assert.equal(overview.status, 0);
-    for (const name of ['start', 'plan', 'check', 'openapi', 'users create', 'admin-token']) assert.match(overview.stdout, new RegExp(`\\n  ${name} `));
+    for (const name of ['start', 'plan', 'check', 'openapi', 'users create', 'admin-token'])
+      assert.match(overview.stdout, new RegExp(`\\n  ${name} `));
     const viaHelp = svc(['help', 'users', 'create']);
     const viaFlag = svc(['users', 'create', '--help']);
     assert.equal(viaHelp.status, 0);
@@ -100,18 +103,37 @@ describe('svc, the command', () => {
     const empty = mkdtempSync(join(tmpdir(), 'svc-cli-empty-'));
     try {
       // The port is taken, so the start ends right after saying where its config came from.
-      const result = svc(['start', '--host', '127.0.0.1', '--port', String(busyPort)], { cwd: empty, env: { SVC_CONFIG: '' } });
+      const result = svc(['start', '--host', '127.0.0.1', '--port', String(busyPort)], {
+        cwd: empty,
+        env: { SVC_CONFIG: '' },
+      });
       assert.equal(result.status, 1);
-      assert.match(result.stderr, /^No config file \(--config, SVC_CONFIG or \.\/svc\.config\.yaml\): serving the bundled example .*examples\/blog\.yaml\./);
+      assert.match(
+        result.stderr,
+        /^No config file \(--config, SVC_CONFIG or \.\/svc\.config\.yaml\): serving the bundled example .*examples\/blog\.yaml\./,
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
   });
 
   it('creates a user with the password read from standard input', () => {
-    const created = svc(['users', 'create', '--config', configFile, '--email', 'cli@example.test', '--role', 'editor', '--password-stdin'], {
-      input: 'a password from stdin\n',
-    });
+    const created = svc(
+      [
+        'users',
+        'create',
+        '--config',
+        configFile,
+        '--email',
+        'cli@example.test',
+        '--role',
+        'editor',
+        '--password-stdin',
+      ],
+      {
+        input: 'a password from stdin\n',
+      },
+    );
     assert.equal(created.status, 0, created.stderr);
     assert.match(created.stdout, /created user .* <cli@example\.test> with role editor/);
   });

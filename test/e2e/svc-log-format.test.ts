@@ -40,9 +40,15 @@ describe('svc start log format', () => {
     assert.ok(request, lines.join('\n'));
     assert.match(request, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request completed: GET \/healthz 200 [\d.]+ ms/);
     assert.throws(() => JSON.parse(request) as unknown);
-    assert.ok(lines.some((line) => /INFO: Server listening at http:\/\/127\.0\.0\.1:\d+/.test(line)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => /INFO: Server listening at http:\/\/127\.0\.0\.1:\d+/.test(line)),
+      lines.join('\n'),
+    );
     // The shutdown line is written before the process exits: the formatter runs in the process, synchronously.
-    assert.ok(lines.some((line) => /INFO: shutting down/.test(line)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => /INFO: shutting down/.test(line)),
+      lines.join('\n'),
+    );
   });
 
   it('writes one JSON object per line with LOG_FORMAT=json', async () => {
@@ -55,11 +61,15 @@ describe('svc start log format', () => {
   });
 
   it('refuses an unknown LOG_FORMAT in one line', () => {
-    const result = spawnSync(process.execPath, [SVC, 'start', '--config', configFile, '--port', '0', '--host', '127.0.0.1'], {
-      encoding: 'utf8',
-      env: { ...process.env, LOG_FORMAT: 'xml' },
-      timeout: 60_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [SVC, 'start', '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, LOG_FORMAT: 'xml' },
+        timeout: 60_000,
+      },
+    );
     assert.equal(result.status, 1);
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.match(result.stderr, /^svc start: LOG_FORMAT must be json or pretty/);

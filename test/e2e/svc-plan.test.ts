@@ -47,11 +47,19 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       database = await createTestDatabase(dialect);
-      const { app, ctx } = await buildApp({ config: testConfig(database.url, { resources: APPLIED }), startWorkers: false });
+      const { app, ctx } = await buildApp({
+        config: testConfig(database.url, { resources: APPLIED }),
+        startWorkers: false,
+      });
       await app.ready();
       const editor = await authorizationFor(app, ctx, 'editor', 'editor-1');
       for (const level of [5, 9]) {
-        const response = await app.inject({ method: 'POST', url: '/v1/notes', headers: { authorization: editor }, payload: { code: `c${level}`, level } });
+        const response = await app.inject({
+          method: 'POST',
+          url: '/v1/notes',
+          headers: { authorization: editor },
+          payload: { code: `c${level}`, level },
+        });
         assert.equal(response.statusCode, 201, response.body);
       }
       await app.close();
@@ -66,7 +74,10 @@ for (const dialect of testDialects()) {
       assert.equal(result.status, 0, result.stderr + result.stdout);
       const lines = result.stdout.split('\n');
       assert.ok(lines.includes('  retype column notes.level: integer → number, values kept'), result.stdout);
-      assert.ok(lines.includes('  add column notes.pinned (boolean), existing rows get the default true'), result.stdout);
+      assert.ok(
+        lines.includes('  add column notes.pinned (boolean), existing rows get the default true'),
+        result.stdout,
+      );
       assert.ok(lines.includes('  drop index uq_notes_code'), result.stdout);
       assert.match(result.stdout, /^3 changes\.$/m);
     });
@@ -78,17 +89,25 @@ for (const dialect of testDialects()) {
         const lines = result.stdout.split('\n');
         assert.ok(lines.includes('  create table tags'), result.stdout);
         assert.ok(
-          lines.some((line) => line.startsWith('! retype column notes.level: integer → boolean, emptying it (destructive: ')),
+          lines.some((line) =>
+            line.startsWith('! retype column notes.level: integer → boolean, emptying it (destructive: '),
+          ),
           result.stdout,
         );
-        assert.match(result.stdout, /^2 changes, 1 destructive \(svc start refuses them without --allow-destructive\)\.$/m);
+        assert.match(
+          result.stdout,
+          /^2 changes, 1 destructive \(svc start refuses them without --allow-destructive\)\.$/m,
+        );
       }
     });
 
     it('plans a SQLite database that does not exist yet without creating it', { skip: dialect !== 'sqlite' }, () => {
       const missing = join(mkdtempSync(join(tmpdir(), 'svc-plan-')), 'later.db');
       const file = writeConfigFile({ database: { url: `sqlite:${missing}` }, resources: APPLIED });
-      const result = spawnSync(process.execPath, [SVC, 'plan', '--config', file], { encoding: 'utf8', timeout: 120_000 });
+      const result = spawnSync(process.execPath, [SVC, 'plan', '--config', file], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       assert.equal(result.status, 0, result.stderr + result.stdout);
       assert.equal(result.stdout, '  create table notes\n1 change.\n');
       assert.equal(existsSync(missing), false);

@@ -12,7 +12,11 @@ const ADMIN = 'e2e-admin-token-abcdefghijklmnop';
 const PASSWORD = 'correct horse battery';
 
 function svcSync(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, [SVC, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  return spawnSync(process.execPath, [SVC, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
 }
 
 describe('svc as a process', () => {
@@ -30,7 +34,18 @@ describe('svc as a process', () => {
         .replace('url: "sqlite:./.svc/data.db"', `url: "sqlite:${join(dir, 'data.db')}"`)
         .replace('adminToken: "${SVC_ADMIN_TOKEN:-}"', `adminToken: "${ADMIN}"`),
     );
-    const created = svcSync(['users', 'create', '--config', configFile, '--email', 'ed@example.com', '--password', PASSWORD, '--role', 'editor']);
+    const created = svcSync([
+      'users',
+      'create',
+      '--config',
+      configFile,
+      '--email',
+      'ed@example.com',
+      '--password',
+      PASSWORD,
+      '--role',
+      'editor',
+    ]);
     assert.equal(created.status, 0, created.stderr + created.stdout);
     child = spawn(process.execPath, [SVC, 'start', '--config', configFile, '--port', '0', '--host', '127.0.0.1'], {
       env: { ...process.env, LOG_LEVEL: 'warn' },
@@ -79,11 +94,23 @@ describe('svc as a process', () => {
     assert.match(key, /^svc_/);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
-    const category = await fetch(`${base}/v1/categories`, { method: 'POST', headers, body: JSON.stringify({ name: 'News', slug: 'news' }) });
+    const category = await fetch(`${base}/v1/categories`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'News', slug: 'news' }),
+    });
     assert.equal(category.status, 201, await category.clone().text());
     const categoryId = ((await category.json()) as { data: { id: string } }).data.id;
-    for (const [title, views] of [['One', 1], ['Two', 2], ['Three', 3]] as const) {
-      const post = await fetch(`${base}/v1/posts`, { method: 'POST', headers, body: JSON.stringify({ title, views, status: 'published', category_id: categoryId }) });
+    for (const [title, views] of [
+      ['One', 1],
+      ['Two', 2],
+      ['Three', 3],
+    ] as const) {
+      const post = await fetch(`${base}/v1/posts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title, views, status: 'published', category_id: categoryId }),
+      });
       assert.equal(post.status, 201, await post.clone().text());
     }
     const list = await fetch(`${base}/v1/posts?views__gte=2&_sort=-views&fields=title`, { headers });
@@ -91,7 +118,10 @@ describe('svc as a process', () => {
     assert.match(String(list.headers.get('content-type')), /application\/vnd\.api\+json/);
     assert.ok(list.headers.get('x-request-id'));
     const body = (await list.json()) as { data: { attributes: Record<string, unknown> }[]; meta: { total: number } };
-    assert.deepEqual(body.data.map((d) => d.attributes.title), ['Three', 'Two']);
+    assert.deepEqual(
+      body.data.map((d) => d.attributes.title),
+      ['Three', 'Two'],
+    );
     assert.equal(body.meta.total, 2);
 
     const schema = await fetch(`${base}/v1/posts/schema`, { headers });
@@ -100,19 +130,29 @@ describe('svc as a process', () => {
 
     const denied = await fetch(`${base}/v1/posts`);
     assert.equal(denied.status, 401);
-    const admin = await fetch(`${base}/v1/posts`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: '{"title":"x"}' });
+    const admin = await fetch(`${base}/v1/posts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: '{"title":"x"}',
+    });
     assert.equal(admin.status, 403);
   });
 
   it('stops cleanly on SIGTERM', async () => {
     child.kill('SIGTERM');
-    const [code] = (await Promise.race([once(child, 'exit'), new Promise((_, reject) => setTimeout(() => reject(new Error('no exit within 15 s')), 15_000))])) as [number];
+    const [code] = (await Promise.race([
+      once(child, 'exit'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no exit within 15 s')), 15_000)),
+    ])) as [number];
     assert.equal(code, 0, output);
   });
 
   it('svc check lists every problem with its path and exits 1', () => {
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(bad, 'resources:\n  Posts:\n    fields:\n      title: { type: strung }\n      id: { type: string }\n');
+    writeFileSync(
+      bad,
+      'resources:\n  Posts:\n    fields:\n      title: { type: strung }\n      id: { type: string }\n',
+    );
     const result = svcSync(['check', '--config', bad]);
     assert.equal(result.status, 1);
     assert.match(result.stderr, /resources\.Posts/);

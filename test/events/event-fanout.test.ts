@@ -17,10 +17,15 @@ const COUNT = 4;
 /** Runs the writer process to completion (bounded) and returns the ids it created. */
 function runWriter(env: Record<string, string>): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', WRITER], { env: { ...process.env, ...env }, timeout: 28_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`writer failed: ${error.message}\n${stderr}`));
-      else resolve((JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { ids: string[] }).ids);
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', WRITER],
+      { env: { ...process.env, ...env }, timeout: 28_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`writer failed: ${error.message}\n${stderr}`));
+        else resolve((JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { ids: string[] }).ids);
+      },
+    );
   });
 }
 
@@ -32,7 +37,11 @@ interface Setup {
 }
 
 const SETUPS: Setup[] = [
-  { name: 'PostgreSQL LISTEN/NOTIFY', dialect: 'postgres', skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' },
+  {
+    name: 'PostgreSQL LISTEN/NOTIFY',
+    dialect: 'postgres',
+    skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set',
+  },
   {
     name: 'Redis pub/sub over a shared SQLite file',
     dialect: 'sqlite',
@@ -54,14 +63,22 @@ for (const setup of SETUPS) {
 
     // Longer than other tests: starting a second Node process (TypeScript and the identity component
     // loading) alone takes 3 s, and over 10 s on a loaded machine.
-    it('delivers a change made by another process to a stream client here, exactly once', { timeout: 30_000 }, async () => {
+    it('delivers a change made by another process to a stream client here, exactly once', {
+      timeout: 30_000,
+    }, async () => {
       database = await createTestDatabase(setup.dialect);
       t = await startStreamTestApp({ database, ...(setup.redisUrl ? { redisUrl: setup.redisUrl } : {}) });
-      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } });
+      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+        headers: { authorization: t.editor.authorization },
+      });
       try {
         assert.equal(client.status, 200);
         await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
-        const ids = await runWriter({ FANOUT_DATABASE_URL: database.url, FANOUT_COUNT: String(COUNT), ...(setup.redisUrl ? { FANOUT_REDIS_URL: setup.redisUrl } : {}) });
+        const ids = await runWriter({
+          FANOUT_DATABASE_URL: database.url,
+          FANOUT_COUNT: String(COUNT),
+          ...(setup.redisUrl ? { FANOUT_REDIS_URL: setup.redisUrl } : {}),
+        });
         assert.equal(ids.length, COUNT);
         await client.waitForEvents(COUNT, 5000);
         // A duplicate would come right behind; give it the time to show up.
@@ -75,7 +92,9 @@ for (const setup of SETUPS) {
   });
 }
 
-describe('event fan-out between two apps on one PostgreSQL database', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+describe('event fan-out between two apps on one PostgreSQL database', {
+  skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set',
+}, () => {
   let database: TestDatabase | undefined;
   let a: StreamTestApp | undefined;
   let b: StreamTestApp | undefined;
@@ -90,7 +109,9 @@ describe('event fan-out between two apps on one PostgreSQL database', { skip: pr
     database = await createTestDatabase('postgres');
     b = await startStreamTestApp({ database });
     a = await startStreamTestApp({ database });
-    const client = await SseClient.connect(`${b.baseUrl}/v1/posts/stream`, { headers: { authorization: b.editor.authorization } });
+    const client = await SseClient.connect(`${b.baseUrl}/v1/posts/stream`, {
+      headers: { authorization: b.editor.authorization },
+    });
     try {
       await client.waitFor((block) => block.comments.includes('connected'), { what: 'the connected comment' });
       const remote = await a.createPost({ title: 'written on A' });

@@ -14,7 +14,6 @@ const NOW = Date.parse('2030-01-01T00:00:00.000Z');
 const HOUR = 3_600_000;
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
 
-
 for (const dialect of testDialects()) {
   describe(`outbox retention by age and count (${dialect})`, () => {
     let database: TestDatabase;
@@ -32,12 +31,23 @@ for (const dialect of testDialects()) {
     }
 
     async function remainingIds(resource: string): Promise<string[]> {
-      const rows = await store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', resource).orderBy('seq').execute();
+      const rows = await store.db
+        .selectFrom(EVENTS_TABLE)
+        .select('id')
+        .where('resource', '=', resource)
+        .orderBy('seq')
+        .execute();
       return rows.map((row) => String(row.id));
     }
 
     const prune = (options: Partial<PruneOptions>) =>
-      pruneOutbox(store.db, { resources: ['notes', 'tasks'], replayWindow: 2, maxAgeMs: 24 * HOUR, now: NOW, ...options });
+      pruneOutbox(store.db, {
+        resources: ['notes', 'tasks'],
+        replayWindow: 2,
+        maxAgeMs: 24 * HOUR,
+        now: NOW,
+        ...options,
+      });
 
     before(async () => {
       database = await createTestDatabase(dialect);
@@ -80,7 +90,11 @@ for (const dialect of testDialects()) {
       const kept = await remainingIds('notes');
       assert.equal(kept.length, 3);
       const replayed = await replayFromOutbox(store.db, 'notes', kept[0]!, 3);
-      assert.deepEqual(replayed?.map(({ event }) => event.id), kept.slice(1), 'Last-Event-ID of the oldest kept event still resumes');
+      assert.deepEqual(
+        replayed?.map(({ event }) => event.id),
+        kept.slice(1),
+        'Last-Event-ID of the oldest kept event still resumes',
+      );
     });
 
     it('never deletes an event younger than a minute, even beyond the count', async () => {
@@ -98,7 +112,11 @@ for (const dialect of testDialects()) {
       const straggler = await append('gone', 1, 3 * HOUR);
       assert.equal(await prune({ maxAgeMs: HOUR }), 2, 'the old prefix, not the straggler past it');
       assert.deepEqual(await remainingIds('gone'), [...recent, ...straggler]);
-      assert.equal(await prune({ maxAgeMs: HOUR, now: NOW + HOUR }), 3, 'once the events ahead of it are old too, it goes with them');
+      assert.equal(
+        await prune({ maxAgeMs: HOUR, now: NOW + HOUR }),
+        3,
+        'once the events ahead of it are old too, it goes with them',
+      );
     });
 
     it('has no window for a resource that is no longer configured', async () => {
@@ -135,7 +153,14 @@ for (const dialect of testDialects()) {
         .values(
           Array.from({ length: 400 }, () => {
             const event = fakeEvent('gone', ago(2 * HOUR));
-            return { id: event.id, type: event.type, resource: 'gone', resource_id: event.resourceId, payload: JSON.stringify(event), created_at: event.createdAt };
+            return {
+              id: event.id,
+              type: event.type,
+              resource: 'gone',
+              resource_id: event.resourceId,
+              payload: JSON.stringify(event),
+              created_at: event.createdAt,
+            };
           }),
         )
         .execute();

@@ -35,9 +35,30 @@ describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
       adminToken: ADMIN,
       webhooks: { allowPrivateTargets: true, pollIntervalMs: 100, timeoutMs: 5000 },
       stream: { retryMs: 2500 },
-      resources: { posts: { fields: { title: { type: 'string', required: true } }, permissions: { editor: { read: true, create: true } } } },
+      resources: {
+        posts: {
+          fields: { title: { type: 'string', required: true } },
+          permissions: { editor: { read: true, create: true } },
+        },
+      },
     });
-    const created = spawnSync(process.execPath, [SVC, 'users', 'create', '--config', configFile, '--email', 's@shutdown.test', '--password', PASSWORD, '--role', 'editor'], { encoding: 'utf8', timeout: 60_000 });
+    const created = spawnSync(
+      process.execPath,
+      [
+        SVC,
+        'users',
+        'create',
+        '--config',
+        configFile,
+        '--email',
+        's@shutdown.test',
+        '--password',
+        PASSWORD,
+        '--role',
+        'editor',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     assert.equal(created.status, 0, created.stderr);
 
     // The receiver holds each delivery for a while, so one is in hand when SIGTERM arrives.
@@ -57,13 +78,23 @@ describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
     node = await SvcProcess.start(configFile);
     const base = node.baseUrl;
     const port = Number(new URL(base).port);
-    const key = ((await (await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 's@shutdown.test', password: PASSWORD }) })).json()) as { key: string; id: string });
+    const key = (await (
+      await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 's@shutdown.test', password: PASSWORD }),
+      })
+    ).json()) as { key: string; id: string };
     const auth = { authorization: `Bearer ${key.key}` };
     let keyed = 0;
     const hook = await fetch(`${base}/admin/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'held', url: `http://127.0.0.1:${receiverPort}/hook`, eventPattern: 'posts.created' }),
+      body: JSON.stringify({
+        name: 'held',
+        url: `http://127.0.0.1:${receiverPort}/hook`,
+        eventPattern: 'posts.created',
+      }),
     });
     assert.equal(hook.status, 201);
 
@@ -74,7 +105,11 @@ describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
       assert.equal((await fetch(`${base}/v1/posts`, { headers: auth })).status, 200);
       keyed++;
     }
-    const post = await fetch(`${base}/v1/posts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'delivered while stopping' }) });
+    const post = await fetch(`${base}/v1/posts`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'delivered while stopping' }),
+    });
     assert.equal(post.status, 201);
     keyed++;
     await eventually(async () => held === 1, 'the delivery reached the receiver');
@@ -82,10 +117,19 @@ describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
     // A request whose body is still arriving when the signal comes.
     const body = JSON.stringify({ title: 'in flight during SIGTERM' });
     const inFlight = new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/posts', headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/posts',
+          headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10));
       setTimeout(() => req.end(body.slice(10)), 800);
@@ -103,7 +147,10 @@ describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
     );
     if (refused.status !== 0) {
       assert.equal(refused.status, 503, refused.body);
-      assert.equal((JSON.parse(refused.body) as { errors: Array<{ code: string }> }).errors[0]!.code, 'SERVICE_UNAVAILABLE');
+      assert.equal(
+        (JSON.parse(refused.body) as { errors: Array<{ code: string }> }).errors[0]!.code,
+        'SERVICE_UNAVAILABLE',
+      );
     }
     assert.equal(await inFlight, 201, 'the request in flight was finished');
     await stream.ended;
@@ -116,7 +163,11 @@ describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
 
     const store = createStore(database.url);
     try {
-      const deliveries = await store.db.selectFrom('svc_webhook_deliveries').select(['status', 'http_status']).orderBy('created_at').execute();
+      const deliveries = await store.db
+        .selectFrom('svc_webhook_deliveries')
+        .select(['status', 'http_status'])
+        .orderBy('created_at')
+        .execute();
       // The attempt in hand is recorded once, as delivered; the request finished during the shutdown
       // queued its own delivery, which waits (durably) for the next start instead of being sent late.
       assert.deepEqual(
@@ -124,7 +175,11 @@ describe('graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
         ['success', 'pending'],
       );
       assert.equal(Number(deliveries[0]!.http_status), 204);
-      const row = await store.db.selectFrom('svc_api_keys').select('request_count').where('id', '=', key.id).executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('svc_api_keys')
+        .select('request_count')
+        .where('id', '=', key.id)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.request_count), keyed, 'every request counted, none lost at exit');
     } finally {
       await store.close();

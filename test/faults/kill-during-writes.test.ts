@@ -32,7 +32,11 @@ async function startSlowReceiver(): Promise<{ server: Server; url: string; recei
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  return { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`, received };
+  return {
+    server,
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`,
+    received,
+  };
 }
 
 for (const dialect of testDialects()) {
@@ -55,14 +59,33 @@ for (const dialect of testDialects()) {
         adminToken: ADMIN,
         webhooks: { allowPrivateTargets: true, pollIntervalMs: 100, timeoutMs: 2000 },
         resources: {
-          posts: { fields: { title: { type: 'string', required: true } }, permissions: { editor: { read: true, create: true } } },
+          posts: {
+            fields: { title: { type: 'string', required: true } },
+            permissions: { editor: { read: true, create: true } },
+          },
         },
       });
-      const created = spawnSync(process.execPath, [SVC, 'users', 'create', '--config', configFile, '--email', 'k@kill.test', '--password', PASSWORD, '--role', 'editor'], {
-        encoding: 'utf8',
-        env: { ...process.env, ...env },
-        timeout: 60_000,
-      });
+      const created = spawnSync(
+        process.execPath,
+        [
+          SVC,
+          'users',
+          'create',
+          '--config',
+          configFile,
+          '--email',
+          'k@kill.test',
+          '--password',
+          PASSWORD,
+          '--role',
+          'editor',
+        ],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, ...env },
+          timeout: 60_000,
+        },
+      );
       assert.equal(created.status, 0, created.stderr + created.stdout);
       receiver = await startSlowReceiver();
       node = await SvcProcess.start(configFile, env);
@@ -130,11 +153,17 @@ for (const dialect of testDialects()) {
 
         // After the restart every event reaches the receiver (an attempt cut by the kill is sent again).
         const eventIds = events.map((e) => String(e.id));
-        await eventually(async () => eventIds.every((id) => receiver!.received.has(id)), `all ${eventIds.length} events delivered (${inFlightDeliveries} before the kill)`, 60_000);
+        await eventually(
+          async () => eventIds.every((id) => receiver!.received.has(id)),
+          `all ${eventIds.length} events delivered (${inFlightDeliveries} before the kill)`,
+          60_000,
+        );
       } finally {
         await store.close();
       }
-      process.stdout.write(`# kill -9 (${dialect}): ${acknowledged.length} acknowledged, ${failed} cut off, all present with event and delivery\n`);
+      process.stdout.write(
+        `# kill -9 (${dialect}): ${acknowledged.length} acknowledged, ${failed} cut off, all present with event and delivery\n`,
+      );
     });
   });
 }

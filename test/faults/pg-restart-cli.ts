@@ -17,12 +17,16 @@ const PASSWORD = 'correct horse battery staple';
 const ENV = { SVC_SECRET: 'restart-secret-0123456789abcdef0', LOG_LEVEL: 'warn' };
 
 const { values } = parseArgs({
-  options: { url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' }, 'down-seconds': { type: 'string', default: '3' } },
+  options: {
+    url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'down-seconds': { type: 'string', default: '3' },
+  },
 });
 const serverUrl = values.url!;
 const downMs = Number(values['down-seconds']) * 1000;
 const cluster = readdirSync('/etc/postgresql')[0]!;
-const pgctl = (action: string) => execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster, 'main', action], { stdio: 'inherit' });
+const pgctl = (action: string) =>
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster, 'main', action], { stdio: 'inherit' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const admin = new pg.Client({ connectionString: serverUrl });
@@ -43,13 +47,39 @@ const configFile = writeConfigFile({
     },
   },
 });
-const created = spawnSync(process.execPath, [SVC, 'users', 'create', '--config', configFile, '--email', 'r@restart.test', '--password', PASSWORD, '--role', 'editor'], {
-  encoding: 'utf8', env: { ...process.env, ...ENV }, timeout: 60_000,
-});
+const created = spawnSync(
+  process.execPath,
+  [
+    SVC,
+    'users',
+    'create',
+    '--config',
+    configFile,
+    '--email',
+    'r@restart.test',
+    '--password',
+    PASSWORD,
+    '--role',
+    'editor',
+  ],
+  {
+    encoding: 'utf8',
+    env: { ...process.env, ...ENV },
+    timeout: 60_000,
+  },
+);
 if (created.status !== 0) throw new Error(`users create failed: ${created.stderr}`);
 const node = await SvcProcess.start(configFile, ENV);
 const base = node.baseUrl;
-const key = ((await (await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'r@restart.test', password: PASSWORD }) })).json()) as { key: string }).key;
+const key = (
+  (await (
+    await fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'r@restart.test', password: PASSWORD }),
+    })
+  ).json()) as { key: string }
+).key;
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
 const statuses = new Map<string, number>();
@@ -64,14 +94,22 @@ const count = (label: string) => statuses.set(label, (statuses.get(label) ?? 0) 
 async function client(kind: 'write' | 'read', n: number): Promise<void> {
   for (let i = 0; running; i++) {
     try {
-      const response = kind === 'write'
-        ? await fetch(`${base}/v1/posts`, { method: 'POST', headers, body: JSON.stringify({ title: `w${n}-${i}` }), signal: AbortSignal.timeout(15_000) })
-        : await fetch(`${base}/v1/posts?_sort=-title&_limit=5`, { headers, signal: AbortSignal.timeout(15_000) });
+      const response =
+        kind === 'write'
+          ? await fetch(`${base}/v1/posts`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ title: `w${n}-${i}` }),
+              signal: AbortSignal.timeout(15_000),
+            })
+          : await fetch(`${base}/v1/posts?_sort=-title&_limit=5`, { headers, signal: AbortSignal.timeout(15_000) });
       const body = await response.text();
       const jsonApi = (response.headers.get('content-type') ?? '').startsWith('application/vnd.api+json');
       count(`${kind} ${response.status}${jsonApi ? '' : ' (not JSON:API)'}`);
-      if (response.status === 503 && !body.includes('SERVICE_UNAVAILABLE')) count(`${kind} 503 without SERVICE_UNAVAILABLE`);
-      if (kind === 'write' && response.status === 201) createdIds.push((JSON.parse(body) as { data: { id: string } }).data.id);
+      if (response.status === 503 && !body.includes('SERVICE_UNAVAILABLE'))
+        count(`${kind} 503 without SERVICE_UNAVAILABLE`);
+      if (kind === 'write' && response.status === 201)
+        createdIds.push((JSON.parse(body) as { data: { id: string } }).data.id);
       timeline.push({ at: Date.now(), ok: response.status < 300 });
     } catch (error) {
       count(`${kind} ${(error as Error).name}`);
@@ -109,14 +147,20 @@ await node.stop();
 const audit = new pg.Client({ connectionString: databaseUrl });
 await audit.connect();
 const rows = (await audit.query<{ id: string }>('select id from posts')).rows.map((r) => r.id);
-const events = (await audit.query<{ resource_id: string }>(`select resource_id from svc_events where resource = 'posts' and type = 'posts.created'`)).rows.map((r) => r.resource_id);
+const events = (
+  await audit.query<{ resource_id: string }>(
+    `select resource_id from svc_events where resource = 'posts' and type = 'posts.created'`,
+  )
+).rows.map((r) => r.resource_id);
 await audit.end();
 const rowSet = new Set(rows);
 const eventSet = new Set(events);
 const lost = createdIds.filter((id) => !rowSet.has(id));
 const withoutEvent = rows.filter((id) => !eventSet.has(id));
 const firstOkAfterUp = timeline.find((t) => t.at >= upAt && t.ok);
-const failuresAfterRecovery = firstOkAfterUp ? timeline.filter((t) => t.at > firstOkAfterUp.at + 1000 && !t.ok).length : -1;
+const failuresAfterRecovery = firstOkAfterUp
+  ? timeline.filter((t) => t.at > firstOkAfterUp.at + 1000 && !t.ok).length
+  : -1;
 
 const report = {
   outageMs: upAt - downAt,
@@ -137,7 +181,12 @@ await drop.query(`drop database if exists ${dbName} with (force)`);
 await drop.end();
 
 const bad = [...statuses.keys()].filter((label) => !/ (200|201|503)$/.test(label));
-const ok = bad.length === 0 && lost.length === 0 && withoutEvent.length === 0 && firstOkAfterUp !== undefined && failuresAfterRecovery === 0
-  && readiness.includes('503');
+const ok =
+  bad.length === 0 &&
+  lost.length === 0 &&
+  withoutEvent.length === 0 &&
+  firstOkAfterUp !== undefined &&
+  failuresAfterRecovery === 0 &&
+  readiness.includes('503');
 console.log(ok ? 'PASS' : `FAIL${bad.length ? `: unexpected answers ${bad.join(', ')}` : ''}`);
 process.exit(ok ? 0 : 1);

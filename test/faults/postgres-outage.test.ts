@@ -39,7 +39,10 @@ describe('PostgreSQL restarted under load', { skip: SKIP, timeout: 120_000 }, ()
     proxy = await TcpProxy.start(Number(new URL(database.url).port || 5432));
     const config = testConfig(proxy.through(database.url), {
       resources: {
-        posts: { fields: { title: { type: 'string', required: true } }, permissions: { editor: { read: true, create: true } } },
+        posts: {
+          fields: { title: { type: 'string', required: true } },
+          permissions: { editor: { read: true, create: true } },
+        },
       },
     });
     const built = await buildApp({ config });
@@ -92,13 +95,22 @@ describe('PostgreSQL restarted under load', { skip: SKIP, timeout: 120_000 }, ()
     const ready = await fetch(`${base}/readyz`);
     assert.equal(ready.status, 503);
     // A key that is not cached must be looked up: 503 as well, not 500 and not 401.
-    const uncached = await fetch(`${base}/v1/posts`, { headers: { authorization: `Bearer svc_${crypto.randomUUID()}` } });
+    const uncached = await fetch(`${base}/v1/posts`, {
+      headers: { authorization: `Bearer svc_${crypto.randomUUID()}` },
+    });
     assert.equal(uncached.status, 503);
-    assert.equal(((await uncached.json()) as { errors: Array<{ code: string }> }).errors[0]!.code, 'SERVICE_UNAVAILABLE');
+    assert.equal(
+      ((await uncached.json()) as { errors: Array<{ code: string }> }).errors[0]!.code,
+      'SERVICE_UNAVAILABLE',
+    );
     await proxy.restore();
     phase = 'back';
     const backAt = outcomes.length;
-    await eventually(async () => outcomes.slice(backAt).filter((o) => o.status === 201).length >= 10, 'creates succeed again', 30_000);
+    await eventually(
+      async () => outcomes.slice(backAt).filter((o) => o.status === 201).length >= 10,
+      'creates succeed again',
+      30_000,
+    );
     stop = true;
     await Promise.all(load);
 
@@ -110,11 +122,17 @@ describe('PostgreSQL restarted under load', { skip: SKIP, timeout: 120_000 }, ()
       assert.equal(o.code, 'SERVICE_UNAVAILABLE');
       assert.match(o.contentType, /^application\/vnd\.api\+json/);
     }
-    assert.ok(outcomes.filter((o) => o.phase === 'up').every((o) => o.status < 300), 'all served before the outage');
+    assert.ok(
+      outcomes.filter((o) => o.phase === 'up').every((o) => o.status < 300),
+      'all served before the outage',
+    );
     // Once a request succeeds after the restore, the pool has recovered: nothing after it fails.
     const back = outcomes.slice(backAt);
     const firstOk = back.findIndex((o) => o.status < 300);
-    assert.ok(back.slice(firstOk).every((o) => o.status < 300), 'no failure once the database answers again');
+    assert.ok(
+      back.slice(firstOk).every((o) => o.status < 300),
+      'no failure once the database answers again',
+    );
     assert.equal((await fetch(`${base}/readyz`)).status, 200);
 
     // Nothing answered 201 is lost, and each has its event.
@@ -124,9 +142,14 @@ describe('PostgreSQL restarted under load', { skip: SKIP, timeout: 120_000 }, ()
     try {
       const rows = await client.query<{ id: string }>('select id from posts where id = any($1)', [acknowledged]);
       assert.equal(rows.rowCount, acknowledged.length);
-      const events = await client.query<{ resource_id: string }>(`select resource_id from svc_events where type = 'posts.created' and resource_id = any($1)`, [acknowledged]);
+      const events = await client.query<{ resource_id: string }>(
+        `select resource_id from svc_events where type = 'posts.created' and resource_id = any($1)`,
+        [acknowledged],
+      );
       assert.equal(events.rowCount, acknowledged.length);
-      const orphans = await client.query(`select count(*)::int as n from posts p where not exists (select 1 from svc_events e where e.resource_id = p.id)`);
+      const orphans = await client.query(
+        `select count(*)::int as n from posts p where not exists (select 1 from svc_events e where e.resource_id = p.id)`,
+      );
       assert.equal(orphans.rows[0].n, 0, 'no record without its event');
     } finally {
       await client.end();

@@ -50,7 +50,9 @@ describe('Redis down and back', { skip: SKIP, timeout: 120_000 }, () => {
   });
 
   it('keeps serving, limits in memory, and delivers events across processes before, during and after', async () => {
-    const client = await SseClient.connect(`${reader.baseUrl}/v1/posts/stream`, { headers: { authorization: reader.editor.authorization } });
+    const client = await SseClient.connect(`${reader.baseUrl}/v1/posts/stream`, {
+      headers: { authorization: reader.editor.authorization },
+    });
     try {
       await client.waitFor((b) => b.comments.includes('connected'), { what: 'connected' });
       const ids = [await writer.createPost({ title: 'before' })];
@@ -61,21 +63,38 @@ describe('Redis down and back', { skip: SKIP, timeout: 120_000 }, () => {
       const limited = await writer.key('editor', 'redis-outage-limited');
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
-        const response = await writer.app.inject({ method: 'GET', url: '/v1/posts', headers: { authorization: limited.authorization } });
+        const response = await writer.app.inject({
+          method: 'GET',
+          url: '/v1/posts',
+          headers: { authorization: limited.authorization },
+        });
         statuses.push(response.statusCode);
       }
-      assert.ok(statuses.every((s) => s === 200), `served without Redis: ${statuses.join(',')}`);
-      await eventually(async () => log.lines.some((line) => /rate limits fall back to per-process memory counters/.test(line)), 'the fallback is logged', 5000);
+      assert.ok(
+        statuses.every((s) => s === 200),
+        `served without Redis: ${statuses.join(',')}`,
+      );
+      await eventually(
+        async () => log.lines.some((line) => /rate limits fall back to per-process memory counters/.test(line)),
+        'the fallback is logged',
+        5000,
+      );
 
       // Other processes still get the change, from the outbox poll.
       ids.push(await writer.createPost({ title: 'while Redis is down' }));
       await client.waitForEvents(2, 10_000);
 
       await proxy.restore();
-      await eventually(async () => log.lines.some((line) => /Redis is reachable again/.test(line)), 'the recovery is logged', 20_000);
+      await eventually(
+        async () => log.lines.some((line) => /Redis is reachable again/.test(line)),
+        'the recovery is logged',
+        20_000,
+      );
       ids.push(await writer.createPost({ title: 'after' }));
       await client.waitForEvents(3, 5000);
-      const delivered = client.events.map((event) => (JSON.parse(event.data ?? '{}') as { new: { id: string } }).new.id);
+      const delivered = client.events.map(
+        (event) => (JSON.parse(event.data ?? '{}') as { new: { id: string } }).new.id,
+      );
       assert.deepEqual(delivered, ids, 'each event once, in order');
     } finally {
       client.close();
@@ -87,13 +106,30 @@ describe('Redis down and back', { skip: SKIP, timeout: 120_000 }, () => {
     try {
       const tight = await writer.key('editor', 'redis-outage-tight');
       const admin = { authorization: adminAuthorization(writer.config) };
-      const keys = await writer.app.inject({ method: 'GET', url: `/admin/keys?userId=${tight.userId}`, headers: admin });
+      const keys = await writer.app.inject({
+        method: 'GET',
+        url: `/admin/keys?userId=${tight.userId}`,
+        headers: admin,
+      });
       const keyId = (keys.json() as { data: Array<{ id: string }> }).data[0]!.id;
-      const patched = await writer.app.inject({ method: 'PATCH', url: `/admin/keys/${keyId}`, headers: admin, payload: { rateLimitMax: 3, rateLimitTimeWindow: 60_000 } });
+      const patched = await writer.app.inject({
+        method: 'PATCH',
+        url: `/admin/keys/${keyId}`,
+        headers: admin,
+        payload: { rateLimitMax: 3, rateLimitTimeWindow: 60_000 },
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
-        statuses.push((await writer.app.inject({ method: 'GET', url: '/v1/posts', headers: { authorization: tight.authorization } })).statusCode);
+        statuses.push(
+          (
+            await writer.app.inject({
+              method: 'GET',
+              url: '/v1/posts',
+              headers: { authorization: tight.authorization },
+            })
+          ).statusCode,
+        );
       }
       assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
     } finally {

@@ -42,7 +42,8 @@ export async function fuzz<Ts extends [unknown, ...unknown[]]>(
   const details = await fc.check(property, fuzzParameters<Ts>(runs));
   if (details.failed) {
     // The property's own assertion says what broke; fast-check's report says with which input.
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const cause =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     throw new Error(`${cause}\n\n${fc.defaultReportMessage(details) ?? ''}`.slice(0, 20_000));
   }
   return executed;
@@ -104,16 +105,30 @@ export async function startFuzzApp(dialect: TestDialect): Promise<FuzzApp> {
   const canary = await create(keeper, 'canary', { secret: secrets.canary, note: secrets.canary });
   const category = await create(editor, 'categories', { name: 'Seeded' });
   const draftPost = await create(editor, 'posts', {
-    title: secrets.draft, body: secrets.draft, status: 'draft', author_id: 'someone-else', category_id: category,
+    title: secrets.draft,
+    body: secrets.draft,
+    status: 'draft',
+    author_id: 'someone-else',
+    category_id: category,
   });
   const publishedPost = await create(editor, 'posts', {
-    title: 'Public', body: 'Readable by all', status: 'published', author_id: 'someone-else', tags: { secret: secrets.field }, category_id: category,
+    title: 'Public',
+    body: 'Readable by all',
+    status: 'published',
+    author_id: 'someone-else',
+    tags: { secret: secrets.field },
+    category_id: category,
   });
   const userPost = await create(user, 'posts', { title: 'Mine', status: 'draft' });
   const own = await t.request({ method: 'GET', url: `/v1/posts/${userPost}`, auth: user });
   const userId = String((own.json() as { data: { attributes: { author_id: unknown } } }).data.attributes.author_id);
   return {
-    t, dialect, secrets, editor, user, userId,
+    t,
+    dialect,
+    secrets,
+    editor,
+    user,
+    userId,
     ids: { publishedPost, draftPost, userPost, category, canary },
     hiddenFrom: { editor: [secrets.canary], user: [secrets.canary, secrets.draft, secrets.field] },
   };
@@ -122,10 +137,18 @@ export async function startFuzzApp(dialect: TestDialect): Promise<FuzzApp> {
 export type Answer = Awaited<ReturnType<TestApp['request']>>;
 
 /** One request, failed as a hang when it takes longer than REQUEST_TIMEOUT_MS. */
-export async function send(t: TestApp, options: InjectOptions & { auth?: string }, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Answer> {
+export async function send(
+  t: TestApp,
+  options: InjectOptions & { auth?: string },
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<Answer> {
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms: ${options.method} ${String(options.url).slice(0, 300)}`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(new Error(`no answer within ${timeoutMs} ms: ${options.method} ${String(options.url).slice(0, 300)}`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([t.request(options), hang]);
@@ -166,7 +189,10 @@ export function checkAnswer(response: Answer, expectation: Expectation): unknown
   const where = `${label}\n→ ${response.statusCode} ${response.body.slice(0, 600)}`;
   assert.ok(response.statusCode < 500, `server error: ${where}`);
   const requestId = response.headers['x-request-id'];
-  assert.ok(typeof requestId === 'string' && REQUEST_ID.test(requestId), `X-Request-Id missing or unsafe (${String(requestId)}): ${where}`);
+  assert.ok(
+    typeof requestId === 'string' && REQUEST_ID.test(requestId),
+    `X-Request-Id missing or unsafe (${String(requestId)}): ${where}`,
+  );
   const rawHeaders = JSON.stringify(response.headers);
   for (const secret of expectation.hidden) {
     assert.ok(!response.body.includes(secret), `leaked a hidden value: ${where}`);
@@ -194,7 +220,10 @@ export function checkAnswer(response: Answer, expectation: Expectation): unknown
     return document;
   }
 
-  assert.ok((expectation.ok ?? []).includes(response.statusCode), `unexpected success ${response.statusCode}: ${where}`);
+  assert.ok(
+    (expectation.ok ?? []).includes(response.statusCode),
+    `unexpected success ${response.statusCode}: ${where}`,
+  );
   if (response.statusCode === 204) {
     assert.equal(response.body, '', `204 with a body: ${where}`);
     return undefined;
@@ -219,7 +248,10 @@ export class Prober {
   #statuses = new Map<number, number>();
   constructor(readonly app: FuzzApp) {}
 
-  async expect(options: InjectOptions & { auth?: string }, expectation: Omit<Expectation, 'label'> & { label?: string }): Promise<{ response: Answer; document: unknown }> {
+  async expect(
+    options: InjectOptions & { auth?: string },
+    expectation: Omit<Expectation, 'label'> & { label?: string },
+  ): Promise<{ response: Answer; document: unknown }> {
     const label = expectation.label ?? `${options.method} ${String(options.url).slice(0, 300)}`;
     const response = await send(this.app.t, options);
     this.#statuses.set(response.statusCode, (this.#statuses.get(response.statusCode) ?? 0) + 1);
@@ -248,8 +280,16 @@ export async function snapshotDatabase(app: FuzzApp): Promise<DatabaseSnapshot> 
   const { db } = app.t.ctx.store;
   const tables =
     app.dialect === 'sqlite'
-      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(db)).rows.map((r) => r.name)
-      : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by 1`.execute(db)).rows.map((r) => r.name);
+      ? (
+          await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(db)
+        ).rows.map((r) => r.name)
+      : (
+          await sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by 1`.execute(
+            db,
+          )
+        ).rows.map((r) => r.name);
   const counts: Record<string, number> = {};
   for (const table of COUNTED_TABLES) {
     const row = await db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
@@ -257,7 +297,12 @@ export async function snapshotDatabase(app: FuzzApp): Promise<DatabaseSnapshot> 
   }
   const planted: Record<string, unknown> = {};
   const { ids } = app;
-  for (const [table, id] of [['posts', ids.draftPost], ['posts', ids.publishedPost], ['categories', ids.category], ['canary', ids.canary]] as const) {
+  for (const [table, id] of [
+    ['posts', ids.draftPost],
+    ['posts', ids.publishedPost],
+    ['categories', ids.category],
+    ['canary', ids.canary],
+  ] as const) {
     planted[`${table}/${id}`] = await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst();
   }
   return { tables, counts, planted };

@@ -25,7 +25,10 @@ for (const dialect of testDialects()) {
         resources: {
           ...FUZZ_RESOURCES,
           // Field names that are also members of Object.prototype are valid names (docs/configuration.md).
-          oddities: { fields: { constructor: { type: 'string' as const, sortable: true }, valueof: { type: 'integer' as const } }, permissions: { editor: { read: true, create: true, update: true } } },
+          oddities: {
+            fields: { constructor: { type: 'string' as const, sortable: true }, valueof: { type: 'integer' as const } },
+            permissions: { editor: { read: true, create: true, update: true } },
+          },
         },
       });
       editor = await t.as('editor');
@@ -43,7 +46,14 @@ for (const dialect of testDialects()) {
     const json = { 'content-type': 'application/json' };
 
     it('answers 400 for query parameters named after Object.prototype members (was 500 INTERNAL_ERROR)', async () => {
-      for (const name of ['constructor', 'toString__eq', 'valueOf', 'hasOwnProperty__like', '__proto__', 'isPrototypeOf__in']) {
+      for (const name of [
+        'constructor',
+        'toString__eq',
+        'valueOf',
+        'hasOwnProperty__like',
+        '__proto__',
+        'isPrototypeOf__in',
+      ]) {
         const errors = await refused({ method: 'GET', url: `/v1/posts?${name}=1` }, ['INVALID_QUERY_PARAMS']);
         assert.equal(errors[0]!.source?.parameter, name);
       }
@@ -55,19 +65,48 @@ for (const dialect of testDialects()) {
     });
 
     it('serves a resource whose field is named `constructor` (writes were refused as not writable)', async () => {
-      const created = await send(t, { method: 'POST', url: '/v1/oddities', auth: editor, payload: { constructor: 'built', valueof: 3 } });
+      const created = await send(t, {
+        method: 'POST',
+        url: '/v1/oddities',
+        auth: editor,
+        payload: { constructor: 'built', valueof: 3 },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const { id, attributes } = (created.json() as { data: { id: string; attributes: Record<string, unknown> } }).data;
       assert.equal(attributes.constructor, 'built');
-      const patched = await send(t, { method: 'PATCH', url: `/v1/oddities/${id}`, auth: editor, payload: { constructor: 'rebuilt' } });
+      const patched = await send(t, {
+        method: 'PATCH',
+        url: `/v1/oddities/${id}`,
+        auth: editor,
+        payload: { constructor: 'rebuilt' },
+      });
       assert.equal(patched.statusCode, 200, patched.body);
-      const replaced = await send(t, { method: 'PUT', url: `/v1/oddities/${id}`, auth: editor, payload: { valueof: 4 } });
+      const replaced = await send(t, {
+        method: 'PUT',
+        url: `/v1/oddities/${id}`,
+        auth: editor,
+        payload: { valueof: 4 },
+      });
       assert.equal(replaced.statusCode, 200, replaced.body);
-      assert.equal((replaced.json() as { data: { attributes: Record<string, unknown> } }).data.attributes.constructor, null, 'PUT resets an absent field');
+      assert.equal(
+        (replaced.json() as { data: { attributes: Record<string, unknown> } }).data.attributes.constructor,
+        null,
+        'PUT resets an absent field',
+      );
       await send(t, { method: 'PATCH', url: `/v1/oddities/${id}`, auth: editor, payload: { constructor: 'again' } });
-      const listed = await send(t, { method: 'GET', url: '/v1/oddities?constructor=again&_sort=-constructor&fields=constructor', auth: editor });
+      const listed = await send(t, {
+        method: 'GET',
+        url: '/v1/oddities?constructor=again&_sort=-constructor&fields=constructor',
+        auth: editor,
+      });
       assert.equal(listed.statusCode, 200, listed.body);
-      assert.deepEqual((listed.json() as { data: { id: string; attributes: Record<string, unknown> }[] }).data.map((r) => [r.id, r.attributes.constructor]), [[id, 'again']]);
+      assert.deepEqual(
+        (listed.json() as { data: { id: string; attributes: Record<string, unknown> }[] }).data.map((r) => [
+          r.id,
+          r.attributes.constructor,
+        ]),
+        [[id, 'again']],
+      );
     });
 
     it('answers 400 for a NUL character in a filter value (was 500 on PostgreSQL)', async () => {
@@ -91,11 +130,19 @@ for (const dialect of testDialects()) {
         ['{"tags":["\\udfff"]}', '/data/attributes/tags/0'],
       ];
       for (const [payload, pointer] of bodies) {
-        const errors = await refused({ method: 'PATCH', url: `/v1/posts/${postId}`, payload, headers: json }, ['INVALID_RESOURCE_DATA']);
+        const errors = await refused({ method: 'PATCH', url: `/v1/posts/${postId}`, payload, headers: json }, [
+          'INVALID_RESOURCE_DATA',
+        ]);
         assert.equal(errors[0]!.source?.pointer, pointer, payload);
       }
       // A surrogate pair is one well-formed character and is stored as sent.
-      const emoji = await send(t, { method: 'PATCH', url: `/v1/posts/${postId}`, auth: editor, payload: '{"title":"\\ud83d\\ude00"}', headers: json });
+      const emoji = await send(t, {
+        method: 'PATCH',
+        url: `/v1/posts/${postId}`,
+        auth: editor,
+        payload: '{"title":"\\ud83d\\ude00"}',
+        headers: json,
+      });
       assert.equal((emoji.json() as { data: { attributes: { title: string } } }).data.attributes.title, '😀');
     });
 
@@ -106,16 +153,34 @@ for (const dialect of testDialects()) {
         '{"published_at":"9999-12-31T23:59:59-01:00"}',
         '{"publish_on":"0000-01-01"}',
       ];
-      for (const payload of bodies) await refused({ method: 'PATCH', url: `/v1/posts/${postId}`, payload, headers: json }, ['INVALID_RESOURCE_DATA']);
-      for (const query of ['published_at=0000-01-01T00:00:00Z', 'created_at__gt=0000-06-01T00:00:00Z', 'publish_on__in=2026-01-01,0000-01-01']) {
+      for (const payload of bodies)
+        await refused({ method: 'PATCH', url: `/v1/posts/${postId}`, payload, headers: json }, [
+          'INVALID_RESOURCE_DATA',
+        ]);
+      for (const query of [
+        'published_at=0000-01-01T00:00:00Z',
+        'created_at__gt=0000-06-01T00:00:00Z',
+        'publish_on__in=2026-01-01,0000-01-01',
+      ]) {
         await refused({ method: 'GET', url: `/v1/posts?${query}` }, ['INVALID_QUERY_PARAMS']);
       }
-      const edges = await send(t, { method: 'PATCH', url: `/v1/posts/${postId}`, auth: editor, payload: '{"published_at":"0001-01-01T00:00:00Z","publish_on":"9999-12-31"}', headers: json });
+      const edges = await send(t, {
+        method: 'PATCH',
+        url: `/v1/posts/${postId}`,
+        auth: editor,
+        payload: '{"published_at":"0001-01-01T00:00:00Z","publish_on":"9999-12-31"}',
+        headers: json,
+      });
       assert.equal(edges.statusCode, 200, edges.body);
     });
 
-    it('answers 404 ROUTE_NOT_FOUND as JSON:API for an undecodable or over-long path segment (was Fastify\'s own JSON)', async () => {
-      for (const url of ['/v1/%E0%A4%A', '/v1/posts/%C0%AE', `/v1/posts/${'a'.repeat(300)}`, `/v1/${'p'.repeat(300)}/schema`]) {
+    it("answers 404 ROUTE_NOT_FOUND as JSON:API for an undecodable or over-long path segment (was Fastify's own JSON)", async () => {
+      for (const url of [
+        '/v1/%E0%A4%A',
+        '/v1/posts/%C0%AE',
+        `/v1/posts/${'a'.repeat(300)}`,
+        `/v1/${'p'.repeat(300)}/schema`,
+      ]) {
         const response = await send(t, { method: 'GET', url, auth: editor, headers: { 'x-request-id': 'bad-url-1' } });
         checkAnswer(response, { errors: ['ROUTE_NOT_FOUND'], hidden: [], label: url });
         assert.equal(response.headers['x-request-id'], 'bad-url-1');
@@ -123,7 +188,9 @@ for (const dialect of testDialects()) {
     });
 
     it('reports a problem the input repeats once, keeping the errors array unique as JSON:API requires', async () => {
-      const errors = await refused({ method: 'GET', url: `/v1/posts?fields=${','.repeat(50)}` }, ['INVALID_QUERY_PARAMS']);
+      const errors = await refused({ method: 'GET', url: `/v1/posts?fields=${','.repeat(50)}` }, [
+        'INVALID_QUERY_PARAMS',
+      ]);
       assert.equal(errors.length, 1);
       assert.equal(new Set(errors.map((e) => JSON.stringify(e))).size, errors.length);
     });

@@ -23,34 +23,94 @@ function likeAsRegExp(pattern: string, caseInsensitive: boolean): RegExp {
 }
 
 // Small alphabets, so patterns and texts often match: case pairs, wildcards, escapes, astral and special letters.
-const patternChar = fc.constantFrom('a', 'A', 'b', 'ß', 'é', 'É', 'ſ', 's', 'K', 'k', '\u212a', '😀', '\n', '.', '*', '%', '%', '_', '\\');
-const textChar = fc.constantFrom('a', 'A', 'b', 'ß', 'é', 'É', 'ſ', 's', 'S', 'K', 'k', '\u212a', '😀', '\n', '.', '*', '%', '_', '\\');
+const patternChar = fc.constantFrom(
+  'a',
+  'A',
+  'b',
+  'ß',
+  'é',
+  'É',
+  'ſ',
+  's',
+  'K',
+  'k',
+  '\u212a',
+  '😀',
+  '\n',
+  '.',
+  '*',
+  '%',
+  '%',
+  '_',
+  '\\',
+);
+const textChar = fc.constantFrom(
+  'a',
+  'A',
+  'b',
+  'ß',
+  'é',
+  'É',
+  'ſ',
+  's',
+  'S',
+  'K',
+  'k',
+  '\u212a',
+  '😀',
+  '\n',
+  '.',
+  '*',
+  '%',
+  '_',
+  '\\',
+);
 
 describe('LIKE matching in memory', () => {
   it('agrees with the RegExp translation on every pattern and text', async (t) => {
     // Half the texts are made from the pattern (wildcards filled, letters case-flipped), so many match.
     const patternAndText = fc.array(patternChar, { maxLength: 8 }).chain((chars) => {
-      const made = fc.tuple(...chars.map((c) => (c === '%' ? fc.array(textChar, { maxLength: 2 }).map((x) => x.join('')) : c === '_' ? textChar : fc.constantFrom(c, c.toUpperCase(), c.toLowerCase()))));
-      const text = fc.oneof(fc.array(textChar, { maxLength: 8 }).map((c) => c.join('')), made.map((parts) => parts.join('')));
+      const made = fc.tuple(
+        ...chars.map((c) =>
+          c === '%'
+            ? fc.array(textChar, { maxLength: 2 }).map((x) => x.join(''))
+            : c === '_'
+              ? textChar
+              : fc.constantFrom(c, c.toUpperCase(), c.toLowerCase()),
+        ),
+      );
+      const text = fc.oneof(
+        fc.array(textChar, { maxLength: 8 }).map((c) => c.join('')),
+        made.map((parts) => parts.join('')),
+      );
       return fc.tuple(fc.constant(chars.join('')), text);
     });
-    const cases = await fuzz(
-      3000,
-      [patternAndText, fc.boolean()],
-      async ([pattern, text], caseInsensitive) => {
-        assert.equal(compileLikePattern(pattern, caseInsensitive).test(text), likeAsRegExp(pattern, caseInsensitive).test(text), JSON.stringify({ pattern, text, caseInsensitive }));
-      },
-    );
+    const cases = await fuzz(3000, [patternAndText, fc.boolean()], async ([pattern, text], caseInsensitive) => {
+      assert.equal(
+        compileLikePattern(pattern, caseInsensitive).test(text),
+        likeAsRegExp(pattern, caseInsensitive).test(text),
+        JSON.stringify({ pattern, text, caseInsensitive }),
+      );
+    });
     report(t, 'like patterns', cases);
   });
 
   it('decides catastrophic patterns on long texts in bounded time', () => {
     const text = 'a'.repeat(20_000);
-    for (const pattern of ['%a'.repeat(50) + '%b', '%' + '_%'.repeat(200) + 'b', '%'.repeat(5000) + 'b', '_'.repeat(19_999) + '%b', '%a%' + 'a'.repeat(100) + 'b%']) {
+    for (const pattern of [
+      '%a'.repeat(50) + '%b',
+      '%' + '_%'.repeat(200) + 'b',
+      '%'.repeat(5000) + 'b',
+      '_'.repeat(19_999) + '%b',
+      '%a%' + 'a'.repeat(100) + 'b%',
+    ]) {
       for (const caseInsensitive of [false, true]) {
         const started = performance.now();
         assert.equal(compileLikePattern(pattern, caseInsensitive).test(text), false);
-        assert.ok(performance.now() - started < 2_000, `${pattern.slice(0, 20)}… took ${performance.now() - started} ms`);
+        assert.ok(
+          performance.now() - started < 2_000,
+          `${pattern.slice(0, 20)}… took ${performance.now() - started} ms`,
+        );
       }
     }
     assert.equal(compileLikePattern('%a%a%a%', true).test('xAxAxA'), true);
@@ -64,7 +124,10 @@ describe('LIKE matching in memory', () => {
         const started = performance.now();
         assert.equal(compileLikePattern(pattern, caseInsensitive).test(text), false);
         assert.equal(compileLikePattern(pattern.replace(/b$/, 'a'), caseInsensitive).test(text), true);
-        assert.ok(performance.now() - started < 1_000, `${pattern.slice(0, 20)}… took ${performance.now() - started} ms`);
+        assert.ok(
+          performance.now() - started < 1_000,
+          `${pattern.slice(0, 20)}… took ${performance.now() - started} ms`,
+        );
       }
     }
   });
@@ -74,7 +137,12 @@ describe('LIKE matching in memory', () => {
     const letter = fc.constantFrom('a', 'A', 'b', '_', '😀', 'ſ', 'S');
     const cases = await fuzz(
       200,
-      [fc.array(letter, { minLength: 250, maxLength: 600 }), fc.integer({ min: 0, max: 3 }), fc.boolean(), fc.boolean()],
+      [
+        fc.array(letter, { minLength: 250, maxLength: 600 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.boolean(),
+        fc.boolean(),
+      ],
       async (chars, flip, caseInsensitive, wrap) => {
         const segment = chars.join('');
         const pattern = wrap ? `%${segment}%` : segment;
@@ -84,7 +152,11 @@ describe('LIKE matching in memory', () => {
         broken[256 + flip] = broken[256 + flip] === 'b' ? 'a' : 'b';
         for (const body of [filled, broken.join('')]) {
           const text = wrap ? `zz${body}zz` : body;
-          assert.equal(compileLikePattern(pattern, caseInsensitive).test(text), likeAsRegExp(pattern, caseInsensitive).test(text), JSON.stringify({ caseInsensitive, wrap }));
+          assert.equal(
+            compileLikePattern(pattern, caseInsensitive).test(text),
+            likeAsRegExp(pattern, caseInsensitive).test(text),
+            JSON.stringify({ caseInsensitive, wrap }),
+          );
         }
       },
     );

@@ -26,7 +26,10 @@ describe('linear-time regular expressions', () => {
     ];
     for (const [pattern, text, expected] of cases) {
       assert.equal(compileLinearRegex(pattern).test(text), expected, `${pattern} on ${JSON.stringify(text)}`);
-      assert.equal(new RegExp(pattern.replace('(?i)', ''), pattern.startsWith('(?i)') ? 'iu' : 'u').test(text), expected);
+      assert.equal(
+        new RegExp(pattern.replace('(?i)', ''), pattern.startsWith('(?i)') ? 'iu' : 'u').test(text),
+        expected,
+      );
     }
   });
 
@@ -62,9 +65,18 @@ describe('role-rule regexes mean the same on every database', () => {
     for (const pattern of ['a(?i)b', '(?i:ab)', '\\p{Greek}', '(?U)a+', '[\\D]']) {
       assert.throws(() => re2ToPostgres(pattern), UntranslatableRegexError, pattern);
       const { problems } = validateConfig({
-        resources: { notes: { fields: { code: { type: 'string' } }, permissions: { reader: { read: { filter: { code: { regex: pattern } } } } } } },
+        resources: {
+          notes: {
+            fields: { code: { type: 'string' } },
+            permissions: { reader: { read: { filter: { code: { regex: pattern } } } } },
+          },
+        },
       });
-      assert.deepEqual(problems.map((p) => p.path), ['resources.notes.permissions.reader.read.filter.code.regex'], pattern);
+      assert.deepEqual(
+        problems.map((p) => p.path),
+        ['resources.notes.permissions.reader.read.filter.code.regex'],
+        pattern,
+      );
     }
   });
 });
@@ -74,7 +86,12 @@ for (const dialect of testDialects()) {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(dialect, {
-        resources: { notes: { fields: { code: { type: 'string', pattern: EVIL } }, permissions: { writer: { create: true, read: true } } } },
+        resources: {
+          notes: {
+            fields: { code: { type: 'string', pattern: EVIL } },
+            permissions: { writer: { create: true, read: true } },
+          },
+        },
       });
     });
     after(async () => t.close());
@@ -83,7 +100,10 @@ for (const dialect of testDialects()) {
       const writer = await t.as('writer');
       const refused = await t.request({ method: 'POST', url: '/v1/notes', auth: writer, payload: { code: ATTACK } });
       assert.equal(refused.statusCode, 400);
-      assert.equal(refused.json<{ errors: Array<{ source: { pointer: string } }> }>().errors[0]!.source.pointer, '/data/attributes/code');
+      assert.equal(
+        refused.json<{ errors: Array<{ source: { pointer: string } }> }>().errors[0]!.source.pointer,
+        '/data/attributes/code',
+      );
       const accepted = await t.request({ method: 'POST', url: '/v1/notes', auth: writer, payload: { code: 'aaaa' } });
       assert.equal(accepted.statusCode, 201);
     });

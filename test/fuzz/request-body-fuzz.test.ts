@@ -8,8 +8,28 @@ import { testDialects } from '../helpers/test-databases.ts';
 import type { ErrorCode } from '../../src/errors/error-catalogue.ts';
 import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.ts';
 import { findUnstorableText } from '../../src/http/server/unstorable-text.ts';
-import { adminBodyText, contentType, hostileBodyText, POST_FIELDS, SPECIAL_STRINGS, SQL_INJECTIONS, UNSTORABLE_CHARACTERS } from './hostile-arbitraries.ts';
-import { assertNothingUnstorable, checkAnswer, fuzz, Prober, report, send, snapshotDatabase, startFuzzApp, type Answer, type DatabaseSnapshot, type FuzzApp } from './fuzz-harness.ts';
+import {
+  adminBodyText,
+  contentType,
+  hostileBodyText,
+  POST_FIELDS,
+  SPECIAL_STRINGS,
+  SQL_INJECTIONS,
+  UNSTORABLE_CHARACTERS,
+} from './hostile-arbitraries.ts';
+import {
+  assertNothingUnstorable,
+  checkAnswer,
+  fuzz,
+  Prober,
+  report,
+  send,
+  snapshotDatabase,
+  startFuzzApp,
+  type Answer,
+  type DatabaseSnapshot,
+  type FuzzApp,
+} from './fuzz-harness.ts';
 
 const RUNS = { create: 400, update: 400, other: 500 };
 
@@ -25,7 +45,12 @@ function holdsUnstorable(text: string): boolean {
 }
 
 const WRITE_ERRORS: readonly ErrorCode[] = [
-  'INVALID_JSON', 'INVALID_RESOURCE_DATA', 'INVALID_FIELDS', 'RELATION_REFERENCE_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'CONFLICT',
+  'INVALID_JSON',
+  'INVALID_RESOURCE_DATA',
+  'INVALID_FIELDS',
+  'RELATION_REFERENCE_ERROR',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'CONFLICT',
 ];
 
 /** Fields whose value must come back exactly as sent (no type conversion applies to them). */
@@ -42,14 +67,22 @@ function assertStoredAsSent(text: string, response: Answer): void {
   const { attributes } = (response.json() as { data: { attributes: Record<string, unknown> } }).data;
   for (const [name, value] of Object.entries(sent)) {
     if (!VERBATIM_FIELDS.has(name) || !Object.hasOwn(attributes, name)) continue;
-    assert.deepEqual(attributes[name], value, `${name} not stored as sent: ${text.slice(0, 300)} → ${response.body.slice(0, 300)}`);
+    assert.deepEqual(
+      attributes[name],
+      value,
+      `${name} not stored as sent: ${text.slice(0, 300)} → ${response.body.slice(0, 300)}`,
+    );
   }
 }
 
 const PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort();
 
 function assertPrototypeIntact(): void {
-  assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), PROTOTYPE_KEYS, 'Object.prototype gained a property');
+  assert.deepEqual(
+    Object.getOwnPropertyNames(Object.prototype).sort(),
+    PROTOTYPE_KEYS,
+    'Object.prototype gained a property',
+  );
   assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype polluted');
 }
 
@@ -63,7 +96,12 @@ for (const dialect of testDialects()) {
     before(async () => {
       app = await startFuzzApp(dialect);
       probe = new Prober(app);
-      const target = await app.t.request({ method: 'POST', url: '/v1/posts', auth: app.editor, payload: { title: 'Target' } });
+      const target = await app.t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: app.editor,
+        payload: { title: 'Target' },
+      });
       editorPost = (target.json() as { data: { id: string } }).data.id;
       snapshot = await snapshotDatabase(app);
     });
@@ -72,17 +110,31 @@ for (const dialect of testDialects()) {
     it('creates exactly what was sent or answers 4xx, for any body and content type', async (t) => {
       // Mostly pairs where the role may create; `user` on categories or comments is FORBIDDEN.
       const aim = fc.constantFrom(
-        ['editor', 'posts'], ['editor', 'categories'], ['editor', 'comments'], ['user', 'posts'], ['user', 'posts'], ['user', 'categories'],
+        ['editor', 'posts'],
+        ['editor', 'categories'],
+        ['editor', 'comments'],
+        ['user', 'posts'],
+        ['user', 'posts'],
+        ['user', 'categories'],
       ) as fc.Arbitrary<['editor' | 'user', string]>;
-      const request = aim.chain(([who, resource]) => fc.tuple(fc.constant(who), fc.constant(resource), hostileBodyText(resource)));
+      const request = aim.chain(([who, resource]) =>
+        fc.tuple(fc.constant(who), fc.constant(resource), hostileBodyText(resource)),
+      );
       const cases = await fuzz(RUNS.create, [request, contentType], async ([who, target, text], type) => {
         // The `user` role may create posts only; the others are FORBIDDEN once the body parses.
         const { response } = await probe.expect(
-          { method: 'POST', url: `/v1/${target}`, auth: app[who], payload: text, headers: type === undefined ? {} : { 'content-type': type } },
+          {
+            method: 'POST',
+            url: `/v1/${target}`,
+            auth: app[who],
+            payload: text,
+            headers: type === undefined ? {} : { 'content-type': type },
+          },
           { ok: [201], errors: [...WRITE_ERRORS, 'FORBIDDEN', 'PAYLOAD_TOO_LARGE'], hidden: app.hiddenFrom[who] },
         );
         assertPrototypeIntact();
-        if (holdsUnstorable(text)) assert.ok(response.statusCode >= 400, `stored text no database stores: ${text.slice(0, 300)}`);
+        if (holdsUnstorable(text))
+          assert.ok(response.statusCode >= 400, `stored text no database stores: ${text.slice(0, 300)}`);
         if (response.statusCode !== 201) return;
         created[target] = (created[target] ?? 0) + 1;
         assertStoredAsSent(text, response);
@@ -98,23 +150,60 @@ for (const dialect of testDialects()) {
         { who: 'user', id: () => app.ids.publishedPost, errors: ['FORBIDDEN'] as ErrorCode[] },
         { who: 'user', id: () => app.ids.draftPost, errors: ['RESOURCE_NOT_FOUND'] as ErrorCode[] },
       );
-      const cases = await fuzz(RUNS.update, [aim, fc.constantFrom('PUT', 'PATCH') as fc.Arbitrary<'PUT' | 'PATCH'>, hostileBodyText('posts'), contentType], async (target, method, text, type) => {
-        const who = target.who as 'editor' | 'user';
-        const { response } = await probe.expect(
-          { method, url: `/v1/posts/${target.id()}`, auth: app[who], payload: text, headers: type === undefined ? {} : { 'content-type': type } },
-          { ok: target.errors.length === 0 ? [200] : [], errors: [...WRITE_ERRORS, ...target.errors, 'PAYLOAD_TOO_LARGE'], hidden: app.hiddenFrom[who] },
-        );
-        assertPrototypeIntact();
-        if (holdsUnstorable(text)) assert.ok(response.statusCode >= 400, `stored text no database stores: ${text.slice(0, 300)}`);
-        if (response.statusCode === 200) assertStoredAsSent(text, response);
-      });
+      const cases = await fuzz(
+        RUNS.update,
+        [aim, fc.constantFrom('PUT', 'PATCH') as fc.Arbitrary<'PUT' | 'PATCH'>, hostileBodyText('posts'), contentType],
+        async (target, method, text, type) => {
+          const who = target.who as 'editor' | 'user';
+          const { response } = await probe.expect(
+            {
+              method,
+              url: `/v1/posts/${target.id()}`,
+              auth: app[who],
+              payload: text,
+              headers: type === undefined ? {} : { 'content-type': type },
+            },
+            {
+              ok: target.errors.length === 0 ? [200] : [],
+              errors: [...WRITE_ERRORS, ...target.errors, 'PAYLOAD_TOO_LARGE'],
+              hidden: app.hiddenFrom[who],
+            },
+          );
+          assertPrototypeIntact();
+          if (holdsUnstorable(text))
+            assert.ok(response.statusCode >= 400, `stored text no database stores: ${text.slice(0, 300)}`);
+          if (response.statusCode === 200) assertStoredAsSent(text, response);
+        },
+      );
       report(t, `update bodies on ${dialect}`, cases, probe);
     });
 
     it('stores or refuses every known-nasty value in every field (exhaustive table)', async (t) => {
       const values: unknown[] = [
-        ...SPECIAL_STRINGS, ...SQL_INJECTIONS, ...UNSTORABLE_CHARACTERS, ['ok', 'a\u0000'], { k: '\udc00' }, { 'k\u0000': 1 }, 'x'.repeat(201), 'x'.repeat(100_000),
-        0, -0, -1, 1.5, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, 5e-324, true, false, null, [], {}, [null], { a: { b: [1, 'two'] } },
+        ...SPECIAL_STRINGS,
+        ...SQL_INJECTIONS,
+        ...UNSTORABLE_CHARACTERS,
+        ['ok', 'a\u0000'],
+        { k: '\udc00' },
+        { 'k\u0000': 1 },
+        'x'.repeat(201),
+        'x'.repeat(100_000),
+        0,
+        -0,
+        -1,
+        1.5,
+        2 ** 53,
+        2 ** 63,
+        -(2 ** 63),
+        1e308,
+        5e-324,
+        true,
+        false,
+        null,
+        [],
+        {},
+        [null],
+        { a: { b: [1, 'two'] } },
       ];
       let cases = 0;
       for (const field of POST_FIELDS) {
@@ -122,10 +211,17 @@ for (const dialect of testDialects()) {
           cases++;
           const text = JSON.stringify({ [field]: value });
           const { response } = await probe.expect(
-            { method: 'PATCH', url: `/v1/posts/${editorPost}`, auth: app.editor, payload: text, headers: { 'content-type': 'application/json' } },
+            {
+              method: 'PATCH',
+              url: `/v1/posts/${editorPost}`,
+              auth: app.editor,
+              payload: text,
+              headers: { 'content-type': 'application/json' },
+            },
             { ok: [200], errors: WRITE_ERRORS, hidden: app.hiddenFrom.editor, label: `PATCH ${text.slice(0, 120)}` },
           );
-          if (holdsUnstorable(text)) assert.equal(response.statusCode, 400, `stored text no database stores: ${text.slice(0, 120)}`);
+          if (holdsUnstorable(text))
+            assert.equal(response.statusCode, 400, `stored text no database stores: ${text.slice(0, 120)}`);
           if (response.statusCode === 200) assertStoredAsSent(text, response);
         }
       }
@@ -136,36 +232,78 @@ for (const dialect of testDialects()) {
       const { admin } = app.t;
       const email = `fuzz-${dialect}@example.com`;
       const password = 'correct horse battery';
-      const signedUp = await send(app.t, { method: 'POST', url: '/auth/sign-up/email', payload: { name: 'Fuzz', email, password } });
+      const signedUp = await send(app.t, {
+        method: 'POST',
+        url: '/auth/sign-up/email',
+        payload: { name: 'Fuzz', email, password },
+      });
       assert.equal(signedUp.statusCode, 200, signedUp.body);
       const userId = (signedUp.json() as { user: { id: string } }).user.id;
-      const hook = await send(app.t, { method: 'POST', url: '/admin/webhooks', auth: admin, payload: { name: 'h', url: 'https://hooks.example.com/in', eventPattern: 'posts.*' } });
+      const hook = await send(app.t, {
+        method: 'POST',
+        url: '/admin/webhooks',
+        auth: admin,
+        payload: { name: 'h', url: 'https://hooks.example.com/in', eventPattern: 'posts.*' },
+      });
       const hookId = (hook.json() as { data: { id: string } }).data.id;
       const keys = await send(app.t, { method: 'GET', url: '/admin/keys?_limit=1', auth: admin });
       const keyId = (keys.json() as { data: { id: string }[] }).data[0]!.id;
       const endpoint = fc.constantFrom(
-        { method: 'POST', url: '/admin/webhooks', auth: admin, body: adminBodyText('webhooks', { name: 'h', url: 'https://hooks.example.com/in', eventPattern: 'posts.*' }) },
+        {
+          method: 'POST',
+          url: '/admin/webhooks',
+          auth: admin,
+          body: adminBodyText('webhooks', { name: 'h', url: 'https://hooks.example.com/in', eventPattern: 'posts.*' }),
+        },
         { method: 'PATCH', url: `/admin/webhooks/${hookId}`, auth: admin, body: adminBodyText('webhooks', {}) },
         { method: 'PATCH', url: `/admin/users/${userId}`, auth: admin, body: adminBodyText('users', {}) },
         { method: 'PATCH', url: `/admin/keys/${keyId}`, auth: admin, body: adminBodyText('keys', {}) },
         { method: 'POST', url: '/token', auth: undefined, body: adminBodyText('token', { email, password }) },
-        { method: 'POST', url: '/auth/sign-in/email', auth: undefined, body: adminBodyText('auth', { email, password }) },
-        { method: 'POST', url: '/auth/sign-up/email', auth: undefined, body: adminBodyText('auth', { name: 'n', email: 'x@example.com', password }) },
-      ) as fc.Arbitrary<{ method: 'POST' | 'PATCH'; url: string; auth: string | undefined; body: fc.Arbitrary<string> }>;
+        {
+          method: 'POST',
+          url: '/auth/sign-in/email',
+          auth: undefined,
+          body: adminBodyText('auth', { email, password }),
+        },
+        {
+          method: 'POST',
+          url: '/auth/sign-up/email',
+          auth: undefined,
+          body: adminBodyText('auth', { name: 'n', email: 'x@example.com', password }),
+        },
+      ) as fc.Arbitrary<{
+        method: 'POST' | 'PATCH';
+        url: string;
+        auth: string | undefined;
+        body: fc.Arbitrary<string>;
+      }>;
       const request = endpoint.chain((target) => fc.tuple(fc.constant(target), target.body));
       const cases = await fuzz(RUNS.other, [request], async ([target, text]) => {
         const label = `${target.method} ${target.url} ${text.slice(0, 300)}`;
-        const response = await send(app.t, { method: target.method, url: target.url, ...(target.auth ? { auth: target.auth } : {}), payload: text, headers: { 'content-type': 'application/json' } });
-        assert.ok(response.statusCode < 500, `server error: ${label} → ${response.statusCode} ${response.body.slice(0, 300)}`);
+        const response = await send(app.t, {
+          method: target.method,
+          url: target.url,
+          ...(target.auth ? { auth: target.auth } : {}),
+          payload: text,
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.ok(
+          response.statusCode < 500,
+          `server error: ${label} → ${response.statusCode} ${response.body.slice(0, 300)}`,
+        );
         assertPrototypeIntact();
         const type = String(response.headers['content-type'] ?? '');
-        if (type === 'application/vnd.api+json' || response.statusCode >= 400 && !target.url.startsWith('/auth')) {
+        if (type === 'application/vnd.api+json' || (response.statusCode >= 400 && !target.url.startsWith('/auth'))) {
           checkAnswer(response, { ok: [200, 201], errors: ALL_CODES, hidden: app.hiddenFrom.editor, label });
         } else if (response.body !== '') {
           assertNothingUnstorable(JSON.parse(response.body), label);
         }
         if (holdsUnstorable(text)) {
-          assert.equal(response.statusCode, 400, `accepted text no database stores: ${label} → ${response.body.slice(0, 300)}`);
+          assert.equal(
+            response.statusCode,
+            400,
+            `accepted text no database stores: ${label} → ${response.body.slice(0, 300)}`,
+          );
           const errors = (response.json() as { errors: { code: string; source?: { pointer?: string } }[] }).errors;
           for (const error of errors) {
             assert.equal(error.code, 'INVALID_RESOURCE_DATA', label);

@@ -4,12 +4,18 @@ import { startTestApp } from '../helpers/test-app.ts';
 import type { TestDialect } from '../helpers/test-databases.ts';
 import { send } from './fuzz-harness.ts';
 
-export async function probeRoleRegex(dialect: TestDialect, onReady: () => void = () => {}): Promise<{ status: number; ms: number }> {
+export async function probeRoleRegex(
+  dialect: TestDialect,
+  onReady: () => void = () => {},
+): Promise<{ status: number; ms: number }> {
   const t = await startTestApp(dialect, {
     resources: {
       notes: {
         fields: { body: { type: 'text' } },
-        permissions: { writer: { read: true, create: true }, reader: { read: { filter: { body: { regex: '^(a+)+$' } } } } },
+        permissions: {
+          writer: { read: true, create: true },
+          reader: { read: { filter: { body: { regex: '^(a+)+$' } } } },
+        },
       },
     },
   });

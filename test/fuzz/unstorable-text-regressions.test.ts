@@ -32,7 +32,11 @@ for (const dialect of testDialects()) {
       t = await startTestApp(dialect, FUZZ_OVERRIDES);
       editor = await t.as('editor');
       email = `probe-${Date.now()}@example.com`;
-      const signedUp = await t.request({ method: 'POST', url: '/auth/sign-up/email', payload: { name: 'Probe', email, password: PASSWORD } });
+      const signedUp = await t.request({
+        method: 'POST',
+        url: '/auth/sign-up/email',
+        payload: { name: 'Probe', email, password: PASSWORD },
+      });
       assert.equal(signedUp.statusCode, 200, signedUp.body);
       userId = (signedUp.json() as { user: { id: string } }).user.id;
       const hook = await t.request({ method: 'POST', url: '/admin/webhooks', auth: t.admin, payload: WEBHOOK });
@@ -44,37 +48,93 @@ for (const dialect of testDialects()) {
     /** Sends, checks the answer is a JSON:API error document with `code`, and returns its error objects. */
     const refused = async (options: Parameters<typeof send>[1], code: ErrorCode): Promise<ErrorObject[]> => {
       const response = await send(t, options);
-      checkAnswer(response, { errors: [code], hidden: [], label: `${options.method} ${String(options.url)} ${String(options.payload ?? '')}` });
+      checkAnswer(response, {
+        errors: [code],
+        hidden: [],
+        label: `${options.method} ${String(options.url)} ${String(options.payload ?? '')}`,
+      });
       return (response.json() as { errors: ErrorObject[] }).errors;
     };
     const pointersOf = (errors: ErrorObject[]) => errors.map((e) => e.source?.pointer);
 
     it('refuses NUL and lone surrogates in every admin body with the pointer of the string (webhook name was a 500)', async () => {
       const cases: [string, string, string, string][] = [
-        ['POST', '/admin/webhooks', `{"name":"${nul('a')}","url":"https://hooks.example.com/in","eventPattern":"posts.*"}`, '/data/attributes/name'],
-        ['POST', '/admin/webhooks', `{"name":"n","url":"https://hooks.example.com/${nul()}","eventPattern":"posts.*"}`, '/data/attributes/url'],
-        ['POST', '/admin/webhooks', `{"name":"n","url":"https://hooks.example.com/in","eventPattern":"posts.*","fieldIds":["posts.title","posts.body","${nul()}"]}`, '/data/attributes/fieldIds/2'],
-        ['POST', '/admin/webhooks', `{"name":"n","url":"https://hooks.example.com/in","eventPattern":"posts.*","headers":{"x-a":"\\ud800"}}`, '/data/attributes/headers/x-a'],
+        [
+          'POST',
+          '/admin/webhooks',
+          `{"name":"${nul('a')}","url":"https://hooks.example.com/in","eventPattern":"posts.*"}`,
+          '/data/attributes/name',
+        ],
+        [
+          'POST',
+          '/admin/webhooks',
+          `{"name":"n","url":"https://hooks.example.com/${nul()}","eventPattern":"posts.*"}`,
+          '/data/attributes/url',
+        ],
+        [
+          'POST',
+          '/admin/webhooks',
+          `{"name":"n","url":"https://hooks.example.com/in","eventPattern":"posts.*","fieldIds":["posts.title","posts.body","${nul()}"]}`,
+          '/data/attributes/fieldIds/2',
+        ],
+        [
+          'POST',
+          '/admin/webhooks',
+          `{"name":"n","url":"https://hooks.example.com/in","eventPattern":"posts.*","headers":{"x-a":"\\ud800"}}`,
+          '/data/attributes/headers/x-a',
+        ],
         ['PATCH', `/admin/webhooks/${'WEBHOOK'}`, `{"name":"\\udc00"}`, '/data/attributes/name'],
         ['PATCH', `/admin/users/${'USER'}`, `{"primaryRole":"${nul('editor')}"}`, '/data/attributes/primaryRole'],
         ['PATCH', `/admin/users/${'USER'}`, `{"allowedRoles":["user","${nul()}"]}`, '/data/attributes/allowedRoles/1'],
-        ['PATCH', '/admin/keys/00000000-0000-7000-8000-000000000000', `{"permissions":{"posts":{"read":["${nul()}"]}}}`, '/data/attributes/permissions/posts/read/0'],
+        [
+          'PATCH',
+          '/admin/keys/00000000-0000-7000-8000-000000000000',
+          `{"permissions":{"posts":{"read":["${nul()}"]}}}`,
+          '/data/attributes/permissions/posts/read/0',
+        ],
         // A member name: the pointer names the member.
-        ['PATCH', '/admin/keys/00000000-0000-7000-8000-000000000000', `{"permissions":{"po${nul()}sts":{"read":["title"]}}}`, '/data/attributes/permissions/po\u0000sts'],
+        [
+          'PATCH',
+          '/admin/keys/00000000-0000-7000-8000-000000000000',
+          `{"permissions":{"po${nul()}sts":{"read":["title"]}}}`,
+          '/data/attributes/permissions/po\u0000sts',
+        ],
       ];
       for (const [method, rawUrl, payload, pointer] of cases) {
         const url = rawUrl.replace('WEBHOOK', webhookId).replace('USER', userId);
-        const errors = await refused({ method: method as 'POST', url, auth: t.admin, payload, headers: JSON_TYPE }, 'INVALID_RESOURCE_DATA');
+        const errors = await refused(
+          { method: method as 'POST', url, auth: t.admin, payload, headers: JSON_TYPE },
+          'INVALID_RESOURCE_DATA',
+        );
         assert.deepEqual(pointersOf(errors), [pointer], payload);
       }
     });
 
     it('refuses NUL in /token without credentials, and no longer issues a key for the right password followed by NUL', async () => {
-      const unknown = await refused({ method: 'POST', url: '/token', payload: `{"email":"${nul('nobody')}","password":"x"}`, headers: JSON_TYPE }, 'INVALID_RESOURCE_DATA');
+      const unknown = await refused(
+        { method: 'POST', url: '/token', payload: `{"email":"${nul('nobody')}","password":"x"}`, headers: JSON_TYPE },
+        'INVALID_RESOURCE_DATA',
+      );
       assert.deepEqual(pointersOf(unknown), ['/data/attributes/email']);
-      const suffixed = await refused({ method: 'POST', url: '/token', payload: `{"email":"${email}","password":"${nul(PASSWORD)}"}`, headers: JSON_TYPE }, 'INVALID_RESOURCE_DATA');
+      const suffixed = await refused(
+        {
+          method: 'POST',
+          url: '/token',
+          payload: `{"email":"${email}","password":"${nul(PASSWORD)}"}`,
+          headers: JSON_TYPE,
+        },
+        'INVALID_RESOURCE_DATA',
+      );
       assert.deepEqual(pointersOf(suffixed), ['/data/attributes/password']);
-      const named = await refused({ method: 'POST', url: '/token', payload: `{"email":"${email}","password":"${PASSWORD}","metadata":{"k":["\\ud800"]}}`, headers: JSON_TYPE }, 'INVALID_RESOURCE_DATA');
+      const named = await refused(
+        {
+          method: 'POST',
+          url: '/token',
+          payload: `{"email":"${email}","password":"${PASSWORD}","metadata":{"k":["\\ud800"]}}`,
+          headers: JSON_TYPE,
+        },
+        'INVALID_RESOURCE_DATA',
+      );
       assert.deepEqual(pointersOf(named), ['/data/attributes/metadata/k/0']);
       // The same credentials without the character still work.
       const issued = await send(t, { method: 'POST', url: '/token', payload: { email, password: PASSWORD } });
@@ -82,12 +142,33 @@ for (const dialect of testDialects()) {
     });
 
     it('refuses NUL in sign-up and sign-in bodies under /auth, JSON and form alike', async () => {
-      const signUp = await refused({ method: 'POST', url: '/auth/sign-up/email', payload: `{"name":"${nul('x')}","email":"other@example.com","password":"${PASSWORD}"}`, headers: JSON_TYPE }, 'INVALID_RESOURCE_DATA');
+      const signUp = await refused(
+        {
+          method: 'POST',
+          url: '/auth/sign-up/email',
+          payload: `{"name":"${nul('x')}","email":"other@example.com","password":"${PASSWORD}"}`,
+          headers: JSON_TYPE,
+        },
+        'INVALID_RESOURCE_DATA',
+      );
       assert.deepEqual(pointersOf(signUp), ['/data/attributes/name']);
-      const signIn = await refused({ method: 'POST', url: '/auth/sign-in/email', payload: `{"email":"${email}","password":"${nul(PASSWORD)}"}`, headers: JSON_TYPE }, 'INVALID_RESOURCE_DATA');
+      const signIn = await refused(
+        {
+          method: 'POST',
+          url: '/auth/sign-in/email',
+          payload: `{"email":"${email}","password":"${nul(PASSWORD)}"}`,
+          headers: JSON_TYPE,
+        },
+        'INVALID_RESOURCE_DATA',
+      );
       assert.deepEqual(pointersOf(signIn), ['/data/attributes/password']);
       const form = await refused(
-        { method: 'POST', url: '/auth/sign-in/email', payload: `email=${encodeURIComponent(email)}&password=x%00`, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        {
+          method: 'POST',
+          url: '/auth/sign-in/email',
+          payload: `email=${encodeURIComponent(email)}&password=x%00`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        },
         'INVALID_RESOURCE_DATA',
       );
       assert.deepEqual(pointersOf(form), ['/data/attributes/password']);
@@ -95,12 +176,21 @@ for (const dialect of testDialects()) {
 
     it('refuses NUL in record bodies before any other check, with the pointer of each string', async () => {
       const errors = await refused(
-        { method: 'POST', url: '/v1/posts', auth: editor, payload: `{"title":"${nul()}","tags":{"a":[1,{"b":"\\udfff"}]},"nope":1}`, headers: JSON_TYPE },
+        {
+          method: 'POST',
+          url: '/v1/posts',
+          auth: editor,
+          payload: `{"title":"${nul()}","tags":{"a":[1,{"b":"\\udfff"}]},"nope":1}`,
+          headers: JSON_TYPE,
+        },
         'INVALID_RESOURCE_DATA',
       );
       assert.deepEqual(pointersOf(errors), ['/data/attributes/title', '/data/attributes/tags/a/1/b']);
       // A body that is not an object: the pointer starts at /data.
-      const array = await refused({ method: 'POST', url: '/v1/posts', auth: editor, payload: `["ok","${nul()}"]`, headers: JSON_TYPE }, 'INVALID_RESOURCE_DATA');
+      const array = await refused(
+        { method: 'POST', url: '/v1/posts', auth: editor, payload: `["ok","${nul()}"]`, headers: JSON_TYPE },
+        'INVALID_RESOURCE_DATA',
+      );
       assert.deepEqual(pointersOf(array), ['/data/1']);
     });
 
@@ -141,26 +231,51 @@ for (const dialect of testDialects()) {
       ];
       for (const [method, rawUrl, payload] of cases) {
         const url = rawUrl.replace('WEBHOOK', webhookId);
-        await refused({ method, url, auth: t.admin, ...(payload ? { payload, headers: JSON_TYPE } : {}) }, 'RESOURCE_NOT_FOUND');
+        await refused(
+          { method, url, auth: t.admin, ...(payload ? { payload, headers: JSON_TYPE } : {}) },
+          'RESOURCE_NOT_FOUND',
+        );
       }
-      for (const [method, url] of [['GET', '/v1/posts/%00'], ['DELETE', '/v1/posts/x%00'], ['GET', '/v1/po%00sts']] as const) {
+      for (const [method, url] of [
+        ['GET', '/v1/posts/%00'],
+        ['DELETE', '/v1/posts/x%00'],
+        ['GET', '/v1/po%00sts'],
+      ] as const) {
         await refused({ method, url, auth: editor }, 'RESOURCE_NOT_FOUND');
       }
-      await refused({ method: 'PATCH', url: '/v1/posts/%00', auth: editor, payload: '{"title":"x"}', headers: JSON_TYPE }, 'RESOURCE_NOT_FOUND');
+      await refused(
+        { method: 'PATCH', url: '/v1/posts/%00', auth: editor, payload: '{"title":"x"}', headers: JSON_TYPE },
+        'RESOURCE_NOT_FOUND',
+      );
     });
 
     it('asks for credentials first: without them, NUL anywhere is still 401 on /v1 and /admin', async () => {
       await refused({ method: 'GET', url: '/admin/users?email=%00' }, 'UNAUTHORIZED');
       await refused({ method: 'GET', url: '/admin/users/%00' }, 'UNAUTHORIZED');
-      await refused({ method: 'POST', url: '/admin/webhooks', payload: `{"name":"${nul()}"}`, headers: JSON_TYPE }, 'UNAUTHORIZED');
+      await refused(
+        { method: 'POST', url: '/admin/webhooks', payload: `{"name":"${nul()}"}`, headers: JSON_TYPE },
+        'UNAUTHORIZED',
+      );
       await refused({ method: 'GET', url: '/v1/posts?title=%00' }, 'UNAUTHORIZED');
-      await refused({ method: 'POST', url: '/v1/posts', payload: `{"title":"${nul()}"}`, headers: JSON_TYPE }, 'UNAUTHORIZED');
+      await refused(
+        { method: 'POST', url: '/v1/posts', payload: `{"title":"${nul()}"}`, headers: JSON_TYPE },
+        'UNAUTHORIZED',
+      );
     });
 
     it('still stores a surrogate pair (one well-formed character) and escaped backslashes as sent', async () => {
-      const response = await send(t, { method: 'POST', url: '/v1/posts', auth: editor, payload: '{"title":"\\ud83d\\ude00 \\\\u0000 \\\\ud800"}', headers: JSON_TYPE });
+      const response = await send(t, {
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: '{"title":"\\ud83d\\ude00 \\\\u0000 \\\\ud800"}',
+        headers: JSON_TYPE,
+      });
       assert.equal(response.statusCode, 201, response.body);
-      assert.equal((response.json() as { data: { attributes: { title: string } } }).data.attributes.title, '😀 \\u0000 \\ud800');
+      assert.equal(
+        (response.json() as { data: { attributes: { title: string } } }).data.attributes.title,
+        '😀 \\u0000 \\ud800',
+      );
     });
   });
 }

@@ -24,6 +24,8 @@ export async function ensureConsoleBuilt(): Promise<void> {
     builtAt = 0;
   }
   if (builtAt >= Math.max(...SOURCES.map(newest))) return;
-  const { buildConsole } = (await import(join(ROOT, 'scripts/build-console.mjs'))) as { buildConsole(): Promise<boolean> };
+  const { buildConsole } = (await import(join(ROOT, 'scripts/build-console.mjs'))) as {
+    buildConsole(): Promise<boolean>;
+  };
   if (!(await buildConsole())) throw new Error('the console could not be built (is vite installed?)');
 }

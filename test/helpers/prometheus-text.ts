@@ -86,7 +86,11 @@ export function parseExposition(text: string): Map<string, Family> {
     const match = SAMPLE_LINE.exec(line);
     assert.ok(match, `not a sample line: ${JSON.stringify(line)}`);
     const name = match[1]!;
-    const sample: Sample = { name, labels: match[2] === undefined ? {} : parseLabels(match[2], line), value: parseValue(match[3]!, line) };
+    const sample: Sample = {
+      name,
+      labels: match[2] === undefined ? {} : parseLabels(match[2], line),
+      value: parseValue(match[3]!, line),
+    };
     let family = families.get(name);
     if (!family) {
       const suffix = HISTOGRAM_SUFFIXES.find((s) => name.endsWith(s));
@@ -102,7 +106,11 @@ export function parseExposition(text: string): Map<string, Family> {
 }
 
 /** The value of the sample `name` whose labels include `labels`; undefined when there is none. */
-export function sampleValue(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  families: Map<string, Family>,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   for (const family of families.values()) {
     for (const sample of family.samples) {
       if (sample.name !== name) continue;

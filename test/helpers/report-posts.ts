@@ -15,7 +15,10 @@ export const REPORT_POSTS: ResourceDefinition = {
   permissions: {
     editor: { read: true, create: true, update: true, delete: true },
     user: {
-      read: { fields: ['title', 'body', 'status', 'author_id'], filter: { _or: [{ status: { eq: 'published' } }, { author_id: { eq: '$userId' } }] } },
+      read: {
+        fields: ['title', 'body', 'status', 'author_id'],
+        filter: { _or: [{ status: { eq: 'published' } }, { author_id: { eq: '$userId' } }] },
+      },
     },
   },
 };

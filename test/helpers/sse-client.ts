@@ -85,14 +85,20 @@ export class SseClient {
   }
 
   /** Waits for a block matching `match` at index `from` or later; returns it. */
-  async waitFor(match: (block: SseBlock) => boolean, options: { from?: number; timeoutMs?: number; what?: string } = {}): Promise<SseBlock> {
+  async waitFor(
+    match: (block: SseBlock) => boolean,
+    options: { from?: number; timeoutMs?: number; what?: string } = {},
+  ): Promise<SseBlock> {
     const deadline = Date.now() + (options.timeoutMs ?? 3000);
     for (;;) {
       const found = this.blocks.slice(options.from ?? 0).find(match);
       if (found) return found;
       if (this.#ended) throw new Error(`stream ended before ${options.what ?? 'the expected message'}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${options.what ?? 'a message'}; got ${JSON.stringify(this.blocks.map((b) => b.raw))}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out waiting for ${options.what ?? 'a message'}; got ${JSON.stringify(this.blocks.map((b) => b.raw))}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#waiters.push(() => {

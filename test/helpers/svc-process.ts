@@ -11,7 +11,10 @@ const SVC = join(import.meta.dirname, '../../bin/svc.js');
 const START_TIMEOUT_MS = 60_000;
 
 /** Writes a config object as YAML into a new temporary folder; returns the file's path. */
-export function writeConfigFile(config: Record<string, unknown>, dir = mkdtempSync(join(tmpdir(), 'svc-node-'))): string {
+export function writeConfigFile(
+  config: Record<string, unknown>,
+  dir = mkdtempSync(join(tmpdir(), 'svc-node-')),
+): string {
   const file = join(dir, 'svc.config.yaml');
   writeFileSync(file, stringify(config));
   return file;
@@ -21,7 +24,12 @@ export function writeConfigFile(config: Record<string, unknown>, dir = mkdtempSy
  * The URL a starting svc prints in its "listening on" line, collecting what it prints into `output`;
  * rejects with that output if the process exits first or prints no such line within a minute.
  */
-export function listeningUrl(child: ChildProcess, output: string[], label: string, onTimeout: () => void = () => {}): Promise<string> {
+export function listeningUrl(
+  child: ChildProcess,
+  output: string[],
+  label: string,
+  onTimeout: () => void = () => {},
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       onTimeout();
@@ -55,10 +63,14 @@ export class SvcProcess {
 
   /** Starts `svc start --config FILE --port 0`; rejects with the process's output if it does not listen. */
   static async start(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<SvcProcess> {
-    const child = spawn(process.execPath, [SVC, 'start', '--config', configFile, '--port', '0', '--host', '127.0.0.1'], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [SVC, 'start', '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
+      {
+        env: { ...process.env, LOG_LEVEL: 'info', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const output: string[] = [];
     child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     const baseUrl = await listeningUrl(child, output, 'svc', () => child.kill('SIGKILL'));
@@ -89,7 +101,8 @@ export class SvcProcess {
   async waitForOutput(pattern: RegExp, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.output)) {
-      if (Date.now() > deadline) throw new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${this.output}`);
+      if (Date.now() > deadline)
+        throw new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${this.output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

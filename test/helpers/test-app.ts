@@ -13,7 +13,9 @@ export interface TestApp {
   /** Authorization header value for a user of `role` (created on first use). */
   as(role: string, userId?: string): Promise<string>;
   admin: string;
-  request(options: InjectOptions & { auth?: string }): Promise<LightMyRequestResponse & { body: string; json<T = any>(): T }>;
+  request(
+    options: InjectOptions & { auth?: string },
+  ): Promise<LightMyRequestResponse & { body: string; json<T = any>(): T }>;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,10 @@ export async function startTestApp(dialect: TestDialect, overrides: ConfigOverri
     },
     async request(options) {
       const { auth, ...rest } = options;
-      const response = await app.inject({ ...rest, headers: { ...(auth ? { authorization: auth } : {}), ...(rest.headers ?? {}) } });
+      const response = await app.inject({
+        ...rest,
+        headers: { ...(auth ? { authorization: auth } : {}), ...(rest.headers ?? {}) },
+      });
       return response as Awaited<ReturnType<TestApp['request']>>;
     },
     async close() {

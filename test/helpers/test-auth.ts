@@ -7,7 +7,12 @@ import { createTestUser, TEST_PASSWORD } from './test-user.ts';
 
 export { TEST_PASSWORD } from './test-user.ts';
 
-export async function authorizationFor(app: FastifyInstance, ctx: AppContext, role: string, userId: string): Promise<string> {
+export async function authorizationFor(
+  app: FastifyInstance,
+  ctx: AppContext,
+  role: string,
+  userId: string,
+): Promise<string> {
   const email = `${userId.replace(/[^a-zA-Z0-9]/g, '-')}-${randomBytes(3).toString('hex')}@example.test`;
   await createTestUser(ctx, { id: userId, email, role });
   const response = await app.inject({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD } });

@@ -7,7 +7,9 @@ import { loadConfigFromObject } from '../../src/resources/config-loader.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
-export type ConfigOverrides = Partial<Omit<SvcConfig, 'resources'>> & { resources?: Record<string, ResourceDefinition> };
+export type ConfigOverrides = Partial<Omit<SvcConfig, 'resources'>> & {
+  resources?: Record<string, ResourceDefinition>;
+};
 
 export function testConfig(databaseUrl: string, overrides: ConfigOverrides = {}): SvcConfig {
   const base: SvcConfig = {

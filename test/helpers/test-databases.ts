@@ -35,7 +35,11 @@ function adminUrl(base: string): string {
 export async function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-    return { dialect, url: `sqlite:${join(dir, 'data.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      dialect,
+      url: `sqlite:${join(dir, 'data.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');

@@ -7,8 +7,22 @@ import { IDENTITY_TABLES } from '../../src/auth/identity/identity-tables.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
-export async function createTestUser(ctx: AppContext, user: { id: string; email: string; role: string }): Promise<void> {
+export async function createTestUser(
+  ctx: AppContext,
+  user: { id: string; email: string; role: string },
+): Promise<void> {
   const defined = definedRoles(ctx.config, ctx.registry.definitions).has(user.role);
-  await ctx.auth.users.create({ id: user.id, email: user.email, password: TEST_PASSWORD, role: defined ? user.role : ctx.config.auth.defaultRole, verified: true });
-  if (!defined) await ctx.store.db.updateTable(IDENTITY_TABLES.user).set({ primaryRole: user.role }).where('id', '=', user.id).execute();
+  await ctx.auth.users.create({
+    id: user.id,
+    email: user.email,
+    password: TEST_PASSWORD,
+    role: defined ? user.role : ctx.config.auth.defaultRole,
+    verified: true,
+  });
+  if (!defined)
+    await ctx.store.db
+      .updateTable(IDENTITY_TABLES.user)
+      .set({ primaryRole: user.role })
+      .where('id', '=', user.id)
+      .execute();
 }

@@ -10,6 +10,11 @@ export function webhookAdminAuthorization(config: SvcConfig): string {
   return `Bearer ${config.adminToken}`;
 }
 
-export function webhookUserAuthorization(app: FastifyInstance, ctx: AppContext, role: string, userId: string): Promise<string> {
+export function webhookUserAuthorization(
+  app: FastifyInstance,
+  ctx: AppContext,
+  role: string,
+  userId: string,
+): Promise<string> {
   return authorizationFor(app, ctx, role, userId);
 }

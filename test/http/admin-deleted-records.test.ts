@@ -32,7 +32,10 @@ for (const dialect of testDialects()) {
       assert.equal(response.headers['content-type'], 'application/vnd.api+json');
       const body = response.json();
       assert.equal(body.meta.total, 2);
-      assert.deepEqual(body.data.map((r: { id: string }) => r.id), [ids[1], ids[0]]);
+      assert.deepEqual(
+        body.data.map((r: { id: string }) => r.id),
+        [ids[1], ids[0]],
+      );
       const [latest] = body.data;
       assert.equal(latest.type, 'posts');
       assert.equal(latest.attributes.title, 'second');
@@ -43,9 +46,14 @@ for (const dialect of testDialects()) {
     });
 
     it('pages with _limit and _offset', async () => {
-      const body = (await t.request({ method: 'GET', url: '/admin/resources/posts/deleted?_limit=1&_offset=1', auth: t.admin })).json();
+      const body = (
+        await t.request({ method: 'GET', url: '/admin/resources/posts/deleted?_limit=1&_offset=1', auth: t.admin })
+      ).json();
       assert.equal(body.meta.total, 2);
-      assert.deepEqual(body.data.map((r: { id: string }) => r.id), [ids[0]]);
+      assert.deepEqual(
+        body.data.map((r: { id: string }) => r.id),
+        [ids[0]],
+      );
     });
 
     it('answers 404 for an unknown resource or one without soft delete, 400 for an unknown parameter', async () => {

@@ -22,9 +22,13 @@ for (const dialect of testDialects()) {
     let other: BuiltApp;
     const write = (resources: Record<string, unknown>) =>
       writeFileSync(file, stringify({ database: { url: database.url }, adminToken: TEST_ADMIN_TOKEN, resources }));
-    const reload = (app: BuiltApp, auth = ADMIN) => app.app.inject({ method: 'POST', url: '/admin/reload', headers: { authorization: auth } });
+    const reload = (app: BuiltApp, auth = ADMIN) =>
+      app.app.inject({ method: 'POST', url: '/admin/reload', headers: { authorization: auth } });
     const resourceNames = async (app: BuiltApp) =>
-      ((await app.app.inject({ method: 'GET', url: '/admin/resources', headers: { authorization: ADMIN } })).json().data as { id: string }[]).map((d) => d.id);
+      (
+        (await app.app.inject({ method: 'GET', url: '/admin/resources', headers: { authorization: ADMIN } })).json()
+          .data as { id: string }[]
+      ).map((d) => d.id);
 
     before(async () => {
       database = await createTestDatabase(dialect);
@@ -41,7 +45,10 @@ for (const dialect of testDialects()) {
     });
 
     it('applies the file again here and on the other node', async () => {
-      write({ notes: NOTES, tasks: { fields: { title: { type: 'string' } }, permissions: { editor: { read: true } } } });
+      write({
+        notes: NOTES,
+        tasks: { fields: { title: { type: 'string' } }, permissions: { editor: { read: true } } },
+      });
       const response = await reload(node);
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.headers['content-type'], 'application/vnd.api+json');

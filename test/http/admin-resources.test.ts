@@ -12,7 +12,6 @@ import { loadConfigFromObject } from '../../src/resources/config-loader.ts';
 
 type Json = Record<string, any>;
 
-
 for (const dialect of testDialects()) {
   describe(`admin resource definitions (${dialect})`, () => {
     let t: TestApp;
@@ -25,7 +24,12 @@ for (const dialect of testDialects()) {
 
     const refusals = [
       { name: 'no credentials', auth: async () => undefined, status: 401, code: 'UNAUTHORIZED' },
-      { name: 'an unknown bearer token', auth: async () => 'Bearer svc_not-a-key', status: 401, code: 'INVALID_API_KEY' },
+      {
+        name: 'an unknown bearer token',
+        auth: async () => 'Bearer svc_not-a-key',
+        status: 401,
+        code: 'INVALID_API_KEY',
+      },
       { name: "a user's API key", auth: () => t.as('editor'), status: 403, code: 'FORBIDDEN' },
     ];
     for (const refusal of refusals) {
@@ -43,11 +47,14 @@ for (const dialect of testDialects()) {
       assert.equal(response.statusCode, 200, response.body);
       assert.match(String(response.headers['content-type']), /^application\/vnd\.api\+json/);
       const body = response.json<Json>();
-      assert.deepEqual(body.data.map((d: Json) => [d.type, d.id, d.links.self]), [
-        ['resources', 'categories', '/admin/resources/categories'],
-        ['resources', 'posts', '/admin/resources/posts'],
-        ['resources', 'comments', '/admin/resources/comments'],
-      ]);
+      assert.deepEqual(
+        body.data.map((d: Json) => [d.type, d.id, d.links.self]),
+        [
+          ['resources', 'categories', '/admin/resources/categories'],
+          ['resources', 'posts', '/admin/resources/posts'],
+          ['resources', 'comments', '/admin/resources/comments'],
+        ],
+      );
       assert.equal(body.meta.total, 3);
       assert.equal(body.meta.appliedFrom, null, 'the test app was given no config file');
       assert.ok(Number.isInteger(body.meta.definitionsVersion));
@@ -63,11 +70,54 @@ for (const dialect of testDialects()) {
       assert.equal(attributes.softDelete, true);
       assert.equal(attributes.description, null);
       assert.deepEqual(Object.keys(attributes.fields), Object.keys(BLOG_RESOURCES.posts!.fields), 'definition order');
-      assert.deepEqual(attributes.fields.title, { type: 'string', id: 'posts.title', required: true, nullable: false, unique: false, sortable: true, maxLength: 200 });
-      assert.deepEqual(attributes.fields.author_id, { type: 'string', id: 'posts.author_id', required: false, nullable: true, unique: false, sortable: false, maxLength: 255 });
-      assert.deepEqual(attributes.fields.status, { type: 'enum', id: 'posts.status', required: false, nullable: true, unique: false, sortable: true, default: 'draft', values: ['draft', 'published'] });
-      assert.deepEqual(attributes.fields.views, { type: 'integer', id: 'posts.views', required: false, nullable: true, unique: false, sortable: true, default: 0, minimum: 0 });
-      assert.deepEqual(attributes.fields.category_id, { type: 'relation', id: 'posts.category_id', required: false, nullable: true, unique: false, sortable: false, resource: 'categories', onDelete: 'restrict' });
+      assert.deepEqual(attributes.fields.title, {
+        type: 'string',
+        id: 'posts.title',
+        required: true,
+        nullable: false,
+        unique: false,
+        sortable: true,
+        maxLength: 200,
+      });
+      assert.deepEqual(attributes.fields.author_id, {
+        type: 'string',
+        id: 'posts.author_id',
+        required: false,
+        nullable: true,
+        unique: false,
+        sortable: false,
+        maxLength: 255,
+      });
+      assert.deepEqual(attributes.fields.status, {
+        type: 'enum',
+        id: 'posts.status',
+        required: false,
+        nullable: true,
+        unique: false,
+        sortable: true,
+        default: 'draft',
+        values: ['draft', 'published'],
+      });
+      assert.deepEqual(attributes.fields.views, {
+        type: 'integer',
+        id: 'posts.views',
+        required: false,
+        nullable: true,
+        unique: false,
+        sortable: true,
+        default: 0,
+        minimum: 0,
+      });
+      assert.deepEqual(attributes.fields.category_id, {
+        type: 'relation',
+        id: 'posts.category_id',
+        required: false,
+        nullable: true,
+        unique: false,
+        sortable: false,
+        resource: 'categories',
+        onDelete: 'restrict',
+      });
       const all = { fields: '*' };
       assert.deepEqual(attributes.permissions.editor, { read: all, create: all, update: all, delete: all });
       assert.deepEqual(attributes.permissions.user, {
@@ -95,7 +145,10 @@ for (const dialect of testDialects()) {
     it('refuses query parameters it does not know', async () => {
       const response = await get('/admin/resources?_limit=1', t.admin);
       assert.equal(response.statusCode, 400);
-      assert.deepEqual([response.json().errors[0].code, response.json().errors[0].source.parameter], ['INVALID_QUERY_PARAMS', '_limit']);
+      assert.deepEqual(
+        [response.json().errors[0].code, response.json().errors[0].source.parameter],
+        ['INVALID_QUERY_PARAMS', '_limit'],
+      );
     });
 
     describe('after a reload, here and on another node', () => {
@@ -123,26 +176,46 @@ for (const dialect of testDialects()) {
         const { resources } = loadConfigFromObject({ database: { url: 'sqlite::memory:' }, resources: reloaded });
         assert.equal(await t.ctx.definitions.apply(resources, file), true);
         const here = (await get('/admin/resources', t.admin)).json<Json>();
-        assert.deepEqual(here.data.map((d: Json) => d.id), ['categories', 'posts', 'comments', 'tags', 'archive']);
+        assert.deepEqual(
+          here.data.map((d: Json) => d.id),
+          ['categories', 'posts', 'comments', 'tags', 'archive'],
+        );
         assert.equal(here.meta.appliedFrom, file);
         assert.ok(here.meta.definitionsVersion > before.definitionsVersion);
         assert.ok(Date.parse(here.meta.appliedAt) >= Date.parse(before.appliedAt));
         const tags = here.data[3].attributes;
-        assert.deepEqual(tags.fields.label, { type: 'string', id: 'tag.label', required: true, nullable: false, unique: true, sortable: false, maxLength: 40 });
+        assert.deepEqual(tags.fields.label, {
+          type: 'string',
+          id: 'tag.label',
+          required: true,
+          nullable: false,
+          unique: true,
+          sortable: false,
+          maxLength: 40,
+        });
         assert.equal(tags.description, 'Labels');
         assert.deepEqual(tags.permissions, { editor: { read: { fields: '*' } } });
         assert.equal(here.data[4].attributes.enabled, false, 'a disabled resource is listed');
         assert.deepEqual(here.data[4].attributes.permissions, {});
 
         await other.ctx.signals.poll();
-        const there = await other.app.inject({ method: 'GET', url: '/admin/resources', headers: { authorization: t.admin } });
+        const there = await other.app.inject({
+          method: 'GET',
+          url: '/admin/resources',
+          headers: { authorization: t.admin },
+        });
         assert.equal(there.statusCode, 200, there.body);
         assert.deepEqual(there.json(), here, 'the other node shows the shared record');
       });
 
       it('serializes role names that are Object members as plain data', async () => {
-        const permissions = JSON.parse('{"__proto__": {"read": true}, "constructor": {"read": {"fields": ["note"], "filter": {"note": {"eq": "x"}}}}}');
-        const raw = { database: { url: 'sqlite::memory:' }, resources: { notes: { fields: { note: { type: 'text' } }, permissions } } };
+        const permissions = JSON.parse(
+          '{"__proto__": {"read": true}, "constructor": {"read": {"fields": ["note"], "filter": {"note": {"eq": "x"}}}}}',
+        );
+        const raw = {
+          database: { url: 'sqlite::memory:' },
+          resources: { notes: { fields: { note: { type: 'text' } }, permissions } },
+        };
         const { resources } = loadConfigFromObject(raw);
         assert.equal(await t.ctx.definitions.apply(resources, null), true);
         const response = await get('/admin/resources/notes', t.admin);

@@ -71,7 +71,10 @@ describe('batched response writes', () => {
     const answers = sockets.map((socket) => readResponses(socket, 1));
     for (const [n, socket] of sockets.entries()) socket.write(`GET /echo/${n} HTTP/1.1\r\nHost: x\r\n\r\n`);
     const bodies = await Promise.all(answers);
-    assert.deepEqual(bodies.map(([body]) => JSON.parse(body!) as unknown), sockets.map((_, n) => ({ n })));
+    assert.deepEqual(
+      bodies.map(([body]) => JSON.parse(body!) as unknown),
+      sockets.map((_, n) => ({ n })),
+    );
     const firstWrite = order.findIndex((entry) => entry.startsWith('written'));
     const handled = order.filter((entry) => entry.startsWith('handled')).length;
     assert.equal(handled, CONNECTIONS);
@@ -84,11 +87,14 @@ describe('batched response writes', () => {
     const socket = await open(port);
     const answers = readResponses(socket, 4);
     socket.write(
-      'GET /echo/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /fails/2 HTTP/1.1\r\nHost: x\r\n\r\n'
-      + 'GET /echo/3 HTTP/1.1\r\nHost: x\r\n\r\nGET /echo/4 HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /echo/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /fails/2 HTTP/1.1\r\nHost: x\r\n\r\n' +
+        'GET /echo/3 HTTP/1.1\r\nHost: x\r\n\r\nGET /echo/4 HTTP/1.1\r\nHost: x\r\n\r\n',
     );
     const bodies = (await answers).map((body) => JSON.parse(body) as { n?: number; statusCode?: number });
-    assert.deepEqual(bodies.map((body) => body.n ?? body.statusCode), [1, 404, 3, 4]);
+    assert.deepEqual(
+      bodies.map((body) => body.n ?? body.statusCode),
+      [1, 404, 3, 4],
+    );
     socket.destroy();
   });
 

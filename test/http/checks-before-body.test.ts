@@ -21,21 +21,33 @@ interface BodyCase {
 }
 
 const BODIES: BodyCase[] = [
-  { name: 'a valid body', payload: `{"title":"${MARKER}","name":"${MARKER}","primaryRole":"user"}`, contentType: 'application/json' },
+  {
+    name: 'a valid body',
+    payload: `{"title":"${MARKER}","name":"${MARKER}","primaryRole":"user"}`,
+    contentType: 'application/json',
+  },
   { name: 'malformed JSON', payload: `{"title":"${MARKER}"`, contentType: 'application/json' },
   { name: 'a wrong content type', payload: `title=${MARKER}`, contentType: 'text/plain' },
-  { name: 'a JSON:API type with a parameter', payload: `{"title":"${MARKER}"}`, contentType: 'application/vnd.api+json; ext=bulk' },
+  {
+    name: 'a JSON:API type with a parameter',
+    payload: `{"title":"${MARKER}"}`,
+    contentType: 'application/vnd.api+json; ext=bulk',
+  },
   { name: 'a body over the limit', payload: TOO_LARGE, contentType: 'application/json' },
 ];
 
 /** The status and code a request gets, and whether JSON.parse ever saw its body. */
-async function answerAndParses(t: TestApp, options: InjectOptions & { auth?: string }): Promise<{ status: number; code: string | undefined; parsedBody: boolean }> {
+async function answerAndParses(
+  t: TestApp,
+  options: InjectOptions & { auth?: string },
+): Promise<{ status: number; code: string | undefined; parsedBody: boolean }> {
   let response: Awaited<ReturnType<TestApp['request']>> | undefined;
   const parsed = await recordJsonParses(async () => {
     response = await t.request(options);
   });
   const answered = response!;
-  const code = answered.statusCode >= 400 ? (answered.json() as { errors: { code: string }[] }).errors[0]?.code : undefined;
+  const code =
+    answered.statusCode >= 400 ? (answered.json() as { errors: { code: string }[] }).errors[0]?.code : undefined;
   return { status: answered.statusCode, code, parsedBody: parsed.some((text) => text.includes(MARKER)) };
 }
 
@@ -81,14 +93,29 @@ for (const dialect of testDialects()) {
 
     it('answers 401 without credentials before parsing any body, on /v1 and /admin (413 comes after credentials)', async () => {
       const targets: [InjectOptions['method'], string][] = [
-        ['POST', '/v1/posts'], ['PUT', `/v1/posts/${postId}`], ['PATCH', `/v1/posts/${postId}`], ['POST', `/v1/posts/${postId}`],
-        ['POST', '/admin/webhooks'], ['PATCH', '/admin/users/someone'], ['PATCH', '/admin/keys/some-key'],
+        ['POST', '/v1/posts'],
+        ['PUT', `/v1/posts/${postId}`],
+        ['PATCH', `/v1/posts/${postId}`],
+        ['POST', `/v1/posts/${postId}`],
+        ['POST', '/admin/webhooks'],
+        ['PATCH', '/admin/users/someone'],
+        ['PATCH', '/admin/keys/some-key'],
       ];
       for (const [method, url] of targets) {
         for (const body of BODIES) {
           for (const auth of [undefined, 'Bearer svc_not_a_real_key_at_all_0000000000000000000', 'Basic abc']) {
-            const outcome = await answerAndParses(t, { method, url, ...(auth ? { auth } : {}), payload: body.payload, headers: { 'content-type': body.contentType } });
-            assert.equal(outcome.status, 401, `${method} ${url} with ${body.name}, auth ${String(auth)}: ${outcome.code}`);
+            const outcome = await answerAndParses(t, {
+              method,
+              url,
+              ...(auth ? { auth } : {}),
+              payload: body.payload,
+              headers: { 'content-type': body.contentType },
+            });
+            assert.equal(
+              outcome.status,
+              401,
+              `${method} ${url} with ${body.name}, auth ${String(auth)}: ${outcome.code}`,
+            );
             assert.equal(outcome.parsedBody, false, `${method} ${url} with ${body.name}: the body was parsed`);
           }
         }
@@ -96,11 +123,25 @@ for (const dialect of testDialects()) {
     });
 
     it('answers 403 ADMIN_TOKEN_NOT_ALLOWED to an admin-token write on /v1 whatever its body, without parsing it', async () => {
-      const targets: [InjectOptions['method'], string][] = [['POST', '/v1/posts'], ['PUT', `/v1/posts/${postId}`], ['PATCH', `/v1/posts/${postId}`]];
+      const targets: [InjectOptions['method'], string][] = [
+        ['POST', '/v1/posts'],
+        ['PUT', `/v1/posts/${postId}`],
+        ['PATCH', `/v1/posts/${postId}`],
+      ];
       for (const [method, url] of targets) {
         for (const body of BODIES) {
-          const outcome = await answerAndParses(t, { method, url, auth: t.admin, payload: body.payload, headers: { 'content-type': body.contentType } });
-          assert.deepEqual([outcome.status, outcome.code], [403, 'ADMIN_TOKEN_NOT_ALLOWED'], `${method} ${url} with ${body.name}`);
+          const outcome = await answerAndParses(t, {
+            method,
+            url,
+            auth: t.admin,
+            payload: body.payload,
+            headers: { 'content-type': body.contentType },
+          });
+          assert.deepEqual(
+            [outcome.status, outcome.code],
+            [403, 'ADMIN_TOKEN_NOT_ALLOWED'],
+            `${method} ${url} with ${body.name}`,
+          );
           assert.equal(outcome.parsedBody, false, `${method} ${url} with ${body.name}: the body was parsed`);
         }
       }
@@ -117,7 +158,13 @@ for (const dialect of testDialects()) {
       ];
       for (const [method, url, auth, status, code] of cases) {
         for (const body of BODIES) {
-          const outcome = await answerAndParses(t, { method, url, auth, payload: body.payload, headers: { 'content-type': body.contentType } });
+          const outcome = await answerAndParses(t, {
+            method,
+            url,
+            auth,
+            payload: body.payload,
+            headers: { 'content-type': body.contentType },
+          });
           assert.deepEqual([outcome.status, outcome.code], [status, code], `${method} ${url} with ${body.name}`);
           assert.equal(outcome.parsedBody, false, `${method} ${url} with ${body.name}: the body was parsed`);
         }
@@ -134,9 +181,21 @@ for (const dialect of testDialects()) {
 
     it('still reads the body of an authorized write: 400, 415 and 413 as before', async () => {
       // The "valid" body names fields posts do not have (it serves the admin routes too): parsed, then refused.
-      const expected: [number, boolean][] = [[400, true], [400, true], [415, false], [415, false], [413, false]];
+      const expected: [number, boolean][] = [
+        [400, true],
+        [400, true],
+        [415, false],
+        [415, false],
+        [413, false],
+      ];
       for (const [i, body] of BODIES.entries()) {
-        const outcome = await answerAndParses(t, { method: 'POST', url: '/v1/posts', auth: editor, payload: body.payload, headers: { 'content-type': body.contentType } });
+        const outcome = await answerAndParses(t, {
+          method: 'POST',
+          url: '/v1/posts',
+          auth: editor,
+          payload: body.payload,
+          headers: { 'content-type': body.contentType },
+        });
         assert.deepEqual([outcome.status, outcome.parsedBody], expected[i], `${body.name}: ${outcome.code}`);
       }
     });

@@ -44,7 +44,9 @@ function exchange(port: number, request: string): Promise<RawAnswer> {
       const split = text.indexOf('\r\n\r\n');
       if (split < 0) return reject(new Error(`no complete answer: ${JSON.stringify(text)}`));
       const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n');
-      const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = new Map(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ statusLine, status: Number(statusLine.split(' ')[1]), headers, body: text.slice(split + 4) });
     });
   });
@@ -58,11 +60,16 @@ function assertJsonApiError(answer: RawAnswer, code: ErrorCode, detail: RegExp, 
   assert.equal(answer.headers.get('connection'), 'close');
   assert.match(answer.headers.get('x-request-id') ?? '', requestId);
   assert.equal(Number(answer.headers.get('content-length')), Buffer.byteLength(answer.body));
-  const document = JSON.parse(answer.body) as { errors: { status: string; code: string; title: string; detail: string }[] };
+  const document = JSON.parse(answer.body) as {
+    errors: { status: string; code: string; title: string; detail: string }[];
+  };
   assert.ok(validateJsonApi(document), JSON.stringify(validateJsonApi.errors));
   assert.equal(document.errors.length, 1);
   const [error] = document.errors;
-  assert.deepEqual({ status: error?.status, code: error?.code, title: error?.title }, { status: String(status), code, title });
+  assert.deepEqual(
+    { status: error?.status, code: error?.code, title: error?.title },
+    { status: String(status), code, title },
+  );
   assert.match(error?.detail ?? '', detail);
 }
 
@@ -86,9 +93,24 @@ describe('HTTP parser errors over a real socket', () => {
   });
 
   const SCENARIOS: { name: string; request: string; code: ErrorCode; detail: RegExp }[] = [
-    { name: 'a malformed request line', request: 'BOGUS / HTTP/1.1\r\nHost: x\r\n\r\n', code: 'BAD_REQUEST', detail: /not valid HTTP\/1\.1: Invalid method/ },
-    { name: 'an unknown HTTP version', request: 'GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n', code: 'BAD_REQUEST', detail: /Invalid HTTP version/ },
-    { name: 'a space in a header name', request: 'GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n', code: 'BAD_REQUEST', detail: /Invalid header token/ },
+    {
+      name: 'a malformed request line',
+      request: 'BOGUS / HTTP/1.1\r\nHost: x\r\n\r\n',
+      code: 'BAD_REQUEST',
+      detail: /not valid HTTP\/1\.1: Invalid method/,
+    },
+    {
+      name: 'an unknown HTTP version',
+      request: 'GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n',
+      code: 'BAD_REQUEST',
+      detail: /Invalid HTTP version/,
+    },
+    {
+      name: 'a space in a header name',
+      request: 'GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n',
+      code: 'BAD_REQUEST',
+      detail: /Invalid header token/,
+    },
     {
       // Node's limit is 16 KiB for the request line and headers together.
       name: 'headers over the limit',
@@ -98,13 +120,15 @@ describe('HTTP parser errors over a real socket', () => {
     },
     {
       name: 'a malformed chunk size',
-      request: 'POST /v1/posts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      request:
+        'POST /v1/posts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
       code: 'BAD_REQUEST',
       detail: /Invalid character in chunk size/,
     },
     {
       name: 'both Content-Length and Transfer-Encoding',
-      request: 'POST /v1/posts HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      request:
+        'POST /v1/posts HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
       code: 'BAD_REQUEST',
       detail: /not valid HTTP\/1\.1/,
     },

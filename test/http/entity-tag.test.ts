@@ -16,9 +16,22 @@ describe('entity tags', () => {
     { value: ' * ', parsed: '*' },
     { value: '"a"', parsed: [{ opaque: '"a"', weak: false }] },
     { value: 'W/"a"', parsed: [{ opaque: '"a"', weak: true }] },
-    { value: '"a", W/"b",\t"c"', parsed: [{ opaque: '"a"', weak: false }, { opaque: '"b"', weak: true }, { opaque: '"c"', weak: false }] },
+    {
+      value: '"a", W/"b",\t"c"',
+      parsed: [
+        { opaque: '"a"', weak: false },
+        { opaque: '"b"', weak: true },
+        { opaque: '"c"', weak: false },
+      ],
+    },
     // An entity tag may hold a comma; list syntax allows empty members.
-    { value: '"a,b" , , "c"', parsed: [{ opaque: '"a,b"', weak: false }, { opaque: '"c"', weak: false }] },
+    {
+      value: '"a,b" , , "c"',
+      parsed: [
+        { opaque: '"a,b"', weak: false },
+        { opaque: '"c"', weak: false },
+      ],
+    },
     { value: '""', parsed: [{ opaque: '""', weak: false }] },
     { value: '', parsed: [] },
     { value: 'a', parsed: [] },

@@ -33,7 +33,9 @@ function trickle(port: number, everyMs: number, authorization: string): Promise<
       reject(new Error(`still open after 10 s (${bytesSent} bytes sent)`));
     }, 10_000);
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`POST /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`);
+      socket.write(
+        `POST /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`,
+      );
       timer = setInterval(() => {
         if (bytesSent < 100 && socket.writable) {
           socket.write(' ');
@@ -46,7 +48,11 @@ function trickle(port: number, everyMs: number, authorization: string): Promise<
     socket.on('close', () => {
       clearInterval(timer);
       clearTimeout(giveUp);
-      resolve({ answer: Buffer.concat(chunks).toString('utf8'), closedAfterMs: performance.now() - started, bytesSent });
+      resolve({
+        answer: Buffer.concat(chunks).toString('utf8'),
+        closedAfterMs: performance.now() - started,
+        bytesSent,
+      });
     });
   });
 }
@@ -56,7 +62,9 @@ function holdConnection(port: number): Promise<{ socket: Socket; closed: Promise
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, '127.0.0.1');
-    const closed = new Promise<string>((done) => socket.on('close', () => done(Buffer.concat(chunks).toString('utf8'))));
+    const closed = new Promise<string>((done) =>
+      socket.on('close', () => done(Buffer.concat(chunks).toString('utf8'))),
+    );
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', () => {});
     socket.once('connect', () => resolve({ socket, closed }));
@@ -77,7 +85,14 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       t = await startTestApp(dialect, {
-        server: { port: 0, host: '127.0.0.1', cors: { origins: [] }, bodyLimitBytes: 1048576, requestTimeoutMs: REQUEST_TIMEOUT_MS, maxConnections: MAX_CONNECTIONS },
+        server: {
+          port: 0,
+          host: '127.0.0.1',
+          cors: { origins: [] },
+          bodyLimitBytes: 1048576,
+          requestTimeoutMs: REQUEST_TIMEOUT_MS,
+          maxConnections: MAX_CONNECTIONS,
+        },
         stream: { heartbeatMs: 200, retryMs: 3000, allowQueryToken: true, replayWindow: 100 },
       });
       await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -117,7 +132,9 @@ for (const dialect of testDialects()) {
     });
 
     it('keeps an event stream open past the request timeout', async () => {
-      const client = await SseClient.connect(`${baseUrl}/v1/posts/stream`, { headers: { authorization: await t.as('editor') } });
+      const client = await SseClient.connect(`${baseUrl}/v1/posts/stream`, {
+        headers: { authorization: await t.as('editor') },
+      });
       try {
         assert.equal(client.status, 200);
         await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
@@ -125,7 +142,10 @@ for (const dialect of testDialects()) {
         assert.equal(await settlesWithin(client.ended, 0), false, 'the stream was closed');
         // Still delivering: a heartbeat arrives after the timeout has long passed.
         const seen = client.blocks.length;
-        await client.waitFor(() => client.blocks.length > seen, { timeoutMs: 3_000, what: 'a heartbeat after the timeout' });
+        await client.waitFor(() => client.blocks.length > seen, {
+          timeoutMs: 3_000,
+          what: 'a heartbeat after the timeout',
+        });
       } finally {
         client.close();
       }
@@ -139,7 +159,8 @@ for (const dialect of testDialects()) {
       try {
         // The server counts a connection when it accepts it: let it accept the four.
         await sleep(100);
-        for (const { closed } of held) assert.equal(await settlesWithin(closed, 0), false, 'a connection within the ceiling was closed');
+        for (const { closed } of held)
+          assert.equal(await settlesWithin(closed, 0), false, 'a connection within the ceiling was closed');
         const extra = await holdConnection(port);
         assert.equal(await settlesWithin(extra.closed, 2_000), true, 'connection N+1 was kept open');
         assert.equal(await extra.closed, '', 'connection N+1 got an answer instead of a close');
@@ -150,7 +171,10 @@ for (const dialect of testDialects()) {
       let status = 0;
       for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
         await sleep(50);
-        status = await fetch(`${baseUrl}/healthz`, { headers: { connection: 'close' } }).then((r) => r.status, () => 0);
+        status = await fetch(`${baseUrl}/healthz`, { headers: { connection: 'close' } }).then(
+          (r) => r.status,
+          () => 0,
+        );
       }
       assert.equal(status, 200);
     });

@@ -27,9 +27,17 @@ describe('security headers', () => {
   });
 
   it('answer CORS only for configured origins', async () => {
-    const allowed = await t.request({ method: 'OPTIONS', url: '/v1/posts', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET' } });
+    const allowed = await t.request({
+      method: 'OPTIONS',
+      url: '/v1/posts',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET' },
+    });
     assert.equal(allowed.headers['access-control-allow-origin'], 'http://localhost:5173');
-    const other = await t.request({ method: 'OPTIONS', url: '/v1/posts', headers: { origin: 'http://evil.example', 'access-control-request-method': 'GET' } });
+    const other = await t.request({
+      method: 'OPTIONS',
+      url: '/v1/posts',
+      headers: { origin: 'http://evil.example', 'access-control-request-method': 'GET' },
+    });
     assert.equal(other.headers['access-control-allow-origin'], undefined);
   });
 });

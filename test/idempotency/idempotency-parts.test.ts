@@ -15,7 +15,10 @@ describe('the Idempotency-Key header', () => {
     for (const bad of ['', ' ', 'a b', 'ü', 'x'.repeat(256), '\u0000', ['a', 'b']]) {
       assert.throws(
         () => idempotencyKeyOf({ 'idempotency-key': bad }),
-        (error: unknown) => error instanceof ApiError && error.code === 'INVALID_IDEMPOTENCY_KEY' && error.issues[0]?.parameter === 'Idempotency-Key',
+        (error: unknown) =>
+          error instanceof ApiError &&
+          error.code === 'INVALID_IDEMPOTENCY_KEY' &&
+          error.issues[0]?.parameter === 'Idempotency-Key',
         JSON.stringify(bad),
       );
     }
@@ -38,7 +41,11 @@ describe('a sealed answer', () => {
     const plain = '{"key":"svc_secret-value"}';
     const sealed = await seal(plain, 'pass word', 'caller\nfingerprint');
     assert.ok(!sealed.includes('secret'));
-    assert.notEqual(await seal(plain, 'pass word', 'caller\nfingerprint'), sealed, 'a salt and iv of its own each time');
+    assert.notEqual(
+      await seal(plain, 'pass word', 'caller\nfingerprint'),
+      sealed,
+      'a salt and iv of its own each time',
+    );
     assert.equal(await unseal(sealed, 'pass word', 'caller\nfingerprint'), plain);
     assert.equal(await unseal(sealed, 'other word', 'caller\nfingerprint'), undefined);
     assert.equal(await unseal(sealed, 'pass word', 'caller\nother'), undefined);

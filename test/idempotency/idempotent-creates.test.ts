@@ -60,7 +60,13 @@ for (const dialect of testDialects()) {
     after(() => t?.close());
 
     const create = (key: string | undefined, payload: unknown, auth = editor, url = '/v1/categories') =>
-      t.request({ method: 'POST', url, auth, payload: payload as Record<string, unknown>, headers: key === undefined ? {} : { 'idempotency-key': key } });
+      t.request({
+        method: 'POST',
+        url,
+        auth,
+        payload: payload as Record<string, unknown>,
+        headers: key === undefined ? {} : { 'idempotency-key': key },
+      });
     const categories = (name: string) => count(t.ctx.store.db, 'categories', ['name', name]);
     const events = () => count(t.ctx.store.db, EVENTS_TABLE, ['resource', 'categories']);
 
@@ -98,7 +104,7 @@ for (const dialect of testDialects()) {
       assert.equal(otherPath.statusCode, 422, otherPath.body);
     });
 
-    it('keeps keys per caller: another caller\'s same key is its own', async () => {
+    it("keeps keys per caller: another caller's same key is its own", async () => {
       const key = randomUUID();
       const other = await t.as('editor', 'second-editor');
       const mine = await create(key, { name: 'Mine' });
@@ -156,7 +162,10 @@ for (const dialect of testDialects()) {
       const key = randomUUID();
       const answers = await Promise.all(Array.from({ length: 6 }, () => create(key, { name: 'Burst' })));
       const statuses = answers.map((answer) => answer.statusCode);
-      assert.ok(statuses.every((status) => status === 201), statuses.join(','));
+      assert.ok(
+        statuses.every((status) => status === 201),
+        statuses.join(','),
+      );
       assert.equal(answers.filter((answer) => answer.headers['idempotency-replayed'] === 'true').length, 5);
       const created = answers.filter((answer) => answer.statusCode === 201);
       assert.ok(created.length >= 1);
@@ -186,7 +195,11 @@ for (const dialect of testDialects()) {
       } finally {
         idempotency.complete = complete;
       }
-      assert.equal(await count(t.ctx.store.db, IDEMPOTENCY_TABLE, ['idempotency_key', key]), 0, 'the claim rolled back with the write');
+      assert.equal(
+        await count(t.ctx.store.db, IDEMPOTENCY_TABLE, ['idempotency_key', key]),
+        0,
+        'the claim rolled back with the write',
+      );
       const retry = await create(key, { name: 'Failed once' });
       assert.equal(retry.statusCode, 201, retry.body);
       assert.equal(retry.headers['idempotency-replayed'], undefined);
@@ -211,14 +224,24 @@ for (const dialect of testDialects()) {
         const first = create(key, { name: 'Committing' });
         await answerStored;
         // Another node, its clock past the lease, sees the committed row still 'running' and tries to take it.
-        const rows = dialect === 'postgres' ? await t.ctx.store.db.selectFrom(IDEMPOTENCY_TABLE).select(['caller', 'fingerprint']).where('idempotency_key', '=', key).execute() : [];
-        const use = rows[0] ? { caller: String(rows[0].caller), key, fingerprint: String(rows[0].fingerprint) } : undefined;
+        const rows =
+          dialect === 'postgres'
+            ? await t.ctx.store.db
+                .selectFrom(IDEMPOTENCY_TABLE)
+                .select(['caller', 'fingerprint'])
+                .where('idempotency_key', '=', key)
+                .execute()
+            : [];
+        const use = rows[0]
+          ? { caller: String(rows[0].caller), key, fingerprint: String(rows[0].fingerprint) }
+          : undefined;
         const claiming = use && idempotency.claim(use, Date.now() + 2 * IDEMPOTENCY_DEFAULTS.leaseMs);
         await sleep(200);
         open();
         const done = await first;
         assert.equal(done.statusCode, 201, done.body);
-        if (claiming) assert.equal((await claiming).kind, 'replay', 'the answer committed while the takeover waited is kept');
+        if (claiming)
+          assert.equal((await claiming).kind, 'replay', 'the answer committed while the takeover waited is kept');
         assert.equal((await create(key, { name: 'Committing' })).body, done.body);
         assert.equal(await categories('Committing'), 1);
       } finally {
@@ -232,7 +255,11 @@ for (const dialect of testDialects()) {
       const first = await create(key, { name: 'Expiring' });
       assert.equal(first.statusCode, 201);
       const old = new Date(Date.now() - 2 * DAY).toISOString();
-      await t.ctx.store.db.updateTable(IDEMPOTENCY_TABLE).set({ created_at: old }).where('idempotency_key', '=', key).execute();
+      await t.ctx.store.db
+        .updateTable(IDEMPOTENCY_TABLE)
+        .set({ created_at: old })
+        .where('idempotency_key', '=', key)
+        .execute();
       const after = await create(key, { name: 'Expiring again' });
       assert.equal(after.statusCode, 201, after.body);
       assert.equal(after.headers['idempotency-replayed'], undefined);
@@ -247,14 +274,24 @@ for (const dialect of testDialects()) {
         .set({ created_at: old, id: '00000000-0000-7000-8000-000000000001' })
         .where('idempotency_key', '=', expiredKey)
         .execute();
-      const job = new RetentionJob({ store: t.ctx.store, settings: RETENTION_DEFAULTS, replayWindow: 10_000, resources: () => [], log: t.ctx.log, idempotencyTtlMs: IDEMPOTENCY_DEFAULTS.ttlMs });
+      const job = new RetentionJob({
+        store: t.ctx.store,
+        settings: RETENTION_DEFAULTS,
+        replayWindow: 10_000,
+        resources: () => [],
+        log: t.ctx.log,
+        idempotencyTtlMs: IDEMPOTENCY_DEFAULTS.ttlMs,
+      });
       const pass = await job.run();
       await job.stop();
       assert.equal(pass.idempotencyKeys, 1);
       assert.equal(await count(t.ctx.store.db, IDEMPOTENCY_TABLE, ['idempotency_key', expiredKey]), 0);
       assert.equal(await count(t.ctx.store.db, IDEMPOTENCY_TABLE, ['idempotency_key', kept]), 1);
       const metrics = await t.request({ method: 'GET', url: '/metrics', auth: `Bearer ${TEST_ADMIN_TOKEN}` });
-      assert.equal(sampleValue(parseExposition(metrics.body), 'svc_retention_pruned_rows_total', { table: IDEMPOTENCY_TABLE }), 1);
+      assert.equal(
+        sampleValue(parseExposition(metrics.body), 'svc_retention_pruned_rows_total', { table: IDEMPOTENCY_TABLE }),
+        1,
+      );
     });
 
     it('refuses a malformed Idempotency-Key with 400 naming the header, and accepts 255 visible characters', async () => {
@@ -286,7 +323,12 @@ for (const dialect of testDialects()) {
         await firstApp.app.ready();
         const auth = await authorizationFor(firstApp.app, firstApp.ctx, 'editor', 'restart-editor');
         const key = randomUUID();
-        const request = { method: 'POST' as const, url: '/v1/categories', payload: { name: 'Before restart' }, headers: { authorization: auth, 'idempotency-key': key } };
+        const request = {
+          method: 'POST' as const,
+          url: '/v1/categories',
+          payload: { name: 'Before restart' },
+          headers: { authorization: auth, 'idempotency-key': key },
+        };
         const first = await firstApp.app.inject(request);
         assert.equal(first.statusCode, 201, first.body);
         await firstApp.app.close();
@@ -331,7 +373,12 @@ describe('Idempotency-Key claims across two nodes on one PostgreSQL database', {
   });
 
   const create = (node: typeof a, key: string, name: string) =>
-    node.app.inject({ method: 'POST', url: '/v1/categories', payload: { name }, headers: { authorization: auth, 'idempotency-key': key } });
+    node.app.inject({
+      method: 'POST',
+      url: '/v1/categories',
+      payload: { name },
+      headers: { authorization: auth, 'idempotency-key': key },
+    });
   const categories = (name: string) => count(a.ctx.store.db, 'categories', ['name', name]);
 
   /** Holds node A's create inside its transaction; `pid` is the PostgreSQL backend that runs it. */
@@ -351,7 +398,7 @@ describe('Idempotency-Key claims across two nodes on one PostgreSQL database', {
     return { pid, open, restore: () => (idempotency.complete = complete) };
   }
 
-  it('a retry on node B waits on node A\'s uncommitted claim and replays the answer once it commits', async () => {
+  it("a retry on node B waits on node A's uncommitted claim and replays the answer once it commits", async () => {
     const key = randomUUID();
     const held = holdOnA();
     try {
@@ -371,7 +418,7 @@ describe('Idempotency-Key claims across two nodes on one PostgreSQL database', {
     }
   });
 
-  it('a retry on node B runs at once when node A\'s connection drops mid-create (its transaction rolls back)', async () => {
+  it("a retry on node B runs at once when node A's connection drops mid-create (its transaction rolls back)", async () => {
     const key = randomUUID();
     const held = holdOnA();
     try {

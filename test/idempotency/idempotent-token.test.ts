@@ -21,7 +21,8 @@ for (const dialect of testDialects()) {
     });
     after(() => t?.close());
 
-    const token = (key: string, body: Record<string, unknown>) => t.request({ method: 'POST', url: '/token', payload: body, headers: { 'idempotency-key': key } });
+    const token = (key: string, body: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: '/token', payload: body, headers: { 'idempotency-key': key } });
     const keysOfUser = async () => (await t.ctx.auth.keys.list({ userId, limit: 100, offset: 0 })).total;
 
     it('gives a retry the same key without issuing another, and stores no secret in the clear', async () => {
@@ -45,7 +46,11 @@ for (const dialect of testDialects()) {
       const works = await t.request({ method: 'GET', url: '/v1/categories', auth: `Bearer ${issued.key}` });
       assert.equal(works.statusCode, 200, works.body);
 
-      const rows = await t.ctx.store.db.selectFrom(IDEMPOTENCY_TABLE).selectAll().where('idempotency_key', '=', key).execute();
+      const rows = await t.ctx.store.db
+        .selectFrom(IDEMPOTENCY_TABLE)
+        .selectAll()
+        .where('idempotency_key', '=', key)
+        .execute();
       assert.equal(rows.length, 1);
       const stored = JSON.stringify(rows[0]);
       assert.ok(!stored.includes(issued.key), 'the secret is sealed');

@@ -9,15 +9,22 @@ import { assertHistogramsCumulative, parseExposition, sampleValue } from '../hel
 describe('MetricsRegistry', () => {
   it('renders counters, gauges and histograms that parse, each with # HELP and # TYPE', () => {
     const registry = new MetricsRegistry();
-    registry.counter<'route'>({ name: 'x_requests_total', help: 'Requests.', labelNames: ['route'] }).inc({ route: '/a' }, 3);
+    registry
+      .counter<'route'>({ name: 'x_requests_total', help: 'Requests.', labelNames: ['route'] })
+      .inc({ route: '/a' }, 3);
     registry.counter({ name: 'x_unlabelled_total', help: 'Shown as 0 before any increment.' });
     registry.gauge({ name: 'x_depth', help: 'Depth.' }).set({}, 7.5);
-    registry.histogram<'route'>({ name: 'x_seconds', help: 'Latency.', labelNames: ['route'], buckets: [0.1, 1] }).observe({ route: '/a' }, 0.5);
+    registry
+      .histogram<'route'>({ name: 'x_seconds', help: 'Latency.', labelNames: ['route'], buckets: [0.1, 1] })
+      .observe({ route: '/a' }, 0.5);
 
     const text = registry.render();
     const families = parseExposition(text);
     assert.deepEqual([...families.keys()], ['x_requests_total', 'x_unlabelled_total', 'x_depth', 'x_seconds']);
-    assert.deepEqual([...families.values()].map((f) => f.type), ['counter', 'counter', 'gauge', 'histogram']);
+    assert.deepEqual(
+      [...families.values()].map((f) => f.type),
+      ['counter', 'counter', 'gauge', 'histogram'],
+    );
     assert.equal(sampleValue(families, 'x_requests_total', { route: '/a' }), 3);
     assert.equal(sampleValue(families, 'x_unlabelled_total'), 0);
     assert.equal(sampleValue(families, 'x_depth'), 7.5);
@@ -26,7 +33,12 @@ describe('MetricsRegistry', () => {
 
   it('writes histogram buckets cumulatively, with +Inf equal to the count and the sum of observations', () => {
     const registry = new MetricsRegistry();
-    const histogram = registry.histogram<'op'>({ name: 'x_seconds', help: 'Latency.', labelNames: ['op'], buckets: [0.01, 0.1, 1] });
+    const histogram = registry.histogram<'op'>({
+      name: 'x_seconds',
+      help: 'Latency.',
+      labelNames: ['op'],
+      buckets: [0.01, 0.1, 1],
+    });
     for (const value of [0.005, 0.01, 0.05, 0.5, 0.7, 3, 30]) histogram.observe({ op: 'read' }, value);
     histogram.observe({ op: 'write' }, 0.2);
     const families = parseExposition(registry.render());
@@ -37,12 +49,19 @@ describe('MetricsRegistry', () => {
     assert.deepEqual(['0.01', '0.1', '1', '+Inf'].map(bucket), [2, 3, 5, 7]);
     assert.equal(sampleValue(families, 'x_seconds_count', { op: 'read' }), 7);
     assert.ok(Math.abs(sampleValue(families, 'x_seconds_sum', { op: 'read' })! - 34.265) < 1e-9);
-    assert.deepEqual(['0.01', '0.1', '1', '+Inf'].map((le) => sampleValue(families, 'x_seconds_bucket', { op: 'write', le })), [0, 0, 1, 1]);
+    assert.deepEqual(
+      ['0.01', '0.1', '1', '+Inf'].map((le) => sampleValue(families, 'x_seconds_bucket', { op: 'write', le })),
+      [0, 0, 1, 1],
+    );
   });
 
   it('escapes backslash, double quote and line feed in label values, and reads them back unchanged', () => {
     const registry = new MetricsRegistry();
-    const counter = registry.counter<'path'>({ name: 'x_total', help: 'Help with a \\ backslash\nand a second line.', labelNames: ['path'] });
+    const counter = registry.counter<'path'>({
+      name: 'x_total',
+      help: 'Help with a \\ backslash\nand a second line.',
+      labelNames: ['path'],
+    });
     const hostile = ['a"b', 'back\\slash', 'two\nlines', '\\"\n', '{},="', 'ünïcødé ✓', ''];
     for (const value of hostile) counter.inc({ path: value });
     const text = registry.render();
@@ -51,7 +70,10 @@ describe('MetricsRegistry', () => {
     assert.equal(text.split('\n').length, 2 + hostile.length + 1, 'no label value breaks a line');
     assert.match(text, /^# HELP x_total Help with a \\\\ backslash\\nand a second line\.$/m);
     const families = parseExposition(text);
-    assert.deepEqual(families.get('x_total')!.samples.map((s) => s.labels.path), hostile);
+    assert.deepEqual(
+      families.get('x_total')!.samples.map((s) => s.labels.path),
+      hostile,
+    );
     assert.equal(families.get('x_total')!.help, 'Help with a \\ backslash\nand a second line.');
   });
 
@@ -94,7 +116,10 @@ describe('MetricsRegistry', () => {
       throw new Error('database down');
     });
     const failures = await registry.collect();
-    assert.deepEqual(failures.map((f) => [f.collector, (f.error as Error).message]), [['broken', 'database down']]);
+    assert.deepEqual(
+      failures.map((f) => [f.collector, (f.error as Error).message]),
+      [['broken', 'database down']],
+    );
     assert.equal(sampleValue(parseExposition(registry.render()), 'x_depth'), 42);
   });
 });

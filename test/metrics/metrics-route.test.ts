@@ -35,7 +35,8 @@ async function scrape(t: TestApp): Promise<Map<string, Family>> {
   return parseExposition(response.body);
 }
 
-const requests = (families: Map<string, Family>, labels: Record<string, string>) => sampleValue(families, 'svc_http_requests_total', labels) ?? 0;
+const requests = (families: Map<string, Family>, labels: Record<string, string>) =>
+  sampleValue(families, 'svc_http_requests_total', labels) ?? 0;
 
 const SERVER = { port: 0, host: '127.0.0.1', cors: { origins: [] }, bodyLimitBytes: 1048576 };
 
@@ -56,7 +57,11 @@ for (const dialect of testDialects()) {
         { name: 'the admin token', auth: t.admin, status: 200, code: undefined },
       ];
       for (const scenario of scenarios) {
-        const response = await t.request({ method: 'GET', url: '/metrics', ...(scenario.auth ? { auth: scenario.auth } : {}) });
+        const response = await t.request({
+          method: 'GET',
+          url: '/metrics',
+          ...(scenario.auth ? { auth: scenario.auth } : {}),
+        });
         assert.equal(response.statusCode, scenario.status, `${scenario.name}: ${response.body}`);
         if (scenario.code) {
           assert.equal(response.json().errors[0].code, scenario.code, scenario.name);
@@ -84,10 +89,14 @@ for (const dialect of testDialects()) {
       const editor = await t.as('editor');
       const ids = [randomUUID(), randomUUID(), randomUUID()];
       const before = await scrape(t);
-      for (const id of ids) assert.equal((await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: editor })).statusCode, 404);
+      for (const id of ids)
+        assert.equal((await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: editor })).statusCode, 404);
       assert.equal((await t.request({ method: 'GET', url: '/healthz' })).statusCode, 200);
       assert.equal((await t.request({ method: 'GET', url: '/healthz' })).statusCode, 200);
-      assert.equal((await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'counted' } })).statusCode, 201);
+      assert.equal(
+        (await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'counted' } })).statusCode,
+        201,
+      );
       assert.equal((await t.request({ method: 'GET', url: '/no/such/route' })).statusCode, 404);
       const response = await t.request({ method: 'GET', url: '/metrics', auth: t.admin });
       const now = parseExposition(response.body);
@@ -100,7 +109,8 @@ for (const dialect of testDialects()) {
       for (const id of ids) assert.ok(!response.body.includes(id), 'no record id becomes a label');
       assert.ok(!response.body.includes('/no/such/route'), 'no unmatched path becomes a label');
 
-      const count = (f: Map<string, Family>) => sampleValue(f, 'svc_http_request_duration_seconds_count', { method: 'GET', route: '/healthz' }) ?? 0;
+      const count = (f: Map<string, Family>) =>
+        sampleValue(f, 'svc_http_request_duration_seconds_count', { method: 'GET', route: '/healthz' }) ?? 0;
       assert.equal(count(now) - count(before), 2);
       assert.ok(assertHistogramsCumulative(now) >= 4, 'every timed route has a cumulative histogram');
     });

@@ -39,7 +39,11 @@ for (const dialect of testDialects()) {
       const probe = new ReadinessProbe(ctx.store, () => serviceTables([]));
       assert.equal((await probe.check()).readiness.status, 'ready');
       probe.markClosing();
-      assert.deepEqual((await probe.check()).readiness, { status: 'closing', database: 'unknown', migrations: 'unknown' });
+      assert.deepEqual((await probe.check()).readiness, {
+        status: 'closing',
+        database: 'unknown',
+        migrations: 'unknown',
+      });
     });
 
     // Last: it leaves the database without a table.
@@ -51,8 +55,17 @@ for (const dialect of testDialects()) {
       const body = response.json();
       assert.equal(body.errors[0].code, 'SERVICE_UNAVAILABLE');
       assert.match(body.errors[0].detail, /missing tables comments/);
-      assert.deepEqual(body.meta, { status: 'unavailable', database: 'ok', migrations: 'missing', missingTables: ['comments'] });
-      assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'the process is still alive');
+      assert.deepEqual(body.meta, {
+        status: 'unavailable',
+        database: 'ok',
+        migrations: 'missing',
+        missingTables: ['comments'],
+      });
+      assert.equal(
+        (await app.inject({ method: 'GET', url: '/healthz' })).statusCode,
+        200,
+        'the process is still alive',
+      );
     });
   });
 }

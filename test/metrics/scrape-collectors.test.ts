@@ -65,12 +65,17 @@ for (const dialect of testDialects()) {
       const failed = attempt(isoAgo(1000));
       await new DeliveryRepository(ctx.store).queue([overdue, scheduled, succeeded, failed]);
       const { db, dialect: storeDialect } = ctx.store;
-      const settle = (id: string, status: string) => db.updateTable(DELIVERIES_TABLE).set({ status, due_at: null }).where('id', '=', id).execute();
+      const settle = (id: string, status: string) =>
+        db.updateTable(DELIVERIES_TABLE).set({ status, due_at: null }).where('id', '=', id).execute();
       await settle(succeeded.id, 'success');
       await settle(failed.id, 'failed');
       // A worker elsewhere holds the overdue attempt under a live lease.
       const lease = storeDialect.encode('timestamp', new Date(Date.now() + 30_000).toISOString());
-      await db.updateTable(DELIVERIES_TABLE).set({ claimed_until: lease, claim_token: 'other-worker' }).where('id', '=', overdue.id).execute();
+      await db
+        .updateTable(DELIVERIES_TABLE)
+        .set({ claimed_until: lease, claim_token: 'other-worker' })
+        .where('id', '=', overdue.id)
+        .execute();
 
       const families = await scrape(app, admin);
       assert.equal(sampleValue(families, 'svc_webhook_deliveries', { status: 'pending' }), 2);
@@ -85,7 +90,14 @@ for (const dialect of testDialects()) {
     it('reports the age of the oldest event the outbox reader has not read, and 0 once it has caught up', async () => {
       await ctx.store.db
         .insertInto(EVENTS_TABLE)
-        .values({ id: uuidv7(), type: 'posts.created', resource: 'posts', resource_id: 'r1', payload: '{}', created_at: isoAgo(30_000) })
+        .values({
+          id: uuidv7(),
+          type: 'posts.created',
+          resource: 'posts',
+          resource_id: 'r1',
+          payload: '{}',
+          created_at: isoAgo(30_000),
+        })
         .execute();
       const lag = sampleValue(await scrape(app, admin), 'svc_outbox_lag_seconds')!;
       assert.ok(lag >= 29 && lag < 90, `the unread event is about 30 s old (got ${lag})`);
@@ -98,7 +110,10 @@ for (const dialect of testDialects()) {
     it('counts a collector that fails and still answers the scrape', async () => {
       await ctx.store.db.schema.dropTable(DELIVERIES_TABLE).execute();
       const families = await scrape(app, admin);
-      assert.equal(sampleValue(families, 'svc_metrics_collector_failures_total', { collector: 'webhook_deliveries' }), 1);
+      assert.equal(
+        sampleValue(families, 'svc_metrics_collector_failures_total', { collector: 'webhook_deliveries' }),
+        1,
+      );
       assert.ok(families.has('svc_http_requests_total'));
     });
   });
@@ -112,10 +127,15 @@ for (const dialect of testDialects()) {
 
     it('counts open stream connections per resource, and forgets a closed one', async () => {
       const admin = adminAuthorization(t.config);
-      const connections = async () => sampleValue(await scrape(t.app, admin), 'svc_stream_connections', { resource: 'posts' });
+      const connections = async () =>
+        sampleValue(await scrape(t.app, admin), 'svc_stream_connections', { resource: 'posts' });
       assert.equal(await connections(), 0);
-      const a = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } });
-      const b = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } });
+      const a = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+        headers: { authorization: t.editor.authorization },
+      });
+      const b = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+        headers: { authorization: t.editor.authorization },
+      });
       assert.equal(a.status, 200);
       await eventually(async () => (await connections()) === 2, 'two connections are counted');
       a.close();
@@ -135,10 +155,15 @@ for (const dialect of testDialects()) {
         };
       };
       const clients = await Promise.all(
-        Array.from({ length: 3 }, () => SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } })),
+        Array.from({ length: 3 }, () =>
+          SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } }),
+        ),
       );
       try {
-        await eventually(async () => sampleValue(await scrape(t.app, admin), 'svc_stream_connections', { resource: 'posts' }) === 3, 'three connections are live');
+        await eventually(
+          async () => sampleValue(await scrape(t.app, admin), 'svc_stream_connections', { resource: 'posts' }) === 3,
+          'three connections are live',
+        );
         const before = await read();
         await t.createPost({ title: 'fanned out' });
         await Promise.all(clients.map((client) => client.waitForEvents(1)));
@@ -155,7 +180,10 @@ for (const dialect of testDialects()) {
     it('brings the outbox lag back to 0 after writes, once the reader has read them', async () => {
       const admin = adminAuthorization(t.config);
       for (let i = 0; i < 3; i++) await t.createPost({ title: `lag ${i}` });
-      await eventually(async () => sampleValue(await scrape(t.app, admin), 'svc_outbox_lag_seconds') === 0, 'the reader caught up');
+      await eventually(
+        async () => sampleValue(await scrape(t.app, admin), 'svc_outbox_lag_seconds') === 0,
+        'the reader caught up',
+      );
     });
   });
 }

@@ -20,7 +20,10 @@ for (const dialect of testDialects()) {
     let spec: ResponseConformance;
     before(async () => {
       // posts with soft delete, so /admin/resources/{name}/deleted has something to show.
-      const resources = { ...WEBHOOK_TEST_RESOURCES, posts: { ...WEBHOOK_TEST_RESOURCES.posts!, enableSoftDelete: true } };
+      const resources = {
+        ...WEBHOOK_TEST_RESOURCES,
+        posts: { ...WEBHOOK_TEST_RESOURCES.posts!, enableSoftDelete: true },
+      };
       t = await startTestApp(dialect, { resources, webhooks: WEBHOOK_TEST_SETTINGS });
       receiver = await startReceiver();
       const served = await t.request({ method: 'GET', url: '/openapi.json' });
@@ -32,7 +35,12 @@ for (const dialect of testDialects()) {
       await t.close();
     });
 
-    const call = (method: string, template: string, url: string, options: { payload?: unknown; auth?: string | null; headers?: Record<string, string> } = {}) =>
+    const call = (
+      method: string,
+      template: string,
+      url: string,
+      options: { payload?: unknown; auth?: string | null; headers?: Record<string, string> } = {},
+    ) =>
       t
         .request({
           method: method as 'GET',
@@ -47,7 +55,11 @@ for (const dialect of testDialects()) {
     async function waitForSent(webhookId: string): Promise<string[]> {
       const deadline = Date.now() + 10_000;
       for (let attempt = 0; attempt < 100 && Date.now() < deadline; attempt++) {
-        const { body } = await call('GET', '/admin/webhooks/{id}/deliveries', `/admin/webhooks/${webhookId}/deliveries?status=success`);
+        const { body } = await call(
+          'GET',
+          '/admin/webhooks/{id}/deliveries',
+          `/admin/webhooks/${webhookId}/deliveries?status=success`,
+        );
         const data = body!.data as Json[];
         if (data.length > 0) return data.map((d) => d.id as string);
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -57,7 +69,14 @@ for (const dialect of testDialects()) {
 
     it('webhooks: create, list, read, change, deliveries, test, retry, delete', async () => {
       const created = await call('POST', '/admin/webhooks', '/admin/webhooks', {
-        payload: { name: 'hook', url: receiver.url('/in'), eventPattern: 'posts.*', headers: { 'X-Tenant': 'acme' }, retryConfig: { maxAttempts: 2 }, fieldIds: ['custom.note'] },
+        payload: {
+          name: 'hook',
+          url: receiver.url('/in'),
+          eventPattern: 'posts.*',
+          headers: { 'X-Tenant': 'acme' },
+          retryConfig: { maxAttempts: 2 },
+          fieldIds: ['custom.note'],
+        },
       });
       assert.equal(created.response.statusCode, 201);
       const data = created.body!.data as Json;
@@ -65,41 +84,116 @@ for (const dialect of testDialects()) {
       const id = data.id as string;
       const one = `/admin/webhooks/${id}`;
 
-      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: { name: '' } })).response.statusCode, 400);
-      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: '{"name":', headers: { 'content-type': 'application/json' } })).response.statusCode, 400);
-      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: 'name=x', headers: { 'content-type': 'text/plain' } })).response.statusCode, 415);
+      assert.equal(
+        (await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: { name: '' } })).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (
+          await call('POST', '/admin/webhooks', '/admin/webhooks', {
+            payload: '{"name":',
+            headers: { 'content-type': 'application/json' },
+          })
+        ).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (
+          await call('POST', '/admin/webhooks', '/admin/webhooks', {
+            payload: 'name=x',
+            headers: { 'content-type': 'text/plain' },
+          })
+        ).response.statusCode,
+        415,
+      );
       const huge = { name: 'x'.repeat(1_100_000), url: receiver.url('/in'), eventPattern: '*' };
-      assert.equal((await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: huge })).response.statusCode, 413);
+      assert.equal(
+        (await call('POST', '/admin/webhooks', '/admin/webhooks', { payload: huge })).response.statusCode,
+        413,
+      );
 
       const listed = await call('GET', '/admin/webhooks', '/admin/webhooks?_limit=1');
       assert.equal(listed.response.statusCode, 200);
       assert.equal((listed.body!.data as Json[]).length, 1);
       assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks?_limit=0')).response.statusCode, 400);
       assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: null })).response.statusCode, 401);
-      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: 'Bearer svc_unknown' })).response.statusCode, 401);
-      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: await t.as('editor') })).response.statusCode, 403);
-      assert.equal((await call('GET', '/admin/webhooks', '/admin/webhooks', { headers: { accept: `${JSON_API}; ext=x` } })).response.statusCode, 406);
+      assert.equal(
+        (await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: 'Bearer svc_unknown' })).response.statusCode,
+        401,
+      );
+      assert.equal(
+        (await call('GET', '/admin/webhooks', '/admin/webhooks', { auth: await t.as('editor') })).response.statusCode,
+        403,
+      );
+      assert.equal(
+        (await call('GET', '/admin/webhooks', '/admin/webhooks', { headers: { accept: `${JSON_API}; ext=x` } }))
+          .response.statusCode,
+        406,
+      );
 
       assert.equal((await call('GET', '/admin/webhooks/{id}', one)).response.statusCode, 200);
       assert.equal((await call('GET', '/admin/webhooks/{id}', `/admin/webhooks/${MISSING}`)).response.statusCode, 404);
-      assert.equal((await call('PATCH', '/admin/webhooks/{id}', one, { payload: { name: 'renamed', headers: null, retryConfig: null, fieldIds: null } })).response.statusCode, 200);
-      assert.equal((await call('PATCH', '/admin/webhooks/{id}', one, { payload: { enabled: 'yes' } })).response.statusCode, 400);
+      assert.equal(
+        (
+          await call('PATCH', '/admin/webhooks/{id}', one, {
+            payload: { name: 'renamed', headers: null, retryConfig: null, fieldIds: null },
+          })
+        ).response.statusCode,
+        200,
+      );
+      assert.equal(
+        (await call('PATCH', '/admin/webhooks/{id}', one, { payload: { enabled: 'yes' } })).response.statusCode,
+        400,
+      );
 
       const tested = await call('POST', '/admin/webhooks/{id}/test', `${one}/test`);
       assert.equal(tested.response.statusCode, 202);
       const [deliveryId] = await waitForSent(id);
       const delivery = `${one}/deliveries/${deliveryId!}`;
-      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries', `${one}/deliveries?_limit=10&_offset=0`)).response.statusCode, 200);
-      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries', `${one}/deliveries?status=lost`)).response.statusCode, 400);
-      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries', `/admin/webhooks/${MISSING}/deliveries`)).response.statusCode, 404);
-      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries/{deliveryId}', delivery)).response.statusCode, 200);
-      assert.equal((await call('GET', '/admin/webhooks/{id}/deliveries/{deliveryId}', `${one}/deliveries/${MISSING}`)).response.statusCode, 404);
-      assert.equal((await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${delivery}/retry`)).response.statusCode, 202);
-      assert.equal((await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${one}/deliveries/${MISSING}/retry`)).response.statusCode, 404);
+      assert.equal(
+        (await call('GET', '/admin/webhooks/{id}/deliveries', `${one}/deliveries?_limit=10&_offset=0`)).response
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (await call('GET', '/admin/webhooks/{id}/deliveries', `${one}/deliveries?status=lost`)).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await call('GET', '/admin/webhooks/{id}/deliveries', `/admin/webhooks/${MISSING}/deliveries`)).response
+          .statusCode,
+        404,
+      );
+      assert.equal(
+        (await call('GET', '/admin/webhooks/{id}/deliveries/{deliveryId}', delivery)).response.statusCode,
+        200,
+      );
+      assert.equal(
+        (await call('GET', '/admin/webhooks/{id}/deliveries/{deliveryId}', `${one}/deliveries/${MISSING}`)).response
+          .statusCode,
+        404,
+      );
+      assert.equal(
+        (await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${delivery}/retry`)).response
+          .statusCode,
+        202,
+      );
+      assert.equal(
+        (await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${one}/deliveries/${MISSING}/retry`))
+          .response.statusCode,
+        404,
+      );
 
-      assert.equal((await call('PATCH', '/admin/webhooks/{id}', one, { payload: { enabled: false } })).response.statusCode, 200);
+      assert.equal(
+        (await call('PATCH', '/admin/webhooks/{id}', one, { payload: { enabled: false } })).response.statusCode,
+        200,
+      );
       assert.equal((await call('POST', '/admin/webhooks/{id}/test', `${one}/test`)).response.statusCode, 409);
-      assert.equal((await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${delivery}/retry`)).response.statusCode, 409);
+      assert.equal(
+        (await call('POST', '/admin/webhooks/{id}/deliveries/{deliveryId}/retry', `${delivery}/retry`)).response
+          .statusCode,
+        409,
+      );
 
       assert.equal((await call('DELETE', '/admin/webhooks/{id}', one)).response.statusCode, 204);
       assert.equal((await call('DELETE', '/admin/webhooks/{id}', one)).response.statusCode, 404);
@@ -118,12 +212,29 @@ for (const dialect of testDialects()) {
       const userUrl = '/admin/users/openapi-user';
       assert.equal((await call('GET', '/admin/users/{id}', userUrl)).response.statusCode, 200);
       assert.equal((await call('GET', '/admin/users/{id}', '/admin/users/nobody')).response.statusCode, 404);
-      const changed = await call('PATCH', '/admin/users/{id}', userUrl, { payload: { primaryRole: 'editor', allowedRoles: ['editor', 'author'] } });
+      const changed = await call('PATCH', '/admin/users/{id}', userUrl, {
+        payload: { primaryRole: 'editor', allowedRoles: ['editor', 'author'] },
+      });
       assert.equal(changed.response.statusCode, 200);
-      assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: '["author"]' } })).response.statusCode, 200);
-      assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { primaryRole: '' } })).response.statusCode, 400);
-      assert.equal((await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: ['no-such-role'] } })).response.statusCode, 400);
-      assert.equal((await call('PATCH', '/admin/users/{id}', '/admin/users/nobody', { payload: { primaryRole: 'editor' } })).response.statusCode, 404);
+      assert.equal(
+        (await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: '["author"]' } })).response
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (await call('PATCH', '/admin/users/{id}', userUrl, { payload: { primaryRole: '' } })).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await call('PATCH', '/admin/users/{id}', userUrl, { payload: { allowedRoles: ['no-such-role'] } })).response
+          .statusCode,
+        400,
+      );
+      assert.equal(
+        (await call('PATCH', '/admin/users/{id}', '/admin/users/nobody', { payload: { primaryRole: 'editor' } }))
+          .response.statusCode,
+        404,
+      );
 
       const keys = await call('GET', '/admin/keys', '/admin/keys?userId=openapi-user');
       assert.equal(keys.response.statusCode, 200);
@@ -147,9 +258,23 @@ for (const dialect of testDialects()) {
         remaining: 1000,
       };
       assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: settings })).response.statusCode, 200);
-      assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { permissions: null, expiresAt: null, remaining: null } })).response.statusCode, 200);
-      assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { permissions: { nowhere: { read: ['*'] } } } })).response.statusCode, 400);
-      assert.equal((await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { rateLimitMax: 0 } })).response.statusCode, 400);
+      assert.equal(
+        (
+          await call('PATCH', '/admin/keys/{id}', keyUrl, {
+            payload: { permissions: null, expiresAt: null, remaining: null },
+          })
+        ).response.statusCode,
+        200,
+      );
+      assert.equal(
+        (await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { permissions: { nowhere: { read: ['*'] } } } }))
+          .response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await call('PATCH', '/admin/keys/{id}', keyUrl, { payload: { rateLimitMax: 0 } })).response.statusCode,
+        400,
+      );
       assert.equal((await call('DELETE', '/admin/keys/{id}', keyUrl)).response.statusCode, 204);
       assert.equal((await call('DELETE', '/admin/keys/{id}', keyUrl)).response.statusCode, 404);
       assert.equal((await call('DELETE', '/admin/users/{id}', userUrl)).response.statusCode, 204);
@@ -166,12 +291,29 @@ for (const dialect of testDialects()) {
       assert.equal((await call('DELETE', '/me/key', '/me/key', { auth: revoking })).response.statusCode, 401);
       assert.equal((await call('DELETE', '/me/key', '/me/key')).response.statusCode, 403);
       assert.equal((await call('GET', '/admin/roles', '/admin/roles')).response.statusCode, 200);
-      const post = await t.request({ method: 'POST', url: '/v1/posts', auth: key, payload: { title: 'to be deleted' } });
-      assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${post.json().data.id as string}`, auth: key })).statusCode, 204);
+      const post = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: key,
+        payload: { title: 'to be deleted' },
+      });
+      assert.equal(
+        (await t.request({ method: 'DELETE', url: `/v1/posts/${post.json().data.id as string}`, auth: key }))
+          .statusCode,
+        204,
+      );
       const deleted = await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/posts/deleted');
       assert.equal((deleted.body!.data as Json[]).length, 1);
-      assert.equal((await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/categories/deleted')).response.statusCode, 404);
-      assert.equal((await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/posts/deleted?_limit=0')).response.statusCode, 400);
+      assert.equal(
+        (await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/categories/deleted')).response
+          .statusCode,
+        404,
+      );
+      assert.equal(
+        (await call('GET', '/admin/resources/{name}/deleted', '/admin/resources/posts/deleted?_limit=0')).response
+          .statusCode,
+        400,
+      );
       assert.equal((await call('GET', '/admin/roles', '/admin/roles?x=1')).response.statusCode, 400);
       assert.equal((await call('GET', '/admin/roles', '/admin/roles', { auth: key })).response.statusCode, 403);
       // Built from a config object, this app has no file to read again.
@@ -180,12 +322,26 @@ for (const dialect of testDialects()) {
 
     it('exercised the success answer of every admin operation', () => {
       const operations = [
-        'POST /admin/webhooks 201', 'GET /admin/webhooks 200', 'GET /admin/webhooks/{id} 200', 'PATCH /admin/webhooks/{id} 200',
-        'DELETE /admin/webhooks/{id} 204', 'GET /admin/webhooks/{id}/deliveries 200', 'GET /admin/webhooks/{id}/deliveries/{deliveryId} 200',
-        'POST /admin/webhooks/{id}/deliveries/{deliveryId}/retry 202', 'POST /admin/webhooks/{id}/test 202',
-        'GET /admin/users 200', 'GET /admin/users/{id} 200', 'PATCH /admin/users/{id} 200', 'DELETE /admin/users/{id} 204',
-        'GET /admin/keys 200', 'GET /admin/keys/{id} 200', 'PATCH /admin/keys/{id} 200', 'DELETE /admin/keys/{id} 204',
-        'GET /admin/roles 200', 'DELETE /me/key 204', 'GET /admin/resources/{name}/deleted 200',
+        'POST /admin/webhooks 201',
+        'GET /admin/webhooks 200',
+        'GET /admin/webhooks/{id} 200',
+        'PATCH /admin/webhooks/{id} 200',
+        'DELETE /admin/webhooks/{id} 204',
+        'GET /admin/webhooks/{id}/deliveries 200',
+        'GET /admin/webhooks/{id}/deliveries/{deliveryId} 200',
+        'POST /admin/webhooks/{id}/deliveries/{deliveryId}/retry 202',
+        'POST /admin/webhooks/{id}/test 202',
+        'GET /admin/users 200',
+        'GET /admin/users/{id} 200',
+        'PATCH /admin/users/{id} 200',
+        'DELETE /admin/users/{id} 204',
+        'GET /admin/keys 200',
+        'GET /admin/keys/{id} 200',
+        'PATCH /admin/keys/{id} 200',
+        'DELETE /admin/keys/{id} 204',
+        'GET /admin/roles 200',
+        'DELETE /me/key 204',
+        'GET /admin/resources/{name}/deleted 200',
       ];
       for (const operation of operations) assert.ok(spec.seen.has(operation), operation);
     });

@@ -40,9 +40,16 @@ for (const dialect of testDialects()) {
       return { response, body: spec.check(options.method, template, response) as Json | null | undefined };
     }
     const post = (template: string, payload: unknown, headers: Record<string, string> = {}) =>
-      call(template, { method: 'POST', url: template, headers, ...(typeof payload === 'string' ? { payload } : { payload: payload as Json }) });
+      call(template, {
+        method: 'POST',
+        url: template,
+        headers,
+        ...(typeof payload === 'string' ? { payload } : { payload: payload as Json }),
+      });
     const cookieOf = (setCookie: string | string[] | undefined): string => {
-      const first = (Array.isArray(setCookie) ? setCookie : [String(setCookie)]).find((c) => c.startsWith('svc.session_token='));
+      const first = (Array.isArray(setCookie) ? setCookie : [String(setCookie)]).find((c) =>
+        c.startsWith('svc.session_token='),
+      );
       assert.ok(first, 'a session cookie was set');
       return first.split(';')[0]!;
     };
@@ -56,13 +63,37 @@ for (const dialect of testDialects()) {
 
       const form = `name=Grace&email=${encodeURIComponent(uniqueEmail('form'))}&password=${encodeURIComponent(PASSWORD)}`;
       assert.equal((await post('/auth/sign-up/email', form, { 'content-type': FORM })).response.statusCode, 200);
-      assert.equal((await post('/auth/sign-up/email', { name: 'Ada', email, password: PASSWORD })).response.statusCode, 422);
-      assert.equal((await post('/auth/sign-up/email', { name: 'Ada', email: 'not an email', password: PASSWORD })).response.statusCode, 400);
-      assert.equal((await post('/auth/sign-up/email', { name: 'Ada', email: uniqueEmail(), password: 'short' })).response.statusCode, 400);
-      assert.equal((await post('/auth/sign-up/email', '{"name":', { 'content-type': 'application/json' })).response.statusCode, 400);
-      assert.equal((await post('/auth/sign-up/email', 'name=Ada%00', { 'content-type': FORM })).response.statusCode, 400);
-      assert.equal((await post('/auth/sign-up/email', 'hello', { 'content-type': 'text/plain' })).response.statusCode, 415);
-      const evil = await post('/auth/sign-up/email', { name: 'Ada', email: uniqueEmail(), password: PASSWORD }, { origin: 'https://evil.example' });
+      assert.equal(
+        (await post('/auth/sign-up/email', { name: 'Ada', email, password: PASSWORD })).response.statusCode,
+        422,
+      );
+      assert.equal(
+        (await post('/auth/sign-up/email', { name: 'Ada', email: 'not an email', password: PASSWORD })).response
+          .statusCode,
+        400,
+      );
+      assert.equal(
+        (await post('/auth/sign-up/email', { name: 'Ada', email: uniqueEmail(), password: 'short' })).response
+          .statusCode,
+        400,
+      );
+      assert.equal(
+        (await post('/auth/sign-up/email', '{"name":', { 'content-type': 'application/json' })).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await post('/auth/sign-up/email', 'name=Ada%00', { 'content-type': FORM })).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await post('/auth/sign-up/email', 'hello', { 'content-type': 'text/plain' })).response.statusCode,
+        415,
+      );
+      const evil = await post(
+        '/auth/sign-up/email',
+        { name: 'Ada', email: uniqueEmail(), password: PASSWORD },
+        { origin: 'https://evil.example' },
+      );
       assert.equal(evil.response.statusCode, 403);
     });
 
@@ -74,7 +105,11 @@ for (const dialect of testDialects()) {
       assert.equal((signedIn.body as Json).url, '/console');
       const cookie = cookieOf(signedIn.response.headers['set-cookie']);
       assert.equal((await post('/auth/sign-in/email', { email, password: 'wrong password' })).response.statusCode, 401);
-      assert.equal((await post('/auth/sign-in/email', { email, password: PASSWORD, callbackURL: 'https://evil.example/' })).response.statusCode, 403);
+      assert.equal(
+        (await post('/auth/sign-in/email', { email, password: PASSWORD, callbackURL: 'https://evil.example/' }))
+          .response.statusCode,
+        403,
+      );
       assert.equal((await post('/auth/sign-in/email', { email })).response.statusCode, 400);
 
       const session = await call('/auth/get-session', { method: 'GET', url: '/auth/get-session', headers: { cookie } });
@@ -82,7 +117,10 @@ for (const dialect of testDialects()) {
       assert.equal(((session.body as Json).user as Json).email, email);
       const none = await call('/auth/get-session', { method: 'GET', url: '/auth/get-session' });
       assert.equal(none.body, null);
-      assert.equal((await call('/auth/get-session', { method: 'GET', url: '/auth/get-session?x=%00' })).response.statusCode, 400);
+      assert.equal(
+        (await call('/auth/get-session', { method: 'GET', url: '/auth/get-session?x=%00' })).response.statusCode,
+        400,
+      );
 
       // Cookies without a trusted origin could be a forged cross-site request.
       assert.equal((await post('/auth/sign-out', {}, { cookie })).response.statusCode, 403);
@@ -104,7 +142,8 @@ for (const dialect of testDialects()) {
       const link = new URL(String(line.url));
       const token = link.searchParams.get('token')!;
 
-      const verify = (query: string) => call('/auth/verify-email', { method: 'GET', url: `/auth/verify-email${query}` });
+      const verify = (query: string) =>
+        call('/auth/verify-email', { method: 'GET', url: `/auth/verify-email${query}` });
       assert.equal((await verify('')).response.statusCode, 400);
       assert.equal((await verify('?token=not-a-token')).response.statusCode, 401);
       const failed = await verify('?token=not-a-token&callbackURL=/console');
@@ -124,7 +163,10 @@ for (const dialect of testDialects()) {
       assert.match(String((started.body as Json).url), /^https:\/\/github\.com\/login\/oauth\/authorize\?/);
       assert.equal((await post('/auth/sign-in/social', { provider: 'google' })).response.statusCode, 404);
       assert.equal((await post('/auth/sign-in/social', {})).response.statusCode, 400);
-      const callback = await call('/auth/callback/{provider}', { method: 'GET', url: '/auth/callback/github?code=abc&state=forged' });
+      const callback = await call('/auth/callback/{provider}', {
+        method: 'GET',
+        url: '/auth/callback/github?code=abc&state=forged',
+      });
       assert.equal(callback.response.statusCode, 302);
       assert.match(String(callback.response.headers.location), /error=/);
     });
@@ -132,31 +174,59 @@ for (const dialect of testDialects()) {
     it('/token: a key, each kind of refusal, and the login throttle shared with sign-in', async () => {
       const email = uniqueEmail('token');
       await post('/auth/sign-up/email', { name: 'Ada', email, password: PASSWORD });
-      const issued = await post('/token', { email, password: PASSWORD, name: 'ci', expiresIn: 3600, permissions: { posts: { read: ['title'] } } });
+      const issued = await post('/token', {
+        email,
+        password: PASSWORD,
+        name: 'ci',
+        expiresIn: 3600,
+        permissions: { posts: { read: ['title'] } },
+      });
       assert.equal(issued.response.statusCode, 201);
       assert.equal(issued.response.headers['cache-control'], 'no-store');
       assert.match(String((issued.body as Json).key), /^svc_/);
       assert.equal((await post('/token', { email, password: PASSWORD, role: 'admin' })).response.statusCode, 400);
-      assert.equal((await post('/token', { email, password: PASSWORD, permissions: { nowhere: { read: ['*'] } } })).response.statusCode, 400);
-      assert.equal((await post('/token', '{"email":', { 'content-type': 'application/json' })).response.statusCode, 400);
+      assert.equal(
+        (await post('/token', { email, password: PASSWORD, permissions: { nowhere: { read: ['*'] } } })).response
+          .statusCode,
+        400,
+      );
+      assert.equal(
+        (await post('/token', '{"email":', { 'content-type': 'application/json' })).response.statusCode,
+        400,
+      );
       assert.equal((await post('/token', 'email=x', { 'content-type': 'text/plain' })).response.statusCode, 415);
-      assert.equal((await post('/token', { email, password: PASSWORD, metadata: { blob: 'x'.repeat(1_100_000) } })).response.statusCode, 413);
+      assert.equal(
+        (await post('/token', { email, password: PASSWORD, metadata: { blob: 'x'.repeat(1_100_000) } })).response
+          .statusCode,
+        413,
+      );
 
       const guessed = uniqueEmail('guessed');
       await post('/auth/sign-up/email', { name: 'Ada', email: guessed, password: PASSWORD });
       let last = 0;
       // Past the account's limit (10 failures by default), even the right password is refused for a while.
-      for (let attempt = 0; attempt < 11; attempt++) last = (await post('/token', { email: guessed, password: 'wrong password' })).response.statusCode;
+      for (let attempt = 0; attempt < 11; attempt++)
+        last = (await post('/token', { email: guessed, password: 'wrong password' })).response.statusCode;
       assert.equal(last, 429);
-      assert.equal((await post('/auth/sign-in/email', { email: guessed, password: PASSWORD })).response.statusCode, 429);
+      assert.equal(
+        (await post('/auth/sign-in/email', { email: guessed, password: PASSWORD })).response.statusCode,
+        429,
+      );
       assert.equal((await post('/token', { email: guessed, password: PASSWORD })).response.statusCode, 429);
     });
 
     it('exercised the success answer of every identity operation and /token', () => {
       const operations = [
-        'POST /token 201', 'POST /auth/sign-up/email 200', 'POST /auth/sign-in/email 200', 'GET /auth/get-session 200',
-        'POST /auth/sign-out 200', 'POST /auth/send-verification-email 200', 'GET /auth/verify-email 200', 'GET /auth/verify-email 302',
-        'POST /auth/sign-in/social 200', 'GET /auth/callback/{provider} 302',
+        'POST /token 201',
+        'POST /auth/sign-up/email 200',
+        'POST /auth/sign-in/email 200',
+        'GET /auth/get-session 200',
+        'POST /auth/sign-out 200',
+        'POST /auth/send-verification-email 200',
+        'GET /auth/verify-email 200',
+        'GET /auth/verify-email 302',
+        'POST /auth/sign-in/social 200',
+        'GET /auth/callback/{provider} 302',
       ];
       for (const operation of operations) assert.ok(spec.seen.has(operation), operation);
     });

@@ -157,7 +157,13 @@ describe('buildOpenApiDocument', () => {
 
   it('describes every enabled resource, and the disabled one nowhere', () => {
     const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/') && p !== '/v1/operations');
-    const expected = ENABLED.flatMap((n) => [`/v1/${n}`, `/v1/${n}/{id}`, `/v1/${n}/schema`, `/v1/${n}/stream`, `/v1/${n}/aggregate`]);
+    const expected = ENABLED.flatMap((n) => [
+      `/v1/${n}`,
+      `/v1/${n}/{id}`,
+      `/v1/${n}/schema`,
+      `/v1/${n}/stream`,
+      `/v1/${n}/aggregate`,
+    ]);
     // The to-many sides of the fixture's relations (posts.category_id, comments.post_id).
     expected.push('/v1/categories/{id}/posts', '/v1/posts/{id}/comments');
     assert.deepEqual(resourcePaths.sort(), expected.sort());

@@ -32,10 +32,14 @@ describe('OpenAPI names', () => {
     const names = ['a_1', 'a1', 'a__1', 'posts', 'post', 'token', 'error'];
     const registry = new ResourceRegistry({ resources: Object.fromEntries(names.map((n) => [n, { fields: field }])) });
     const allocated = allocateOpenApiNames(registry.all(), ['ErrorDocument', 'TokenRequest'], ['createToken']);
-    const schemaNames = names.flatMap((n) => ['Attributes', 'Document', 'ListDocument'].map((s) => allocated.get(n)!.schema(s as 'Document')));
+    const schemaNames = names.flatMap((n) =>
+      ['Attributes', 'Document', 'ListDocument'].map((s) => allocated.get(n)!.schema(s as 'Document')),
+    );
     assert.equal(new Set(schemaNames).size, schemaNames.length, schemaNames.join(', '));
     const operations = names.flatMap((n) =>
-      (['list', 'create', 'get', 'replace', 'update', 'delete', 'schema', 'stream'] as const).map((o) => allocated.get(n)!.operationId(o)),
+      (['list', 'create', 'get', 'replace', 'update', 'delete', 'schema', 'stream'] as const).map((o) =>
+        allocated.get(n)!.operationId(o),
+      ),
     );
     assert.equal(new Set(operations).size, operations.length);
     assert.equal(operations.includes('createToken'), false, 'the /token operation keeps its id');

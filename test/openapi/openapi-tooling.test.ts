@@ -112,7 +112,8 @@ function typeCheck(dir: string, files: string[]): Map<string, ts.Diagnostic[]> {
 }
 
 const describeDiagnostic = (d: ts.Diagnostic): string => {
-  const where = d.file && d.start !== undefined ? `line ${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : '';
+  const where =
+    d.file && d.start !== undefined ? `line ${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : '';
   return where + ts.flattenDiagnosticMessageText(d.messageText, '\n');
 };
 
@@ -140,9 +141,14 @@ describe('the OpenAPI document of svc running the example config, as tools use i
   });
 
   it("passes Spectral's spectral:oas ruleset with no errors and no warnings", async () => {
-    const results = await oasLinter().run(new Document(JSON.stringify(document, null, 2), spectralParsers.Json, 'openapi.json'));
+    const results = await oasLinter().run(
+      new Document(JSON.stringify(document, null, 2), spectralParsers.Json, 'openapi.json'),
+    );
     const problems = results.filter((result) => result.severity <= WARNING);
-    assert.deepEqual(problems.map((p) => `${p.code} at ${p.path.join('.')}: ${p.message}`), []);
+    assert.deepEqual(
+      problems.map((p) => `${p.code} at ${p.path.join('.')}: ${p.message}`),
+      [],
+    );
   });
 
   it('passes it too with the parts the example leaves off: social sign-in, email verification, a public URL', async () => {
@@ -152,14 +158,22 @@ describe('the OpenAPI document of svc running the example config, as tools use i
         ...base.auth,
         baseUrl: 'https://api.example.com',
         requireEmailVerification: true,
-        social: { github: { clientId: 'id', clientSecret: 'secret' }, google: { clientId: 'id', clientSecret: 'secret' } },
+        social: {
+          github: { clientId: 'id', clientSecret: 'secret' },
+          google: { clientId: 'id', clientSecret: 'secret' },
+        },
       },
       stream: { ...base.stream, allowQueryToken: false },
     });
     const full = buildOpenApiDocument(new ResourceRegistry(config), config);
     assert.ok((full.paths as Json)['/auth/callback/{provider}']);
-    const results = await oasLinter().run(new Document(JSON.stringify(full, null, 2), spectralParsers.Json, 'openapi.json'));
-    assert.deepEqual(results.filter((r) => r.severity <= WARNING).map((p) => `${p.code} at ${p.path.join('.')}: ${p.message}`), []);
+    const results = await oasLinter().run(
+      new Document(JSON.stringify(full, null, 2), spectralParsers.Json, 'openapi.json'),
+    );
+    assert.deepEqual(
+      results.filter((r) => r.severity <= WARNING).map((p) => `${p.code} at ${p.path.join('.')}: ${p.message}`),
+      [],
+    );
   });
 
   it('is a linter that does complain about a flawed document', async () => {
@@ -187,7 +201,11 @@ describe('the OpenAPI document of svc running the example config, as tools use i
 
     it('type-checks the client and the README example, and refuses each wrong call', () => {
       const diagnostics = typeCheck(client, ['client.ts', 'readme.ts', 'wrong.ts']);
-      assert.deepEqual((diagnostics.get('svc-api.d.ts') ?? []).map(describeDiagnostic), [], 'the generated types compile');
+      assert.deepEqual(
+        (diagnostics.get('svc-api.d.ts') ?? []).map(describeDiagnostic),
+        [],
+        'the generated types compile',
+      );
       assert.deepEqual((diagnostics.get('client.ts') ?? []).map(describeDiagnostic), []);
       assert.deepEqual((diagnostics.get('readme.ts') ?? []).map(describeDiagnostic), []);
       assert.deepEqual((diagnostics.get('(global)') ?? []).map(describeDiagnostic), []);
@@ -195,7 +213,8 @@ describe('the OpenAPI document of svc running the example config, as tools use i
         (diagnostics.get('wrong.ts') ?? []).map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1),
       );
       const firstCall = WRONG.split('\n').indexOf(WRONG_CALLS[0]!) + 1;
-      for (const [index, call] of WRONG_CALLS.entries()) assert.ok(wrongLines.has(firstCall + index), `not refused: ${call}`);
+      for (const [index, call] of WRONG_CALLS.entries())
+        assert.ok(wrongLines.has(firstCall + index), `not refused: ${call}`);
     });
 
     it('answers its calls as the types say', async () => {

@@ -49,7 +49,12 @@ describe('resourceJsonSchema', () => {
   });
 
   it('lists id, every field in definition order, then the timestamps; deleted_at never, soft delete or not', () => {
-    assert.deepEqual(Object.keys(properties(posts)), ['id', ...resource('posts').fieldNames, 'created_at', 'updated_at']);
+    assert.deepEqual(Object.keys(properties(posts)), [
+      'id',
+      ...resource('posts').fieldNames,
+      'created_at',
+      'updated_at',
+    ]);
     assert.equal(resource('posts').softDelete, true);
     assert.equal(properties(posts).deleted_at, undefined);
   });
@@ -65,7 +70,13 @@ describe('resourceJsonSchema', () => {
 
   it('requires the system fields and the required fields', () => {
     assert.deepEqual(posts.required, ['id', 'title', 'published', 'created_at', 'updated_at']);
-    assert.deepEqual(resourceJsonSchema(resource('categories'), null).required, ['id', 'name', 'slug', 'created_at', 'updated_at']);
+    assert.deepEqual(resourceJsonSchema(resource('categories'), null).required, [
+      'id',
+      'name',
+      'slug',
+      'created_at',
+      'updated_at',
+    ]);
   });
 
   it('describes each of the 13 field types', () => {
@@ -86,7 +97,11 @@ describe('resourceJsonSchema', () => {
       external_id: { type: ['string', 'null'], format: 'uuid' },
       contact: { type: ['string', 'null'], format: 'email' },
       source: { type: ['string', 'null'], format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]' },
-      category_id: { type: ['string', 'null'], format: 'uuid', 'x-relation': { resource: 'categories', onDelete: 'set_null' } },
+      category_id: {
+        type: ['string', 'null'],
+        format: 'uuid',
+        'x-relation': { resource: 'categories', onDelete: 'set_null' },
+      },
     };
     for (const [name, keywords] of Object.entries(expected)) {
       for (const [keyword, value] of Object.entries(keywords)) {
@@ -148,17 +163,42 @@ describe('resourceJsonSchema', () => {
   it('keeps only readable fields, and always the system fields', () => {
     const schema = resourceJsonSchema(resource('posts'), new Set(['body', 'status', 'not_a_field']));
     assert.deepEqual(Object.keys(properties(schema)), ['id', 'body', 'status', 'created_at', 'updated_at']);
-    assert.deepEqual(schema.required, ['id', 'created_at', 'updated_at'], 'unreadable required fields are not required');
+    assert.deepEqual(
+      schema.required,
+      ['id', 'created_at', 'updated_at'],
+      'unreadable required fields are not required',
+    );
     const check = strictAjv().compile(schema);
     assert.equal(check({ id: ID, body: 'b', status: 'draft', created_at: NOW, updated_at: NOW }), true);
-    assert.equal(check({ id: ID, title: 'hidden', created_at: NOW, updated_at: NOW }), false, 'an unreadable field is not allowed');
+    assert.equal(
+      check({ id: ID, title: 'hidden', created_at: NOW, updated_at: NOW }),
+      false,
+      'an unreadable field is not allowed',
+    );
     const none = resourceJsonSchema(resource('posts'), new Set());
     assert.deepEqual(Object.keys(properties(none)), ['id', 'created_at', 'updated_at']);
   });
 
   it('agrees with the field validators on non-null values', () => {
     // The schema and the body validator both derive from valueSchema; check they have not drifted apart.
-    const samples: unknown[] = ['x', '', 'x'.repeat(201), 0, -1, 1.5, 6, true, 'true', NOW, '2026-01-02', ID, 'a@b.co', 'https://e.com', {}, []];
+    const samples: unknown[] = [
+      'x',
+      '',
+      'x'.repeat(201),
+      0,
+      -1,
+      1.5,
+      6,
+      true,
+      'true',
+      NOW,
+      '2026-01-02',
+      ID,
+      'a@b.co',
+      'https://e.com',
+      {},
+      [],
+    ];
     for (const field of resource('posts').fields.values()) {
       const check = strictAjv().compile({ ...properties(posts)[field.name] });
       for (const value of samples) {

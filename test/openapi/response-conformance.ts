@@ -53,13 +53,19 @@ export class ResponseConformance {
     const ref = (described.schema as Json).$ref as string;
     const body: unknown = response.json();
     const validate = this.#validator(ref);
-    assert.ok(validate(body), `${where}: body does not match ${ref}: ${JSON.stringify(validate.errors)}\n${response.body}`);
+    assert.ok(
+      validate(body),
+      `${where}: body does not match ${ref}: ${JSON.stringify(validate.errors)}\n${response.body}`,
+    );
     if (response.statusCode >= 400) {
       // The response's description names the codes this status can carry, in either error form.
       const document = body as Json;
       const codes = Array.isArray(document.errors) ? (document.errors as Json[]).map((e) => e.code) : [document.code];
       for (const code of codes.filter((c) => c !== undefined)) {
-        assert.ok(String(declared.description).includes(`\`${code as string}\``), `${where}: ${code as string} not declared`);
+        assert.ok(
+          String(declared.description).includes(`\`${code as string}\``),
+          `${where}: ${code as string} not declared`,
+        );
       }
     }
     return body;

@@ -68,14 +68,22 @@ for (const dialect of testDialects()) {
       visible = await create(alice, 'projects', { name: 'mine' });
       othersProject = await create(bob, 'projects', { name: 'theirs' });
       deleted = await create(alice, 'projects', { name: 'gone' });
-      assert.equal((await t.request({ method: 'DELETE', url: `/v1/projects/${deleted}`, auth: editor })).statusCode, 204);
+      assert.equal(
+        (await t.request({ method: 'DELETE', url: `/v1/projects/${deleted}`, auth: editor })).statusCode,
+        204,
+      );
       vault = await create(editor, 'vaults', { name: 'keys' });
       taskId = await create(alice, 'tasks', { title: 'a task', project_id: visible });
     });
     after(() => t.close());
 
     const send = (method: 'POST' | 'PUT' | 'PATCH', payload: object) =>
-      t.request({ method, url: method === 'POST' ? '/v1/tasks' : `/v1/tasks/${taskId}`, auth: alice, payload: { title: 'changed', ...payload } });
+      t.request({
+        method,
+        url: method === 'POST' ? '/v1/tasks' : `/v1/tasks/${taskId}`,
+        auth: alice,
+        payload: { title: 'changed', ...payload },
+      });
 
     /** The answer with ids (and the request id) blanked: what may differ between two probes. */
     const comparable = (response: Awaited<ReturnType<TestApp['request']>>) => ({
@@ -96,8 +104,18 @@ for (const dialect of testDialects()) {
           assert.equal(missing.statusCode, 400, missing.body);
           const { errors } = missing.json();
           assert.deepEqual(
-            errors.map((e: { code: string; source: { pointer: string }; detail: string }) => [e.code, e.source.pointer, e.detail]),
-            [['RELATION_REFERENCE_ERROR', `/data/attributes/${c.field}`, `No ${c.field === 'vault_id' ? 'vaults' : 'projects'} record with id '${NEVER_CREATED}'`]],
+            errors.map((e: { code: string; source: { pointer: string }; detail: string }) => [
+              e.code,
+              e.source.pointer,
+              e.detail,
+            ]),
+            [
+              [
+                'RELATION_REFERENCE_ERROR',
+                `/data/attributes/${c.field}`,
+                `No ${c.field === 'vault_id' ? 'vaults' : 'projects'} record with id '${NEVER_CREATED}'`,
+              ],
+            ],
           );
           assert.deepEqual(comparable(hidden), comparable(missing));
         });
@@ -117,7 +135,12 @@ for (const dialect of testDialects()) {
           await other.query('begin');
           await other.query('delete from projects where id = $1', [doomed]);
           const vanishing = send(method, { project_id: doomed });
-          const waiting = async () => (await other.query("select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'")).rows[0].n > 0;
+          const waiting = async () =>
+            (
+              await other.query(
+                "select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'",
+              )
+            ).rows[0].n > 0;
           for (let i = 0; i < 200 && !(await waiting()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
           assert.ok(await waiting(), 'the write waits for the deleting transaction');
           await other.query('commit');
@@ -138,9 +161,19 @@ for (const dialect of testDialects()) {
     });
 
     it('lets a caller who may read every row refer to any live one', async () => {
-      const response = await t.request({ method: 'POST', url: '/v1/tasks', auth: editor, payload: { title: 'x', project_id: othersProject, vault_id: vault } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/tasks',
+        auth: editor,
+        payload: { title: 'x', project_id: othersProject, vault_id: vault },
+      });
       assert.equal(response.statusCode, 201, response.body);
-      const gone = await t.request({ method: 'POST', url: '/v1/tasks', auth: editor, payload: { title: 'x', project_id: deleted } });
+      const gone = await t.request({
+        method: 'POST',
+        url: '/v1/tasks',
+        auth: editor,
+        payload: { title: 'x', project_id: deleted },
+      });
       assert.equal(gone.statusCode, 400);
       assert.equal(gone.json().errors[0].code, 'RELATION_REFERENCE_ERROR');
     });

@@ -16,13 +16,22 @@ for (const dialect of testDialects()) {
       email = `scoped-${randomBytes(4).toString('hex')}@example.test`;
       userId = (await t.ctx.auth.users.create({ email, password: TEST_PASSWORD, role: 'user', verified: true })).id;
       const editor = await t.as('editor');
-      const seeded = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'Public', body: 'b', status: 'published', rating: 3 } });
+      const seeded = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title: 'Public', body: 'b', status: 'published', rating: 3 },
+      });
       assert.equal(seeded.statusCode, 201, seeded.body);
     });
     after(() => t.close());
 
     const keyWith = async (permissions: unknown): Promise<string> => {
-      const response = await t.request({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD, permissions } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/token',
+        payload: { email, password: TEST_PASSWORD, permissions },
+      });
       assert.equal(response.statusCode, 201, response.body);
       assert.deepEqual(response.json().permissions, permissions, 'stored as given');
       return `Bearer ${response.json().key}`;
@@ -49,7 +58,11 @@ for (const dialect of testDialects()) {
       const categories = await t.request({ method: 'GET', url: '/v1/categories', auth: key });
       assert.equal(categories.statusCode, 403);
       assert.equal(categories.json().errors[0].code, 'KEY_PERMISSION_DENIED');
-      const comments = await t.request({ method: 'GET', url: '/v1/comments', auth: await keyWith({ comments: { read: ['*'] } }) });
+      const comments = await t.request({
+        method: 'GET',
+        url: '/v1/comments',
+        auth: await keyWith({ comments: { read: ['*'] } }),
+      });
       assert.equal(comments.statusCode, 403);
       assert.equal(comments.json().errors[0].code, 'FORBIDDEN', 'the role has no rule for comments');
     });
@@ -57,8 +70,22 @@ for (const dialect of testDialects()) {
     it('treats "*" as every field the role allows and [] as the action with no fields', async () => {
       const all = await keyWith({ posts: { read: ['*'], create: ['*'] } });
       const listed = await t.request({ method: 'GET', url: '/v1/posts', auth: all });
-      assert.deepEqual(Object.keys(listed.json().data[0].attributes).sort(), ['author_id', 'body', 'category_id', 'created_at', 'status', 'title', 'updated_at', 'views']);
-      const created = await t.request({ method: 'POST', url: '/v1/posts', auth: all, payload: { title: 'Mine', status: 'draft' } });
+      assert.deepEqual(Object.keys(listed.json().data[0].attributes).sort(), [
+        'author_id',
+        'body',
+        'category_id',
+        'created_at',
+        'status',
+        'title',
+        'updated_at',
+        'views',
+      ]);
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: all,
+        payload: { title: 'Mine', status: 'draft' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(created.json().data.attributes.author_id, userId, 'preset still applies');
       const none = await keyWith({ posts: { read: [] } });
@@ -73,7 +100,12 @@ for (const dialect of testDialects()) {
       const key = `Bearer ${response.json().key}`;
       const listed = await t.request({ method: 'GET', url: '/v1/posts', auth: key });
       assert.ok(Object.keys(listed.json().data[0].attributes).includes('views'));
-      const create = await t.request({ method: 'POST', url: '/v1/posts', auth: key, payload: { title: 'Role default' } });
+      const create = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: key,
+        payload: { title: 'Role default' },
+      });
       assert.equal(create.statusCode, 201);
     });
 
@@ -86,7 +118,11 @@ for (const dialect of testDialects()) {
     ];
     for (const [name, permissions] of malformed) {
       it(`answers 400 INVALID_PERMISSIONS at /token for ${name}`, async () => {
-        const response = await t.request({ method: 'POST', url: '/token', payload: { email, password: TEST_PASSWORD, permissions } });
+        const response = await t.request({
+          method: 'POST',
+          url: '/token',
+          payload: { email, password: TEST_PASSWORD, permissions },
+        });
         assert.equal(response.statusCode, 400, response.body);
         assert.equal(response.json().errors[0].code, 'INVALID_PERMISSIONS');
       });

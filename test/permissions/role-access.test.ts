@@ -8,7 +8,11 @@ import { BLOG_RESOURCES } from '../helpers/test-config.ts';
 const resources = {
   ...BLOG_RESOURCES,
   notes: {
-    fields: { text: { type: 'string' as const }, priority: { type: 'integer' as const }, owner: { type: 'string' as const } },
+    fields: {
+      text: { type: 'string' as const },
+      priority: { type: 'integer' as const },
+      owner: { type: 'string' as const },
+    },
     permissions: {
       user: {
         read: { filter: { owner: { eq: '$userId' } } },
@@ -45,7 +49,10 @@ for (const dialect of testDialects()) {
     const listTitles = async (auth: string, query = '') => {
       const response = await t.request({ method: 'GET', url: `/v1/posts?_sort=title${query}`, auth });
       assert.equal(response.statusCode, 200, response.body);
-      return { titles: response.json().data.map((d: { attributes: { title: string } }) => d.attributes.title), body: response.json() };
+      return {
+        titles: response.json().data.map((d: { attributes: { title: string } }) => d.attributes.title),
+        body: response.json(),
+      };
     };
 
     it('lists only rows inside the read filter, and meta.total counts only those', async () => {
@@ -58,19 +65,38 @@ for (const dialect of testDialects()) {
 
     it('returns only readable fields', async () => {
       const { body } = await listTitles(bob);
-      assert.deepEqual(Object.keys(body.data[0].attributes).sort(), ['author_id', 'body', 'category_id', 'created_at', 'status', 'title', 'updated_at', 'views']);
+      assert.deepEqual(Object.keys(body.data[0].attributes).sort(), [
+        'author_id',
+        'body',
+        'category_id',
+        'created_at',
+        'status',
+        'title',
+        'updated_at',
+        'views',
+      ]);
     });
 
     it('answers 404 RESOURCE_NOT_FOUND for a row outside the read filter, on every method', async () => {
       for (const method of ['GET', 'PATCH', 'PUT', 'DELETE'] as const) {
-        const response = await t.request({ method, url: `/v1/posts/${ids.aliceDraft}`, auth: bob, ...(method === 'PATCH' || method === 'PUT' ? { payload: { title: 'x' } } : {}) });
+        const response = await t.request({
+          method,
+          url: `/v1/posts/${ids.aliceDraft}`,
+          auth: bob,
+          ...(method === 'PATCH' || method === 'PUT' ? { payload: { title: 'x' } } : {}),
+        });
         assert.equal(response.statusCode, 404, `${method}: ${response.body}`);
         assert.equal(response.json().errors[0].code, 'RESOURCE_NOT_FOUND');
       }
     });
 
     it('answers 403 FORBIDDEN for a readable row outside the update or delete filter', async () => {
-      const patch = await t.request({ method: 'PATCH', url: `/v1/posts/${ids.alicePublished}`, auth: bob, payload: { title: 'mine now' } });
+      const patch = await t.request({
+        method: 'PATCH',
+        url: `/v1/posts/${ids.alicePublished}`,
+        auth: bob,
+        payload: { title: 'mine now' },
+      });
       assert.equal(patch.statusCode, 403);
       assert.equal(patch.json().errors[0].code, 'FORBIDDEN');
       const del = await t.request({ method: 'DELETE', url: `/v1/posts/${ids.alicePublished}`, auth: bob });
@@ -78,7 +104,12 @@ for (const dialect of testDialects()) {
     });
 
     it('lets the owner update and delete inside the filter', async () => {
-      const patch = await t.request({ method: 'PATCH', url: `/v1/posts/${ids.aliceDraft}`, auth: alice, payload: { body: 'edited' } });
+      const patch = await t.request({
+        method: 'PATCH',
+        url: `/v1/posts/${ids.aliceDraft}`,
+        auth: alice,
+        payload: { body: 'edited' },
+      });
       assert.equal(patch.statusCode, 200, patch.body);
       assert.equal(patch.json().data.attributes.body, 'edited');
     });
@@ -98,17 +129,32 @@ for (const dialect of testDialects()) {
     }
 
     it('answers 400 INVALID_FIELDS with a pointer for a body field the role may not write', async () => {
-      const response = await t.request({ method: 'POST', url: '/v1/posts', auth: bob, payload: { title: 'x', views: 1000 } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: bob,
+        payload: { title: 'x', views: 1000 },
+      });
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().errors[0].code, 'INVALID_FIELDS');
       assert.equal(response.json().errors[0].source.pointer, '/data/attributes/views');
-      const preset = await t.request({ method: 'POST', url: '/v1/posts', auth: bob, payload: { title: 'x', author_id: 'alice' } });
+      const preset = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: bob,
+        payload: { title: 'x', author_id: 'alice' },
+      });
       assert.equal(preset.statusCode, 400);
       assert.equal(preset.json().errors[0].source.pointer, '/data/attributes/author_id');
     });
 
     it('sets preset fields server-side', async () => {
-      const response = await t.request({ method: 'POST', url: '/v1/posts', auth: bob, payload: { title: 'Bob writes' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: bob,
+        payload: { title: 'Bob writes' },
+      });
       assert.equal(response.statusCode, 201, response.body);
       assert.equal(response.json().data.attributes.author_id, 'bob');
     });
@@ -118,23 +164,50 @@ for (const dialect of testDialects()) {
       assert.equal(comments.statusCode, 403);
       assert.equal(comments.json().errors[0].code, 'FORBIDDEN');
       const guest = await t.as('guest');
-      for (const [method, url] of [['GET', '/v1/posts'], ['POST', '/v1/posts'], ['DELETE', `/v1/posts/${ids.alicePublished}`]] as const) {
-        const response = await t.request({ method, url, auth: guest, ...(method === 'POST' ? { payload: { title: 'x' } } : {}) });
+      for (const [method, url] of [
+        ['GET', '/v1/posts'],
+        ['POST', '/v1/posts'],
+        ['DELETE', `/v1/posts/${ids.alicePublished}`],
+      ] as const) {
+        const response = await t.request({
+          method,
+          url,
+          auth: guest,
+          ...(method === 'POST' ? { payload: { title: 'x' } } : {}),
+        });
         assert.equal(response.statusCode, 403, `${method} ${url}`);
       }
     });
 
     it('enforces check rules on create and update, writing nothing when they fail', async () => {
-      const ok = await t.request({ method: 'POST', url: '/v1/notes', auth: bob, payload: { text: 'low', priority: 2 } });
+      const ok = await t.request({
+        method: 'POST',
+        url: '/v1/notes',
+        auth: bob,
+        payload: { text: 'low', priority: 2 },
+      });
       assert.equal(ok.statusCode, 201, ok.body);
       assert.equal(ok.json().data.attributes.owner, 'bob');
-      const high = await t.request({ method: 'POST', url: '/v1/notes', auth: bob, payload: { text: 'high', priority: 5 } });
+      const high = await t.request({
+        method: 'POST',
+        url: '/v1/notes',
+        auth: bob,
+        payload: { text: 'high', priority: 5 },
+      });
       assert.equal(high.statusCode, 403);
       assert.equal(high.json().errors[0].code, 'FORBIDDEN');
-      const raise = await t.request({ method: 'PATCH', url: `/v1/notes/${ok.json().data.id}`, auth: bob, payload: { priority: 9 } });
+      const raise = await t.request({
+        method: 'PATCH',
+        url: `/v1/notes/${ok.json().data.id}`,
+        auth: bob,
+        payload: { priority: 9 },
+      });
       assert.equal(raise.statusCode, 403);
       const list = await t.request({ method: 'GET', url: '/v1/notes', auth: bob });
-      assert.deepEqual(list.json().data.map((d: { attributes: { priority: number } }) => d.attributes.priority), [2]);
+      assert.deepEqual(
+        list.json().data.map((d: { attributes: { priority: number } }) => d.attributes.priority),
+        [2],
+      );
     });
   });
 }

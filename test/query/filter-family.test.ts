@@ -49,13 +49,20 @@ for (const dialect of testDialects()) {
     });
 
     it('keeps the name the caller gave in links, which lead to the same records', async () => {
-      const response = await t.request({ method: 'GET', url: '/v1/posts?filter[views][gte]=10&_sort=views&_limit=1', auth: editor });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/posts?filter[views][gte]=10&_sort=views&_limit=1',
+        auth: editor,
+      });
       assert.equal(response.statusCode, 200, response.body);
       const { links, meta } = response.json();
       assert.equal(meta.total, 3);
       assert.match(decodeURIComponent(links.next), /filter\[views\]\[gte\]=10/);
       const next = await t.request({ method: 'GET', url: links.next, auth: editor });
-      assert.deepEqual(next.json().data.map((d: { attributes: { title: string } }) => d.attributes.title), ['Beta']);
+      assert.deepEqual(
+        next.json().data.map((d: { attributes: { title: string } }) => d.attributes.title),
+        ['Beta'],
+      );
     });
 
     it('answers 400 INVALID_QUERY_PARAMS naming the parameter as given', async () => {

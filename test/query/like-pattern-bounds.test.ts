@@ -28,7 +28,9 @@ for (const dialect of testDialects()) {
 
     const list = async (parameter: string, pattern: string): Promise<Timed> => {
       const started = performance.now();
-      const response = await fetch(`${baseUrl}/v1/posts?fields=title&${parameter}=${encodeURIComponent(pattern)}`, { headers: { authorization: editor } });
+      const response = await fetch(`${baseUrl}/v1/posts?fields=title&${parameter}=${encodeURIComponent(pattern)}`, {
+        headers: { authorization: editor },
+      });
       const document = (await response.json()) as Timed['document'];
       return { status: response.status, document, ms: performance.now() - started };
     };

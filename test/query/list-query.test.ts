@@ -16,11 +16,56 @@ interface Seed {
 }
 
 const SEEDS: Seed[] = [
-  { title: 'Alpha', views: 10, rating: 1.5, published: true, published_at: '2026-01-01T00:00:00.000Z', publish_on: '2026-01-01', status: 'published', body: 'apple pie' },
-  { title: 'alpha', views: 20, rating: null, published: false, published_at: null, publish_on: null, status: 'draft', body: 'Apple tart' },
-  { title: 'Beta', views: 30, rating: 3, published: true, published_at: '2026-02-01T12:00:00.000Z', publish_on: '2026-02-01', status: 'published', body: null },
-  { title: 'Gamma_1', views: 40, rating: 4.25, published: false, published_at: '2026-03-01T00:00:00.000Z', publish_on: '2026-03-01', status: 'draft', body: '100% real' },
-  { title: 'Delta', views: 50, rating: 5, published: true, published_at: null, publish_on: '2026-04-01', status: 'published', body: 'banana' },
+  {
+    title: 'Alpha',
+    views: 10,
+    rating: 1.5,
+    published: true,
+    published_at: '2026-01-01T00:00:00.000Z',
+    publish_on: '2026-01-01',
+    status: 'published',
+    body: 'apple pie',
+  },
+  {
+    title: 'alpha',
+    views: 20,
+    rating: null,
+    published: false,
+    published_at: null,
+    publish_on: null,
+    status: 'draft',
+    body: 'Apple tart',
+  },
+  {
+    title: 'Beta',
+    views: 30,
+    rating: 3,
+    published: true,
+    published_at: '2026-02-01T12:00:00.000Z',
+    publish_on: '2026-02-01',
+    status: 'published',
+    body: null,
+  },
+  {
+    title: 'Gamma_1',
+    views: 40,
+    rating: 4.25,
+    published: false,
+    published_at: '2026-03-01T00:00:00.000Z',
+    publish_on: '2026-03-01',
+    status: 'draft',
+    body: '100% real',
+  },
+  {
+    title: 'Delta',
+    views: 50,
+    rating: 5,
+    published: true,
+    published_at: null,
+    publish_on: '2026-04-01',
+    status: 'published',
+    body: 'banana',
+  },
 ];
 
 for (const dialect of testDialects()) {
@@ -83,14 +128,24 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await titles('_sort=views'), ['Alpha', 'alpha', 'Beta', 'Gamma_1', 'Delta']);
       assert.deepEqual(await titles('_sort=-views'), ['Delta', 'Gamma_1', 'Beta', 'alpha', 'Alpha']);
       assert.deepEqual(await titles('_sort=-published,views'), ['Alpha', 'Beta', 'Delta', 'alpha', 'Gamma_1']);
-      assert.deepEqual(await titles('_sort=created_at'), SEEDS.map((s) => s.title));
+      assert.deepEqual(
+        await titles('_sort=created_at'),
+        SEEDS.map((s) => s.title),
+      );
       assert.deepEqual(await titles('_sort=-id'), SEEDS.map((s) => s.title).reverse());
     });
 
     it('pages with _limit/_offset and page[limit]/page[offset], counting every match in meta.total', async () => {
-      const response = await t.request({ method: 'GET', url: '/v1/posts?_sort=views&_limit=2&_offset=2', auth: editor });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/posts?_sort=views&_limit=2&_offset=2',
+        auth: editor,
+      });
       const body = response.json();
-      assert.deepEqual(body.data.map((d: { attributes: { title: string } }) => d.attributes.title), ['Beta', 'Gamma_1']);
+      assert.deepEqual(
+        body.data.map((d: { attributes: { title: string } }) => d.attributes.title),
+        ['Beta', 'Gamma_1'],
+      );
       assert.equal(body.meta.total, 5);
       assert.deepEqual(await titles('_sort=views&page[limit]=1&page[offset]=4'), ['Delta']);
       assert.deepEqual(await titles('_sort=views&page%5Blimit%5D=1&page%5Boffset%5D=3'), ['Gamma_1']);
@@ -103,7 +158,11 @@ for (const dialect of testDialects()) {
     });
 
     it('builds links that keep filters, sort and fields', async () => {
-      const response = await t.request({ method: 'GET', url: '/v1/posts?views__gte=10&_sort=-views&fields=title&_limit=2&_offset=2', auth: editor });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/posts?views__gte=10&_sort=-views&fields=title&_limit=2&_offset=2',
+        auth: editor,
+      });
       const { links, meta } = response.json();
       assert.equal(meta.total, 5);
       const q = 'views__gte=10&_sort=-views&fields=title';
@@ -113,7 +172,10 @@ for (const dialect of testDialects()) {
       assert.equal(links.next, `/v1/posts?${q}&page[offset]=4&page[limit]=2`);
       assert.equal(links.last, `/v1/posts?${q}&page[offset]=4&page[limit]=2`);
       const next = await t.request({ method: 'GET', url: links.next, auth: editor });
-      assert.deepEqual(next.json().data.map((d: { attributes: { title: string } }) => d.attributes.title), ['Alpha']);
+      assert.deepEqual(
+        next.json().data.map((d: { attributes: { title: string } }) => d.attributes.title),
+        ['Alpha'],
+      );
       assert.equal(next.json().links.next, undefined, 'no next on the last page');
       const empty = await t.request({ method: 'GET', url: '/v1/posts?views=999', auth: editor });
       assert.deepEqual(Object.keys(empty.json().links).sort(), ['first', 'self']);
@@ -121,7 +183,12 @@ for (const dialect of testDialects()) {
 
     it('returns only the requested fields plus system fields', async () => {
       const response = await t.request({ method: 'GET', url: '/v1/posts?fields=title,views&_limit=1', auth: editor });
-      assert.deepEqual(Object.keys(response.json().data[0].attributes).sort(), ['created_at', 'title', 'updated_at', 'views']);
+      assert.deepEqual(Object.keys(response.json().data[0].attributes).sort(), [
+        'created_at',
+        'title',
+        'updated_at',
+        'views',
+      ]);
     });
 
     const badCases: [string, string, string][] = [
@@ -159,7 +226,13 @@ for (const dialect of testDialects()) {
     it('reports every malformed parameter, not only the first', async () => {
       const response = await t.request({ method: 'GET', url: '/v1/posts?_limit=0&views=x&nope=1', auth: editor });
       assert.equal(response.statusCode, 400);
-      assert.deepEqual(response.json().errors.map((e: { source: { parameter: string } }) => e.source.parameter).sort(), ['_limit', 'nope', 'views']);
+      assert.deepEqual(
+        response
+          .json()
+          .errors.map((e: { source: { parameter: string } }) => e.source.parameter)
+          .sort(),
+        ['_limit', 'nope', 'views'],
+      );
     });
   });
 }

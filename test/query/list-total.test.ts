@@ -48,7 +48,9 @@ for (const dialect of testDialects()) {
       try {
         const now = new Date().toISOString();
         await sql`insert into posts (id, title, status, views, published, created_at, updated_at)
-          values (${uuidv7()}, ${'From elsewhere'}, ${'draft'}, ${0}, ${other.dialect.encode('boolean', false)}, ${other.dialect.encode('timestamp', now)}, ${other.dialect.encode('timestamp', now)})`.execute(other.db);
+          values (${uuidv7()}, ${'From elsewhere'}, ${'draft'}, ${0}, ${other.dialect.encode('boolean', false)}, ${other.dialect.encode('timestamp', now)}, ${other.dialect.encode('timestamp', now)})`.execute(
+          other.db,
+        );
       } finally {
         await other.close();
       }

@@ -48,7 +48,11 @@ describe('MarkedReadCache', () => {
     assert.equal(markReads, 1, 'the inner read used the outer mark');
     assert.equal(await inner.get(db, dialect, 'count', read('other')), 'n', 'stored under that mark');
     state.mark = 'm2';
-    assert.equal(await inner.get(db, dialect, 'count', read('fresh'), 'stale-mark'), 'fresh', 'another known mark reads again');
+    assert.equal(
+      await inner.get(db, dialect, 'count', read('fresh'), 'stale-mark'),
+      'fresh',
+      'another known mark reads again',
+    );
   });
 
   it('shares one read between concurrent requests under the same mark', async () => {

@@ -90,7 +90,9 @@ describe('Store.readNow on SQLite', () => {
 
       // A write with RETURNING is a reader but not a read.
       assert.deepEqual(store.readNow(select), [{ n: 2 }]);
-      const returned = await sql<{ id: number }>`insert into t (id, name) values (3, 'returning') returning id`.execute(store.db);
+      const returned = await sql<{ id: number }>`insert into t (id, name) values (3, 'returning') returning id`.execute(
+        store.db,
+      );
       assert.deepEqual(returned.rows, [{ id: 3 }]);
       assert.equal(count(), 3);
 
@@ -98,7 +100,10 @@ describe('Store.readNow on SQLite', () => {
       assert.deepEqual(store.readNow(select), [{ n: 3 }]);
       await sql`create table u (id integer primary key)`.execute(store.db);
       assert.equal(raw.inTransaction, false);
-      assert.equal((other.prepare(`select count(*) as n from sqlite_master where name = 'u'`).get() as { n: number }).n, 1);
+      assert.equal(
+        (other.prepare(`select count(*) as n from sqlite_master where name = 'u'`).get() as { n: number }).n,
+        1,
+      );
 
       // Reads of a later pass see what other connections committed meanwhile.
       assert.deepEqual(store.readNow(select), [{ n: 3 }]);

@@ -10,7 +10,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const TAGS = { zeta: 1, b: { yy: [{ k2: 1, k: 2 }, 'x'], a: true }, é: 0, ab: 'x', '': null, aa: { '10': 1, '9': 2 } };
 
-describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+describe('create in one statement (postgres)', {
+  skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set',
+}, () => {
   let t: TestApp;
   let editor: string;
 
@@ -47,9 +49,17 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
     const { id } = created.json().data;
     const read = await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: editor });
     assert.equal(read.statusCode, 200, read.body);
-    assert.equal(JSON.stringify(created.json().data.attributes), JSON.stringify(read.json().data.attributes), 'the answer is the row as stored');
+    assert.equal(
+      JSON.stringify(created.json().data.attributes),
+      JSON.stringify(read.json().data.attributes),
+      'the answer is the row as stored',
+    );
 
-    const row = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select(['payload']).where('resource_id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.ctx.store.db
+      .selectFrom(EVENTS_TABLE)
+      .select(['payload'])
+      .where('resource_id', '=', id)
+      .executeTakeFirstOrThrow();
     const event = JSON.parse(String(row.payload)) as { data: { new: Record<string, unknown> } };
     const stored = await t.ctx.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(JSON.stringify(event.data.new.tags), JSON.stringify(stored.tags), 'the event has jsonb’s key order');
@@ -70,7 +80,10 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
     assert.match(creates[0]!.text, /pg_notify/);
     const words = firstWordsOn(sent, creates[0]!.client);
     const at = words.indexOf('with');
-    assert.ok(words[at - 1] !== 'begin' && words[at + 1] !== 'commit', `no BEGIN or COMMIT around it: ${words.join(', ')}`);
+    assert.ok(
+      words[at - 1] !== 'begin' && words[at + 1] !== 'commit',
+      `no BEGIN or COMMIT around it: ${words.join(', ')}`,
+    );
   });
 
   it('creates with a reference in one statement, the reference checked by the statement itself', async () => {
@@ -84,11 +97,15 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
     assert.equal(inserts.length, 1, sent.map(({ text }) => text).join('\n'));
     assert.match(inserts[0]!.text, /exists \(select 1 from "categories" where "id" = \$\d+\)/);
     assert.ok(!firstWordsOn(sent, inserts[0]!.client).includes('begin'), 'no transaction');
-    assert.ok(!sent.some(({ text }) => /^\s*select "id" from "categories"/.test(text)), 'no read of the reference of its own');
+    assert.ok(
+      !sent.some(({ text }) => /^\s*select "id" from "categories"/.test(text)),
+      'no read of the reference of its own',
+    );
   });
 
   it('writes nothing and reports the field when a reference is missing or soft-deleted', async () => {
-    const events = async (resource: string) => (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', resource).execute()).length;
+    const events = async (resource: string) =>
+      (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', resource).execute()).length;
     const missing = await create('posts', { title: 'dangling', category_id: '0195a3b2-c4d5-7e6f-8a9b-0c1d2e3f4a5b' });
     assert.equal(missing.statusCode, 400, missing.body);
     assert.equal(missing.json().errors[0].code, 'RELATION_REFERENCE_ERROR');
@@ -112,14 +129,25 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
       answers = await Promise.all(names.map((name) => create('categories', { name })));
     });
     for (const answer of answers) assert.equal(answer.statusCode, 201, answer.body);
-    assert.deepEqual(answers.map((answer) => answer.json().data.attributes.name), names, 'each answer is its own record');
+    assert.deepEqual(
+      answers.map((answer) => answer.json().data.attributes.name),
+      names,
+      'each answer is its own record',
+    );
     const inserts = sent.filter(({ text }) => /insert into "categories"/.test(text));
     assert.ok(inserts.length < names.length, `${inserts.length} statements for ${names.length} creates`);
     for (const answer of answers) {
       const { id } = answer.json().data;
-      const events = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select(['payload']).where('resource_id', '=', id).execute();
+      const events = await t.ctx.store.db
+        .selectFrom(EVENTS_TABLE)
+        .select(['payload'])
+        .where('resource_id', '=', id)
+        .execute();
       assert.equal(events.length, 1);
-      assert.equal((JSON.parse(String(events[0]!.payload)) as { data: { new: { name: string } } }).data.new.name, answer.json().data.attributes.name);
+      assert.equal(
+        (JSON.parse(String(events[0]!.payload)) as { data: { new: { name: string } } }).data.new.name,
+        answer.json().data.attributes.name,
+      );
     }
   });
 
@@ -130,11 +158,22 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
     const sent = await statementsDuring(async () => {
       answers = await Promise.all(names.map((name) => create('categories', { name })));
     });
-    assert.ok(sent.some(({ text }) => /insert into "categories" .* values \([^)]*\), \(/.test(text)), 'the creates were tried as a group first');
-    assert.deepEqual(answers.map((answer) => answer.statusCode), [201, 409, 201, 201], answers.map((answer) => answer.body).join('\n'));
+    assert.ok(
+      sent.some(({ text }) => /insert into "categories" .* values \([^)]*\), \(/.test(text)),
+      'the creates were tried as a group first',
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      [201, 409, 201, 201],
+      answers.map((answer) => answer.body).join('\n'),
+    );
     const stored = await t.ctx.store.db.selectFrom('categories').select('name').where('name', 'in', names).execute();
     assert.deepEqual(stored.map((row) => row.name).sort(), ['already here', 'group a', 'group b', 'group c']);
-    const events = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('resource_id').where('resource', '=', 'categories').execute();
+    const events = await t.ctx.store.db
+      .selectFrom(EVENTS_TABLE)
+      .select('resource_id')
+      .where('resource', '=', 'categories')
+      .execute();
     for (const answer of answers.filter((a) => a.statusCode === 201)) {
       assert.equal(events.filter((event) => event.resource_id === answer.json().data.id).length, 1);
     }
@@ -142,7 +181,9 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
 
   it('writes neither row nor event when the statement fails', async () => {
     assert.equal((await create('categories', { name: 'taken' })).statusCode, 201);
-    const events = async () => (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', 'categories').execute()).length;
+    const events = async () =>
+      (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource', '=', 'categories').execute())
+        .length;
     const before = await events();
     const duplicate = await create('categories', { name: 'taken' });
     assert.equal(duplicate.statusCode, 409, duplicate.body);
@@ -150,11 +191,13 @@ describe('create in one statement (postgres)', { skip: process.env.TEST_DATABASE
   });
 
   it('orders object keys as jsonb does', async () => {
-    const values = [TAGS, { 'ü': 1, z: 2, 'zz': 3, '€': 4, 'yy': 5 }, [{ b: 1, a: [{ d: 1, c: 2 }] }], 'text', 3.5, null];
+    const values = [TAGS, { ü: 1, z: 2, zz: 3, '€': 4, yy: 5 }, [{ b: 1, a: [{ d: 1, c: 2 }] }], 'text', 3.5, null];
     const { driver } = t.ctx.store;
     if (driver.kind !== 'postgres') throw new Error('a PostgreSQL store was expected');
     for (const value of values) {
-      const result: { rows: { value: unknown }[] } = await driver.pool.query('select $1::jsonb as value', [JSON.stringify(value)]);
+      const result: { rows: { value: unknown }[] } = await driver.pool.query('select $1::jsonb as value', [
+        JSON.stringify(value),
+      ]);
       assert.equal(JSON.stringify(inJsonbOrder(value)), JSON.stringify(result.rows[0]!.value), JSON.stringify(value));
     }
   });

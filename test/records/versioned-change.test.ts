@@ -30,7 +30,9 @@ const NOTES: ResourceDefinition = {
   },
 };
 
-describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+describe('patch and delete by version (postgres)', {
+  skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set',
+}, () => {
   let t: TestApp;
   let editor: string;
   let receiver: Receiver;
@@ -40,7 +42,12 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     t = await startTestApp('postgres', { resources: { ...BLOG_RESOURCES, notes: NOTES } });
     editor = await t.as('editor');
     receiver = await startReceiver();
-    const subscribed = await t.request({ method: 'POST', url: '/admin/webhooks', auth: t.admin, payload: { name: 'all', url: receiver.url(), eventPattern: '*' } });
+    const subscribed = await t.request({
+      method: 'POST',
+      url: '/admin/webhooks',
+      auth: t.admin,
+      payload: { name: 'all', url: receiver.url(), eventPattern: '*' },
+    });
     assert.equal(subscribed.statusCode, 201, subscribed.body);
     other = new pg.Client({ connectionString: t.database.url });
     await other.connect();
@@ -61,16 +68,31 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
   };
   const patch = (resource: string, id: string, attributes: Record<string, unknown>) =>
     t.request({ method: 'PATCH', url: `/v1/${resource}/${id}`, auth: editor, payload: attributes });
-  const remove = (resource: string, id: string) => t.request({ method: 'DELETE', url: `/v1/${resource}/${id}`, auth: editor });
+  const remove = (resource: string, id: string) =>
+    t.request({ method: 'DELETE', url: `/v1/${resource}/${id}`, auth: editor });
 
-  async function eventsOf(id: string): Promise<{ id: string; type: string; data: { old: Record<string, unknown> | null; new: Record<string, unknown> | null } }[]> {
-    const rows = await t.ctx.store.db.selectFrom(EVENTS_TABLE).select(['id', 'type', 'payload']).where('resource_id', '=', id).orderBy('seq').execute();
-    return rows.map((row) => ({ id: String(row.id), type: String(row.type), data: (JSON.parse(String(row.payload)) as { data: never }).data }));
+  async function eventsOf(
+    id: string,
+  ): Promise<
+    { id: string; type: string; data: { old: Record<string, unknown> | null; new: Record<string, unknown> | null } }[]
+  > {
+    const rows = await t.ctx.store.db
+      .selectFrom(EVENTS_TABLE)
+      .select(['id', 'type', 'payload'])
+      .where('resource_id', '=', id)
+      .orderBy('seq')
+      .execute();
+    return rows.map((row) => ({
+      id: String(row.id),
+      type: String(row.type),
+      data: (JSON.parse(String(row.payload)) as { data: never }).data,
+    }));
   }
 
   async function deliveriesOf(eventIds: string[]): Promise<number> {
     if (eventIds.length === 0) return 0;
-    return (await t.ctx.store.db.selectFrom(DELIVERIES_TABLE).select('id').where('event_id', 'in', eventIds).execute()).length;
+    return (await t.ctx.store.db.selectFrom(DELIVERIES_TABLE).select('id').where('event_id', 'in', eventIds).execute())
+      .length;
   }
 
   it('patches in two statements, with no transaction around them', async () => {
@@ -92,19 +114,37 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
   });
 
   it('answers, stores and reports the same record, and queues its deliveries', async () => {
-    const id = await create('posts', { title: 'before', views: 1, tags: { a: 1 }, published_at: '2026-01-01T00:00:00Z' });
-    const patched = await patch('posts', id, { title: 'after', tags: TAGS, published_at: '2026-11-26T03:04:05.678+02:00', rating: 0.1 + 0.2 });
+    const id = await create('posts', {
+      title: 'before',
+      views: 1,
+      tags: { a: 1 },
+      published_at: '2026-01-01T00:00:00Z',
+    });
+    const patched = await patch('posts', id, {
+      title: 'after',
+      tags: TAGS,
+      published_at: '2026-11-26T03:04:05.678+02:00',
+      rating: 0.1 + 0.2,
+    });
     assert.equal(patched.statusCode, 200, patched.body);
     const read = await t.request({ method: 'GET', url: `/v1/posts/${id}`, auth: editor });
-    assert.equal(JSON.stringify(patched.json().data.attributes), JSON.stringify(read.json().data.attributes), 'the answer is the row as stored');
+    assert.equal(
+      JSON.stringify(patched.json().data.attributes),
+      JSON.stringify(read.json().data.attributes),
+      'the answer is the row as stored',
+    );
     const events = await eventsOf(id);
-    assert.deepEqual(events.map(({ type }) => type), ['posts.created', 'posts.updated']);
+    assert.deepEqual(
+      events.map(({ type }) => type),
+      ['posts.created', 'posts.updated'],
+    );
     const { old, new: next } = events[1]!.data;
     assert.equal(old?.title, 'before');
     assert.deepEqual(old?.tags, { a: 1 });
     const stored = await t.ctx.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(JSON.stringify(next?.tags), JSON.stringify(stored.tags), 'the event has jsonb’s key order');
-    for (const [name, value] of Object.entries(read.json().data.attributes as Record<string, unknown>)) assert.deepEqual(next?.[name], value, name);
+    for (const [name, value] of Object.entries(read.json().data.attributes as Record<string, unknown>))
+      assert.deepEqual(next?.[name], value, name);
     assert.equal(next?.published_at, '2026-11-26T01:04:05.678Z');
     assert.equal(await deliveriesOf([events[1]!.id]), 1, 'the subscription’s delivery is queued with the event');
   });
@@ -123,21 +163,35 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     const words = sent.map(({ text }) => text.trim().split(/\s/)[0]!.toLowerCase());
     assert.ok(words.includes('begin'), `then in a transaction: ${words.join(', ')}`);
     const events = await eventsOf(id);
-    assert.deepEqual(events.map(({ type }) => type), ['posts.created', 'posts.updated'], 'one event for the one change');
+    assert.deepEqual(
+      events.map(({ type }) => type),
+      ['posts.created', 'posts.updated'],
+      'one event for the one change',
+    );
     assert.equal(events[1]!.data.old?.views, 7, 'its old values are the row as it was when written');
     assert.equal(events[1]!.data.new?.title, 'patched');
-    assert.equal(await deliveriesOf(events.map((event) => event.id)), 2, 'one delivery per event, none for the stale statement');
+    assert.equal(
+      await deliveriesOf(events.map((event) => event.id)),
+      2,
+      'one delivery per event, none for the stale statement',
+    );
   });
 
   it('writes nothing when the row is deleted after it was read', async () => {
     const id = await create('categories', { name: 'gone meanwhile' });
     const patched = await statementsDuring(
-      () => patch('categories', id, { description: 'late' }).then((response) => assert.equal(response.statusCode, 404, response.body)),
+      () =>
+        patch('categories', id, { description: 'late' }).then((response) =>
+          assert.equal(response.statusCode, 404, response.body),
+        ),
       VERSIONED,
       () => other.query('delete from categories where id = $1', [id]),
     );
     assert.ok(patched.some(({ text }) => VERSIONED.test(text)));
-    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['categories.created']);
+    assert.deepEqual(
+      (await eventsOf(id)).map(({ type }) => type),
+      ['categories.created'],
+    );
   });
 
   it('writes neither change nor event when the statement fails', async () => {
@@ -145,14 +199,20 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     const id = await create('notes', { text: 'free' });
     const refused = await patch('notes', id, { text: 'taken' });
     assert.equal(refused.statusCode, 409, refused.body);
-    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['notes.created']);
+    assert.deepEqual(
+      (await eventsOf(id)).map(({ type }) => type),
+      ['notes.created'],
+    );
   });
 
   it('keeps the unchanged write without an event', async () => {
     const id = await create('categories', { name: 'unchanged' });
     const same = await patch('categories', id, { name: 'unchanged' });
     assert.equal(same.statusCode, 200, same.body);
-    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['categories.created']);
+    assert.deepEqual(
+      (await eventsOf(id)).map(({ type }) => type),
+      ['categories.created'],
+    );
   });
 
   it('deletes in two statements, with its event and deliveries', async () => {
@@ -163,7 +223,10 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     assert.match(change.text, /delete from "categories"/);
     assert.ok(!firstWordsOn(sent, change.client).includes('begin'));
     const events = await eventsOf(id);
-    assert.deepEqual(events.map(({ type }) => type), ['categories.created', 'categories.deleted']);
+    assert.deepEqual(
+      events.map(({ type }) => type),
+      ['categories.created', 'categories.deleted'],
+    );
     assert.equal(events[1]!.data.old?.name, 'deleted');
     assert.equal(events[1]!.data.new, null);
     assert.equal(await deliveriesOf([events[1]!.id]), 1);
@@ -175,7 +238,10 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     await create('posts', { title: 'uses it', category_id: category });
     const refused = await remove('categories', category);
     assert.equal(refused.statusCode, 409, refused.body);
-    assert.deepEqual((await eventsOf(category)).map(({ type }) => type), ['categories.created']);
+    assert.deepEqual(
+      (await eventsOf(category)).map(({ type }) => type),
+      ['categories.created'],
+    );
   });
 
   it('soft-deletes in two statements where nothing references the resource', async () => {
@@ -185,9 +251,16 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     assert.ok(change, sent.map(({ text }) => text).join('\n'));
     assert.match(change.text, /update "notes" set "deleted_at"/);
     const events = await eventsOf(id);
-    assert.deepEqual(events.map(({ type }) => type), ['notes.created', 'notes.deleted']);
+    assert.deepEqual(
+      events.map(({ type }) => type),
+      ['notes.created', 'notes.deleted'],
+    );
     assert.match(String(events[1]!.data.new?.deleted_at), /^\d{4}-\d\d-\d\dT/);
-    const row = await t.ctx.store.db.selectFrom('notes').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.ctx.store.db
+      .selectFrom('notes')
+      .select('deleted_at')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.notEqual(row.deleted_at, null, 'the row is kept, marked deleted');
     assert.equal((await remove('notes', id)).statusCode, 404);
   });
@@ -198,13 +271,18 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     const sent = await statementsDuring(async () => assert.equal((await remove('posts', post)).statusCode, 204));
     assert.ok(!sent.some(({ text }) => VERSIONED.test(text)), 'not versioned');
     assert.ok(sent.some(({ text }) => /^\s*begin/i.test(text)));
-    assert.deepEqual((await eventsOf(post)).map(({ type }) => type), ['posts.created', 'posts.deleted']);
+    assert.deepEqual(
+      (await eventsOf(post)).map(({ type }) => type),
+      ['posts.created', 'posts.deleted'],
+    );
   });
 
   it('patches a reference in two statements; a missing one writes nothing and is reported', async () => {
     const id = await create('posts', { title: 'moves' });
     const category = await create('categories', { name: 'target' });
-    const sent = await statementsDuring(async () => assert.equal((await patch('posts', id, { category_id: category })).statusCode, 200));
+    const sent = await statementsDuring(async () =>
+      assert.equal((await patch('posts', id, { category_id: category })).statusCode, 200),
+    );
     const change = sent.find(({ text }) => VERSIONED.test(text));
     assert.ok(change, sent.map(({ text }) => text).join('\n'));
     assert.match(change.text, /exists \(select 1 from "categories" where "id" = \$\d+\)/);
@@ -213,7 +291,10 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     assert.equal(missing.json().errors[0].code, 'RELATION_REFERENCE_ERROR');
     assert.equal(missing.json().errors[0].source.pointer, '/data/attributes/category_id');
     const events = await eventsOf(id);
-    assert.deepEqual(events.map(({ type }) => type), ['posts.created', 'posts.updated']);
+    assert.deepEqual(
+      events.map(({ type }) => type),
+      ['posts.created', 'posts.updated'],
+    );
     assert.equal(events[1]!.data.new?.category_id, category);
   });
 
@@ -224,19 +305,37 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
       const created = await t.request({ method: 'POST', url: '/v1/notes', auth: checked, payload: { text: 'fine' } });
       assert.equal(created.statusCode, 201, created.body);
       id = created.json().data.id as string;
-      const patched = await t.request({ method: 'PATCH', url: `/v1/notes/${id}`, auth: checked, payload: { text: 'still fine' } });
+      const patched = await t.request({
+        method: 'PATCH',
+        url: `/v1/notes/${id}`,
+        auth: checked,
+        payload: { text: 'still fine' },
+      });
       assert.equal(patched.statusCode, 200, patched.body);
     });
     assert.ok(!sent.some(({ text }) => /^\s*begin/i.test(text)), sent.map(({ text }) => text).join('\n'));
     assert.equal(sent.filter(({ text }) => /^\s*with /.test(text)).length, 2);
 
-    const refusedCreate = await t.request({ method: 'POST', url: '/v1/notes', auth: checked, payload: { text: 'blocked' } });
+    const refusedCreate = await t.request({
+      method: 'POST',
+      url: '/v1/notes',
+      auth: checked,
+      payload: { text: 'blocked' },
+    });
     assert.equal(refusedCreate.statusCode, 403, refusedCreate.body);
-    const refusedPatch = await t.request({ method: 'PATCH', url: `/v1/notes/${id}`, auth: checked, payload: { text: 'also blocked' } });
+    const refusedPatch = await t.request({
+      method: 'PATCH',
+      url: `/v1/notes/${id}`,
+      auth: checked,
+      payload: { text: 'also blocked' },
+    });
     assert.equal(refusedPatch.statusCode, 403, refusedPatch.body);
     const row = await t.ctx.store.db.selectFrom('notes').select('text').where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.text, 'still fine');
-    assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['notes.created', 'notes.updated']);
+    assert.deepEqual(
+      (await eventsOf(id)).map(({ type }) => type),
+      ['notes.created', 'notes.updated'],
+    );
     const blocked = await t.ctx.store.db.selectFrom('notes').select('id').where('text', '=', 'blocked').execute();
     assert.equal(blocked.length, 0);
   });
@@ -247,17 +346,36 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     const sent = await statementsDuring(async () => {
       patched = await Promise.all(ids.map((id, i) => patch('notes', id, { text: `grouped ${i} changed` })));
     });
-    assert.deepEqual(patched.map((answer) => answer.statusCode), ids.map(() => 200));
-    assert.deepEqual(patched.map((answer) => answer.json().data.attributes.text), ids.map((_, i) => `grouped ${i} changed`));
-    assert.ok(sent.some(({ text }) => /"svc_target_1" as \(update "notes"/.test(text)), 'several patches in one statement');
+    assert.deepEqual(
+      patched.map((answer) => answer.statusCode),
+      ids.map(() => 200),
+    );
+    assert.deepEqual(
+      patched.map((answer) => answer.json().data.attributes.text),
+      ids.map((_, i) => `grouped ${i} changed`),
+    );
+    assert.ok(
+      sent.some(({ text }) => /"svc_target_1" as \(update "notes"/.test(text)),
+      'several patches in one statement',
+    );
     for (const id of ids) {
       const events = await eventsOf(id);
-      assert.deepEqual(events.map(({ type }) => type), ['notes.created', 'notes.updated']);
+      assert.deepEqual(
+        events.map(({ type }) => type),
+        ['notes.created', 'notes.updated'],
+      );
       assert.equal(await deliveriesOf([events[1]!.id]), 1);
     }
     const removed = await Promise.all(ids.map((id) => remove('notes', id)));
-    assert.deepEqual(removed.map((answer) => answer.statusCode), ids.map(() => 204));
-    for (const id of ids) assert.deepEqual((await eventsOf(id)).map(({ type }) => type), ['notes.created', 'notes.updated', 'notes.deleted']);
+    assert.deepEqual(
+      removed.map((answer) => answer.statusCode),
+      ids.map(() => 204),
+    );
+    for (const id of ids)
+      assert.deepEqual(
+        (await eventsOf(id)).map(({ type }) => type),
+        ['notes.created', 'notes.updated', 'notes.deleted'],
+      );
   });
 
   it('answers each patch of a failed group on its own: the duplicate 409, the others written', async () => {
@@ -268,10 +386,23 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     const sent = await statementsDuring(async () => {
       answers = await Promise.all(ids.map((id, i) => patch('notes', id, { text: targets[i] })));
     });
-    assert.ok(sent.some(({ text }) => /"svc_target_1" as \(update "notes"/.test(text)), 'the patches were tried as a group first');
-    assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 409, 200], answers.map((answer) => answer.body).join('\n'));
-    assert.deepEqual((await eventsOf(ids[1]!)).map(({ type }) => type), ['notes.created']);
-    assert.deepEqual((await eventsOf(ids[2]!)).map(({ type }) => type), ['notes.created', 'notes.updated']);
+    assert.ok(
+      sent.some(({ text }) => /"svc_target_1" as \(update "notes"/.test(text)),
+      'the patches were tried as a group first',
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      [200, 409, 200],
+      answers.map((answer) => answer.body).join('\n'),
+    );
+    assert.deepEqual(
+      (await eventsOf(ids[1]!)).map(({ type }) => type),
+      ['notes.created'],
+    );
+    assert.deepEqual(
+      (await eventsOf(ids[2]!)).map(({ type }) => type),
+      ['notes.created', 'notes.updated'],
+    );
   });
 
   it('creates with references together, and answers a missing one on its own', async () => {
@@ -283,22 +414,37 @@ describe('patch and delete by version (postgres)', { skip: process.env.TEST_DATA
     ];
     let answers: Awaited<ReturnType<typeof t.request>>[] = [];
     const sent = await statementsDuring(async () => {
-      answers = await Promise.all(bodies.map((body) => t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: body })));
+      answers = await Promise.all(
+        bodies.map((body) => t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: body })),
+      );
     });
-    assert.deepEqual(answers.map((answer) => answer.statusCode), [201, 400, 201], answers.map((answer) => answer.body).join('\n'));
-    assert.ok(sent.some(({ text }) => /"svc_target_1" as \(insert into "posts"/.test(text)), 'the creates shared a statement');
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      [201, 400, 201],
+      answers.map((answer) => answer.body).join('\n'),
+    );
+    assert.ok(
+      sent.some(({ text }) => /"svc_target_1" as \(insert into "posts"/.test(text)),
+      'the creates shared a statement',
+    );
     for (const answer of [answers[0]!, answers[2]!]) {
-      assert.deepEqual((await eventsOf(answer.json().data.id)).map(({ type }) => type), ['posts.created']);
+      assert.deepEqual(
+        (await eventsOf(answer.json().data.id)).map(({ type }) => type),
+        ['posts.created'],
+      );
     }
   });
 
   it('serializes concurrent patches of one row: every change kept, one event each, in order', async () => {
     const id = await create('posts', { title: 'counter', views: 0 });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => patch('posts', id, { title: `t${i}`, body: `b${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => patch('posts', id, { title: `t${i}`, body: `b${i}` })),
+    );
     for (const answer of answers) assert.equal(answer.statusCode, 200, answer.body);
     const events = (await eventsOf(id)).slice(1);
     assert.equal(events.length, 12);
     // Each event's old values are the previous event's new ones: no change was written over a stale read.
-    for (let i = 1; i < events.length; i++) assert.equal(events[i]!.data.old?.title, events[i - 1]!.data.new?.title, `event ${i}`);
+    for (let i = 1; i < events.length; i++)
+      assert.equal(events[i]!.data.old?.title, events[i - 1]!.data.new?.title, `event ${i}`);
   });
 });

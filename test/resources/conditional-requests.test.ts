@@ -36,14 +36,21 @@ for (const dialect of testDialects()) {
         assert.equal(created.statusCode, 201, created.body);
         return created.json().data.id as string;
       };
-      const get = (id: string, auth = editor, headers: Record<string, string> = {}) => t.request({ method: 'GET', url: `/v1/posts/${id}`, auth, headers });
+      const get = (id: string, auth = editor, headers: Record<string, string> = {}) =>
+        t.request({ method: 'GET', url: `/v1/posts/${id}`, auth, headers });
       const tagOf = async (id: string, auth = editor): Promise<string> => {
         const response = await get(id, auth);
         assert.equal(response.statusCode, 200, response.body);
         return String(response.headers.etag);
       };
       const patch = (id: string, payload: Record<string, unknown>, ifMatch?: string, auth = editor) =>
-        t.request({ method: 'PATCH', url: `/v1/posts/${id}`, auth, payload, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch } });
+        t.request({
+          method: 'PATCH',
+          url: `/v1/posts/${id}`,
+          auth,
+          payload,
+          headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
+        });
       const eventsOf = async (id: string): Promise<number> =>
         (await t.ctx.store.db.selectFrom(EVENTS_TABLE).select('id').where('resource_id', '=', id).execute()).length;
 
@@ -60,7 +67,12 @@ for (const dialect of testDialects()) {
           assert.equal(cached.headers.etag, tag);
           assert.equal(cached.headers['content-type'], undefined);
         }
-        const head = await t.request({ method: 'HEAD', url: `/v1/posts/${id}`, auth: editor, headers: { 'if-none-match': tag } });
+        const head = await t.request({
+          method: 'HEAD',
+          url: `/v1/posts/${id}`,
+          auth: editor,
+          headers: { 'if-none-match': tag },
+        });
         assert.equal(head.statusCode, 304);
         for (const ifNoneMatch of ['"other"', 'not-a-tag', tag.slice(1, -1)]) {
           const full = await get(id, editor, { 'if-none-match': ifNoneMatch });
@@ -128,7 +140,14 @@ for (const dialect of testDialects()) {
       it('replaces with If-Match: the current tag goes, a stale or weak one is 412', async () => {
         const id = await create({ title: 'to replace' });
         const tag = await tagOf(id);
-        const put = (ifMatch: string) => t.request({ method: 'PUT', url: `/v1/posts/${id}`, auth: editor, payload: { title: 'replaced' }, headers: { 'if-match': ifMatch } });
+        const put = (ifMatch: string) =>
+          t.request({
+            method: 'PUT',
+            url: `/v1/posts/${id}`,
+            auth: editor,
+            payload: { title: 'replaced' },
+            headers: { 'if-match': ifMatch },
+          });
         assert.equal((await put(`W/${tag}`)).statusCode, 412, 'If-Match compares strongly');
         const replaced = await put(tag);
         assert.equal(replaced.statusCode, 200, replaced.body);
@@ -143,11 +162,21 @@ for (const dialect of testDialects()) {
         const tag = await tagOf(id);
         assert.equal((await patch(id, { title: 'changed meanwhile' })).statusCode, 200);
         const events = await eventsOf(id);
-        const stale = await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: editor, headers: { 'if-match': tag } });
+        const stale = await t.request({
+          method: 'DELETE',
+          url: `/v1/posts/${id}`,
+          auth: editor,
+          headers: { 'if-match': tag },
+        });
         assert.equal(stale.statusCode, 412, stale.body);
         assert.equal((await get(id)).statusCode, 200, 'still there');
         assert.equal(await eventsOf(id), events);
-        const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: editor, headers: { 'if-match': await tagOf(id) } });
+        const deleted = await t.request({
+          method: 'DELETE',
+          url: `/v1/posts/${id}`,
+          auth: editor,
+          headers: { 'if-match': await tagOf(id) },
+        });
         assert.equal(deleted.statusCode, 204, deleted.body);
         assert.equal((await get(id)).statusCode, 404);
       });
@@ -155,8 +184,23 @@ for (const dialect of testDialects()) {
       it('takes the admin token’s own tag on a delete', async () => {
         const id = await create({ title: 'admin deletes' });
         const tag = await tagOf(id, t.admin);
-        assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: t.admin, headers: { 'if-match': `W/${tag}` } })).statusCode, 412);
-        const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: t.admin, headers: { 'if-match': tag } });
+        assert.equal(
+          (
+            await t.request({
+              method: 'DELETE',
+              url: `/v1/posts/${id}`,
+              auth: t.admin,
+              headers: { 'if-match': `W/${tag}` },
+            })
+          ).statusCode,
+          412,
+        );
+        const deleted = await t.request({
+          method: 'DELETE',
+          url: `/v1/posts/${id}`,
+          auth: t.admin,
+          headers: { 'if-match': tag },
+        });
         assert.equal(deleted.statusCode, 204, deleted.body);
       });
 
@@ -164,11 +208,20 @@ for (const dialect of testDialects()) {
         const id = await create({ title: 'exists' });
         assert.equal((await patch(id, { title: 'still exists' }, '*')).statusCode, 200);
         assert.equal((await patch(MISSING_ID, { title: 'x' }, '*')).statusCode, 412);
-        assert.equal((await patch(MISSING_ID, { title: 'x' })).statusCode, 404, 'without If-Match a missing record is 404');
+        assert.equal(
+          (await patch(MISSING_ID, { title: 'x' })).statusCode,
+          404,
+          'without If-Match a missing record is 404',
+        );
         const draft = await create({ title: 'an editor draft', status: 'draft', author_id: 'someone-else' });
         const hidden = await patch(draft, { title: 'x' }, '*', user);
         assert.equal(hidden.statusCode, 412, hidden.body);
-        const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${MISSING_ID}`, auth: editor, headers: { 'if-match': '*' } });
+        const deleted = await t.request({
+          method: 'DELETE',
+          url: `/v1/posts/${MISSING_ID}`,
+          auth: editor,
+          headers: { 'if-match': '*' },
+        });
         assert.equal(deleted.statusCode, 412);
       });
 
@@ -181,7 +234,11 @@ for (const dialect of testDialects()) {
         const patched = await patch(id, { title: 'mine, edited' }, usersTag, user);
         assert.equal(patched.statusCode, 200, patched.body);
         assert.equal(patched.headers.etag, await tagOf(id, user));
-        assert.equal((await patch(id, { title: 'x' }, 'not-a-tag', user)).statusCode, 412, 'a malformed If-Match matches nothing');
+        assert.equal(
+          (await patch(id, { title: 'x' }, 'not-a-tag', user)).statusCode,
+          412,
+          'a malformed If-Match matches nothing',
+        );
       });
 
       it('lets exactly one of two concurrent PATCHes with the same If-Match through; the other is 412', async () => {
@@ -189,7 +246,10 @@ for (const dialect of testDialects()) {
           const id = await create({ title: `race ${round}` });
           const tag = await tagOf(id);
           const events = await eventsOf(id);
-          const answers = await Promise.all([patch(id, { title: `first ${round}` }, tag), patch(id, { title: `second ${round}` }, tag)]);
+          const answers = await Promise.all([
+            patch(id, { title: `first ${round}` }, tag),
+            patch(id, { title: `second ${round}` }, tag),
+          ]);
           const statuses = answers.map((answer) => answer.statusCode).sort();
           assert.deepEqual(statuses, [200, 412], answers.map((answer) => answer.body).join('\n'));
           const winner = answers.find((answer) => answer.statusCode === 200)!;

@@ -24,7 +24,9 @@ interface ResourceObject {
 /** The id a relation field holds, whether the answer shows it as an attribute or as relationship linkage. */
 function relatedId(data: ResourceObject, field: string): unknown {
   const relationship = data.relationships?.[field];
-  return relationship !== undefined && 'data' in relationship ? (relationship.data?.id ?? null) : data.attributes[field];
+  return relationship !== undefined && 'data' in relationship
+    ? (relationship.data?.id ?? null)
+    : data.attributes[field];
 }
 
 for (const dialect of testDialects()) {
@@ -35,10 +37,17 @@ for (const dialect of testDialects()) {
     let sport: string;
 
     const send = (method: 'POST' | 'PUT' | 'PATCH', url: string, payload: unknown, contentType = JSON_API) =>
-      t.request({ method, url, auth: editor, payload: JSON.stringify(payload), headers: { 'content-type': contentType } });
+      t.request({
+        method,
+        url,
+        auth: editor,
+        payload: JSON.stringify(payload),
+        headers: { 'content-type': contentType },
+      });
     const errorsOf = (response: { json(): unknown }) => (response.json() as { errors: ErrorObject[] }).errors;
     const pointers = (response: { json(): unknown }) => errorsOf(response).map((e) => e.source?.pointer);
-    const countPosts = async () => (await t.request({ method: 'GET', url: '/v1/posts', auth: editor })).json().meta.total as number;
+    const countPosts = async () =>
+      (await t.request({ method: 'GET', url: '/v1/posts', auth: editor })).json().meta.total as number;
     const newPost = async (title: string) => {
       const created = await send('POST', '/v1/posts', { title });
       assert.equal(created.statusCode, 201, created.body);
@@ -90,20 +99,36 @@ for (const dialect of testDialects()) {
 
     it('takes a relationship under the name answers give it (`category` for category_id), and points its errors there', async () => {
       const response = await send('POST', '/v1/posts', {
-        data: { type: 'posts', attributes: { title: 'By relationship name' }, relationships: { category: { data: { type: 'categories', id: sport } } } },
+        data: {
+          type: 'posts',
+          attributes: { title: 'By relationship name' },
+          relationships: { category: { data: { type: 'categories', id: sport } } },
+        },
       });
       assert.equal(response.statusCode, 201, response.body);
       const { data } = response.json();
       assert.equal(data.attributes.category_id, sport);
-      assert.deepEqual(data.relationships.category.data, { type: 'categories', id: sport }, 'the name the answer uses is the name it took');
+      assert.deepEqual(
+        data.relationships.category.data,
+        { type: 'categories', id: sport },
+        'the name the answer uses is the name it took',
+      );
 
       const missing = await send('POST', '/v1/posts', {
-        data: { type: 'posts', attributes: { title: 'x' }, relationships: { category: { data: { type: 'categories', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f' } } } },
+        data: {
+          type: 'posts',
+          attributes: { title: 'x' },
+          relationships: { category: { data: { type: 'categories', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f' } } },
+        },
       });
       assert.equal(missing.statusCode, 400, missing.body);
       assert.deepEqual(pointers(missing), ['/data/relationships/category']);
       const wrongType = await send('POST', '/v1/posts', {
-        data: { type: 'posts', attributes: { title: 'x' }, relationships: { category: { data: { type: 'posts', id: sport } } } },
+        data: {
+          type: 'posts',
+          attributes: { title: 'x' },
+          relationships: { category: { data: { type: 'posts', id: sport } } },
+        },
       });
       assert.equal(wrongType.statusCode, 409, wrongType.body);
       assert.deepEqual(pointers(wrongType), ['/data/relationships/category/data/type']);
@@ -112,18 +137,27 @@ for (const dialect of testDialects()) {
     it('patches and replaces from a document whose data.id is the URL id; a null linkage clears the relation', async () => {
       const id = await newPost('before');
       const patched = await send('PATCH', `/v1/posts/${id}`, {
-        data: { type: 'posts', id, attributes: { views: 7 }, relationships: { category_id: { data: { type: 'categories', id: sport } } } },
+        data: {
+          type: 'posts',
+          id,
+          attributes: { views: 7 },
+          relationships: { category_id: { data: { type: 'categories', id: sport } } },
+        },
       });
       assert.equal(patched.statusCode, 200, patched.body);
       assert.equal(patched.json().data.attributes.title, 'before', 'a patch keeps what the document leaves out');
       assert.equal(patched.json().data.attributes.views, 7);
       assert.equal(relatedId(patched.json().data, 'category_id'), sport);
 
-      const cleared = await send('PATCH', `/v1/posts/${id}`, { data: { type: 'posts', id, relationships: { category_id: { data: null } } } });
+      const cleared = await send('PATCH', `/v1/posts/${id}`, {
+        data: { type: 'posts', id, relationships: { category_id: { data: null } } },
+      });
       assert.equal(cleared.statusCode, 200, cleared.body);
       assert.equal(relatedId(cleared.json().data, 'category_id'), null);
 
-      const replaced = await send('PUT', `/v1/posts/${id}`, { data: { type: 'posts', id, attributes: { title: 'after' } } });
+      const replaced = await send('PUT', `/v1/posts/${id}`, {
+        data: { type: 'posts', id, attributes: { title: 'after' } },
+      });
       assert.equal(replaced.statusCode, 200, replaced.body);
       assert.equal(replaced.json().data.attributes.title, 'after');
       assert.equal(replaced.json().data.attributes.views, 0, 'a replace resets what the document leaves out');
@@ -139,7 +173,9 @@ for (const dialect of testDialects()) {
 
       const id = await newPost('typed');
       for (const method of ['PATCH', 'PUT'] as const) {
-        const response = await send(method, `/v1/posts/${id}`, { data: { type: 'categories', id, attributes: { title: 'y' } } });
+        const response = await send(method, `/v1/posts/${id}`, {
+          data: { type: 'categories', id, attributes: { title: 'y' } },
+        });
         assert.equal(response.statusCode, 409, `${method}: ${response.body}`);
         assert.deepEqual(pointers(response), ['/data/type']);
       }
@@ -152,11 +188,15 @@ for (const dialect of testDialects()) {
       const id = await newPost('mine');
       const other = await newPost('other');
       for (const method of ['PATCH', 'PUT'] as const) {
-        const conflict = await send(method, `/v1/posts/${id}`, { data: { type: 'posts', id: other, attributes: { title: 'changed' } } });
+        const conflict = await send(method, `/v1/posts/${id}`, {
+          data: { type: 'posts', id: other, attributes: { title: 'changed' } },
+        });
         assert.equal(conflict.statusCode, 409, `${method}: ${conflict.body}`);
         assert.equal(errorsOf(conflict)[0]!.code, 'CONFLICT');
         assert.deepEqual(pointers(conflict), ['/data/id']);
-        const absent = await send(method, `/v1/posts/${id}`, { data: { type: 'posts', attributes: { title: 'changed' } } });
+        const absent = await send(method, `/v1/posts/${id}`, {
+          data: { type: 'posts', attributes: { title: 'changed' } },
+        });
         assert.equal(absent.statusCode, 400, `${method}: ${absent.body}`);
         assert.deepEqual(pointers(absent), ['/data/id']);
       }
@@ -168,7 +208,9 @@ for (const dialect of testDialects()) {
 
     it('refuses a client-generated id on POST with 403 CLIENT_GENERATED_ID_FORBIDDEN at /data/id', async () => {
       const before = await countPosts();
-      const response = await send('POST', '/v1/posts', { data: { type: 'posts', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f', attributes: { title: 'x' } } });
+      const response = await send('POST', '/v1/posts', {
+        data: { type: 'posts', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f', attributes: { title: 'x' } },
+      });
       assert.equal(response.statusCode, 403, response.body);
       assert.equal(errorsOf(response)[0]!.code, 'CLIENT_GENERATED_ID_FORBIDDEN');
       assert.deepEqual(pointers(response), ['/data/id']);
@@ -177,14 +219,20 @@ for (const dialect of testDialects()) {
 
     it('answers 409 for a linkage whose type is not the relation target, at .../data/type', async () => {
       const response = await send('POST', '/v1/posts', {
-        data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { data: { type: 'posts', id: news } } } },
+        data: {
+          type: 'posts',
+          attributes: { title: 'x' },
+          relationships: { category_id: { data: { type: 'posts', id: news } } },
+        },
       });
       assert.equal(response.statusCode, 409, response.body);
       assert.deepEqual(pointers(response), ['/data/relationships/category_id/data/type']);
     });
 
     it('refuses a relation field under attributes with a 400 that points at it', async () => {
-      const response = await send('POST', '/v1/posts', { data: { type: 'posts', attributes: { title: 'x', category_id: news } } });
+      const response = await send('POST', '/v1/posts', {
+        data: { type: 'posts', attributes: { title: 'x', category_id: news } },
+      });
       assert.equal(response.statusCode, 400, response.body);
       assert.equal(errorsOf(response)[0]!.code, 'INVALID_RESOURCE_DATA');
       assert.deepEqual(pointers(response), ['/data/attributes/category_id']);
@@ -192,24 +240,36 @@ for (const dialect of testDialects()) {
     });
 
     it('points validation errors into the document: attributes at /data/attributes, relations at /data/relationships', async () => {
-      const invalid = await send('POST', '/v1/posts', { data: { type: 'posts', attributes: { title: 'x'.repeat(201), views: -1 } } });
+      const invalid = await send('POST', '/v1/posts', {
+        data: { type: 'posts', attributes: { title: 'x'.repeat(201), views: -1 } },
+      });
       assert.equal(invalid.statusCode, 400, invalid.body);
       assert.deepEqual(pointers(invalid).sort(), ['/data/attributes/title', '/data/attributes/views']);
 
       const unknownRecord = await send('POST', '/v1/posts', {
-        data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { data: { type: 'categories', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f' } } } },
+        data: {
+          type: 'posts',
+          attributes: { title: 'x' },
+          relationships: { category_id: { data: { type: 'categories', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f' } } },
+        },
       });
       assert.equal(unknownRecord.statusCode, 400, unknownRecord.body);
       assert.equal(errorsOf(unknownRecord)[0]!.code, 'RELATION_REFERENCE_ERROR');
       assert.deepEqual(pointers(unknownRecord), ['/data/relationships/category_id']);
 
       const post = await newPost('commented');
-      const requiredRelation = await send('POST', '/v1/comments', { data: { type: 'comments', attributes: { body: 'hi' } } });
+      const requiredRelation = await send('POST', '/v1/comments', {
+        data: { type: 'comments', attributes: { body: 'hi' } },
+      });
       assert.equal(requiredRelation.statusCode, 400, requiredRelation.body);
       // Left out, it is named as answers name it.
       assert.deepEqual(pointers(requiredRelation), ['/data/relationships/post']);
       const comment = await send('POST', '/v1/comments', {
-        data: { type: 'comments', attributes: { body: 'hi' }, relationships: { post_id: { data: { type: 'posts', id: post } } } },
+        data: {
+          type: 'comments',
+          attributes: { body: 'hi' },
+          relationships: { post_id: { data: { type: 'posts', id: post } } },
+        },
       });
       assert.equal(comment.statusCode, 201, comment.body);
       assert.equal(relatedId(comment.json().data, 'post_id'), post);
@@ -235,7 +295,13 @@ for (const dialect of testDialects()) {
       assert.equal(proto.statusCode, 400, proto.body);
       assert.deepEqual(pointers(proto), ['/data/attributes/__proto__']);
       // A flat body keeps its pointers under either media type.
-      const flat = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: '{"title":"a\\u0000b"}', headers: { 'content-type': JSON_API } });
+      const flat = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: '{"title":"a\\u0000b"}',
+        headers: { 'content-type': JSON_API },
+      });
       assert.deepEqual(pointers(flat), ['/data/attributes/title']);
     });
 
@@ -247,13 +313,46 @@ for (const dialect of testDialects()) {
         [{ data: { type: 7, attributes: {} } }, '/data/type'],
         [{ data: { type: 'posts', attributes: ['title'] } }, '/data/attributes'],
         [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: [] } }, '/data/relationships'],
-        [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: news } } }, '/data/relationships/category_id'],
-        [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { id: news } } } }, '/data/relationships/category_id'],
-        [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { data: news } } } }, '/data/relationships/category_id/data'],
-        [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { data: [{ type: 'categories', id: news }] } } } }, '/data/relationships/category_id/data'],
-        [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { data: { type: 'categories', id: 5 } } } } }, '/data/relationships/category_id/data/id'],
-        [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { title: { data: null } } } }, '/data/relationships/title'],
-        [{ data: { type: 'posts', attributes: { title: 'x' }, relationships: { nope: { data: null } } } }, '/data/relationships/nope'],
+        [
+          { data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: news } } },
+          '/data/relationships/category_id',
+        ],
+        [
+          { data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { id: news } } } },
+          '/data/relationships/category_id',
+        ],
+        [
+          { data: { type: 'posts', attributes: { title: 'x' }, relationships: { category_id: { data: news } } } },
+          '/data/relationships/category_id/data',
+        ],
+        [
+          {
+            data: {
+              type: 'posts',
+              attributes: { title: 'x' },
+              relationships: { category_id: { data: [{ type: 'categories', id: news }] } },
+            },
+          },
+          '/data/relationships/category_id/data',
+        ],
+        [
+          {
+            data: {
+              type: 'posts',
+              attributes: { title: 'x' },
+              relationships: { category_id: { data: { type: 'categories', id: 5 } } },
+            },
+          },
+          '/data/relationships/category_id/data/id',
+        ],
+        [
+          { data: { type: 'posts', attributes: { title: 'x' }, relationships: { title: { data: null } } } },
+          '/data/relationships/title',
+        ],
+        [
+          { data: { type: 'posts', attributes: { title: 'x' }, relationships: { nope: { data: null } } } },
+          '/data/relationships/nope',
+        ],
         [{ data: { type: 'posts', title: 'x' } }, '/data/title'],
         [{ data: { type: 'posts', attributes: { title: 'x' } }, included: [] }, '/included'],
       ];
@@ -276,7 +375,12 @@ for (const dialect of testDialects()) {
         assert.deepEqual(pointers(invalid), ['/data/attributes/title'], type);
       }
       // A document sent as plain JSON is a flat body with an unknown member, as before.
-      const plain = await send('POST', '/v1/posts', { data: { type: 'posts', attributes: { title: 'x' } } }, 'application/json');
+      const plain = await send(
+        'POST',
+        '/v1/posts',
+        { data: { type: 'posts', attributes: { title: 'x' } } },
+        'application/json',
+      );
       assert.equal(plain.statusCode, 400, plain.body);
       assert.deepEqual(pointers(plain).sort(), ['/data/attributes/data', '/data/attributes/title']);
     });
@@ -289,7 +393,9 @@ for (const dialect of testDialects()) {
       assert.equal(flatOnly.statusCode, 201, flatOnly.body);
       assert.deepEqual(flatOnly.json().data.attributes.data, { attributes: 1 });
 
-      const document = await send('POST', '/v1/notes', { data: { type: 'notes', attributes: { data: [1, 2], label: 'doc' } } });
+      const document = await send('POST', '/v1/notes', {
+        data: { type: 'notes', attributes: { data: [1, 2], label: 'doc' } },
+      });
       assert.equal(document.statusCode, 201, document.body);
       assert.deepEqual(document.json().data.attributes.data, [1, 2]);
       assert.equal(document.json().data.attributes.label, 'doc');
@@ -305,17 +411,23 @@ for (const dialect of testDialects()) {
       assert.equal(fetched.json().data.attributes.label, 'mine');
 
       for (const again of [id, id.toLowerCase()]) {
-        const taken = await send('POST', '/v1/notes', { data: { type: 'notes', id: again, attributes: { label: 'again' } } });
+        const taken = await send('POST', '/v1/notes', {
+          data: { type: 'notes', id: again, attributes: { label: 'again' } },
+        });
         assert.equal(taken.statusCode, 409, taken.body);
         assert.equal(errorsOf(taken)[0]!.code, 'CONFLICT');
         assert.deepEqual(pointers(taken), ['/data/id']);
       }
       for (const bad of ['not-a-uuid', 42, '']) {
-        const refused = await send('POST', '/v1/notes', { data: { type: 'notes', id: bad, attributes: { label: 'bad' } } });
+        const refused = await send('POST', '/v1/notes', {
+          data: { type: 'notes', id: bad, attributes: { label: 'bad' } },
+        });
         assert.equal(refused.statusCode, 400, `${String(bad)}: ${refused.body}`);
         assert.deepEqual(pointers(refused), ['/data/id']);
       }
-      const generated = await send('POST', '/v1/notes', { data: { type: 'notes', attributes: { label: 'server id' } } });
+      const generated = await send('POST', '/v1/notes', {
+        data: { type: 'notes', attributes: { label: 'server id' } },
+      });
       assert.equal(generated.statusCode, 201, generated.body);
       assert.notEqual(generated.json().data.id, id.toLowerCase());
     });

@@ -20,7 +20,13 @@ const REFUSED = [
   'not a url',
 ];
 
-const ACCEPTED = ['https://example.com/a?b=c#d', 'http://example.com', 'HTTPS://EXAMPLE.COM/UPPER', 'http://127.0.0.1:8080/x', 'https://[2001:db8::1]/'];
+const ACCEPTED = [
+  'https://example.com/a?b=c#d',
+  'http://example.com',
+  'HTTPS://EXAMPLE.COM/UPPER',
+  'http://127.0.0.1:8080/x',
+  'https://[2001:db8::1]/',
+];
 
 for (const dialect of testDialects()) {
   describe(`url fields (${dialect})`, () => {
@@ -37,25 +43,49 @@ for (const dialect of testDialects()) {
     after(() => t.close());
 
     for (const value of REFUSED) {
-      for (const [method, url] of [['POST', '/v1/posts'], ['PUT', 'one'], ['PATCH', 'one']] as const) {
+      for (const [method, url] of [
+        ['POST', '/v1/posts'],
+        ['PUT', 'one'],
+        ['PATCH', 'one'],
+      ] as const) {
         it(`refuses ${JSON.stringify(value)} on ${method} with 400 INVALID_RESOURCE_DATA at /data/attributes/source`, async () => {
-          const response = await t.request({ method, url: url === 'one' ? `/v1/posts/${postId}` : url, auth: editor, payload: { title: 'x', source: value } });
+          const response = await t.request({
+            method,
+            url: url === 'one' ? `/v1/posts/${postId}` : url,
+            auth: editor,
+            payload: { title: 'x', source: value },
+          });
           assert.equal(response.statusCode, 400, response.body);
-          const errors = response.json<{ errors: { code: string; detail: string; source: { pointer: string } }[] }>().errors;
+          const errors = response.json<{ errors: { code: string; detail: string; source: { pointer: string } }[] }>()
+            .errors;
           assert.ok(errors.length > 0);
-          for (const error of errors) assert.deepEqual([error.code, error.source.pointer], ['INVALID_RESOURCE_DATA', '/data/attributes/source']);
+          for (const error of errors)
+            assert.deepEqual([error.code, error.source.pointer], ['INVALID_RESOURCE_DATA', '/data/attributes/source']);
         });
       }
     }
 
     it('says why a scheme is refused', async () => {
-      const response = await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title: 'x', source: 'javascript:alert(1)' } });
-      assert.deepEqual(response.json().errors.map((e: { detail: string }) => e.detail), ["'source' must be an absolute http or https URL"]);
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: editor,
+        payload: { title: 'x', source: 'javascript:alert(1)' },
+      });
+      assert.deepEqual(
+        response.json().errors.map((e: { detail: string }) => e.detail),
+        ["'source' must be an absolute http or https URL"],
+      );
     });
 
     it('accepts absolute http and https URLs, the scheme in either case', async () => {
       for (const value of ACCEPTED) {
-        const response = await t.request({ method: 'PATCH', url: `/v1/posts/${postId}`, auth: editor, payload: { source: value } });
+        const response = await t.request({
+          method: 'PATCH',
+          url: `/v1/posts/${postId}`,
+          auth: editor,
+          payload: { source: value },
+        });
         assert.equal(response.statusCode, 200, `${value}: ${response.body}`);
         assert.equal(response.json().data.attributes.source, value);
       }
@@ -75,7 +105,9 @@ for (const dialect of testDialects()) {
 
 describe('url fields with a pattern of their own', () => {
   it('apply both the scheme rule and the definition pattern', () => {
-    const field = compileResource('links', { fields: { u: { type: 'url', pattern: '\\.example\\.com/' } } }).fields.get('u')!;
+    const field = compileResource('links', { fields: { u: { type: 'url', pattern: '\\.example\\.com/' } } }).fields.get(
+      'u',
+    )!;
     assert.deepEqual(field.validate('https://a.example.com/x'), []);
     assert.deepEqual(field.validate('javascript://a.example.com/'), ['must be an absolute http or https URL']);
     assert.equal(field.validate('https://other.org/').length, 1);

@@ -16,10 +16,22 @@ const REFUSE_FASTIFY = fileURLToPath(new URL('./fixtures/refuse-fastify.mjs', im
 /** Imports `module` in a fresh Node where Fastify cannot be loaded; the child's outcome. */
 function importWithoutFastify(module: string): { status: number | null; output: string } {
   const url = new URL(module, import.meta.url).href;
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--import', REFUSE_FASTIFY, '--input-type=module', '-e', `await import(${JSON.stringify(url)});`], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--import',
+      REFUSE_FASTIFY,
+      '--input-type=module',
+      '-e',
+      `await import(${JSON.stringify(url)});`,
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   return { status: child.status, output: `${child.stdout}${child.stderr}` };
 }
 
@@ -48,7 +60,10 @@ describe('runtime without HTTP', () => {
       after(async () => database.drop());
 
       it('builds the components on a prepared database, starts them, and closes the store it opened once', async () => {
-        const runtime = await createRuntime({ config: testConfig(database.url, { resources: BLOG_RESOURCES }), log: createServiceLogger(false) });
+        const runtime = await createRuntime({
+          config: testConfig(database.url, { resources: BLOG_RESOURCES }),
+          log: createServiceLogger(false),
+        });
         const { store, registry, events } = runtime.context;
         assert.ok(registry.require('posts'));
         await sql`select count(*) from posts`.execute(store.db);
@@ -65,7 +80,11 @@ describe('runtime without HTTP', () => {
       it('leaves a store it was given open', async () => {
         const store = createStore(database.url);
         try {
-          const runtime = await createRuntime({ config: testConfig(database.url, { resources: BLOG_RESOURCES }), store, log: createServiceLogger(false) });
+          const runtime = await createRuntime({
+            config: testConfig(database.url, { resources: BLOG_RESOURCES }),
+            store,
+            log: createServiceLogger(false),
+          });
           await runtime.start();
           await runtime.close();
           assert.equal(await answers(store), true);

@@ -7,7 +7,10 @@ import { heapGrowthFlag, HEAP_GROWING_PERCENT } from '../../src/tools/heap-growt
 describe('heap growth', () => {
   it('is set for the service unless the operator chose a value, in either spelling', () => {
     assert.equal(heapGrowthFlag([]), `--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-    assert.equal(heapGrowthFlag(['--max-semi-space-size=8', '--import', 'tsx']), `--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+    assert.equal(
+      heapGrowthFlag(['--max-semi-space-size=8', '--import', 'tsx']),
+      `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
+    );
     assert.equal(heapGrowthFlag(['--heap-growing-percent=30']), undefined);
     assert.equal(heapGrowthFlag(['--heap_growing_percent=30']), undefined);
     assert.equal(heapGrowthFlag(['--heap-growing-percent', '30']), undefined);

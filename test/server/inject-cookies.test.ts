@@ -9,7 +9,11 @@ test("inject's cookies option arrives as an encoded Cookie header", async () => 
   const app = Fastify();
   app.get('/', async (request) => request.headers.cookie ?? '(none)');
   try {
-    const response = await app.inject({ url: '/', headers: { cookie: 'first=1' }, cookies: { session: 'a b', theme: 'dark' } });
+    const response = await app.inject({
+      url: '/',
+      headers: { cookie: 'first=1' },
+      cookies: { session: 'a b', theme: 'dark' },
+    });
     assert.equal(response.body, 'first=1; session=a%20b; theme=dark');
   } finally {
     await app.close();

@@ -5,7 +5,12 @@ import { createTestDatabase } from '../helpers/test-databases.ts';
 import { runSoak } from './soak-run.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '180' }, clients: { type: 'string', default: '50' }, writers: { type: 'string', default: '4' }, readers: { type: 'string', default: '4' } },
+  options: {
+    seconds: { type: 'string', default: '180' },
+    clients: { type: 'string', default: '50' },
+    writers: { type: 'string', default: '4' },
+    readers: { type: 'string', default: '4' },
+  },
 });
 if (process.env.SOAK_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.SOAK_DATABASE_URL;
 const database = await createTestDatabase(process.env.SOAK_DATABASE_URL ? 'postgres' : 'sqlite');
@@ -19,8 +24,17 @@ try {
     progress: (line) => process.stdout.write(`${line}\n`),
   });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  const clean = Object.keys(report.failures).length === 0 && report.streamMissing + report.streamDuplicates + report.streamMismatch + report.webhookMissing + report.webhookDuplicates === 0;
-  process.stdout.write(clean ? 'audit: every event reached every stream client and the receiver exactly once\n' : 'audit: FAILED\n');
+  const clean =
+    Object.keys(report.failures).length === 0 &&
+    report.streamMissing +
+      report.streamDuplicates +
+      report.streamMismatch +
+      report.webhookMissing +
+      report.webhookDuplicates ===
+      0;
+  process.stdout.write(
+    clean ? 'audit: every event reached every stream client and the receiver exactly once\n' : 'audit: FAILED\n',
+  );
   process.exitCode = clean ? 0 : 1;
 } finally {
   await database.drop();

@@ -57,16 +57,35 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     stream: { maxPerKey: Math.max(10, options.streamClients) },
     resources: {
       posts: {
-        fields: { title: { type: 'string', required: true, sortable: true }, views: { type: 'integer', default: 0, sortable: true } },
+        fields: {
+          title: { type: 'string', required: true, sortable: true },
+          views: { type: 'integer', default: 0, sortable: true },
+        },
         permissions: { editor: { read: true, create: true, update: true, delete: true } },
       },
     },
   });
-  const created = spawnSync(process.execPath, [SVC, 'users', 'create', '--config', configFile, '--email', 'soak@soak.test', '--password', PASSWORD, '--role', 'editor'], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    timeout: 60_000,
-  });
+  const created = spawnSync(
+    process.execPath,
+    [
+      SVC,
+      'users',
+      'create',
+      '--config',
+      configFile,
+      '--email',
+      'soak@soak.test',
+      '--password',
+      PASSWORD,
+      '--role',
+      'editor',
+    ],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    },
+  );
   if (created.status !== 0) throw new Error(`users create failed: ${created.stderr}`);
 
   const delivered = new Map<string, number>();
@@ -86,7 +105,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const clients: SseClient[] = [];
   try {
     const base = node.baseUrl;
-    const key = ((await (await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'soak@soak.test', password: PASSWORD }) })).json()) as { key: string }).key;
+    const key = (
+      (await (
+        await fetch(`${base}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'soak@soak.test', password: PASSWORD }),
+        })
+      ).json()) as { key: string }
+    ).key;
     const auth = { authorization: `Bearer ${key}` };
     const hook = await fetch(`${base}/admin/webhooks`, {
       method: 'POST',
@@ -94,15 +121,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       body: JSON.stringify({ name: 'soak', url: receiverUrl, eventPattern: 'posts.*' }),
     });
     if (hook.status !== 201) throw new Error(`webhook create failed: ${hook.status}`);
-    for (let i = 0; i < options.streamClients; i++) clients.push(await SseClient.connect(`${base}/v1/posts/stream`, { headers: auth }));
-    for (const client of clients) await client.waitFor((b) => b.comments.includes('connected'), { what: 'connected', timeoutMs: 10_000 });
+    for (let i = 0; i < options.streamClients; i++)
+      clients.push(await SseClient.connect(`${base}/v1/posts/stream`, { headers: auth }));
+    for (const client of clients)
+      await client.waitFor((b) => b.comments.includes('connected'), { what: 'connected', timeoutMs: 10_000 });
 
     const rssStart = rssMb(node.child.pid!);
     let rssMax = rssStart;
     const sampler = setInterval(() => {
       rssMax = Math.max(rssMax, rssMb(node.child.pid!));
     }, 500);
-    say(`soak: ${options.seconds} s, ${options.writers} writers, ${options.readers} readers, ${options.streamClients} stream clients; RSS ${rssStart} MB`);
+    say(
+      `soak: ${options.seconds} s, ${options.writers} writers, ${options.readers} readers, ${options.streamClients} stream clients; RSS ${rssStart} MB`,
+    );
 
     const failures: Record<string, number> = {};
     const writes = { created: 0, updated: 0, deleted: 0 };
@@ -147,7 +178,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         if (id) await (await call('GET', `/v1/posts/${id}`, 200))?.arrayBuffer();
       }
     };
-    await Promise.all([...Array.from({ length: options.writers }, (_, w) => writer(w)), ...Array.from({ length: options.readers }, () => reader())]);
+    await Promise.all([
+      ...Array.from({ length: options.writers }, (_, w) => writer(w)),
+      ...Array.from({ length: options.readers }, () => reader()),
+    ]);
 
     const events = writes.created + writes.updated + writes.deleted;
     say(`soak: load done (${requests} requests, ${events} events); waiting for streams and webhooks to drain`);

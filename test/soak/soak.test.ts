@@ -15,7 +15,13 @@ for (const dialect of testDialects()) {
 
     it('delivers every event to every stream client and the receiver exactly once, with no failed request', async () => {
       database = await createTestDatabase(dialect);
-      const report = await runSoak({ databaseUrl: database.url, seconds: SECONDS, streamClients: 20, writers: 3, readers: 2 });
+      const report = await runSoak({
+        databaseUrl: database.url,
+        seconds: SECONDS,
+        streamClients: 20,
+        writers: 3,
+        readers: 2,
+      });
       process.stdout.write(`# soak ${dialect}: ${JSON.stringify(report)}\n`);
       assert.deepEqual(report.failures, {});
       assert.ok(report.events > 0);

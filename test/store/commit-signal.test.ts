@@ -47,7 +47,10 @@ describe('commit signal', () => {
           const event = fakeEvent('notes');
           await writer.transact((trx) => appendEvent(writer, trx, event));
           await eventually(() => hints.length > 0, 'the commit is signalled');
-          assert.deepEqual(hints.map((hint) => parseNotifyPayload(hint)?.id), [event.id]);
+          assert.deepEqual(
+            hints.map((hint) => parseNotifyPayload(hint)?.id),
+            [event.id],
+          );
         } finally {
           await listener.close();
         }

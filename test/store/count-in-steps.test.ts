@@ -17,7 +17,11 @@ describe('counting by a column in rowid steps (sqlite)', () => {
   before(async () => {
     database = await createTestDatabase('sqlite');
     store = createStore(database.url);
-    await store.db.schema.createTable(TABLE).addColumn('id', 'text', (c) => c.primaryKey()).addColumn('status', 'text', (c) => c.notNull()).execute();
+    await store.db.schema
+      .createTable(TABLE)
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .execute();
   });
 
   after(async () => {
@@ -26,7 +30,11 @@ describe('counting by a column in rowid steps (sqlite)', () => {
   });
 
   async function byGroupBy(): Promise<Map<string, number>> {
-    const rows = await store.db.selectFrom(TABLE).select(['status', sql<number>`count(*)`.as('n')]).groupBy('status').execute();
+    const rows = await store.db
+      .selectFrom(TABLE)
+      .select(['status', sql<number>`count(*)`.as('n')])
+      .groupBy('status')
+      .execute();
     return new Map(rows.map((row) => [String(row.status), Number(row.n)]));
   }
 
@@ -36,12 +44,19 @@ describe('counting by a column in rowid steps (sqlite)', () => {
 
   it('gives the counts one group by gives, across gaps and for any step', async () => {
     const statuses = ['success', 'failed', 'pending'];
-    await store.db.insertInto(TABLE).values(Array.from({ length: 103 }, (_, i) => ({ id: `r${i}`, status: statuses[(i * i) % 3]! }))).execute();
+    await store.db
+      .insertInto(TABLE)
+      .values(Array.from({ length: 103 }, (_, i) => ({ id: `r${i}`, status: statuses[(i * i) % 3]! })))
+      .execute();
     // Gaps: the oldest rows and a run in the middle were pruned.
     await store.db.deleteFrom(TABLE).where(sql<boolean>`rowid <= 5 or rowid between 40 and 61`).execute();
     const expected = await byGroupBy();
-    assert.equal([...expected.values()].reduce((a, b) => a + b, 0), 76);
-    for (const step of [1, 7, 10, 50, 10_000]) assert.deepEqual(await countByInSteps(store.db, TABLE, 'status', step), expected, `step ${step}`);
+    assert.equal(
+      [...expected.values()].reduce((a, b) => a + b, 0),
+      76,
+    );
+    for (const step of [1, 7, 10, 50, 10_000])
+      assert.deepEqual(await countByInSteps(store.db, TABLE, 'status', step), expected, `step ${step}`);
   });
 
   it('lets the event loop turn between steps', async () => {

@@ -10,7 +10,8 @@ const kind = (before: FieldDefinition, after: FieldDefinition) => fieldTypeChang
 describe('field type changes', () => {
   it('keeps values for widening changes', () => {
     assert.equal(kind({ type: 'integer' }, { type: 'number' }), 'widen');
-    for (const type of ['string', 'email', 'url', 'uuid', 'enum'] as const) assert.equal(kind({ type }, { type: 'text' }), 'widen', type);
+    for (const type of ['string', 'email', 'url', 'uuid', 'enum'] as const)
+      assert.equal(kind({ type }, { type: 'text' }), 'widen', type);
   });
 
   it('treats changes of meaning as destructive, whatever the column type', () => {
@@ -30,6 +31,12 @@ describe('field type changes', () => {
 
   it('sees no type change in attributes that only validate', () => {
     assert.equal(kind({ type: 'string', maxLength: 10 }, { type: 'string', maxLength: 200, unique: true }), 'none');
-    assert.equal(kind({ type: 'relation', resource: 'a', onDelete: 'restrict' }, { type: 'relation', resource: 'a', onDelete: 'cascade' }), 'none');
+    assert.equal(
+      kind(
+        { type: 'relation', resource: 'a', onDelete: 'restrict' },
+        { type: 'relation', resource: 'a', onDelete: 'cascade' },
+      ),
+      'none',
+    );
   });
 });

@@ -36,7 +36,10 @@ describe('Store.transact on SQLite (group commit)', () => {
       try {
         const before = Number(other.pragma('data_version', { simple: true }));
         const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => insert(store, i + 1, `n${i + 1}`)));
-        assert.deepEqual(ids, Array.from({ length: 20 }, (_, i) => i + 1));
+        assert.deepEqual(
+          ids,
+          Array.from({ length: 20 }, (_, i) => i + 1),
+        );
         // Another connection's data_version moves once per commit it did not make.
         const after = Number(other.pragma('data_version', { simple: true }));
         assert.equal(after - before, 1, 'one commit for the twenty writes');
@@ -65,7 +68,10 @@ describe('Store.transact on SQLite (group commit)', () => {
       assert.match(String((results[2] as PromiseRejectedResult).reason), /refused after writing/);
       assert.equal(results[3]!.status, 'fulfilled');
       const rows = await sql<{ id: number; name: string }>`select id, name from t order by id`.execute(store.db);
-      assert.deepEqual(rows.rows, [{ id: 1, name: 'a' }, { id: 4, name: 'd' }]);
+      assert.deepEqual(rows.rows, [
+        { id: 1, name: 'a' },
+        { id: 4, name: 'd' },
+      ]);
     });
   });
 
@@ -91,7 +97,9 @@ describe('Store.transact on SQLite (group commit)', () => {
   it('fails every write of a group whose commit fails, and keeps none of them', async () => {
     await withFileStore(async (store) => {
       // A deferred foreign key is checked at COMMIT: one bad row makes the whole commit fail.
-      await sql`create table child (id integer primary key, parent integer references t(id) deferrable initially deferred)`.execute(store.db);
+      await sql`create table child (id integer primary key, parent integer references t(id) deferrable initially deferred)`.execute(
+        store.db,
+      );
       const results = await Promise.allSettled([
         insert(store, 1, 'a'),
         store.transact(async (trx) => {
@@ -99,7 +107,10 @@ describe('Store.transact on SQLite (group commit)', () => {
         }),
         insert(store, 2, 'b'),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'rejected', 'rejected'],
+      );
       for (const result of results) assert.match(String((result as PromiseRejectedResult).reason), /FOREIGN KEY/);
       const rows = await sql<{ n: number }>`select count(*) as n from t`.execute(store.db);
       assert.equal(rows.rows[0]!.n, 0);
@@ -120,11 +131,17 @@ describe('Store.transact on SQLite (group commit)', () => {
         insert(store, 2, 'x'.repeat(100_000)),
         insert(store, 3, 'c'),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'rejected', 'fulfilled'],
+      );
       assert.match(String((results[0] as PromiseRejectedResult).reason), /full/);
       assert.match(String((results[1] as PromiseRejectedResult).reason), /full/);
       const rows = await sql<{ id: number }>`select id from t order by id`.execute(store.db);
-      assert.deepEqual(rows.rows.map((r) => r.id), [3, 100]);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [3, 100],
+      );
     });
   });
 
@@ -142,18 +159,40 @@ describe('Store.transact on SQLite (group commit)', () => {
       assert.deepEqual([...runs.values()], [1, 1, 1]);
       runs.clear();
       const results = await Promise.allSettled([counted(4, 'd'), counted(5, 'a'), counted(6, 'f')]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE/);
       // The first run stopped at the failure and was rolled back as a whole; then every write ran in
       // its savepoint (the one after the failure for the first time).
-      assert.deepEqual([...runs.entries()], [[4, 2], [5, 2], [6, 1]]);
+      assert.deepEqual(
+        [...runs.entries()],
+        [
+          [4, 2],
+          [5, 2],
+          [6, 1],
+        ],
+      );
       const rows = await sql<{ id: number }>`select id from t order by id`.execute(store.db);
-      assert.deepEqual(rows.rows.map((r) => r.id), [1, 2, 3, 4, 6]);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [1, 2, 3, 4, 6],
+      );
       // The groups after a failure start with savepoints: a write runs once even when a neighbour fails.
       runs.clear();
       const next = await Promise.allSettled([counted(7, 'g'), counted(8, 'a')]);
-      assert.deepEqual(next.map((r) => r.status), ['fulfilled', 'rejected']);
-      assert.deepEqual([...runs.entries()], [[7, 1], [8, 1]]);
+      assert.deepEqual(
+        next.map((r) => r.status),
+        ['fulfilled', 'rejected'],
+      );
+      assert.deepEqual(
+        [...runs.entries()],
+        [
+          [7, 1],
+          [8, 1],
+        ],
+      );
     });
   });
 

@@ -46,7 +46,13 @@ if (!testDialects().includes('postgres')) {
 
     it('runs the candidates of a webhook claim once, as an InitPlan', async () => {
       const now = new Date().toISOString();
-      const query = new ClaimStatement(store.db, store.dialect).bind({ now, claimedUntil: now, token: 't', excludeTargets: ['a:1'], limit: 128 });
+      const query = new ClaimStatement(store.db, store.dialect).bind({
+        now,
+        claimedUntil: now,
+        token: 't',
+        excludeTargets: ['a:1'],
+        limit: 128,
+      });
       const text = await plan(query);
       assert.match(text, /InitPlan/);
       assert.doesNotMatch(text, /Semi Join|Nested Loop/);
@@ -54,9 +60,21 @@ if (!testDialects().includes('postgres')) {
 
     it('still takes no more than the limit, and only unclaimed rows', async () => {
       const { rows } = await store.db.executeQuery<{ id: number }>(
-        store.db.deleteFrom('batch_rows').where(keyInLockedBatch('id', store.db.selectFrom('batch_rows').select('id').orderBy('id').limit(7).forUpdate().skipLocked())).returning('id').compile(),
+        store.db
+          .deleteFrom('batch_rows')
+          .where(
+            keyInLockedBatch(
+              'id',
+              store.db.selectFrom('batch_rows').select('id').orderBy('id').limit(7).forUpdate().skipLocked(),
+            ),
+          )
+          .returning('id')
+          .compile(),
       );
-      assert.deepEqual(rows.map((row) => row.id), [1, 2, 3, 4, 5, 6, 7]);
+      assert.deepEqual(
+        rows.map((row) => row.id),
+        [1, 2, 3, 4, 5, 6, 7],
+      );
     });
   });
 }

@@ -19,7 +19,11 @@ function recordingBatcher(rows: Row[], fail?: Error) {
 
 describe('PointReadBatcher', () => {
   it('sends the reads of one pass as one query per group, each distinct id once', async () => {
-    const { calls, group, batcher } = recordingBatcher([{ id: 'a', n: 1 }, { id: 'b', n: 2 }, { id: 'c', n: 3 }]);
+    const { calls, group, batcher } = recordingBatcher([
+      { id: 'a', n: 1 },
+      { id: 'b', n: 2 },
+      { id: 'c', n: 3 },
+    ]);
     const answers = await Promise.all([
       batcher.read(group('posts'), 'a'),
       batcher.read(group('posts'), 'b'),
@@ -28,21 +32,30 @@ describe('PointReadBatcher', () => {
       batcher.read(group('other'), 'c'),
     ]);
     assert.deepEqual(answers, [{ id: 'a', n: 1 }, { id: 'b', n: 2 }, { id: 'a', n: 1 }, undefined, { id: 'c', n: 3 }]);
-    assert.deepEqual(calls, [{ group: 'posts', ids: ['a', 'b', 'missing'] }, { group: 'other', ids: ['c'] }]);
+    assert.deepEqual(calls, [
+      { group: 'posts', ids: ['a', 'b', 'missing'] },
+      { group: 'other', ids: ['c'] },
+    ]);
   });
 
   it('starts a new batch for reads made after the pass, and a lone read runs alone', async () => {
     const { calls, group, batcher } = recordingBatcher([{ id: 'a' }, { id: 'b' }]);
     assert.deepEqual(await batcher.read(group('posts'), 'a'), { id: 'a' });
     assert.deepEqual(await batcher.read(group('posts'), 'b'), { id: 'b' });
-    assert.deepEqual(calls.map((call) => call.ids), [['a'], ['b']]);
+    assert.deepEqual(
+      calls.map((call) => call.ids),
+      [['a'], ['b']],
+    );
   });
 
   it('fails every read of a batch whose query failed, and only those', async () => {
     const failure = new Error('connection lost');
     const { group, batcher } = recordingBatcher([], failure);
     const results = await Promise.allSettled([batcher.read(group('posts'), 'a'), batcher.read(group('posts'), 'b')]);
-    assert.deepEqual(results.map((result) => result.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['rejected', 'rejected'],
+    );
     assert.equal((results[0] as PromiseRejectedResult).reason, failure);
   });
 });

@@ -20,7 +20,13 @@ describe('timestamptz parsing', () => {
   const same = timestamptzParser(pgParseDate);
 
   it('makes the Date pg makes for every fraction length', () => {
-    const samples = ['2026-11-24 10:11:12+00', '2026-01-02 03:04:05.009+00', '1999-12-31 23:59:59.999999+00', '2026-11-24 10:11:12.1+00', '0100-03-01 00:00:00.5+00'];
+    const samples = [
+      '2026-11-24 10:11:12+00',
+      '2026-01-02 03:04:05.009+00',
+      '1999-12-31 23:59:59.999999+00',
+      '2026-11-24 10:11:12.1+00',
+      '0100-03-01 00:00:00.5+00',
+    ];
     for (let ms = 0; ms < 1000; ms++) samples.push(`2026-02-28 23:59:59.${String(ms).padStart(3, '0')}+00`);
     for (let us = 0; us < 1_000_000; us += 997) samples.push(`2024-02-29 12:00:00.${String(us).padStart(6, '0')}+00`);
     for (const text of samples) {
@@ -31,7 +37,17 @@ describe('timestamptz parsing', () => {
   });
 
   it('leaves every other shape to pg', () => {
-    for (const text of ['0099-01-01 00:00:00+00', '2026-01-01 00:00:00+01', '2026-01-01 00:00:00+05:30', '2026-01-01 00:00:00+00 BC', 'infinity', '-infinity', '12026-01-01 00:00:00+00', '2026-01-01 00:00:00.+00', '2026-01-01 0a:00:00+00']) {
+    for (const text of [
+      '0099-01-01 00:00:00+00',
+      '2026-01-01 00:00:00+01',
+      '2026-01-01 00:00:00+05:30',
+      '2026-01-01 00:00:00+00 BC',
+      'infinity',
+      '-infinity',
+      '12026-01-01 00:00:00+00',
+      '2026-01-01 00:00:00.+00',
+      '2026-01-01 0a:00:00+00',
+    ]) {
       assert.equal(parse(text), `fallback:${text}`, text);
     }
   });
@@ -45,7 +61,9 @@ describe('named statements on PostgreSQL', { skip: !process.env.TEST_DATABASE_UR
     const opened = openPostgres(database.url, 1);
     pool = opened.pool;
     await pool.query(`create table t (id bigint primary key, at timestamptz, label text, data jsonb)`);
-    await pool.query(`insert into t values (1, '2026-11-24T10:11:12.345Z', 'one', '{"a":1}'), (2, null, null, '[1,2]')`);
+    await pool.query(
+      `insert into t values (1, '2026-11-24T10:11:12.345Z', 'one', '{"a":1}'), (2, null, null, '[1,2]')`,
+    );
   });
   after(async () => {
     await pool.end();
@@ -59,7 +77,10 @@ describe('named statements on PostgreSQL', { skip: !process.env.TEST_DATABASE_UR
       for (let i = 0; i < 3; i++) {
         const one = await client.query(text, [1]);
         assert.deepEqual(one.rows, [{ id: 1, at: new Date('2026-11-24T10:11:12.345Z'), label: 'one', data: { a: 1 } }]);
-        assert.deepEqual(one.fields.map((f) => f.name), ['id', 'at', 'label', 'data']);
+        assert.deepEqual(
+          one.fields.map((f) => f.name),
+          ['id', 'at', 'label', 'data'],
+        );
         const two = await client.query(text, [2]);
         assert.deepEqual(two.rows, [{ id: 2, at: null, label: null, data: [1, 2] }]);
         const none = await client.query(text, [3]);
@@ -76,7 +97,11 @@ describe('named statements on PostgreSQL', { skip: !process.env.TEST_DATABASE_UR
     try {
       const text = 'select id, label from t where id = $1';
       assert.deepEqual((await client.query(text, [1])).rows, [{ id: 1, label: 'one' }]);
-      const unsendable = { toPostgres: () => { throw new Error('cannot send'); } };
+      const unsendable = {
+        toPostgres: () => {
+          throw new Error('cannot send');
+        },
+      };
       await assert.rejects(client.query(text, [unsendable]), /cannot send/);
       assert.deepEqual((await client.query(text, [2])).rows, [{ id: 2, label: null }]);
     } finally {
@@ -94,7 +119,10 @@ describe('named statements on PostgreSQL', { skip: !process.env.TEST_DATABASE_UR
       }
       const text = 'select id from t where id = $1::bigint';
       await client.query(text, [1]);
-      await assert.rejects(client.query(text, ['not a number']), (error: Error & { code?: string }) => error.code === '22P02');
+      await assert.rejects(
+        client.query(text, ['not a number']),
+        (error: Error & { code?: string }) => error.code === '22P02',
+      );
       assert.deepEqual((await client.query(text, [1])).rows, [{ id: 1 }]);
     } finally {
       client.release();

@@ -14,7 +14,10 @@ describe('refused connections', () => {
     for (const code of ['3D000', '28P01', '28000']) {
       const error = withCode(code, `refused (${code})`);
       assert.equal(isRefusedConnection(error), true, code);
-      assert.equal(describeCliFailure(error), `could not reach the database (refused (${code})); check DATABASE_URL or database.url`);
+      assert.equal(
+        describeCliFailure(error),
+        `could not reach the database (refused (${code})); check DATABASE_URL or database.url`,
+      );
     }
   });
 

@@ -15,7 +15,9 @@ function writeCalls(): number {
   return Number(/syscw: (\d+)/.exec(readFileSync('/proc/thread-self/io', 'utf8'))![1]);
 }
 
-describe('the savepoint journal of grouped writes', { skip: process.platform !== 'linux' && 'reads /proc/thread-self/io' }, () => {
+describe('the savepoint journal of grouped writes', {
+  skip: process.platform !== 'linux' && 'reads /proc/thread-self/io',
+}, () => {
   it('is kept in memory, so a write touching many pages costs no file writes before the commit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-subjournal-'));
     const store = createStore(`sqlite:${join(dir, 'data.db')}`);
@@ -42,8 +44,14 @@ describe('the savepoint journal of grouped writes', { skip: process.platform !==
       const calls = writeCalls() - before;
       // The commit appends each changed page to the log once (two writes a page); a spilled journal
       // would add 2 x WRITES x PAGES_PER_WRITE = 1,600 more.
-      assert.ok(calls < 4 * PAGES_PER_WRITE, `${calls} write calls for ${WRITES} savepoints over ${PAGES_PER_WRITE} pages`);
-      assert.equal((raw.prepare('select count(*) as n from t where v like ?').get(`${WRITES - 1}%`) as { n: number }).n, PAGES_PER_WRITE);
+      assert.ok(
+        calls < 4 * PAGES_PER_WRITE,
+        `${calls} write calls for ${WRITES} savepoints over ${PAGES_PER_WRITE} pages`,
+      );
+      assert.equal(
+        (raw.prepare('select count(*) as n from t where v like ?').get(`${WRITES - 1}%`) as { n: number }).n,
+        PAGES_PER_WRITE,
+      );
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

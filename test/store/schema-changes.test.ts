@@ -41,7 +41,11 @@ class Restarts {
   /** Closes the running app and builds a new one; rejects (leaving none running) when the start is refused. */
   async start(resources: Record<string, ResourceDefinition>, allowDestructive = false): Promise<void> {
     await this.stop();
-    const built = await buildApp({ config: testConfig(this.database.url, { resources }), allowDestructive, startWorkers: false });
+    const built = await buildApp({
+      config: testConfig(this.database.url, { resources }),
+      allowDestructive,
+      startWorkers: false,
+    });
     await built.app.ready();
     this.#app = built;
     this.#auth = await authorizationFor(built.app, built.ctx, 'editor', `editor-${randomBytes(4).toString('hex')}`);
@@ -54,8 +58,17 @@ class Restarts {
 
   async request(method: InjectOptions['method'], url: string, payload?: object) {
     if (!this.#app) throw new Error('not started');
-    const response = await this.#app.app.inject({ method, url, headers: { authorization: this.#auth }, ...(payload ? { payload } : {}) });
-    return { status: response.statusCode, body: response.body, json: () => response.json() as { data: { id: string; attributes: Record<string, unknown> } } };
+    const response = await this.#app.app.inject({
+      method,
+      url,
+      headers: { authorization: this.#auth },
+      ...(payload ? { payload } : {}),
+    });
+    return {
+      status: response.statusCode,
+      body: response.body,
+      json: () => response.json() as { data: { id: string; attributes: Record<string, unknown> } },
+    };
   }
 
   async create(resource: string, attributes: object): Promise<string> {
@@ -121,7 +134,10 @@ for (const dialect of testDialects()) {
       await db.create('notes', { title: 'a' });
       await db.create('notes', { title: 'b' });
       await db.stop();
-      await assert.rejects(db.start(notes({ title: { type: 'string' }, code: { type: 'string', unique: true, default: 'x' } }), true), /uq_notes_code.*would all get the same default/);
+      await assert.rejects(
+        db.start(notes({ title: { type: 'string' }, code: { type: 'string', unique: true, default: 'x' } }), true),
+        /uq_notes_code.*would all get the same default/,
+      );
     });
 
     it('drops the index of a field no longer `sortable`, and makes it again when it is', async () => {
@@ -173,15 +189,36 @@ for (const dialect of testDialects()) {
 
     it('applies changes that lose nothing in place, keeping the values (integer → number, string → text, maxLength raised)', async () => {
       const db = await fresh();
-      await db.start(notes({ level: { type: 'integer', sortable: true }, title: { type: 'string', maxLength: 10 }, code: { type: 'string' } }));
+      await db.start(
+        notes({
+          level: { type: 'integer', sortable: true },
+          title: { type: 'string', maxLength: 10 },
+          code: { type: 'string' },
+        }),
+      );
       const id = await db.create('notes', { level: 5, title: 'short', code: 'c-1' });
-      await db.start(notes({ level: { type: 'number', sortable: true }, title: { type: 'string', maxLength: 100 }, code: { type: 'text' } }));
+      await db.start(
+        notes({
+          level: { type: 'number', sortable: true },
+          title: { type: 'string', maxLength: 100 },
+          code: { type: 'text' },
+        }),
+      );
       const kept = await db.attributes('notes', id);
       assert.deepEqual([kept.level, kept.title, kept.code], [5, 'short', 'c-1']);
-      const fractional = await db.create('notes', { level: 2.5, title: 'a title longer than ten', code: 'x'.repeat(300) });
+      const fractional = await db.create('notes', {
+        level: 2.5,
+        title: 'a title longer than ten',
+        code: 'x'.repeat(300),
+      });
       assert.equal((await db.attributes('notes', fractional)).level, 2.5);
       const sorted = await db.request('GET', '/v1/notes?_sort=level');
-      assert.deepEqual((sorted.json() as unknown as { data: Array<{ attributes: { level: number } }> }).data.map((r) => r.attributes.level), [2.5, 5]);
+      assert.deepEqual(
+        (sorted.json() as unknown as { data: Array<{ attributes: { level: number } }> }).data.map(
+          (r) => r.attributes.level,
+        ),
+        [2.5, 5],
+      );
     });
 
     it("fills a new field's default into the existing rows (integer, boolean, json, datetime, enum)", async () => {
@@ -202,7 +239,15 @@ for (const dialect of testDialects()) {
       );
       const attributes = await db.attributes('notes', id);
       assert.deepEqual(
-        [attributes.priority, attributes.pinned, attributes.hidden, attributes.meta, attributes.due, attributes.state, attributes.note],
+        [
+          attributes.priority,
+          attributes.pinned,
+          attributes.hidden,
+          attributes.meta,
+          attributes.due,
+          attributes.state,
+          attributes.note,
+        ],
         [3, true, false, { tags: ['a'], n: 1 }, '2030-01-02T01:04:05.000Z', 'open', null],
       );
       const filtered = await db.request('GET', '/v1/notes?pinned=true&priority=3');
@@ -211,13 +256,22 @@ for (const dialect of testDialects()) {
 
     it('refuses a new required field without a default on a table that has rows, not on an empty one', async () => {
       const db = await fresh();
-      await db.start({ ...notes({ title: { type: 'string' } }), empty: { fields: { title: { type: 'string' } }, permissions: EDITOR } });
-      await db.create('notes', { title: 'x' });
-      await db.stop();
-      await assert.rejects(db.start(notes({ title: { type: 'string' }, owner: { type: 'string', required: true } })), /no value for this required field/);
       await db.start({
         ...notes({ title: { type: 'string' } }),
-        empty: { fields: { title: { type: 'string' }, owner: { type: 'string', required: true } }, permissions: EDITOR },
+        empty: { fields: { title: { type: 'string' } }, permissions: EDITOR },
+      });
+      await db.create('notes', { title: 'x' });
+      await db.stop();
+      await assert.rejects(
+        db.start(notes({ title: { type: 'string' }, owner: { type: 'string', required: true } })),
+        /no value for this required field/,
+      );
+      await db.start({
+        ...notes({ title: { type: 'string' } }),
+        empty: {
+          fields: { title: { type: 'string' }, owner: { type: 'string', required: true } },
+          permissions: EDITOR,
+        },
       });
     });
 
@@ -232,7 +286,10 @@ for (const dialect of testDialects()) {
           },
           permissions: EDITOR,
         },
-        likes: { fields: { comment_id: { type: 'relation', resource: 'comments', onDelete: 'restrict' } }, permissions: EDITOR },
+        likes: {
+          fields: { comment_id: { type: 'relation', resource: 'comments', onDelete: 'restrict' } },
+          permissions: EDITOR,
+        },
       });
       await db.start(resources('restrict'));
       const post = await db.create('posts', { title: 'p' });
@@ -284,7 +341,10 @@ for (const dialect of testDialects()) {
       assert.equal((await db.request('POST', '/v1/notes', { code: 'A' })).status, 409);
       // Turning it off would bring the deleted row back beside its duplicate: refused in any case.
       await db.stop();
-      await assert.rejects(db.start(notes(fields), true), /recreate unique index uq_notes_code \(soft delete turned off\).*several rows have the value "A"/);
+      await assert.rejects(
+        db.start(notes(fields), true),
+        /recreate unique index uq_notes_code \(soft delete turned off\).*several rows have the value "A"/,
+      );
     });
 
     it('changes nothing on a restart with the same definitions', async () => {

@@ -43,8 +43,14 @@ describe('grouped writes', () => {
     const { writes, calls } = recorder({ failGroups: true, failOne: (n) => n === 2 });
     const key = {};
     const results = await Promise.allSettled([1, 2, 3, 4].map((n) => writes.submit(key, n)));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), ['o1', 'write 2 failed', 'o3', 'o4']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      ['o1', 'write 2 failed', 'o3', 'o4'],
+    );
     assert.deepEqual(calls, ['group 1,2,3,4', 'one 1', 'one 2', 'one 3', 'one 4']);
   });
 
@@ -60,7 +66,13 @@ describe('grouped writes', () => {
     const { writes, calls } = recorder({ maxGroup: 2 });
     const a = {};
     const b = {};
-    const answers = await Promise.all([writes.submit(a, 1), writes.submit(b, 10), writes.submit(a, 2), writes.submit(a, 3), writes.submit(b, 11)]);
+    const answers = await Promise.all([
+      writes.submit(a, 1),
+      writes.submit(b, 10),
+      writes.submit(a, 2),
+      writes.submit(a, 3),
+      writes.submit(b, 11),
+    ]);
     assert.deepEqual(answers, ['g1', 'g10', 'g2', 'o3', 'g11']);
     assert.deepEqual(calls.sort(), ['group 1,2', 'group 10,11', 'one 3'].sort());
   });

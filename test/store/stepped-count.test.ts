@@ -25,7 +25,12 @@ describe('counting a list in rowid steps (sqlite)', () => {
       .addColumn('views', 'integer', (c) => c.notNull())
       .execute();
     await store.db.schema.createIndex('ix_counted_posts_published').on(TABLE).column('published').execute();
-    const rows = Array.from({ length: 120 }, (_, i) => ({ id: `p${i}`, published: i % 3 === 0 ? 1 : 0, author: `u${i % 4}`, views: i }));
+    const rows = Array.from({ length: 120 }, (_, i) => ({
+      id: `p${i}`,
+      published: i % 3 === 0 ? 1 : 0,
+      author: `u${i % 4}`,
+      views: i,
+    }));
     await store.db.insertInto(TABLE).values(rows).execute();
     // Gaps in the rowids, as deletes leave them.
     await store.db.deleteFrom(TABLE).where(sql<boolean>`_rowid_ between 30 and 47 or _rowid_ <= 3`).execute();
@@ -61,7 +66,8 @@ describe('counting a list in rowid steps (sqlite)', () => {
     assert.equal(plan.stepped, false, 'a fast count stays whole');
     assert.equal(await countByPlan(read, plan, { slowMs: 0 }), total);
     assert.equal(plan.stepped, true, 'a slow one switches the list to steps');
-    for (const stepRows of [1, 7, 50, 10_000]) assert.equal(await countByPlan(read, plan, { stepRows }), total, `step ${stepRows}`);
+    for (const stepRows of [1, 7, 50, 10_000])
+      assert.equal(await countByPlan(read, plan, { stepRows }), total, `step ${stepRows}`);
   });
 
   it('keeps a condition whole in steps: an `or` at its top level binds as it does alone', async () => {
@@ -73,7 +79,10 @@ describe('counting a list in rowid steps (sqlite)', () => {
 
   it('reads the table in rowid order in each step, not the whole index once per step', async () => {
     const plan = planFor([sql<SqlBool>`published = ${1}`]);
-    const explained = await store.db.executeQuery<{ detail: string }>({ ...plan.range, sql: `explain query plan ${plan.range.sql}` });
+    const explained = await store.db.executeQuery<{ detail: string }>({
+      ...plan.range,
+      sql: `explain query plan ${plan.range.sql}`,
+    });
     const details = explained.rows.map((row) => row.detail).join('; ');
     assert.match(details, /INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/, details);
     assert.doesNotMatch(details, /ix_counted_posts_published/, details);
@@ -86,8 +95,16 @@ describe('counting a list in rowid steps (sqlite)', () => {
     assert.equal(result, await expected([visible]));
     assert.ok(turns >= 9, `about 12 steps over rowids 4-120 leave at least 9 turns to others (${turns})`);
 
-    await store.db.schema.createTable('empty_posts').addColumn('id', 'text', (c) => c.primaryKey()).execute();
-    const empty = countPlanOf(store.db, 'empty_posts', [], store.db.selectFrom('empty_posts').select(sql<number>`count(*)`.as('total')).compile());
+    await store.db.schema
+      .createTable('empty_posts')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .execute();
+    const empty = countPlanOf(
+      store.db,
+      'empty_posts',
+      [],
+      store.db.selectFrom('empty_posts').select(sql<number>`count(*)`.as('total')).compile(),
+    );
     empty.stepped = true;
     assert.equal(await countByPlan(read, empty), 0);
   });

@@ -10,7 +10,8 @@ for (const dialect of [sqliteDialect, postgresDialect]) {
     const encode = (value: unknown) => dialect.encode('timestamp', value);
 
     it('keeps text already in the stored form', () => {
-      for (const text of ['2026-11-25T19:58:00.123Z', '0000-01-01T00:00:00.000Z', '9999-12-28T23:59:59.999Z']) assert.equal(encode(text), text);
+      for (const text of ['2026-11-25T19:58:00.123Z', '0000-01-01T00:00:00.000Z', '9999-12-28T23:59:59.999Z'])
+        assert.equal(encode(text), text);
     });
 
     it('normalises other forms through Date', () => {

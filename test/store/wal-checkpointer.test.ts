@@ -32,7 +32,10 @@ describe('WAL checkpoints on a worker thread', () => {
     const path = join(dir, 'data.db');
     const store = createStore(`sqlite:${path}`);
     try {
-      assert.equal(store.driver.kind === 'sqlite' && store.driver.database.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_AUTOCHECKPOINT_PAGES);
+      assert.equal(
+        store.driver.kind === 'sqlite' && store.driver.database.pragma('wal_autocheckpoint', { simple: true }),
+        BACKSTOP_AUTOCHECKPOINT_PAGES,
+      );
       await sql`create table t (id integer primary key, v text)`.execute(store.db);
       for (let i = 0; i < 50; i++) await sql`insert into t (v) values (${'x'.repeat(500)})`.execute(store.db);
       let seen = 0;
@@ -107,7 +110,11 @@ describe('the write-ahead log under steady writes', () => {
       // writes the next before the worker's checkpoint can have copied everything.
       const deadline = Date.now() + 30_000;
       while (written < 12_000 && Date.now() < deadline) {
-        await Promise.all(Array.from({ length: 25 }, () => store.transact((trx) => sql`insert into t (v) values (${blob})`.execute(trx))));
+        await Promise.all(
+          Array.from({ length: 25 }, () =>
+            store.transact((trx) => sql`insert into t (v) values (${blob})`.execute(trx)),
+          ),
+        );
         written += 25;
         if (written % 500 === 0) longest = Math.max(longest, framesInLog(path));
       }

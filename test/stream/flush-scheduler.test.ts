@@ -5,7 +5,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import {
-  FLUSH_COST_MULTIPLE, FLUSH_LATENCY_BUDGET_MS, FlushScheduler, flushInterval, MAX_FLUSH_INTERVAL_MS, MIN_FLUSH_INTERVAL_MS, OVER_BUDGET_COST_MULTIPLE,
+  FLUSH_COST_MULTIPLE,
+  FLUSH_LATENCY_BUDGET_MS,
+  FlushScheduler,
+  flushInterval,
+  MAX_FLUSH_INTERVAL_MS,
+  MIN_FLUSH_INTERVAL_MS,
+  OVER_BUDGET_COST_MULTIPLE,
 } from '../../src/stream/flush-scheduler.ts';
 
 /** A flushable that records when it flushed and takes `costMs` of CPU doing it, "writing" to `writes` connections. */
@@ -52,7 +58,10 @@ describe('FlushScheduler', () => {
     await until(() => cheap.flushes.length === 1);
     scheduler.schedule(cheap);
     await until(() => cheap.flushes.length === 2);
-    assert.ok(cheap.flushes[1]! - cheap.flushes[0]! >= MIN_FLUSH_INTERVAL_MS - TIMER_SLACK_MS, 'at least the minimum interval apart');
+    assert.ok(
+      cheap.flushes[1]! - cheap.flushes[0]! >= MIN_FLUSH_INTERVAL_MS - TIMER_SLACK_MS,
+      'at least the minimum interval apart',
+    );
 
     const costMs = 8;
     const costly = target(costMs);
@@ -64,7 +73,10 @@ describe('FlushScheduler', () => {
     scheduler.schedule(costly);
     await until(() => costly.flushes.length === 4);
     const gap = costly.flushes[3]! - costly.flushes[2]!;
-    assert.ok(gap >= costMs * FLUSH_COST_MULTIPLE - TIMER_SLACK_MS, `an ${costMs} ms flush is followed ${gap} ms later`);
+    assert.ok(
+      gap >= costMs * FLUSH_COST_MULTIPLE - TIMER_SLACK_MS,
+      `an ${costMs} ms flush is followed ${gap} ms later`,
+    );
   });
 
   it('does not stretch the next wait after one slow flush (a collection or a descheduled process)', async () => {
@@ -86,7 +98,10 @@ describe('FlushScheduler', () => {
       await until(() => flushes.length === i + 1);
     }
     const gap = flushes[3]! - flushes[2]!;
-    assert.ok(gap < 60 * FLUSH_COST_MULTIPLE / 2, `after a 60 ms flush among cheap ones the next came ${gap} ms later`);
+    assert.ok(
+      gap < (60 * FLUSH_COST_MULTIPLE) / 2,
+      `after a 60 ms flush among cheap ones the next came ${gap} ms later`,
+    );
   });
 
   it('tells its listeners what each flush cost and how many connections it wrote to, until they stop listening', async () => {

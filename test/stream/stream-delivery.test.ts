@@ -19,7 +19,9 @@ for (const dialect of testDialects()) {
     let t: StreamTestApp;
     const clients: SseClient[] = [];
     const connect = async (query: string, authorization: string, headers: Record<string, string> = {}) => {
-      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream${query}`, { headers: { authorization, ...headers } });
+      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream${query}`, {
+        headers: { authorization, ...headers },
+      });
       clients.push(client);
       return client;
     };
@@ -40,7 +42,10 @@ for (const dialect of testDialects()) {
     });
 
     it('answers with the SSE headers, keeps X-Request-Id, and starts with retry and a connected comment', async () => {
-      const client = await connect('', t.editor.authorization, { 'x-request-id': 'stream-req-1', origin: 'http://localhost:5173' });
+      const client = await connect('', t.editor.authorization, {
+        'x-request-id': 'stream-req-1',
+        origin: 'http://localhost:5173',
+      });
       assert.equal(client.status, 200);
       assert.equal(client.headers['content-type'], 'text/event-stream');
       assert.equal(client.headers['cache-control'], 'no-cache');
@@ -58,8 +63,16 @@ for (const dialect of testDialects()) {
     it('sends a heartbeat comment every heartbeatMs', async () => {
       const client = await connected('');
       const start = client.blocks.length;
-      await client.waitFor((b) => b.comments.includes('heartbeat'), { from: start, timeoutMs: 2000, what: 'a heartbeat' });
-      await client.waitFor((b) => b.comments.includes('heartbeat'), { from: client.blocks.length, timeoutMs: 2000, what: 'a second heartbeat' });
+      await client.waitFor((b) => b.comments.includes('heartbeat'), {
+        from: start,
+        timeoutMs: 2000,
+        what: 'a heartbeat',
+      });
+      await client.waitFor((b) => b.comments.includes('heartbeat'), {
+        from: client.blocks.length,
+        timeoutMs: 2000,
+        what: 'a second heartbeat',
+      });
       client.close();
     });
 
@@ -97,11 +110,17 @@ for (const dialect of testDialects()) {
       await t.patchPost(id, { title: 'Kinds 2' });
       await t.deletePost(id);
       const events = await client.waitForEvents(2);
-      assert.deepEqual(events.map((e) => e.event), ['posts.created', 'posts.deleted']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['posts.created', 'posts.deleted'],
+      );
       // The update would have come between the two; make sure nothing else is on its way.
       await t.createPost({ title: 'marker' });
       await client.waitForEvents(3);
-      assert.deepEqual(client.events.map((e) => e.event), ['posts.created', 'posts.deleted', 'posts.created']);
+      assert.deepEqual(
+        client.events.map((e) => e.event),
+        ['posts.created', 'posts.deleted', 'posts.created'],
+      );
     });
 
     it('intersects `fields` with the readable fields, keeps system fields, and reduces `changes`', async () => {
@@ -184,7 +203,10 @@ describe('stream errors before the stream starts', () => {
   const keys = new Map<string, string>();
   const keyFor = async (role: string) => {
     // 'create-only-key': an editor whose key may only create posts.
-    const key = () => (role === 'create-only-key' ? t.key('editor', 'create-only-user', { posts: { create: ['*'] } }) : t.key(role, `${role}-error-user`));
+    const key = () =>
+      role === 'create-only-key'
+        ? t.key('editor', 'create-only-user', { posts: { create: ['*'] } })
+        : t.key(role, `${role}-error-user`);
     if (!keys.has(role)) keys.set(role, (await key()).authorization);
     return keys.get(role)!;
   };
@@ -195,17 +217,67 @@ describe('stream errors before the stream starts', () => {
     await t.close();
   });
 
-  const scenarios: { name: string; url: string; role?: string; auth?: false; status: number; code: string; parameter?: string }[] = [
+  const scenarios: {
+    name: string;
+    url: string;
+    role?: string;
+    auth?: false;
+    status: number;
+    code: string;
+    parameter?: string;
+  }[] = [
     { name: 'no Authorization', url: '/v1/posts/stream', auth: false, status: 401, code: 'UNAUTHORIZED' },
     { name: 'unknown resource', url: '/v1/nothing/stream', status: 404, code: 'RESOURCE_NOT_FOUND' },
     { name: 'a role that may not read', url: '/v1/posts/stream', role: 'writer', status: 403, code: 'FORBIDDEN' },
-    { name: 'a role absent from the permissions', url: '/v1/posts/stream', role: 'nobody', status: 403, code: 'FORBIDDEN' },
-    { name: 'a key scoped without read', url: '/v1/posts/stream', role: 'create-only-key', status: 403, code: 'KEY_PERMISSION_DENIED' },
-    { name: 'an unknown event kind', url: '/v1/posts/stream?events=created,renamed', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
-    { name: 'an empty events list', url: '/v1/posts/stream?events=', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
-    { name: 'an unknown field', url: '/v1/posts/stream?fields=title,nope', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'fields' },
-    { name: 'deleted_at without soft delete', url: '/v1/posts/stream?fields=title,deleted_at', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'fields' },
-    { name: 'events given twice', url: '/v1/posts/stream?events=created&events=deleted', status: 400, code: 'INVALID_QUERY_PARAMS', parameter: 'events' },
+    {
+      name: 'a role absent from the permissions',
+      url: '/v1/posts/stream',
+      role: 'nobody',
+      status: 403,
+      code: 'FORBIDDEN',
+    },
+    {
+      name: 'a key scoped without read',
+      url: '/v1/posts/stream',
+      role: 'create-only-key',
+      status: 403,
+      code: 'KEY_PERMISSION_DENIED',
+    },
+    {
+      name: 'an unknown event kind',
+      url: '/v1/posts/stream?events=created,renamed',
+      status: 400,
+      code: 'INVALID_QUERY_PARAMS',
+      parameter: 'events',
+    },
+    {
+      name: 'an empty events list',
+      url: '/v1/posts/stream?events=',
+      status: 400,
+      code: 'INVALID_QUERY_PARAMS',
+      parameter: 'events',
+    },
+    {
+      name: 'an unknown field',
+      url: '/v1/posts/stream?fields=title,nope',
+      status: 400,
+      code: 'INVALID_QUERY_PARAMS',
+      parameter: 'fields',
+    },
+    {
+      name: 'deleted_at without soft delete',
+      url: '/v1/posts/stream?fields=title,deleted_at',
+      status: 400,
+      code: 'INVALID_QUERY_PARAMS',
+      parameter: 'fields',
+    },
+    {
+      name: 'events given twice',
+      url: '/v1/posts/stream?events=created&events=deleted',
+      status: 400,
+      code: 'INVALID_QUERY_PARAMS',
+      parameter: 'events',
+    },
   ];
   for (const scenario of scenarios) {
     it(`answers ${scenario.status} ${scenario.code} for ${scenario.name}`, async () => {
@@ -222,7 +294,12 @@ describe('stream errors before the stream starts', () => {
   }
 
   it('answers 405 with Allow: GET for other methods on the stream path', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/posts/stream', headers: { authorization: t.editor.authorization }, payload: {} });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/posts/stream',
+      headers: { authorization: t.editor.authorization },
+      payload: {},
+    });
     assert.equal(response.statusCode, 405);
     assert.equal(response.headers.allow, 'GET');
   });
@@ -233,7 +310,10 @@ describe('stream authentication by query token', () => {
     const t = await startStreamTestApp({ stream: { allowQueryToken: false } });
     try {
       const token = t.editor.authorization.replace(/^Bearer /, '');
-      const response = await t.app.inject({ method: 'GET', url: `/v1/posts/stream?token=${encodeURIComponent(token)}` });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/v1/posts/stream?token=${encodeURIComponent(token)}`,
+      });
       assert.equal(response.statusCode, 401);
     } finally {
       await t.close();
@@ -242,7 +322,9 @@ describe('stream authentication by query token', () => {
 
   it('never writes the query token to the log', async () => {
     const lines: string[] = [];
-    const t = await startStreamTestApp({ logger: { level: 'trace', stream: { write: (line: string) => void lines.push(line) } } });
+    const t = await startStreamTestApp({
+      logger: { level: 'trace', stream: { write: (line: string) => void lines.push(line) } },
+    });
     try {
       const token = t.editor.authorization.replace(/^Bearer /, '');
       const query = `token=${encodeURIComponent(token)}`;

@@ -13,12 +13,16 @@ const RESOURCES: Record<string, ResourceDefinition> = {
     permissions: { editor: { read: true, create: true }, reader: { read: { fields: ['name'] } } },
   },
   posts: {
-    fields: { title: { type: 'string', required: true }, author_id: { type: 'relation', resource: 'authors', onDelete: 'set_null' } },
+    fields: {
+      title: { type: 'string', required: true },
+      author_id: { type: 'relation', resource: 'authors', onDelete: 'set_null' },
+    },
     permissions: { editor: { read: true, create: true, update: true, delete: true }, reader: { read: true } },
   },
 };
 
-const payloadOf = (block: SseBlock) => JSON.parse(block.data ?? 'null') as { old: unknown; new: Record<string, unknown> | null };
+const payloadOf = (block: SseBlock) =>
+  JSON.parse(block.data ?? 'null') as { old: unknown; new: Record<string, unknown> | null };
 
 for (const dialect of testDialects()) {
   describe(`stream events while readers include related records (${dialect})`, () => {
@@ -34,14 +38,23 @@ for (const dialect of testDialects()) {
 
     it('sends the same events, with no included record, whatever readers include', async () => {
       const reader = await t.key('reader', `reader-${dialect}`);
-      client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: reader.authorization } });
+      client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+        headers: { authorization: reader.authorization },
+      });
       assert.equal(client.status, 200);
       await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
-      const author = await t.app.inject({ method: 'POST', url: '/v1/authors', headers: { authorization: t.editor.authorization }, payload: { name: 'Ann', secret: 'SECRET-42' } });
+      const author = await t.app.inject({
+        method: 'POST',
+        url: '/v1/authors',
+        headers: { authorization: t.editor.authorization },
+        payload: { name: 'Ann', secret: 'SECRET-42' },
+      });
       const authorId = author.json().data.id as string;
 
       await t.createPost({ title: 'before', author_id: authorId });
-      const first = await client.waitFor((b) => b.event === 'posts.created' && payloadOf(b).new?.title === 'before', { what: 'the first event' });
+      const first = await client.waitFor((b) => b.event === 'posts.created' && payloadOf(b).new?.title === 'before', {
+        what: 'the first event',
+      });
       // Both callers read with include, the editor seeing the author's secret.
       for (const authorization of [t.editor.authorization, reader.authorization]) {
         const read = await t.app.inject({ method: 'GET', url: '/v1/posts?include=author', headers: { authorization } });
@@ -49,7 +62,9 @@ for (const dialect of testDialects()) {
         assert.equal(read.json().included.length, 1);
       }
       await t.createPost({ title: 'after', author_id: authorId });
-      const second = await client.waitFor((b) => b.event === 'posts.created' && payloadOf(b).new?.title === 'after', { what: 'the second event' });
+      const second = await client.waitFor((b) => b.event === 'posts.created' && payloadOf(b).new?.title === 'after', {
+        what: 'the second event',
+      });
 
       for (const block of [first, second]) {
         assert.equal(block.raw.includes('SECRET'), false);

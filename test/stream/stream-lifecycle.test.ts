@@ -25,7 +25,9 @@ async function eventually(condition: () => boolean, what: string, timeoutMs = 30
 describe('stream connection lifecycle', () => {
   let t: StreamTestApp;
   const open = async () => {
-    const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } });
+    const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+      headers: { authorization: t.editor.authorization },
+    });
     assert.equal(client.status, 200);
     await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
     return client;
@@ -68,7 +70,10 @@ describe('stream connection lifecycle', () => {
     assert.ok(writes < 80, 'dropped before the write loop gave up');
     // The client that reads keeps its stream.
     await t.createPost({ title: 'still here' });
-    await reader.waitFor((b) => b.data?.includes('still here') === true, { timeoutMs: 5000, what: 'the event after the drop' });
+    await reader.waitFor((b) => b.data?.includes('still here') === true, {
+      timeoutMs: 5000,
+      what: 'the event after the drop',
+    });
     slow.close();
     reader.close();
     await eventually(() => subscribers(t) === 0, 'no subscriber is left');
@@ -78,7 +83,9 @@ describe('stream connection lifecycle', () => {
 describe('closing the app with open streams', () => {
   it('ends each stream with a final retry hint and closes promptly', async () => {
     const t = await startStreamTestApp({ stream: { retryMs: 2500 } });
-    const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: t.editor.authorization } });
+    const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+      headers: { authorization: t.editor.authorization },
+    });
     await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
     const started = Date.now();
     await t.close();

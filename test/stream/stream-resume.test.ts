@@ -8,7 +8,10 @@ import { startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-a
 import { testDialects } from '../helpers/test-databases.ts';
 
 const titleOf = (block: SseBlock): unknown => {
-  const data = JSON.parse(block.data ?? 'null') as { new: { title?: unknown } | null; old: { title?: unknown } | null } | null;
+  const data = JSON.parse(block.data ?? 'null') as {
+    new: { title?: unknown } | null;
+    old: { title?: unknown } | null;
+  } | null;
   return data?.new?.title ?? data?.old?.title;
 };
 
@@ -63,7 +66,9 @@ for (const dialect of testDialects()) {
 
     it('filters replayed events like live ones (kinds and the read filter)', async () => {
       const user = await t.key('user', 'resume-user');
-      const first = await SseClient.connect(`${t.baseUrl}/v1/posts/stream?events=created`, { headers: { authorization: user.authorization } });
+      const first = await SseClient.connect(`${t.baseUrl}/v1/posts/stream?events=created`, {
+        headers: { authorization: user.authorization },
+      });
       clients.push(first);
       await t.createPost({ title: 'r-mine-1', author_id: user.userId });
       const [seen] = await first.waitForEvents(1);

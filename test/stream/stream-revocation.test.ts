@@ -17,40 +17,66 @@ const SLACK_MS = 500;
 /** Admin API calls through one app. */
 function adminOf(t: StreamTestApp) {
   const call = async (method: 'GET' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => {
-    const response = await t.app.inject({ method, url, headers: { authorization: adminAuthorization(t.config) }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const response = await t.app.inject({
+      method,
+      url,
+      headers: { authorization: adminAuthorization(t.config) },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
     if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
     return response.statusCode === 204 ? null : (response.json() as { data: unknown });
   };
   return {
     call,
     async keyIdOf(key: TestKey): Promise<string> {
-      const body = (await call('GET', `/admin/keys?userId=${encodeURIComponent(key.userId)}`)) as { data: { id: string }[] };
+      const body = (await call('GET', `/admin/keys?userId=${encodeURIComponent(key.userId)}`)) as {
+        data: { id: string }[];
+      };
       assert.equal(body.data.length, 1);
       return body.data[0]!.id;
     },
   };
 }
 
-async function open(t: StreamTestApp, key: TestKey, options: { byQuery?: boolean; headers?: Record<string, string> } = {}): Promise<SseClient> {
+async function open(
+  t: StreamTestApp,
+  key: TestKey,
+  options: { byQuery?: boolean; headers?: Record<string, string> } = {},
+): Promise<SseClient> {
   const token = key.authorization.replace(/^Bearer /, '');
   const client = options.byQuery
-    ? await SseClient.connect(`${t.baseUrl}/v1/posts/stream?token=${encodeURIComponent(token)}`, { headers: options.headers ?? {} })
-    : await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, { headers: { authorization: key.authorization, ...options.headers } });
+    ? await SseClient.connect(`${t.baseUrl}/v1/posts/stream?token=${encodeURIComponent(token)}`, {
+        headers: options.headers ?? {},
+      })
+    : await SseClient.connect(`${t.baseUrl}/v1/posts/stream`, {
+        headers: { authorization: key.authorization, ...options.headers },
+      });
   assert.equal(client.status, 200, client.status === 200 ? '' : await client.body());
   await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
   return client;
 }
 
 /** Waits for the `revoked` event and the end of the response; returns how long after `since` it came. */
-async function revoked(client: SseClient, since: number, timeoutMs = 4000): Promise<{ elapsedMs: number; reason: string }> {
+async function revoked(
+  client: SseClient,
+  since: number,
+  timeoutMs = 4000,
+): Promise<{ elapsedMs: number; reason: string }> {
   const block = await client.waitFor((b) => b.event === 'revoked', { timeoutMs, what: 'the revoked event' });
   const elapsedMs = Date.now() - since;
-  await Promise.race([client.ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the stream stayed open after revoked')), 2000))]);
+  await Promise.race([
+    client.ended,
+    new Promise((_, reject) => setTimeout(() => reject(new Error('the stream stayed open after revoked')), 2000)),
+  ]);
   return { elapsedMs, reason: (JSON.parse(block.data ?? '{}') as { reason: string }).reason };
 }
 
 async function refusedCode(t: StreamTestApp, key: TestKey): Promise<[number, string | undefined]> {
-  const response = await t.app.inject({ method: 'GET', url: '/v1/posts/stream', headers: { authorization: key.authorization } });
+  const response = await t.app.inject({
+    method: 'GET',
+    url: '/v1/posts/stream',
+    headers: { authorization: key.authorization },
+  });
   return [response.statusCode, (response.json() as { errors?: { code: string }[] }).errors?.[0]?.code];
 }
 
@@ -60,7 +86,8 @@ for (const dialect of testDialects()) {
     let admin: ReturnType<typeof adminOf>;
     const clients: SseClient[] = [];
     let next = 0;
-    const key = async (role = 'editor', permissions?: Parameters<StreamTestApp['key']>[2]) => t.key(role, `revoke-${dialect}-${next++}`, permissions);
+    const key = async (role = 'editor', permissions?: Parameters<StreamTestApp['key']>[2]) =>
+      t.key(role, `revoke-${dialect}-${next++}`, permissions);
     const track = (client: SseClient) => {
       clients.push(client);
       return client;
@@ -103,7 +130,11 @@ for (const dialect of testDialects()) {
       const k = await key();
       const client = track(await open(t, k));
       const since = Date.now();
-      const response = await t.app.inject({ method: 'DELETE', url: '/me/key', headers: { authorization: k.authorization } });
+      const response = await t.app.inject({
+        method: 'DELETE',
+        url: '/me/key',
+        headers: { authorization: k.authorization },
+      });
       assert.equal(response.statusCode, 204, response.body);
       const { elapsedMs } = await revoked(client, since);
       assert.ok(elapsedMs < REVOCATION_BOUND_MS + SLACK_MS, `revoked after ${elapsedMs} ms`);
@@ -113,12 +144,19 @@ for (const dialect of testDialects()) {
     it("ends the stream when the key's permissions change, and a reconnection gets the new scope", async () => {
       const k = await key();
       const client = track(await open(t, k));
-      await admin.call('PATCH', `/admin/keys/${await admin.keyIdOf(k)}`, { permissions: { posts: { read: ['title'] } } });
+      await admin.call('PATCH', `/admin/keys/${await admin.keyIdOf(k)}`, {
+        permissions: { posts: { read: ['title'] } },
+      });
       await revoked(client, Date.now());
       const again = track(await open(t, k));
       await t.createPost({ title: 'scoped now', body: 'not for this key' });
       const [created] = await again.waitForEvents(1);
-      assert.deepEqual(Object.keys((JSON.parse(created!.data!) as { new: object }).new).sort(), ['created_at', 'id', 'title', 'updated_at']);
+      assert.deepEqual(Object.keys((JSON.parse(created!.data!) as { new: object }).new).sort(), [
+        'created_at',
+        'id',
+        'title',
+        'updated_at',
+      ]);
     });
 
     it('keeps the stream open when a change leaves the key as it was (a new name)', async () => {
@@ -127,7 +165,10 @@ for (const dialect of testDialects()) {
       await admin.call('PATCH', `/admin/keys/${await admin.keyIdOf(k)}`, { name: 'renamed' });
       await t.createPost({ title: 'still here' });
       await client.waitFor((b) => b.event === 'posts.created', { what: 'the event after the rename' });
-      assert.equal(client.blocks.some((b) => b.event === 'revoked'), false);
+      assert.equal(
+        client.blocks.some((b) => b.event === 'revoked'),
+        false,
+      );
       assert.equal(client.isEnded, false);
     });
 
@@ -165,7 +206,13 @@ for (const dialect of testDialects()) {
       const client = track(await open(t, adminKey));
       // What `svc admin-token --rotate` tells the running servers, from another process's signals.
       const { store } = t.ctx;
-      const cli = new ClusterSignals({ db: store.db, dialect: store.dialect, log: t.ctx.log, pollIntervalMs: 1000, retentionMs: 3_600_000 });
+      const cli = new ClusterSignals({
+        db: store.db,
+        dialect: store.dialect,
+        log: t.ctx.log,
+        pollIntervalMs: 1000,
+        retentionMs: 3_600_000,
+      });
       await cli.publish(ADMIN_TOKEN_TOPIC, {});
       await revoked(client, Date.now());
       track(await open(t, adminKey));
@@ -174,7 +221,9 @@ for (const dialect of testDialects()) {
     it('ends the stream when its key expires, with no write to notice it', async () => {
       const k = await key();
       const expiresAt = Date.now() + 1500;
-      await admin.call('PATCH', `/admin/keys/${await admin.keyIdOf(k)}`, { expiresAt: new Date(expiresAt).toISOString() });
+      await admin.call('PATCH', `/admin/keys/${await admin.keyIdOf(k)}`, {
+        expiresAt: new Date(expiresAt).toISOString(),
+      });
       const client = track(await open(t, k));
       const { reason } = await revoked(client, Date.now(), 5000);
       assert.ok(Date.now() >= expiresAt, 'not before the expiry');
@@ -204,11 +253,31 @@ describe('stream revocation across two nodes on one PostgreSQL database', { skip
     await database?.drop();
   });
 
-  const scenarios: { name: string; change: (admin: ReturnType<typeof adminOf>, k: TestKey) => Promise<unknown>; refused?: [number, string] }[] = [
-    { name: 'a key disabled', change: async (admin, k) => admin.call('PATCH', `/admin/keys/${await admin.keyIdOf(k)}`, { enabled: false }), refused: [401, 'API_KEY_DISABLED'] },
-    { name: 'a key deleted', change: async (admin, k) => admin.call('DELETE', `/admin/keys/${await admin.keyIdOf(k)}`), refused: [401, 'INVALID_API_KEY'] },
-    { name: 'a user demoted', change: (admin, k) => admin.call('PATCH', `/admin/users/${encodeURIComponent(k.userId)}`, { primaryRole: 'user' }) },
-    { name: 'a user deleted', change: (admin, k) => admin.call('DELETE', `/admin/users/${encodeURIComponent(k.userId)}`), refused: [401, 'INVALID_API_KEY'] },
+  const scenarios: {
+    name: string;
+    change: (admin: ReturnType<typeof adminOf>, k: TestKey) => Promise<unknown>;
+    refused?: [number, string];
+  }[] = [
+    {
+      name: 'a key disabled',
+      change: async (admin, k) => admin.call('PATCH', `/admin/keys/${await admin.keyIdOf(k)}`, { enabled: false }),
+      refused: [401, 'API_KEY_DISABLED'],
+    },
+    {
+      name: 'a key deleted',
+      change: async (admin, k) => admin.call('DELETE', `/admin/keys/${await admin.keyIdOf(k)}`),
+      refused: [401, 'INVALID_API_KEY'],
+    },
+    {
+      name: 'a user demoted',
+      change: (admin, k) =>
+        admin.call('PATCH', `/admin/users/${encodeURIComponent(k.userId)}`, { primaryRole: 'user' }),
+    },
+    {
+      name: 'a user deleted',
+      change: (admin, k) => admin.call('DELETE', `/admin/users/${encodeURIComponent(k.userId)}`),
+      refused: [401, 'INVALID_API_KEY'],
+    },
   ];
   for (const scenario of scenarios) {
     it(`ends the other node's stream within a second of ${scenario.name}`, async () => {

@@ -72,7 +72,11 @@ function expectedEvent(before: Row | null, after: Row | null): { type: string; p
 const sorted = (payload: Payload): Payload => ({
   old: payload.old,
   new: payload.new,
-  changes: { added: [...payload.changes.added].sort(), updated: [...payload.changes.updated].sort(), removed: [...payload.changes.removed].sort() },
+  changes: {
+    added: [...payload.changes.added].sort(),
+    updated: [...payload.changes.updated].sort(),
+    removed: [...payload.changes.removed].sort(),
+  },
 });
 
 for (const dialect of testDialects()) {
@@ -86,14 +90,23 @@ for (const dialect of testDialects()) {
       readers.push(
         { name: 'user u1', authorization: (await t.key('user', 'prop-u1')).authorization },
         { name: 'user u2', authorization: (await t.key('user', 'prop-u2')).authorization },
-        { name: 'user u2, ?fields=title,status', authorization: (await t.key('user', 'prop-u2b')).authorization, fields: ['title', 'status'] },
-        { name: 'editor key scoped to title', authorization: (await t.key('editor', 'prop-scoped', { posts: { read: ['title'] } })).authorization },
+        {
+          name: 'user u2, ?fields=title,status',
+          authorization: (await t.key('user', 'prop-u2b')).authorization,
+          fields: ['title', 'status'],
+        },
+        {
+          name: 'editor key scoped to title',
+          authorization: (await t.key('editor', 'prop-scoped', { posts: { read: ['title'] } })).authorization,
+        },
         { name: 'editor', authorization: t.editor.authorization },
         { name: 'admin token', authorization: adminAuthorization(t.config) },
       );
       for (const reader of readers) {
         const query = reader.fields ? `?fields=${reader.fields.join(',')}` : '';
-        reader.client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream${query}`, { headers: { authorization: reader.authorization } });
+        reader.client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream${query}`, {
+          headers: { authorization: reader.authorization },
+        });
         assert.equal(reader.client.status, 200);
         await reader.client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
       }
@@ -105,12 +118,17 @@ for (const dialect of testDialects()) {
 
     /** The record as `reader` reads it with GET (id and attributes), or null when it may not. */
     const read = async (reader: Reader, id: string): Promise<Row | null> => {
-      const response = await t.app.inject({ method: 'GET', url: `/v1/posts/${id}`, headers: { authorization: reader.authorization } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/v1/posts/${id}`,
+        headers: { authorization: reader.authorization },
+      });
       if (response.statusCode === 404) return null;
       assert.equal(response.statusCode, 200, response.body);
       const { data } = response.json() as { data: { id: string; attributes: Row } };
       const row: Row = { id: data.id };
-      for (const [name, value] of Object.entries(data.attributes)) if (SYSTEM.has(name) || !reader.fields || reader.fields.includes(name)) row[name] = value;
+      for (const [name, value] of Object.entries(data.attributes))
+        if (SYSTEM.has(name) || !reader.fields || reader.fields.includes(name)) row[name] = value;
       return row;
     };
     const readAll = (id: string) => Promise.all(readers.map((reader) => read(reader, id)));
@@ -132,11 +150,20 @@ for (const dialect of testDialects()) {
               id = ids[step.target % ids.length]!;
               beforeRows = await readAll(id);
               if (step.kind === 'patch') {
-                const response = await t.app.inject({ method: 'PATCH', url: `/v1/posts/${id}`, headers: { authorization: t.editor.authorization }, payload: step.values });
+                const response = await t.app.inject({
+                  method: 'PATCH',
+                  url: `/v1/posts/${id}`,
+                  headers: { authorization: t.editor.authorization },
+                  payload: step.values,
+                });
                 // A row already deleted in this run is gone: 404 and no event.
                 assert.ok(response.statusCode === 200 || response.statusCode === 404, response.body);
               } else {
-                const response = await t.app.inject({ method: 'DELETE', url: `/v1/posts/${id}`, headers: { authorization: t.editor.authorization } });
+                const response = await t.app.inject({
+                  method: 'DELETE',
+                  url: `/v1/posts/${id}`,
+                  headers: { authorization: t.editor.authorization },
+                });
                 assert.ok(response.statusCode === 204 || response.statusCode === 404, response.body);
               }
             }
@@ -149,13 +176,20 @@ for (const dialect of testDialects()) {
           // A published post every reader sees: once it arrives, every event of the writes has too.
           const marker = `marker-${markers++}`;
           await t.createPost({ title: marker, status: 'published' });
-          const isMarker = (b: SseBlock) => b.data !== undefined && (JSON.parse(b.data) as Payload).new?.title === marker;
+          const isMarker = (b: SseBlock) =>
+            b.data !== undefined && (JSON.parse(b.data) as Payload).new?.title === marker;
           for (const [i, reader] of readers.entries()) {
             const client = reader.client!;
             await client.waitFor(isMarker, { from: starts[i], timeoutMs: 10_000, what: `${marker} on ${reader.name}` });
             const received = client.events.slice(starts[i]);
-            const got = received.slice(0, received.findIndex(isMarker)).map((b) => ({ type: b.event, payload: sorted(JSON.parse(b.data!) as Payload) }));
-            assert.deepStrictEqual(got, expected[i]!.map((e) => ({ type: e.type, payload: sorted(e.payload) })), `stream of ${reader.name}`);
+            const got = received
+              .slice(0, received.findIndex(isMarker))
+              .map((b) => ({ type: b.event, payload: sorted(JSON.parse(b.data!) as Payload) }));
+            assert.deepStrictEqual(
+              got,
+              expected[i]!.map((e) => ({ type: e.type, payload: sorted(e.payload) })),
+              `stream of ${reader.name}`,
+            );
           }
         }),
         { numRuns: 30 },

@@ -8,7 +8,6 @@ import { SseClient, type SseBlock } from '../helpers/sse-client.ts';
 import { startStreamTestApp, type StreamTestApp } from '../helpers/stream-test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 
-
 interface Payload {
   old: Record<string, unknown> | null;
   new: Record<string, unknown> | null;
@@ -16,7 +15,8 @@ interface Payload {
 }
 const NO_PAYLOAD: Payload = { old: null, new: null, changes: { added: [], updated: [], removed: [] } };
 /** An event's data; comments and the preamble read as an empty payload. */
-const payloadOf = (block: SseBlock): Payload => (block.data === undefined ? NO_PAYLOAD : (JSON.parse(block.data) as Payload));
+const payloadOf = (block: SseBlock): Payload =>
+  block.data === undefined ? NO_PAYLOAD : (JSON.parse(block.data) as Payload);
 
 for (const dialect of testDialects()) {
   describe(`stream events shaped by what the reader may see (${dialect})`, () => {
@@ -25,7 +25,9 @@ for (const dialect of testDialects()) {
     let next = 0;
     const reader = () => t.key('user', `reader-${dialect}-${next++}`);
     const connect = async (authorization: string, query = '', headers: Record<string, string> = {}) => {
-      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream${query}`, { headers: { authorization, ...headers } });
+      const client = await SseClient.connect(`${t.baseUrl}/v1/posts/stream${query}`, {
+        headers: { authorization, ...headers },
+      });
       clients.push(client);
       assert.equal(client.status, 200, client.status === 200 ? '' : await client.body());
       await client.waitFor((b) => b.comments.includes('connected'), { what: 'the connected comment' });
@@ -34,8 +36,15 @@ for (const dialect of testDialects()) {
     /** A post everyone sees, written after the others: once it arrives, every earlier event has too. */
     const marker = async (client: SseClient, title = `marker ${next++}`) => {
       await t.createPost({ title, status: 'published' });
-      await client.waitFor((b) => b.event === 'posts.created' && payloadOf(b).new?.title === title, { what: `the marker ${title}` });
-      return client.events.filter((b) => payloadOf(b).new?.title !== title && payloadOf(b).old?.title !== title && !String(payloadOf(b).new?.title ?? '').startsWith('marker'));
+      await client.waitFor((b) => b.event === 'posts.created' && payloadOf(b).new?.title === title, {
+        what: `the marker ${title}`,
+      });
+      return client.events.filter(
+        (b) =>
+          payloadOf(b).new?.title !== title &&
+          payloadOf(b).old?.title !== title &&
+          !String(payloadOf(b).new?.title ?? '').startsWith('marker'),
+      );
     };
 
     before(async () => {
@@ -49,10 +58,18 @@ for (const dialect of testDialects()) {
     it('delivers a draft published later as `created` with only the published values; the draft never shows', async () => {
       const u2 = await reader();
       const client = await connect(u2.authorization);
-      const id = await t.createPost({ title: 'Plans', body: 'SECRET draft text', status: 'draft', author_id: 'editor-1' });
+      const id = await t.createPost({
+        title: 'Plans',
+        body: 'SECRET draft text',
+        status: 'draft',
+        author_id: 'editor-1',
+      });
       await t.patchPost(id, { body: 'Public text', status: 'published' });
       const events = await marker(client);
-      assert.deepEqual(events.map((e) => e.event), ['posts.created']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['posts.created'],
+      );
       const created = payloadOf(events[0]!);
       assert.equal(created.old, null);
       assert.equal(created.new?.body, 'Public text');
@@ -67,7 +84,10 @@ for (const dialect of testDialects()) {
       const client = await connect(u2.authorization);
       await t.patchPost(id, { status: 'draft', body: 'SECRET again' });
       const events = await marker(client);
-      assert.deepEqual(events.map((e) => e.event), ['posts.deleted']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['posts.deleted'],
+      );
       const deleted = payloadOf(events[0]!);
       assert.equal(deleted.new, null);
       assert.equal(deleted.old?.body, 'visible');
@@ -95,8 +115,16 @@ for (const dialect of testDialects()) {
       await t.patchPost(id, { title: 'Scoped 2' });
       for (const client of [byFields, byScope]) {
         const events = await marker(client);
-        assert.deepEqual(events.map((e) => [e.event, payloadOf(e).changes.updated]), [['posts.updated', ['title']]]);
-        assert.deepEqual(Object.keys(payloadOf(events[0]!).new ?? {}).sort(), ['created_at', 'id', 'title', 'updated_at']);
+        assert.deepEqual(
+          events.map((e) => [e.event, payloadOf(e).changes.updated]),
+          [['posts.updated', ['title']]],
+        );
+        assert.deepEqual(Object.keys(payloadOf(events[0]!).new ?? {}).sort(), [
+          'created_at',
+          'id',
+          'title',
+          'updated_at',
+        ]);
       }
     });
 
@@ -106,13 +134,24 @@ for (const dialect of testDialects()) {
       const id = await t.createPost({ title: 'Soft', status: 'published' });
       await t.deletePost(id);
       const plainEvents = await marker(plain);
-      assert.deepEqual(plainEvents.map((e) => e.event), ['posts.created', 'posts.deleted']);
+      assert.deepEqual(
+        plainEvents.map((e) => e.event),
+        ['posts.created', 'posts.deleted'],
+      );
       for (const event of plainEvents) assert.equal(event.raw.includes('deleted_at'), false);
-      assert.deepEqual(Object.keys(payloadOf(plainEvents[0]!).new ?? {}).sort(), ['created_at', 'id', 'title', 'updated_at']);
+      assert.deepEqual(Object.keys(payloadOf(plainEvents[0]!).new ?? {}).sort(), [
+        'created_at',
+        'id',
+        'title',
+        'updated_at',
+      ]);
       assert.equal(payloadOf(plainEvents[1]!).new, null);
 
       const asked = await marker(asking);
-      assert.deepEqual(asked.map((e) => e.event), ['posts.created', 'posts.deleted']);
+      assert.deepEqual(
+        asked.map((e) => e.event),
+        ['posts.created', 'posts.deleted'],
+      );
       const softDeleted = payloadOf(asked[1]!);
       assert.equal(typeof softDeleted.new?.deleted_at, 'string');
       assert.deepEqual(softDeleted.changes, { added: ['deleted_at'], updated: [], removed: [] });
@@ -126,7 +165,13 @@ for (const dialect of testDialects()) {
       const last = 'Kinds 3';
       await t.patchPost(id, { title: last });
       await client.waitFor((b) => payloadOf(b).new?.title === last, { what: 'the last update' });
-      assert.deepEqual(client.events.map((e) => [e.event, payloadOf(e).new?.title]), [['posts.updated', 'Kinds 2'], ['posts.updated', last]]);
+      assert.deepEqual(
+        client.events.map((e) => [e.event, payloadOf(e).new?.title]),
+        [
+          ['posts.updated', 'Kinds 2'],
+          ['posts.updated', last],
+        ],
+      );
     });
 
     it('applies the same rule to the events replayed after Last-Event-ID', async () => {
@@ -136,13 +181,21 @@ for (const dialect of testDialects()) {
       await t.createPost({ title: start, status: 'published' });
       const anchor = await first.waitFor((b) => payloadOf(b).new?.title === start, { what: 'the anchor event' });
       first.close();
-      const id = await t.createPost({ title: 'Replayed', body: 'SECRET draft', status: 'draft', author_id: 'editor-1' });
+      const id = await t.createPost({
+        title: 'Replayed',
+        body: 'SECRET draft',
+        status: 'draft',
+        author_id: 'editor-1',
+      });
       await t.patchPost(id, { body: 'Public', status: 'published' });
       await t.patchPost(id, { rating: 3 });
       await t.patchPost(id, { status: 'draft' });
       const resumed = await connect(u2.authorization, '', { 'last-event-id': anchor.id! });
       const events = await marker(resumed);
-      assert.deepEqual(events.map((e) => e.event), ['posts.created', 'posts.deleted']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['posts.created', 'posts.deleted'],
+      );
       assert.equal(payloadOf(events[0]!).old, null);
       assert.equal(payloadOf(events[1]!).new, null);
       for (const event of events) assert.equal(event.raw.includes('SECRET'), false);

@@ -5,13 +5,24 @@ import type { CompletedSend } from '../../src/webhooks/delivery/send-webhook.ts'
 
 const retry = { maxAttempts: 3, initialDelayMs: 100, backoffMultiplier: 2, maxDelayMs: 10000 };
 const now = Date.parse('2025-01-01T00:00:00.000Z');
-const response = (status: number, headers: Record<string, string> = {}): CompletedSend => ({ kind: 'response', status, headers, body: 'b' });
+const response = (status: number, headers: Record<string, string> = {}): CompletedSend => ({
+  kind: 'response',
+  status,
+  headers,
+  body: 'b',
+});
 const after = (ms: number) => new Date(now + ms).toISOString();
 
 describe('decideOutcome', () => {
   it('records 2xx as success with the response', () => {
     const outcome = decideOutcome(response(204), 1, retry, now);
-    assert.deepEqual(outcome, { status: 'success', deliveredAt: after(0), httpStatus: 204, responseHeaders: {}, responseBody: 'b' });
+    assert.deepEqual(outcome, {
+      status: 'success',
+      deliveredAt: after(0),
+      httpStatus: 204,
+      responseHeaders: {},
+      responseBody: 'b',
+    });
   });
 
   const retryable: [name: string, result: CompletedSend][] = [
@@ -38,8 +49,16 @@ describe('decideOutcome', () => {
   const final: [name: string, result: CompletedSend, error: RegExp][] = [
     ['400', response(400), /answered 400, which is not retried/],
     ['404', response(404), /answered 404/],
-    ['a redirect', response(302, { location: 'http://elsewhere.example/' }), /redirect to http:\/\/elsewhere\.example\/.*not followed/],
-    ['a refused private target', { kind: 'error', retryable: false, message: 'x resolves to 10.0.0.1, a private address' }, /private/],
+    [
+      'a redirect',
+      response(302, { location: 'http://elsewhere.example/' }),
+      /redirect to http:\/\/elsewhere\.example\/.*not followed/,
+    ],
+    [
+      'a refused private target',
+      { kind: 'error', retryable: false, message: 'x resolves to 10.0.0.1, a private address' },
+      /private/,
+    ],
   ];
   for (const [name, result, error] of final) {
     it(`fails at once after ${name}`, () => {

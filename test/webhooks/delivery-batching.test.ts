@@ -68,17 +68,26 @@ describe('CoalescingTrigger', () => {
 });
 
 describe('SuccessBatcher', () => {
-  const outcome: SuccessOutcome = { status: 'success', deliveredAt: new Date().toISOString(), httpStatus: 200, responseHeaders: {}, responseBody: 'ok' };
+  const outcome: SuccessOutcome = {
+    status: 'success',
+    deliveredAt: new Date().toISOString(),
+    httpStatus: 200,
+    responseHeaders: {},
+    responseBody: 'ok',
+  };
   const attempt = (id: string) => ({ id }) as ClaimedAttempt;
 
   it('lets the first success wait for company, then writes those that came during a write together', async () => {
     const batches: string[][] = [];
     let release!: () => void;
-    const batcher = new SuccessBatcher(async (settled) => {
-      batches.push(settled.map((s) => s.attempt.id));
-      if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
-      return new Set(settled.filter((s) => s.attempt.id !== 'lost').map((s) => s.attempt.id));
-    }, { lingerMs: 20 });
+    const batcher = new SuccessBatcher(
+      async (settled) => {
+        batches.push(settled.map((s) => s.attempt.id));
+        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return new Set(settled.filter((s) => s.attempt.id !== 'lost').map((s) => s.attempt.id));
+      },
+      { lingerMs: 20 },
+    );
     const first = [batcher.record(attempt('a'), outcome)];
     await sleep(5);
     first.push(batcher.record(attempt('b'), outcome));
@@ -87,7 +96,10 @@ describe('SuccessBatcher', () => {
     release();
     assert.deepEqual(await Promise.all(first), [true, true]);
     assert.deepEqual(await Promise.all(second), [true, false, true]);
-    assert.deepEqual(batches, [['a', 'b'], ['c', 'lost', 'd']]);
+    assert.deepEqual(batches, [
+      ['a', 'b'],
+      ['c', 'lost', 'd'],
+    ]);
   });
 });
 
@@ -99,7 +111,9 @@ class CountingRepository extends DeliveryRepository {
     this.claims += 1;
     return super.claim(options);
   }
-  override settleSuccesses(settled: Parameters<DeliveryRepository['settleSuccesses']>[0]): ReturnType<DeliveryRepository['settleSuccesses']> {
+  override settleSuccesses(
+    settled: Parameters<DeliveryRepository['settleSuccesses']>[0],
+  ): ReturnType<DeliveryRepository['settleSuccesses']> {
     this.successWrites += 1;
     return super.settleSuccesses(settled);
   }
@@ -122,7 +136,10 @@ for (const dialect of testDialects()) {
     it('claims at most once per interval while commits keep waking it, and sends and records each attempt once', async (ctx) => {
       const receiver = await startReceiver();
       ctx.after(() => receiver.close());
-      const subscriptions = new SubscriptionRepository(store, webhookSecretBox('a test service secret of at least 32 characters'));
+      const subscriptions = new SubscriptionRepository(
+        store,
+        webhookSecretBox('a test service secret of at least 32 characters'),
+      );
       const subscription = await subscriptions.insert({ name: 'batching', url: receiver.url(), eventPattern: '*' });
       const cache = new SubscriptionCache(subscriptions, log);
       await cache.reload();
@@ -144,7 +161,18 @@ for (const dialect of testDialects()) {
       for (let i = 0; i < count; i++) {
         const id = uuidv7();
         ids.push(id);
-        await deliveries.queue([{ id, webhookId: subscription.id, eventId: uuidv7(), eventType: 'posts.created', attemptNumber: 1, requestPayload: `{"n":${i}}`, targetUrl: receiver.url(), dueAt: new Date().toISOString() }]);
+        await deliveries.queue([
+          {
+            id,
+            webhookId: subscription.id,
+            eventId: uuidv7(),
+            eventType: 'posts.created',
+            attemptNumber: 1,
+            requestPayload: `{"n":${i}}`,
+            targetUrl: receiver.url(),
+            dueAt: new Date().toISOString(),
+          },
+        ]);
         worker.wake();
       }
       await receiver.waitForRequests(count, { timeoutMs: 10_000 });

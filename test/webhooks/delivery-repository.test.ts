@@ -7,13 +7,28 @@ import { DeliveryRepository, type QueuedAttempt } from '../../src/webhooks/deliv
 import { createWebhookTables, DELIVERIES_TABLE } from '../../src/webhooks/webhook-tables.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
 
-const success = { status: 'success', deliveredAt: new Date().toISOString(), httpStatus: 200, responseHeaders: {}, responseBody: 'ok' } as const;
+const success = {
+  status: 'success',
+  deliveredAt: new Date().toISOString(),
+  httpStatus: 200,
+  responseHeaders: {},
+  responseBody: 'ok',
+} as const;
 
 function attempts(count: number, webhookId: string, url = 'http://receiver.test/hook'): QueuedAttempt[] {
   const dueAt = new Date(Date.now() - 1000).toISOString();
   return Array.from({ length: count }, () => {
     const id = uuidv7();
-    return { id, webhookId, eventId: uuidv7(), eventType: 'posts.created', attemptNumber: 1, requestPayload: JSON.stringify({ delivery: { id, attempt: 1 } }), targetUrl: url, dueAt };
+    return {
+      id,
+      webhookId,
+      eventId: uuidv7(),
+      eventType: 'posts.created',
+      attemptNumber: 1,
+      requestPayload: JSON.stringify({ delivery: { id, attempt: 1 } }),
+      targetUrl: url,
+      dueAt,
+    };
   });
 }
 
@@ -65,34 +80,61 @@ for (const dialect of testDialects()) {
       assert.equal(await one.settle(first!, success), false, 'the first claimer lost the attempt');
       assert.equal(await one.renewLease(first!, 60_000), false);
       assert.equal(await two.settle(second!, success), true);
-      assert.deepEqual(await one.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] }), [], 'a settled attempt is not claimed again');
+      assert.deepEqual(
+        await one.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] }),
+        [],
+        'a settled attempt is not claimed again',
+      );
     });
 
     it('releases unsent claims for immediate reclaiming, and skips excluded targets', async () => {
       const webhookId = uuidv7();
-      await one.queue([...attempts(2, webhookId, 'http://busy.test/'), ...attempts(1, webhookId, 'http://idle.test:8080/')]);
+      await one.queue([
+        ...attempts(2, webhookId, 'http://busy.test/'),
+        ...attempts(1, webhookId, 'http://idle.test:8080/'),
+      ]);
       const idleOnly = await one.claim({ limit: 10, leaseMs: 60_000, excludeTargets: ['busy.test:80'] });
-      assert.deepEqual(idleOnly.map((a) => a.targetHost), ['idle.test:8080']);
+      assert.deepEqual(
+        idleOnly.map((a) => a.targetHost),
+        ['idle.test:8080'],
+      );
       const busy = await two.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] });
-      assert.deepEqual(busy.map((a) => a.targetHost), ['busy.test:80', 'busy.test:80']);
+      assert.deepEqual(
+        busy.map((a) => a.targetHost),
+        ['busy.test:80', 'busy.test:80'],
+      );
       await two.release(busy);
       assert.equal((await one.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] })).length, 2);
     });
 
     it('claims with its compiled statement whatever the excluded targets, limit and lease of each call', async () => {
       const webhookId = uuidv7();
-      await one.queue([...attempts(2, webhookId, 'http://a.test/'), ...attempts(2, webhookId, 'http://b.test/'), ...attempts(2, webhookId, 'http://c.test/')]);
+      await one.queue([
+        ...attempts(2, webhookId, 'http://a.test/'),
+        ...attempts(2, webhookId, 'http://b.test/'),
+        ...attempts(2, webhookId, 'http://c.test/'),
+      ]);
       const onlyC = await one.claim({ limit: 1, leaseMs: 60_000, excludeTargets: ['a.test:80', 'b.test:80'] });
-      assert.deepEqual(onlyC.map((a) => a.targetHost), ['c.test:80']);
+      assert.deepEqual(
+        onlyC.map((a) => a.targetHost),
+        ['c.test:80'],
+      );
       // The same shape (two exclusions) with other values: the first call's are not kept.
       const onlyB = await one.claim({ limit: 5, leaseMs: 150, excludeTargets: ['a.test:80', 'c.test:80'] });
-      assert.deepEqual(onlyB.map((a) => a.targetHost), ['b.test:80', 'b.test:80']);
+      assert.deepEqual(
+        onlyB.map((a) => a.targetHost),
+        ['b.test:80', 'b.test:80'],
+      );
       assert.ok(onlyB.every((a) => a.claimToken !== onlyC[0]!.claimToken));
       const rest = await two.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] });
       assert.deepEqual(rest.map((a) => a.targetHost).sort(), ['a.test:80', 'a.test:80', 'c.test:80']);
       await new Promise((resolve) => setTimeout(resolve, 200));
       const expired = await two.claim({ limit: 10, leaseMs: 60_000, excludeTargets: ['a.test:80'] });
-      assert.deepEqual(expired.map((a) => a.id).sort(), onlyB.map((a) => a.id).sort(), 'the short lease of the second call has expired');
+      assert.deepEqual(
+        expired.map((a) => a.id).sort(),
+        onlyB.map((a) => a.id).sort(),
+        'the short lease of the second call has expired',
+      );
     });
 
     it('records a batch of successes in one statement, leaving out attempts whose claim was lost', async () => {
@@ -102,13 +144,27 @@ for (const dialect of testDialects()) {
       assert.equal(claimed.length, 3);
       const [lost, ...held] = claimed;
       const deliveredAt = new Date().toISOString();
-      const outcome = { status: 'success', deliveredAt, httpStatus: 201, responseHeaders: { 'x-receipt': 'r1' }, responseBody: 'stored' } as const;
-      const recorded = await one.settleSuccesses(claimed.map((attempt) => ({ attempt: attempt === lost ? { ...attempt, claimToken: 'stale' } : attempt, outcome })));
+      const outcome = {
+        status: 'success',
+        deliveredAt,
+        httpStatus: 201,
+        responseHeaders: { 'x-receipt': 'r1' },
+        responseBody: 'stored',
+      } as const;
+      const recorded = await one.settleSuccesses(
+        claimed.map((attempt) => ({
+          attempt: attempt === lost ? { ...attempt, claimToken: 'stale' } : attempt,
+          outcome,
+        })),
+      );
       assert.deepEqual([...recorded].sort(), held.map((a) => a.id).sort());
       const { items } = await one.list(webhookId, { limit: 10, offset: 0, status: 'success' });
       assert.equal(items.length, 2);
       for (const item of items) {
-        assert.deepEqual([item.httpStatus, item.responseHeaders, item.responseBody, item.deliveredAt, item.nextRetryAt, item.error], [201, { 'x-receipt': 'r1' }, 'stored', deliveredAt, null, null]);
+        assert.deepEqual(
+          [item.httpStatus, item.responseHeaders, item.responseBody, item.deliveredAt, item.nextRetryAt, item.error],
+          [201, { 'x-receipt': 'r1' }, 'stored', deliveredAt, null, null],
+        );
       }
     });
 
@@ -118,16 +174,38 @@ for (const dialect of testDialects()) {
       await one.queue([attempt!]);
       const [claimed] = await one.claim({ limit: 1, leaseMs: 60_000, excludeTargets: [] });
       const nextRetryAt = new Date(Date.now() + 60_000).toISOString();
-      assert.equal(await one.settle(claimed!, { status: 'retry', error: 'The receiver answered 503', nextRetryAt, httpStatus: 503, responseHeaders: { 'retry-after': '60' }, responseBody: 'busy' }), true);
+      assert.equal(
+        await one.settle(claimed!, {
+          status: 'retry',
+          error: 'The receiver answered 503',
+          nextRetryAt,
+          httpStatus: 503,
+          responseHeaders: { 'retry-after': '60' },
+          responseBody: 'busy',
+        }),
+        true,
+      );
       const { items, total } = await one.list(webhookId, { limit: 10, offset: 0 });
       assert.equal(total, 2);
       const [next, retried] = items; // newest first
-      assert.deepEqual([retried?.status, retried?.attemptNumber, retried?.nextRetryAt, retried?.httpStatus], ['pending', 1, nextRetryAt, 503]);
+      assert.deepEqual(
+        [retried?.status, retried?.attemptNumber, retried?.nextRetryAt, retried?.httpStatus],
+        ['pending', 1, nextRetryAt, 503],
+      );
       assert.deepEqual([next?.status, next?.attemptNumber, next?.nextRetryAt], ['pending', 2, nextRetryAt]);
       assert.deepEqual(JSON.parse(next?.requestPayload ?? '').delivery, { id: next?.id, attempt: 2 });
       assert.deepEqual(await one.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] }), [], 'neither is due now');
-      const rows = await stores[0]!.db.selectFrom(DELIVERIES_TABLE).select('id').where('webhook_id', '=', webhookId).where('due_at', 'is not', null).execute();
-      assert.deepEqual(rows.map((r) => r.id), [next?.id], 'only the next attempt is still to be sent');
+      const rows = await stores[0]!.db
+        .selectFrom(DELIVERIES_TABLE)
+        .select('id')
+        .where('webhook_id', '=', webhookId)
+        .where('due_at', 'is not', null)
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        [next?.id],
+        'only the next attempt is still to be sent',
+      );
     });
   });
 }

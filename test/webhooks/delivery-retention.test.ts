@@ -124,7 +124,8 @@ for (const dialect of testDialects()) {
       const queued = [];
       for (let i = 0; i < 3; i++) queued.push(await insert({ status: 'pending', age: 50 * MINUTE - i, dueIn: 0 }));
       const finished = [];
-      for (let i = 0; i < 10; i++) finished.push(await insert({ status: i % 3 === 0 ? 'failed' : 'success', age: 40 * MINUTE - i * 1000 }));
+      for (let i = 0; i < 10; i++)
+        finished.push(await insert({ status: i % 3 === 0 ? 'failed' : 'success', age: 40 * MINUTE - i * 1000 }));
       // The newest 5 records are finished 6-10; the 3 queued ones are older but stay.
       assert.equal(await prune({ maxAgeMs: 24 * HOUR, maxCount: 5 }), 5);
       assert.deepEqual(await remaining(), new Set([...queued, ...finished.slice(5)]));

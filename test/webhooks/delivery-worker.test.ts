@@ -29,7 +29,10 @@ for (const dialect of testDialects()) {
       store = createStore(database.url);
       await createWebhookTables(store.db, store.dialect);
       deliveries = new DeliveryRepository(store);
-      subscriptions = new SubscriptionRepository(store, webhookSecretBox('a test service secret of at least 32 characters'));
+      subscriptions = new SubscriptionRepository(
+        store,
+        webhookSecretBox('a test service secret of at least 32 characters'),
+      );
     });
     after(async () => {
       await store.close();
@@ -43,9 +46,21 @@ for (const dialect of testDialects()) {
       await cache.reload();
       const dueAt = new Date().toISOString();
       await deliveries.queue(
-        Array.from({ length: 3 }, (_, i) => ({ id: uuidv7(), webhookId: subscription.id, eventId: uuidv7(), eventType: 'posts.created', attemptNumber: 1, requestPayload: `{"n":${i}}`, targetUrl: receiver.url(), dueAt })),
+        Array.from({ length: 3 }, (_, i) => ({
+          id: uuidv7(),
+          webhookId: subscription.id,
+          eventId: uuidv7(),
+          eventType: 'posts.created',
+          attemptNumber: 1,
+          requestPayload: `{"n":${i}}`,
+          targetUrl: receiver.url(),
+          dueAt,
+        })),
       );
-      const worker = new DeliveryWorker({ deliveries, subscriptions: cache, log }, { pollIntervalMs: 20, timeoutMs: 5000, allowPrivateTargets: true, perTargetConcurrency: 1, closeGraceMs });
+      const worker = new DeliveryWorker(
+        { deliveries, subscriptions: cache, log },
+        { pollIntervalMs: 20, timeoutMs: 5000, allowPrivateTargets: true, perTargetConcurrency: 1, closeGraceMs },
+      );
       return { worker, webhookId: subscription.id };
     }
 
@@ -60,9 +75,20 @@ for (const dialect of testDialects()) {
       await worker.close();
       assert.ok(Date.now() - started < 1500, `close took ${Date.now() - started} ms`);
       const { items } = await deliveries.list(webhookId, { limit: 10, offset: 0 });
-      assert.deepEqual(items.map((d) => [d.status, d.error]), [['pending', null], ['pending', null], ['pending', null]]);
+      assert.deepEqual(
+        items.map((d) => [d.status, d.error]),
+        [
+          ['pending', null],
+          ['pending', null],
+          ['pending', null],
+        ],
+      );
       const reclaimed = await deliveries.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] });
-      assert.equal(reclaimed.filter((a) => a.webhookId === webhookId).length, 3, 'all three can be claimed at once by another worker');
+      assert.equal(
+        reclaimed.filter((a) => a.webhookId === webhookId).length,
+        3,
+        'all three can be claimed at once by another worker',
+      );
       assert.equal(receiver.requests.length, 1);
       // The attempts must not outlive the test: a later receiver may be given this one's port.
       await subscriptions.delete(webhookId);
@@ -80,7 +106,11 @@ for (const dialect of testDialects()) {
       assert.equal(statuses.filter((s) => s === 'success').length, receiver.requests.length);
       assert.ok(receiver.requests.length >= 1 && receiver.requests.length < 3);
       const reclaimed = await deliveries.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] });
-      assert.equal(reclaimed.filter((a) => a.webhookId === webhookId).length, 3 - receiver.requests.length, 'the unsent ones were given back');
+      assert.equal(
+        reclaimed.filter((a) => a.webhookId === webhookId).length,
+        3 - receiver.requests.length,
+        'the unsent ones were given back',
+      );
       await subscriptions.delete(webhookId);
     });
   });

@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
 import type { FastifyBaseLogger } from 'fastify';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { uuidv7 } from '../../src/store/uuid-v7.ts';
-import { DeliveryRepository, targetHostOf, type QueuedAttempt } from '../../src/webhooks/delivery/delivery-repository.ts';
+import {
+  DeliveryRepository,
+  targetHostOf,
+  type QueuedAttempt,
+} from '../../src/webhooks/delivery/delivery-repository.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/delivery-worker.ts';
 import { SubscriptionCache } from '../../src/webhooks/subscriptions/subscription-cache.ts';
 import { SubscriptionRepository } from '../../src/webhooks/subscriptions/subscription-repository.ts';
@@ -34,7 +38,10 @@ for (const dialect of testDialects()) {
         claims++;
         return claim(options);
       };
-      subscriptions = new SubscriptionRepository(store, webhookSecretBox('a test service secret of at least 32 characters'));
+      subscriptions = new SubscriptionRepository(
+        store,
+        webhookSecretBox('a test service secret of at least 32 characters'),
+      );
     });
     after(async () => {
       await store.close();
@@ -46,7 +53,10 @@ for (const dialect of testDialects()) {
       const cache = new SubscriptionCache(subscriptions, log);
       await cache.reload();
       // No polling: a claim here can only come from a wake.
-      const worker = new DeliveryWorker({ deliveries, subscriptions: cache, log }, { pollIntervalMs: 600_000, timeoutMs: 5000, allowPrivateTargets: true, ...options });
+      const worker = new DeliveryWorker(
+        { deliveries, subscriptions: cache, log },
+        { pollIntervalMs: 600_000, timeoutMs: 5000, allowPrivateTargets: true, ...options },
+      );
       const attempt = (n: number) => ({
         id: uuidv7(),
         webhookId: subscription.id,
@@ -60,7 +70,11 @@ for (const dialect of testDialects()) {
       const queue = async (n: number) => {
         const queued = attempt(n);
         const leased = worker.leaseQueued(queued, targetHostOf(queued.targetUrl));
-        const row: QueuedAttempt = { ...queued, dueAt: new Date().toISOString(), ...(leased && { claim: { token: leased.claimToken, until: leased.claimedUntil } }) };
+        const row: QueuedAttempt = {
+          ...queued,
+          dueAt: new Date().toISOString(),
+          ...(leased && { claim: { token: leased.claimToken, until: leased.claimedUntil } }),
+        };
         await deliveries.queue([row]);
         return { eventId: queued.eventId, leased };
       };
@@ -83,13 +97,19 @@ for (const dialect of testDialects()) {
       const claimsBefore = claims;
       const { eventId, leased } = await queue(1);
       assert.ok(leased, 'a started worker with room leases the attempt');
-      assert.deepEqual(await deliveries.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] }), [], 'the written row is already claimed');
+      assert.deepEqual(
+        await deliveries.claim({ limit: 10, leaseMs: 60_000, excludeTargets: [] }),
+        [],
+        'the written row is already claimed',
+      );
       worker.holdCommitted([eventId]);
       await receiver.waitForRequests(1);
       assert.equal(receiver.requests[0]?.body, '{"n":1}');
       // The one claim counted is this test's own, above.
       assert.equal(claims - claimsBefore, 1);
-      await waitFor(async () => (await deliveries.list(webhookId, { limit: 10, offset: 0 })).items[0]?.status === 'success');
+      await waitFor(
+        async () => (await deliveries.list(webhookId, { limit: 10, offset: 0 })).items[0]?.status === 'success',
+      );
     });
 
     it('leases nothing before start, and has an unleased attempt claimed after its commit', async (ctx) => {
@@ -109,7 +129,10 @@ for (const dialect of testDialects()) {
       assert.ok(second.leased);
       worker.holdCommitted([second.eventId]);
       await receiver.waitForRequests(2);
-      assert.deepEqual(receiver.requests.map((r) => r.body), ['{"n":2}', '{"n":3}']);
+      assert.deepEqual(
+        receiver.requests.map((r) => r.body),
+        ['{"n":2}', '{"n":3}'],
+      );
       assert.equal(claims, claimsBefore, 'nothing was left unleased since the first claim');
     });
 
@@ -124,7 +147,10 @@ for (const dialect of testDialects()) {
       });
       worker.start();
       const queued = [await queue(1), await queue(2), await queue(3)];
-      assert.deepEqual(queued.map((q) => Boolean(q.leased)), [true, true, false]);
+      assert.deepEqual(
+        queued.map((q) => Boolean(q.leased)),
+        [true, true, false],
+      );
       const claimsBefore = claims;
       worker.holdCommitted(queued.map((q) => q.eventId));
       await waitFor(() => claims > claimsBefore);
@@ -154,7 +180,11 @@ for (const dialect of testDialects()) {
       await receiver.waitForRequests(2, { timeoutMs: 900 });
       // Both answered (the answers take a moment to come back), and the first's success not written yet.
       await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal((await deliveries.list(webhookId, { limit: 10, offset: 0 })).items.find((d) => d.requestPayload === '{"n":1}')?.status, 'pending');
+      assert.equal(
+        (await deliveries.list(webhookId, { limit: 10, offset: 0 })).items.find((d) => d.requestPayload === '{"n":1}')
+          ?.status,
+        'pending',
+      );
       const third = await queue(3);
       assert.ok(third.leased, 'the target has room again once the first request is over');
       worker.holdCommitted([third.eventId]);
@@ -172,7 +202,18 @@ for (const dialect of testDialects()) {
       worker.start();
       // Leased as the queue hook does, but its write is rolled back: no row is ever stored.
       const eventId = uuidv7();
-      const rolledBack = worker.leaseQueued({ id: uuidv7(), webhookId, eventId, eventType: 'posts.created', attemptNumber: 1, requestPayload: '{"n":0}', targetUrl: receiver.url() }, targetHostOf(receiver.url()));
+      const rolledBack = worker.leaseQueued(
+        {
+          id: uuidv7(),
+          webhookId,
+          eventId,
+          eventType: 'posts.created',
+          attemptNumber: 1,
+          requestPayload: '{"n":0}',
+          targetUrl: receiver.url(),
+        },
+        targetHostOf(receiver.url()),
+      );
       assert.ok(rolledBack);
       assert.equal((await queue(1)).leased, undefined, 'the target is full while that lease stands');
       worker.dropLeases([eventId]);

@@ -134,8 +134,15 @@ describe('sendWebhook to IPv4 loopback inside IPv6', () => {
       await receiver.close();
     });
     for (const host of ['[::127.0.0.1]', '[::7f00:1]', '[2002:7f00:1::]']) {
-      const result = await sendWebhook({ url: `http://${host}:${receiver.port}/hook`, headers: {}, body: '{}' }, { timeoutMs: 2000, allowPrivateTargets: false, agent });
-      assert.deepEqual(result.kind === 'error' && [result.retryable, /private targets are not allowed/.test(result.message)], [false, true], host);
+      const result = await sendWebhook(
+        { url: `http://${host}:${receiver.port}/hook`, headers: {}, body: '{}' },
+        { timeoutMs: 2000, allowPrivateTargets: false, agent },
+      );
+      assert.deepEqual(
+        result.kind === 'error' && [result.retryable, /private targets are not allowed/.test(result.message)],
+        [false, true],
+        host,
+      );
     }
     assert.equal(receiver.requests.length, 0);
   });

@@ -2,12 +2,22 @@
 // receiver, a shutdown, and a body past the kept limit.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDeliveryAgent, RESPONSE_BODY_LIMIT_BYTES, sendWebhook, type SendOptions } from '../../src/webhooks/delivery/send-webhook.ts';
+import {
+  createDeliveryAgent,
+  RESPONSE_BODY_LIMIT_BYTES,
+  sendWebhook,
+  type SendOptions,
+} from '../../src/webhooks/delivery/send-webhook.ts';
 import { startReceiver } from './fixtures/receiver.ts';
 
 describe('sendWebhook', () => {
   const agent = createDeliveryAgent({ connectionsPerTarget: 4, allowPrivateTargets: true });
-  const options = (extra: Partial<SendOptions> = {}): SendOptions => ({ timeoutMs: 2000, allowPrivateTargets: true, agent, ...extra });
+  const options = (extra: Partial<SendOptions> = {}): SendOptions => ({
+    timeoutMs: 2000,
+    allowPrivateTargets: true,
+    agent,
+    ...extra,
+  });
   const post = { headers: { 'Content-Type': 'application/json', 'X-Custom': 'yes' }, body: '{"hello":"world"}' };
   after(() => agent.close());
 
@@ -35,7 +45,9 @@ describe('sendWebhook', () => {
   });
 
   it('keeps only the first bytes of a large body', async (ctx) => {
-    const receiver = await startReceiver((_request, response) => void response.end('y'.repeat(RESPONSE_BODY_LIMIT_BYTES * 4)));
+    const receiver = await startReceiver(
+      (_request, response) => void response.end('y'.repeat(RESPONSE_BODY_LIMIT_BYTES * 4)),
+    );
     ctx.after(() => receiver.close());
     const result = await sendWebhook({ url: receiver.url(), ...post }, options());
     assert.ok(result.kind === 'response');
@@ -50,7 +62,11 @@ describe('sendWebhook', () => {
     ctx.after(() => receiver.close());
     const started = Date.now();
     const result = await sendWebhook({ url: receiver.url(), ...post }, options({ timeoutMs: 300 }));
-    assert.deepEqual(result, { kind: 'error', retryable: true, message: 'Timed out after 300 ms without a complete response' });
+    assert.deepEqual(result, {
+      kind: 'error',
+      retryable: true,
+      message: 'Timed out after 300 ms without a complete response',
+    });
     assert.ok(Date.now() - started < 1500);
   });
 
@@ -67,13 +83,18 @@ describe('sendWebhook', () => {
       await receiver.waitForRequests(1);
       controller.abort();
       assert.deepEqual(await pending, { kind: 'aborted' });
-      assert.deepEqual(await sendWebhook({ url: receiver.url(), ...post }, options({ signal: controller.signal })), { kind: 'aborted' });
+      assert.deepEqual(await sendWebhook({ url: receiver.url(), ...post }, options({ signal: controller.signal })), {
+        kind: 'aborted',
+      });
       assert.equal(receiver.requests.length, 1);
     });
   });
 
   it('refuses a private target without connecting when they are not allowed', async () => {
-    const result = await sendWebhook({ url: 'http://127.0.0.1:9/hook', ...post }, options({ allowPrivateTargets: false }));
+    const result = await sendWebhook(
+      { url: 'http://127.0.0.1:9/hook', ...post },
+      options({ allowPrivateTargets: false }),
+    );
     assert.equal(result.kind, 'error');
     assert.ok(result.kind === 'error' && !result.retryable && /private targets are not allowed/.test(result.message));
   });

@@ -6,7 +6,19 @@ import type { StoredSubscription } from '../../src/webhooks/subscriptions/webhoo
 
 function subscription(id: string, eventPattern: string, enabled = true): StoredSubscription {
   const now = new Date().toISOString();
-  return { id, name: id, url: 'https://hooks.example.com/', eventPattern, headers: null, enabled, retryConfig: null, fieldIds: null, secret: 'whsec_x', createdAt: now, updatedAt: now };
+  return {
+    id,
+    name: id,
+    url: 'https://hooks.example.com/',
+    eventPattern,
+    headers: null,
+    enabled,
+    retryConfig: null,
+    fieldIds: null,
+    secret: 'whsec_x',
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** A repository whose reads the test answers by hand, to interleave them with changes. */
@@ -26,8 +38,14 @@ describe('SubscriptionCache', () => {
     const loaded = cache.reload();
     reads.shift()?.([subscription('a', 'posts.*'), subscription('b', '*.created'), subscription('c', '*', false)]);
     await loaded;
-    assert.deepEqual(cache.matching('posts.created').map((s) => s.id), ['a', 'b']);
-    assert.deepEqual(cache.matching('categories.deleted').map((s) => s.id), []);
+    assert.deepEqual(
+      cache.matching('posts.created').map((s) => s.id),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      cache.matching('categories.deleted').map((s) => s.id),
+      [],
+    );
     assert.equal(cache.get('c')?.enabled, false);
   });
 
@@ -42,6 +60,9 @@ describe('SubscriptionCache', () => {
     assert.equal(reads.length, 1, 'a second load was started for the later request');
     reads.shift()?.([subscription('new', '*')]);
     await afterChange;
-    assert.deepEqual(cache.matching('posts.created').map((s) => s.id), ['new']);
+    assert.deepEqual(
+      cache.matching('posts.created').map((s) => s.id),
+      ['new'],
+    );
   });
 });

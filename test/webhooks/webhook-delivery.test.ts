@@ -51,10 +51,16 @@ for (const dialect of testDialects()) {
       await t.close();
     });
     /** A receiver and a subscription to it, both removed after the test. */
-    async function subscribe(body: Record<string, unknown>, respond?: (request: ReceivedRequest, response: ServerResponse, index: number) => void) {
+    async function subscribe(
+      body: Record<string, unknown>,
+      respond?: (request: ReceivedRequest, response: ServerResponse, index: number) => void,
+    ) {
       const receiver = await startReceiver(respond);
       const webhook = await t.createWebhook({ name: 'test', url: receiver.url(), ...body });
-      cleanups.push(() => t.request({ method: 'DELETE', url: `/admin/webhooks/${webhook.id}`, auth: t.admin }), () => receiver.close());
+      cleanups.push(
+        () => t.request({ method: 'DELETE', url: `/admin/webhooks/${webhook.id}`, auth: t.admin }),
+        () => receiver.close(),
+      );
       return { receiver, ...webhook };
     }
     async function cleanUp() {
@@ -90,7 +96,15 @@ for (const dialect of testDialects()) {
       assert.deepEqual(Object.keys(payload), ['id', 'event', 'delivery']);
       assert.equal(payload.id, delivery.eventId);
       assert.deepEqual(payload.delivery, { id: delivery.id, attempt: 1 });
-      assert.deepEqual(Object.keys(payload.event), ['type', 'resource', 'resourceId', 'createdAt', 'data', 'sessionVariables', 'traceContext']);
+      assert.deepEqual(Object.keys(payload.event), [
+        'type',
+        'resource',
+        'resourceId',
+        'createdAt',
+        'data',
+        'sessionVariables',
+        'traceContext',
+      ]);
       assert.equal(payload.event.type, 'posts.created');
       assert.equal(payload.event.resource, 'posts');
       assert.equal(payload.event.resourceId, postId);
@@ -114,9 +128,12 @@ for (const dialect of testDialects()) {
       assert.ok(delivery.deliveredAt && delivery.deliveredAt >= delivery.createdAt);
     });
 
-    it('adds the subscription\'s custom headers', async (ctx) => {
+    it("adds the subscription's custom headers", async (ctx) => {
       ctx.after(cleanUp);
-      const { receiver } = await subscribe({ eventPattern: 'posts.*', headers: { 'X-Tenant': 'acme', Authorization: 'Bearer receiver-token' } });
+      const { receiver } = await subscribe({
+        eventPattern: 'posts.*',
+        headers: { 'X-Tenant': 'acme', Authorization: 'Bearer receiver-token' },
+      });
       await t.createPost({ title: 'with headers' });
       const [request] = await receiver.waitForRequests(1);
       assert.equal(request?.headers['x-tenant'], 'acme');
@@ -126,7 +143,10 @@ for (const dialect of testDialects()) {
 
     it('includes `fields` keyed by name for the listed field ids, from the new record or, on delete, the old one', async (ctx) => {
       ctx.after(cleanUp);
-      const { receiver } = await subscribe({ eventPattern: 'posts.*', fieldIds: ['posts.title', 'custom.note', 'posts.views', 'no.such.field'] });
+      const { receiver } = await subscribe({
+        eventPattern: 'posts.*',
+        fieldIds: ['posts.title', 'custom.note', 'posts.views', 'no.such.field'],
+      });
       const { receiver: plain } = await subscribe({ eventPattern: 'posts.*' });
       const postId = await t.createPost({ title: 'Fielded', note: 'remember' });
       const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${postId}`, auth: await t.as('editor') });
@@ -150,7 +170,9 @@ for (const dialect of testDialects()) {
       const { receiver, id, secret } = await subscribe({ eventPattern: 'categories.deleted' });
       const response = await t.request({ method: 'POST', url: `/admin/webhooks/${id}/test`, auth: t.admin });
       assert.equal(response.statusCode, 202, response.body);
-      const { data } = response.json<{ data: { type: string; id: string; attributes: { status: string; attemptNumber: number } } }>();
+      const { data } = response.json<{
+        data: { type: string; id: string; attributes: { status: string; attemptNumber: number } };
+      }>();
       assert.equal(data.type, 'webhook-deliveries');
       assert.equal(data.attributes.attemptNumber, 1);
       const [request] = await receiver.waitForRequests(1);
@@ -168,29 +190,56 @@ for (const dialect of testDialects()) {
       ctx.after(cleanUp);
       const { receiver, id } = await subscribe({ eventPattern: 'posts.updated' });
       const postId = await t.createPost({ title: 'v1' });
-      const patched = await t.request({ method: 'PATCH', url: `/v1/posts/${postId}`, auth: await t.as('editor'), payload: { title: 'v2' } });
+      const patched = await t.request({
+        method: 'PATCH',
+        url: `/v1/posts/${postId}`,
+        auth: await t.as('editor'),
+        payload: { title: 'v2' },
+      });
       assert.equal(patched.statusCode, 200);
       const [first] = await t.waitForDeliveries(id, (d) => d[0]?.status === 'success');
       assert.ok(first);
-      const retried = await t.request({ method: 'POST', url: `/admin/webhooks/${id}/deliveries/${first.id}/retry`, auth: t.admin });
+      const retried = await t.request({
+        method: 'POST',
+        url: `/admin/webhooks/${id}/deliveries/${first.id}/retry`,
+        auth: t.admin,
+      });
       assert.equal(retried.statusCode, 202, retried.body);
-      const second = retried.json<{ data: { id: string; attributes: { attemptNumber: number; status: string; eventId: string } } }>().data;
+      const second = retried.json<{
+        data: { id: string; attributes: { attemptNumber: number; status: string; eventId: string } };
+      }>().data;
       assert.equal(second.attributes.attemptNumber, 2);
       assert.equal(second.attributes.eventId, first.eventId);
       const records = await t.waitForDeliveries(id, (d) => d.length === 2 && d.every((r) => r.status === 'success'));
-      assert.deepEqual(records.map((r) => r.id), [first.id, second.id]);
+      assert.deepEqual(
+        records.map((r) => r.id),
+        [first.id, second.id],
+      );
       const requests = await receiver.waitForRequests(2);
-      assert.deepEqual(requests.map((r) => r.headers['x-service-event-id']), [first.eventId, first.eventId]);
-      assert.deepEqual(requests.map((r) => r.headers['x-service-delivery-attempt']), ['1', '2']);
+      assert.deepEqual(
+        requests.map((r) => r.headers['x-service-event-id']),
+        [first.eventId, first.eventId],
+      );
+      assert.deepEqual(
+        requests.map((r) => r.headers['x-service-delivery-attempt']),
+        ['1', '2'],
+      );
       assert.deepEqual(JSON.parse(requests[1]?.body ?? '').delivery, { id: second.id, attempt: 2 });
 
-      const missing = await t.request({ method: 'POST', url: `/admin/webhooks/${id}/deliveries/00000000-0000-7000-8000-000000000000/retry`, auth: t.admin });
+      const missing = await t.request({
+        method: 'POST',
+        url: `/admin/webhooks/${id}/deliveries/00000000-0000-7000-8000-000000000000/retry`,
+        auth: t.admin,
+      });
       assert.equal(missing.statusCode, 404);
     });
 
     it(`keeps the first ${RESPONSE_BODY_LIMIT_BYTES} bytes of a larger response body`, async (ctx) => {
       ctx.after(cleanUp);
-      const { id } = await subscribe({ eventPattern: 'posts.created' }, (_request, response) => void response.end('x'.repeat(RESPONSE_BODY_LIMIT_BYTES * 3)));
+      const { id } = await subscribe(
+        { eventPattern: 'posts.created' },
+        (_request, response) => void response.end('x'.repeat(RESPONSE_BODY_LIMIT_BYTES * 3)),
+      );
       await t.createPost({ title: 'big answer' });
       const [record] = await t.waitForDeliveries(id, (d) => d[0]?.status === 'success');
       assert.equal(record?.responseBody?.length, RESPONSE_BODY_LIMIT_BYTES);
@@ -198,16 +247,23 @@ for (const dialect of testDialects()) {
 
     it('lists deliveries by status', async (ctx) => {
       ctx.after(cleanUp);
-      const { id } = await subscribe({ eventPattern: 'posts.created', retryConfig: { maxAttempts: 1 } }, (_request, response, index) => {
-        response.statusCode = index === 0 ? 200 : 410;
-        response.end();
-      });
+      const { id } = await subscribe(
+        { eventPattern: 'posts.created', retryConfig: { maxAttempts: 1 } },
+        (_request, response, index) => {
+          response.statusCode = index === 0 ? 200 : 410;
+          response.end();
+        },
+      );
       await t.createPost({ title: 'one' });
       await t.waitForDeliveries(id, (d) => d.length === 1 && d[0]?.status === 'success');
       await t.createPost({ title: 'two' });
       await t.waitForDeliveries(id, (d) => d.length === 2 && d.some((r) => r.status === 'failed'));
       for (const status of ['success', 'failed', 'pending']) {
-        const response = await t.request({ method: 'GET', url: `/admin/webhooks/${id}/deliveries?status=${status}`, auth: t.admin });
+        const response = await t.request({
+          method: 'GET',
+          url: `/admin/webhooks/${id}/deliveries?status=${status}`,
+          auth: t.admin,
+        });
         const body = response.json<{ data: { attributes: { status: string } }[]; meta: { total: number } }>();
         assert.equal(body.meta.total, status === 'pending' ? 0 : 1, status);
         assert.ok(body.data.every((d) => d.attributes.status === status));
@@ -219,16 +275,24 @@ for (const dialect of testDialects()) {
       const held: ServerResponse[] = [];
       let open = 0;
       let mostOpen = 0;
-      const { receiver: slow } = await subscribe({ eventPattern: 'categories.created', retryConfig: { maxAttempts: 1 } }, (_request, response) => {
-        mostOpen = Math.max(mostOpen, ++open);
-        response.on('close', () => open--);
-        held.push(response);
-      });
+      const { receiver: slow } = await subscribe(
+        { eventPattern: 'categories.created', retryConfig: { maxAttempts: 1 } },
+        (_request, response) => {
+          mostOpen = Math.max(mostOpen, ++open);
+          response.on('close', () => open--);
+          held.push(response);
+        },
+      );
       const { receiver: fast } = await subscribe({ eventPattern: 'categories.created' });
       const count = 40; // more than the per-target concurrency (32)
       const editor = await t.as('editor');
       for (let i = 0; i < count; i++) {
-        const response = await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: `c${i}` } });
+        const response = await t.request({
+          method: 'POST',
+          url: '/v1/categories',
+          auth: editor,
+          payload: { name: `c${i}` },
+        });
         assert.equal(response.statusCode, 201);
       }
       await fast.waitForRequests(count, { timeoutMs: 3000 });

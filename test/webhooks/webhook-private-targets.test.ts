@@ -38,7 +38,9 @@ async function privateName(): Promise<string | undefined> {
   const name = hostname();
   try {
     const addresses = await lookup(name, { all: true });
-    return addresses.length > 0 && addresses.every((a) => isPrivateAddress(a.address)) && !name.endsWith('localhost') ? name : undefined;
+    return addresses.length > 0 && addresses.every((a) => isPrivateAddress(a.address)) && !name.endsWith('localhost')
+      ? name
+      : undefined;
   } catch {
     return undefined;
   }
@@ -56,10 +58,18 @@ for (const dialect of testDialects()) {
 
     for (const url of REFUSED) {
       it(`refuses ${url} with 400 pointing at url`, async () => {
-        const response = await t.request({ method: 'POST', url: '/admin/webhooks', auth: t.admin, payload: { name: 'internal', url, eventPattern: '*' } });
+        const response = await t.request({
+          method: 'POST',
+          url: '/admin/webhooks',
+          auth: t.admin,
+          payload: { name: 'internal', url, eventPattern: '*' },
+        });
         assert.equal(response.statusCode, 400, response.body);
         const { errors } = response.json<{ errors: { code: string; detail: string; source: { pointer: string } }[] }>();
-        assert.deepEqual(errors.map((e) => [e.code, e.source.pointer]), [['INVALID_RESOURCE_DATA', '/data/attributes/url']]);
+        assert.deepEqual(
+          errors.map((e) => [e.code, e.source.pointer]),
+          [['INVALID_RESOURCE_DATA', '/data/attributes/url']],
+        );
         assert.match(errors[0]?.detail ?? '', /private|loopback/);
       });
     }
@@ -67,9 +77,17 @@ for (const dialect of testDialects()) {
     it('accepts a public target, and refuses a private url on update too', async () => {
       const { id } = await t.createWebhook({ name: 'public', url: 'https://hooks.example.com/in', eventPattern: '*' });
       for (const url of ['http://10.1.1.1/', 'http://[::127.0.0.1]:4001/', 'http://[2002:7f00:1::]/']) {
-        const response = await t.request({ method: 'PATCH', url: `/admin/webhooks/${id}`, auth: t.admin, payload: { url } });
+        const response = await t.request({
+          method: 'PATCH',
+          url: `/admin/webhooks/${id}`,
+          auth: t.admin,
+          payload: { url },
+        });
         assert.equal(response.statusCode, 400, url);
-        assert.equal(response.json<{ errors: { source: { pointer: string } }[] }>().errors[0]?.source.pointer, '/data/attributes/url');
+        assert.equal(
+          response.json<{ errors: { source: { pointer: string } }[] }>().errors[0]?.source.pointer,
+          '/data/attributes/url',
+        );
       }
       await t.request({ method: 'DELETE', url: `/admin/webhooks/${id}`, auth: t.admin });
     });
@@ -81,7 +99,12 @@ for (const dialect of testDialects()) {
         return;
       }
       const receiver = await startReceiver();
-      const { id } = await t.createWebhook({ name: 'rebinding', url: `http://${name}:${receiver.port}/hook`, eventPattern: 'posts.created', retryConfig: { maxAttempts: 3, initialDelayMs: 100 } });
+      const { id } = await t.createWebhook({
+        name: 'rebinding',
+        url: `http://${name}:${receiver.port}/hook`,
+        eventPattern: 'posts.created',
+        retryConfig: { maxAttempts: 3, initialDelayMs: 100 },
+      });
       ctx.after(async () => {
         await t.request({ method: 'DELETE', url: `/admin/webhooks/${id}`, auth: t.admin });
         await receiver.close();

@@ -50,21 +50,36 @@ for (const dialect of testDialects()) {
         ['categories.updated', true, []],
         ['*', false, []],
       ];
-      for (const [index, [pattern, enabled]] of table.entries()) await webhook({ url: receiver.url(`/${index}`), eventPattern: pattern, enabled });
+      for (const [index, [pattern, enabled]] of table.entries())
+        await webhook({ url: receiver.url(`/${index}`), eventPattern: pattern, enabled });
 
       const editor = await t.as('editor');
       const postId = await t.createPost({ title: 'matched' });
-      assert.equal((await t.request({ method: 'PATCH', url: `/v1/posts/${postId}`, auth: editor, payload: { title: 'changed' } })).statusCode, 200);
+      assert.equal(
+        (await t.request({ method: 'PATCH', url: `/v1/posts/${postId}`, auth: editor, payload: { title: 'changed' } }))
+          .statusCode,
+        200,
+      );
       // A write that changes nothing emits no event, so it queues nothing.
-      assert.equal((await t.request({ method: 'PATCH', url: `/v1/posts/${postId}`, auth: editor, payload: { title: 'changed' } })).statusCode, 200);
+      assert.equal(
+        (await t.request({ method: 'PATCH', url: `/v1/posts/${postId}`, auth: editor, payload: { title: 'changed' } }))
+          .statusCode,
+        200,
+      );
       assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${postId}`, auth: editor })).statusCode, 204);
-      assert.equal((await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'matched' } })).statusCode, 201);
+      assert.equal(
+        (await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: 'matched' } }))
+          .statusCode,
+        201,
+      );
 
       const expectedTotal = table.reduce((sum, [, , expected]) => sum + expected.length, 0);
       await receiver.waitForRequests(expectedTotal);
       await new Promise((resolve) => setTimeout(resolve, 300)); // nothing more arrives
       for (const [index, [pattern, enabled, expected]] of table.entries()) {
-        const events = receiver.requests.filter((r) => r.path === `/${index}`).map((r) => String(r.headers['x-service-event']));
+        const events = receiver.requests
+          .filter((r) => r.path === `/${index}`)
+          .map((r) => String(r.headers['x-service-event']));
         assert.deepEqual(events.sort(), expected, `${pattern}${enabled ? '' : ' (disabled)'}`);
       }
     });
@@ -78,14 +93,22 @@ for (const dialect of testDialects()) {
       await receiver.waitForRequests(1);
       await t.request({ method: 'PATCH', url: `/admin/webhooks/${id}`, auth: t.admin, payload: { enabled: false } });
       await t.createPost({ title: 'while disabled' });
-      await t.request({ method: 'PATCH', url: `/admin/webhooks/${id}`, auth: t.admin, payload: { enabled: true, url: receiver.url('/moved') } });
+      await t.request({
+        method: 'PATCH',
+        url: `/admin/webhooks/${id}`,
+        auth: t.admin,
+        payload: { enabled: true, url: receiver.url('/moved') },
+      });
       await t.createPost({ title: 'again' });
       const requests = await receiver.waitForRequests(2);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.deepEqual(receiver.requests.map((r) => [r.path, JSON.parse(r.body).event.data.new.title]), [
-        ['/hook', 'first'],
-        ['/moved', 'again'],
-      ]);
+      assert.deepEqual(
+        receiver.requests.map((r) => [r.path, JSON.parse(r.body).event.data.new.title]),
+        [
+          ['/hook', 'first'],
+          ['/moved', 'again'],
+        ],
+      );
       assert.equal(requests.length, 2);
       assert.equal(await rowsOf(id), 2);
     });
@@ -100,11 +123,26 @@ for (const dialect of testDialects()) {
         if (event.data.new?.title === 'explode') throw new Error('a later step of the write failed');
       });
 
-      const invalid = await t.request({ method: 'POST', url: '/v1/posts', auth: await t.as('editor'), payload: { body: 'no title' } });
+      const invalid = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: await t.as('editor'),
+        payload: { body: 'no title' },
+      });
       assert.equal(invalid.statusCode, 400);
-      const unchecked = await t.request({ method: 'POST', url: '/v1/posts', auth: await t.as('author'), payload: { title: 'published', status: 'published' } });
+      const unchecked = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: await t.as('author'),
+        payload: { title: 'published', status: 'published' },
+      });
       assert.equal(unchecked.statusCode, 403, unchecked.body);
-      const rolledBack = await t.request({ method: 'POST', url: '/v1/posts', auth: await t.as('editor'), payload: { title: 'explode' } });
+      const rolledBack = await t.request({
+        method: 'POST',
+        url: '/v1/posts',
+        auth: await t.as('editor'),
+        payload: { title: 'explode' },
+      });
       assert.equal(rolledBack.statusCode, 500);
       assert.equal(await rowsOf(id), 0);
 
@@ -116,7 +154,7 @@ for (const dialect of testDialects()) {
       assert.equal(await rowsOf(id), 1);
     });
 
-    it('never sends one attempt twice when two processes\' workers share the database', async (ctx) => {
+    it("never sends one attempt twice when two processes' workers share the database", async (ctx) => {
       ctx.after(cleanUp);
       const receiver = await startReceiver();
       cleanups.push(() => receiver.close());
@@ -131,7 +169,12 @@ for (const dialect of testDialects()) {
       const count = 150;
       const editor = await t.as('editor');
       for (let i = 0; i < count; i++) {
-        const response = await t.request({ method: 'POST', url: '/v1/categories', auth: editor, payload: { name: `shared ${i}` } });
+        const response = await t.request({
+          method: 'POST',
+          url: '/v1/categories',
+          auth: editor,
+          payload: { name: `shared ${i}` },
+        });
         assert.equal(response.statusCode, 201);
       }
       await receiver.waitForRequests(count, { timeoutMs: 8000 });

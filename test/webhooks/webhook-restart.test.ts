@@ -43,12 +43,16 @@ async function serveApp(databaseUrl: string, dataDir: string): Promise<ChildProc
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 for (const dialect of testDialects()) {
   describe(`webhook delivery across a crash (${dialect})`, () => {
-    it('sends the attempt a SIGKILLed process had in flight again after a restart, and records it once', { timeout: 30_000 }, async (ctx) => {
+    it('sends the attempt a SIGKILLed process had in flight again after a restart, and records it once', {
+      timeout: 30_000,
+    }, async (ctx) => {
       const database = await createTestDatabase(dialect);
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-restart-'));
       let firstArrived!: () => void;
@@ -60,7 +64,12 @@ for (const dialect of testDialects()) {
       });
       // This process writes the change and, after the crash, plays the restarted service: its worker
       // is started only then. The process that crashes is a child running the whole app.
-      const config = testConfig(database.url, { adminToken: TEST_ADMIN_TOKEN, dataDir, webhooks: WEBHOOK_TEST_SETTINGS, resources: WEBHOOK_TEST_RESOURCES });
+      const config = testConfig(database.url, {
+        adminToken: TEST_ADMIN_TOKEN,
+        dataDir,
+        webhooks: WEBHOOK_TEST_SETTINGS,
+        resources: WEBHOOK_TEST_RESOURCES,
+      });
       const { app, ctx: appContext } = await buildApp({ config, startWorkers: false });
       let child: ChildProcess | undefined;
       ctx.after(async () => {
@@ -74,13 +83,23 @@ for (const dialect of testDialects()) {
         rmSync(dataDir, { recursive: true, force: true });
       });
       const admin = webhookAdminAuthorization(config);
-      const created = await app.inject({ method: 'POST', url: '/admin/webhooks', headers: { authorization: admin }, payload: { name: 'crash', url: receiver.url(), eventPattern: 'posts.created' } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/admin/webhooks',
+        headers: { authorization: admin },
+        payload: { name: 'crash', url: receiver.url(), eventPattern: 'posts.created' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const webhookId = created.json<{ data: { id: string } }>().data.id;
       const editor = await webhookUserAuthorization(app, appContext, 'editor', 'editor-user');
 
       child = await serveApp(database.url, dataDir);
-      const post = await app.inject({ method: 'POST', url: '/v1/posts', headers: { authorization: editor }, payload: { title: 'survives' } });
+      const post = await app.inject({
+        method: 'POST',
+        url: '/v1/posts',
+        headers: { authorization: editor },
+        payload: { title: 'survives' },
+      });
       assert.equal(post.statusCode, 201);
       await arrived;
       child.kill('SIGKILL');
@@ -95,8 +114,14 @@ for (const dialect of testDialects()) {
       let records: WebhookDelivery[] = [];
       const deadline = Date.now() + 5000;
       while (Date.now() < deadline) {
-        const listed = await app.inject({ method: 'GET', url: `/admin/webhooks/${webhookId}/deliveries`, headers: { authorization: admin } });
-        records = listed.json<{ data: { id: string; attributes: Omit<WebhookDelivery, 'id'> }[] }>().data.map((d) => ({ id: d.id, ...d.attributes }));
+        const listed = await app.inject({
+          method: 'GET',
+          url: `/admin/webhooks/${webhookId}/deliveries`,
+          headers: { authorization: admin },
+        });
+        records = listed
+          .json<{ data: { id: string; attributes: Omit<WebhookDelivery, 'id'> }[] }>()
+          .data.map((d) => ({ id: d.id, ...d.attributes }));
         if (records.some((r) => r.status === 'success')) break;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }

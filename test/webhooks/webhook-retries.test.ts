@@ -13,7 +13,12 @@ const ms = (iso: string | null) => Date.parse(iso ?? 'invalid');
 /** Scheduling slack allowed on top of a computed delay (poll interval, database writes, a busy machine). */
 const SLACK_MS = 250;
 
-function assertRetryRecord(record: WebhookDelivery | undefined, attempt: number, error: RegExp, httpStatus: number | null) {
+function assertRetryRecord(
+  record: WebhookDelivery | undefined,
+  attempt: number,
+  error: RegExp,
+  httpStatus: number | null,
+) {
   assert.ok(record, `attempt ${attempt} has a record`);
   assert.equal(record.attemptNumber, attempt);
   assert.equal(record.status, 'pending');
@@ -33,10 +38,21 @@ for (const dialect of testDialects()) {
     after(async () => {
       await t.close();
     });
-    async function subscribe(retryConfig: Record<string, number>, respond: (request: ReceivedRequest, response: ServerResponse, index: number) => void) {
+    async function subscribe(
+      retryConfig: Record<string, number>,
+      respond: (request: ReceivedRequest, response: ServerResponse, index: number) => void,
+    ) {
       const receiver = await startReceiver(respond);
-      const webhook = await t.createWebhook({ name: 'retries', url: receiver.url(), eventPattern: 'posts.created', retryConfig });
-      cleanups.push(() => t.request({ method: 'DELETE', url: `/admin/webhooks/${webhook.id}`, auth: t.admin }), () => receiver.close());
+      const webhook = await t.createWebhook({
+        name: 'retries',
+        url: receiver.url(),
+        eventPattern: 'posts.created',
+        retryConfig,
+      });
+      cleanups.push(
+        () => t.request({ method: 'DELETE', url: `/admin/webhooks/${webhook.id}`, auth: t.admin }),
+        () => receiver.close(),
+      );
       return { receiver, id: webhook.id };
     }
     async function cleanUp() {
@@ -49,8 +65,9 @@ for (const dialect of testDialects()) {
 
     it('retries with exponential backoff until the receiver succeeds, one record per attempt', async (ctx) => {
       ctx.after(cleanUp);
-      const { receiver, id } = await subscribe({ maxAttempts: 5, initialDelayMs: 100, backoffMultiplier: 2, maxDelayMs: 1000 }, (_r, response, index) =>
-        answer(response, index < 3 ? 500 : 200),
+      const { receiver, id } = await subscribe(
+        { maxAttempts: 5, initialDelayMs: 100, backoffMultiplier: 2, maxDelayMs: 1000 },
+        (_r, response, index) => answer(response, index < 3 ? 500 : 200),
       );
       await t.createPost({ title: 'flaky' });
       const records = await t.waitForDeliveries(id, (d) => d.some((r) => r.status === 'success'));
@@ -66,9 +83,18 @@ for (const dialect of testDialects()) {
 
       // Every attempt of the event is its own record, with its own delivery id, and sends its number.
       assert.equal(new Set(records.map((r) => r.eventId)).size, 1);
-      assert.deepEqual(requests.map((r) => r.headers['x-service-delivery-id']), records.map((r) => r.id));
-      assert.deepEqual(requests.map((r) => r.headers['x-service-delivery-attempt']), ['1', '2', '3', '4']);
-      assert.deepEqual(requests.map((r) => JSON.parse(r.body).delivery.attempt), [1, 2, 3, 4]);
+      assert.deepEqual(
+        requests.map((r) => r.headers['x-service-delivery-id']),
+        records.map((r) => r.id),
+      );
+      assert.deepEqual(
+        requests.map((r) => r.headers['x-service-delivery-attempt']),
+        ['1', '2', '3', '4'],
+      );
+      assert.deepEqual(
+        requests.map((r) => JSON.parse(r.body).delivery.attempt),
+        [1, 2, 3, 4],
+      );
 
       // Delay before attempt n+1 = min(100 * 2^(n-1), 1000): 100, 200, 400 ms.
       const expected = [100, 200, 400];
@@ -76,16 +102,27 @@ for (const dialect of testDialects()) {
         const record = records[n - 1]!;
         const sentAt = requests[n - 1]!.at;
         const scheduled = ms(record.nextRetryAt) - sentAt;
-        assert.ok(scheduled >= expected[n - 1]! - 5 && scheduled <= expected[n - 1]! + SLACK_MS, `nextRetryAt of attempt ${n} is ${scheduled} ms after it was sent`);
+        assert.ok(
+          scheduled >= expected[n - 1]! - 5 && scheduled <= expected[n - 1]! + SLACK_MS,
+          `nextRetryAt of attempt ${n} is ${scheduled} ms after it was sent`,
+        );
         const gap = requests[n]!.at - sentAt;
-        assert.ok(gap >= expected[n - 1]! - 5 && gap <= expected[n - 1]! + SLACK_MS, `attempt ${n + 1} came ${gap} ms after attempt ${n}`);
-        assert.ok(requests[n]!.at >= ms(record.nextRetryAt) - 5, `attempt ${n + 1} was not sent before its nextRetryAt`);
+        assert.ok(
+          gap >= expected[n - 1]! - 5 && gap <= expected[n - 1]! + SLACK_MS,
+          `attempt ${n + 1} came ${gap} ms after attempt ${n}`,
+        );
+        assert.ok(
+          requests[n]!.at >= ms(record.nextRetryAt) - 5,
+          `attempt ${n + 1} was not sent before its nextRetryAt`,
+        );
       }
     });
 
     it('fails at once on a non-retryable 4xx', async (ctx) => {
       ctx.after(cleanUp);
-      const { receiver, id } = await subscribe({ maxAttempts: 5, initialDelayMs: 100 }, (_r, response) => answer(response, 422));
+      const { receiver, id } = await subscribe({ maxAttempts: 5, initialDelayMs: 100 }, (_r, response) =>
+        answer(response, 422),
+      );
       await t.createPost({ title: 'refused' });
       const [record] = await t.waitForDeliveries(id, (d) => d[0]?.status === 'failed');
       assert.equal(record?.httpStatus, 422);
@@ -99,11 +136,14 @@ for (const dialect of testDialects()) {
 
     it('waits as long as Retry-After asks on 429 and 503, capped at maxDelayMs', async (ctx) => {
       ctx.after(cleanUp);
-      const { receiver, id } = await subscribe({ maxAttempts: 5, initialDelayMs: 100, backoffMultiplier: 2, maxDelayMs: 1500 }, (_r, response, index) => {
-        if (index === 0) answer(response, 429, { 'Retry-After': '1' });
-        else if (index === 1) answer(response, 503, { 'Retry-After': '3600' });
-        else answer(response, 200);
-      });
+      const { receiver, id } = await subscribe(
+        { maxAttempts: 5, initialDelayMs: 100, backoffMultiplier: 2, maxDelayMs: 1500 },
+        (_r, response, index) => {
+          if (index === 0) answer(response, 429, { 'Retry-After': '1' });
+          else if (index === 1) answer(response, 503, { 'Retry-After': '3600' });
+          else answer(response, 200);
+        },
+      );
       await t.createPost({ title: 'busy' });
       const records = await t.waitForDeliveries(id, (d) => d.some((r) => r.status === 'success'), 6000);
       assertRetryRecord(records[0], 1, /answered 429/, 429);
@@ -112,7 +152,10 @@ for (const dialect of testDialects()) {
       const [first, second, third] = receiver.requests;
       const waited = [second!.at - first!.at, third!.at - second!.at];
       assert.ok(waited[0]! >= 995 && waited[0]! <= 1000 + SLACK_MS, `Retry-After: 1 waited ${waited[0]} ms`);
-      assert.ok(waited[1]! >= 1495 && waited[1]! <= 1500 + SLACK_MS, `Retry-After: 3600 capped at maxDelayMs waited ${waited[1]} ms`);
+      assert.ok(
+        waited[1]! >= 1495 && waited[1]! <= 1500 + SLACK_MS,
+        `Retry-After: 3600 capped at maxDelayMs waited ${waited[1]} ms`,
+      );
     });
 
     it(`records a timeout when the receiver answers after timeoutMs (${WEBHOOK_TEST_SETTINGS.timeoutMs} ms)`, async (ctx) => {
@@ -152,7 +195,12 @@ for (const dialect of testDialects()) {
       await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
       const { port } = probe.address() as AddressInfo;
       await new Promise((resolve) => probe.close(resolve));
-      const webhook = await t.createWebhook({ name: 'nobody', url: `http://127.0.0.1:${port}/`, eventPattern: 'posts.created', retryConfig: { maxAttempts: 2, initialDelayMs: 100 } });
+      const webhook = await t.createWebhook({
+        name: 'nobody',
+        url: `http://127.0.0.1:${port}/`,
+        eventPattern: 'posts.created',
+        retryConfig: { maxAttempts: 2, initialDelayMs: 100 },
+      });
       cleanups.push(() => t.request({ method: 'DELETE', url: `/admin/webhooks/${webhook.id}`, auth: t.admin }));
       await t.createPost({ title: 'refused connection' });
       const records = await t.waitForDeliveries(webhook.id, (d) => d.some((r) => r.status === 'failed'));
@@ -162,7 +210,10 @@ for (const dialect of testDialects()) {
 
     it('marks the delivery failed once every attempt has failed', async (ctx) => {
       ctx.after(cleanUp);
-      const { receiver, id } = await subscribe({ maxAttempts: 3, initialDelayMs: 100, backoffMultiplier: 1 }, (_r, response) => answer(response, 502));
+      const { receiver, id } = await subscribe(
+        { maxAttempts: 3, initialDelayMs: 100, backoffMultiplier: 1 },
+        (_r, response) => answer(response, 502),
+      );
       await t.createPost({ title: 'down' });
       const records = await t.waitForDeliveries(id, (d) => d.some((r) => r.status === 'failed'));
       assert.equal(records.length, 3);
@@ -186,7 +237,10 @@ for (const dialect of testDialects()) {
       assert.equal(record?.httpStatus, 307);
       assert.match(record?.error ?? '', /redirect to \/moved.*not followed/);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(receiver.requests.map((r) => r.path), ['/hook']);
+      assert.deepEqual(
+        receiver.requests.map((r) => r.path),
+        ['/hook'],
+      );
     });
   });
 }

@@ -66,7 +66,9 @@ export function withFilters(params: URLSearchParams, filters: Filter[], operator
   const next = new URLSearchParams();
   for (const [key, value] of params) if (LIST_PARAMS.has(key)) next.append(key, value);
   next.delete('page[offset]');
-  for (const filter of filters) if (filter.field) next.append(`${filter.field}__${filter.op}`, isValueless(operators, filter.field, filter.op) ? '' : filter.value);
+  for (const filter of filters)
+    if (filter.field)
+      next.append(`${filter.field}__${filter.op}`, isValueless(operators, filter.field, filter.op) ? '' : filter.value);
   return next;
 }
 

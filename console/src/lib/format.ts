@@ -12,7 +12,14 @@ export function shortId(id: string): string {
 /** A record's most readable attribute: its first short string other than the id. */
 export function labelOf(attributes: Record<string, unknown> | undefined, id: string): string {
   for (const value of Object.values(attributes ?? {})) {
-    if (typeof value === 'string' && value.length > 0 && value.length <= 80 && value !== id && !/^\d{4}-\d\d-\d\dT/.test(value)) return value;
+    if (
+      typeof value === 'string' &&
+      value.length > 0 &&
+      value.length <= 80 &&
+      value !== id &&
+      !/^\d{4}-\d\d-\d\dT/.test(value)
+    )
+      return value;
   }
   return shortId(id);
 }

@@ -10,7 +10,8 @@ export function loadSession(): Session | null {
     const raw = sessionStorage.getItem(STORAGE_KEY);
     if (raw === null) return null;
     const parsed = JSON.parse(raw) as Partial<Session>;
-    if ((parsed.kind === 'admin' || parsed.kind === 'user') && typeof parsed.token === 'string') return parsed as Session;
+    if ((parsed.kind === 'admin' || parsed.kind === 'user') && typeof parsed.token === 'string')
+      return parsed as Session;
   } catch {
     // Storage unavailable or corrupt: start signed out.
   }

@@ -55,7 +55,8 @@ export function openStream(url: string, handlers: StreamHandlers): () => void {
         buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
         if (line === '') {
           if (id !== null) lastEventId = id;
-          if (data.length > 0) handlers.onMessage({ event: event || 'message', data: data.join('\n'), id: id ?? lastEventId });
+          if (data.length > 0)
+            handlers.onMessage({ event: event || 'message', data: data.join('\n'), id: id ?? lastEventId });
           event = '';
           data = [];
           id = null;

@@ -14,7 +14,8 @@ function single(query: Record<string, unknown>, names: readonly string[]): { nam
   for (const name of names) {
     const value = query[name];
     if (value === undefined) continue;
-    if (typeof value !== 'string') throw new ApiError('INVALID_QUERY_PARAMS', { detail: `${name} must be given once`, parameter: name });
+    if (typeof value !== 'string')
+      throw new ApiError('INVALID_QUERY_PARAMS', { detail: `${name} must be given once`, parameter: name });
     return { name, value };
   }
   return undefined;
@@ -23,7 +24,10 @@ function single(query: Record<string, unknown>, names: readonly string[]): { nam
 function integer(param: { name: string; value: string }, min: number, max: number): number {
   const value = /^\d{1,10}$/.test(param.value) ? Number(param.value) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ApiError('INVALID_QUERY_PARAMS', { detail: `${param.name} must be an integer from ${min} to ${max}`, parameter: param.name });
+    throw new ApiError('INVALID_QUERY_PARAMS', {
+      detail: `${param.name} must be an integer from ${min} to ${max}`,
+      parameter: param.name,
+    });
   }
   return value;
 }
@@ -40,6 +44,7 @@ export function parseAdminPage(query: Record<string, unknown>): AdminPage {
 /** An optional single-valued string filter such as `?email=` or `?userId=`. */
 export function optionalQueryString(query: Record<string, unknown>, name: string): string | undefined {
   const found = single(query, [name]);
-  if (found && found.value === '') throw new ApiError('INVALID_QUERY_PARAMS', { detail: `${name} must not be empty`, parameter: name });
+  if (found && found.value === '')
+    throw new ApiError('INVALID_QUERY_PARAMS', { detail: `${name} must not be empty`, parameter: name });
   return found?.value;
 }

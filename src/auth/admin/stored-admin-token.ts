@@ -21,7 +21,11 @@ function tokenRow(store: Store, token: string): Record<string, unknown> {
 }
 
 export async function readStoredAdminTokenHash(store: Store): Promise<string | undefined> {
-  const row = await store.db.selectFrom(ADMIN_TOKEN_TABLE).select('token_hash').where('id', '=', ADMIN_TOKEN_ROW_ID).executeTakeFirst();
+  const row = await store.db
+    .selectFrom(ADMIN_TOKEN_TABLE)
+    .select('token_hash')
+    .where('id', '=', ADMIN_TOKEN_ROW_ID)
+    .executeTakeFirst();
   return row ? String(row.token_hash) : undefined;
 }
 
@@ -44,7 +48,11 @@ export function announceOnStderr(token: string): void {
  * generated, so the secret never reaches a log store. With several processes starting together only
  * the one whose insert wins announces it.
  */
-export async function ensureStoredAdminToken(store: Store, log: FastifyBaseLogger, announce: AdminTokenAnnouncer = announceOnStderr): Promise<void> {
+export async function ensureStoredAdminToken(
+  store: Store,
+  log: FastifyBaseLogger,
+  announce: AdminTokenAnnouncer = announceOnStderr,
+): Promise<void> {
   if ((await readStoredAdminTokenHash(store)) !== undefined) return;
   const token = generateAdminToken();
   const result = await store.db
@@ -53,7 +61,9 @@ export async function ensureStoredAdminToken(store: Store, log: FastifyBaseLogge
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
   if ((result.numInsertedOrUpdatedRows ?? 0n) > 0n) {
-    log.warn('No admin token is configured (adminToken / SVC_ADMIN_TOKEN), so one was generated and shown once on standard error');
+    log.warn(
+      'No admin token is configured (adminToken / SVC_ADMIN_TOKEN), so one was generated and shown once on standard error',
+    );
     announce(token);
   }
 }

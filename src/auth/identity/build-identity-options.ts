@@ -117,7 +117,10 @@ export function buildIdentityOptions({
     logger: {
       log: (level, message, ...args: unknown[]) => {
         // An Error would be logged as {}; its name and message (one line of JSON) say what happened.
-        const details = args.length > 0 ? { details: args.map((arg) => (arg instanceof Error ? { name: arg.name, message: arg.message } : arg)) } : {};
+        const details =
+          args.length > 0
+            ? { details: args.map((arg) => (arg instanceof Error ? { name: arg.name, message: arg.message } : arg)) }
+            : {};
         log[level]({ component: 'identity', ...details }, message);
       },
     },

@@ -16,7 +16,10 @@ export function userRoleIssues(roles: RolesToCheck, defined: ReadonlySet<string>
     const problem = roleProblem(role);
     if (problem) issues.push({ detail: `${label}: ${problem}`, pointer });
     else if (!defined.has(role)) {
-      issues.push({ detail: `${label}: role '${role}' is not defined in the configuration (defined roles: ${listRoles(defined)})`, pointer });
+      issues.push({
+        detail: `${label}: role '${role}' is not defined in the configuration (defined roles: ${listRoles(defined)})`,
+        pointer,
+      });
     }
   };
   if (roles.primaryRole !== undefined) check(roles.primaryRole, '/data/attributes/primaryRole', 'primaryRole');

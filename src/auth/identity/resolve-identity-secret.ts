@@ -18,7 +18,9 @@ export function resolveIdentitySecret(
   const given = env.SVC_SECRET?.trim();
   if (given) {
     if (given.length < MIN_SECRET_LENGTH) {
-      throw new Error(`SVC_SECRET is too short: use at least ${MIN_SECRET_LENGTH} random characters (e.g. \`openssl rand -base64 32\`)`);
+      throw new Error(
+        `SVC_SECRET is too short: use at least ${MIN_SECRET_LENGTH} random characters (e.g. \`openssl rand -base64 32\`)`,
+      );
     }
     return given;
   }

@@ -18,7 +18,10 @@ function rolesOf(user: Record<string, unknown>): RolesToCheck {
 function guard(user: Record<string, unknown>, definedRoles: () => ReadonlySet<string>): void {
   const issues = userRoleIssues(rolesOf(user), definedRoles());
   if (issues.length > 0) {
-    throw new APIError('BAD_REQUEST', { code: 'INVALID_RESOURCE_DATA', message: issues.map((issue) => issue.detail).join('; ') });
+    throw new APIError('BAD_REQUEST', {
+      code: 'INVALID_RESOURCE_DATA',
+      message: issues.map((issue) => issue.detail).join('; '),
+    });
   }
 }
 

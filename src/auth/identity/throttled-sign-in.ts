@@ -12,7 +12,10 @@ async function outcomeOf(response: Response): Promise<LoginOutcome> {
   if (response.status === 401) return 'failed';
   if (response.status === 403) {
     // Told only after the password matched; any other 403 (origin, CSRF) comes before the check.
-    const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => null)) as { code?: unknown } | null;
     if (body?.code === 'EMAIL_NOT_VERIFIED') return 'verified';
   }
   return 'unchecked';
@@ -21,7 +24,8 @@ async function outcomeOf(response: Response): Promise<LoginOutcome> {
 export function throttleSignIn(handler: IdentityHandler, throttle: LoginThrottle, basePath: string): IdentityHandler {
   const signInPath = `${basePath.replace(/\/+$/, '')}/sign-in/email`;
   return async (request) => {
-    if (request.method !== 'POST' || new URL(request.url).pathname.replace(/\/+$/, '') !== signInPath) return handler(request);
+    if (request.method !== 'POST' || new URL(request.url).pathname.replace(/\/+$/, '') !== signInPath)
+      return handler(request);
     const email = await requestBodyField(request, 'email');
     // No email, no account to guess at: better-auth refuses the body before any password check.
     if (email === undefined) return handler(request);

@@ -51,7 +51,12 @@ export class UserDirectory {
   readonly #definedRoles: () => ReadonlySet<string>;
 
   /** `definedRoles` answers for the definitions in force now (they can be reloaded while running). */
-  constructor(identity: Identity, config: SvcConfig, hooks: UserDirectoryHooks, definedRoles: () => ReadonlySet<string>) {
+  constructor(
+    identity: Identity,
+    config: SvcConfig,
+    hooks: UserDirectoryHooks,
+    definedRoles: () => ReadonlySet<string>,
+  ) {
     this.#identity = identity;
     this.#defaultRole = config.auth.defaultRole;
     this.#hooks = hooks;
@@ -116,7 +121,11 @@ export class UserDirectory {
   async create(input: NewUser): Promise<UserRecord> {
     const context = await this.#identity.context;
     const email = input.email.trim().toLowerCase();
-    if (!EMAIL_PATTERN.test(email)) throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'email is not a valid address', pointer: '/data/attributes/email' });
+    if (!EMAIL_PATTERN.test(email))
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: 'email is not a valid address',
+        pointer: '/data/attributes/email',
+      });
     const { minPasswordLength, maxPasswordLength } = context.password.config;
     if (input.password.length < minPasswordLength || input.password.length > maxPasswordLength) {
       throw new ApiError('INVALID_RESOURCE_DATA', {
@@ -126,10 +135,16 @@ export class UserDirectory {
     }
     this.#requireDefinedRoles({ primaryRole: input.role ?? this.#defaultRole, allowedRoles: input.allowedRoles ?? [] });
     if (await context.internalAdapter.findUserByEmail(email)) {
-      throw new ApiError('CONFLICT', { detail: `A user with email ${email} already exists`, pointer: '/data/attributes/email' });
+      throw new ApiError('CONFLICT', {
+        detail: `A user with email ${email} already exists`,
+        pointer: '/data/attributes/email',
+      });
     }
     if (input.id !== undefined && (await this.#find(input.id))) {
-      throw new ApiError('CONFLICT', { detail: `A user with id ${input.id} already exists`, pointer: '/data/attributes/id' });
+      throw new ApiError('CONFLICT', {
+        detail: `A user with id ${input.id} already exists`,
+        pointer: '/data/attributes/id',
+      });
     }
     const hash = await context.password.hash(input.password);
     const user = await context.internalAdapter.createUser(
@@ -144,7 +159,12 @@ export class UserDirectory {
       { method: 'admin' },
     );
     try {
-      await context.internalAdapter.linkAccount({ userId: user.id, providerId: 'credential', accountId: user.id, password: hash });
+      await context.internalAdapter.linkAccount({
+        userId: user.id,
+        providerId: 'credential',
+        accountId: user.id,
+        password: hash,
+      });
     } catch (error) {
       // Without its credential account the user could never sign in: undo rather than leave it half made.
       await context.internalAdapter.deleteUser(user.id);

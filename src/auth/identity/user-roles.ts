@@ -34,7 +34,8 @@ export function parseAllowedRolesInput(value: unknown): { roles: string[] } | { 
       return { problem: 'allowedRoles must be an array of role names or a JSON-encoded array' };
     }
   }
-  if (!Array.isArray(candidate)) return { problem: 'allowedRoles must be an array of role names or a JSON-encoded array' };
+  if (!Array.isArray(candidate))
+    return { problem: 'allowedRoles must be an array of role names or a JSON-encoded array' };
   for (const role of candidate) {
     const problem = roleProblem(role);
     if (problem) return { problem: `allowedRoles: ${problem}` };

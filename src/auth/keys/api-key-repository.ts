@@ -107,15 +107,29 @@ export class ApiKeyRepository {
   }
 
   async findById(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.#store.db.selectFrom(API_KEY_TABLE).select(API_KEY_PUBLIC_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.#store.db
+      .selectFrom(API_KEY_TABLE)
+      .select(API_KEY_PUBLIC_COLUMNS)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? this.#decode(row) : undefined;
   }
 
-  async list(filter: { userId?: string; limit: number; offset: number }): Promise<{ keys: ApiKeyRecord[]; total: number }> {
+  async list(filter: {
+    userId?: string;
+    limit: number;
+    offset: number;
+  }): Promise<{ keys: ApiKeyRecord[]; total: number }> {
     let query = this.#store.db.selectFrom(API_KEY_TABLE);
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
     const [rows, count] = await Promise.all([
-      query.select(API_KEY_PUBLIC_COLUMNS).orderBy('created_at').orderBy('id').limit(filter.limit).offset(filter.offset).execute(),
+      query
+        .select(API_KEY_PUBLIC_COLUMNS)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(filter.limit)
+        .offset(filter.offset)
+        .execute(),
       query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirst(),
     ]);
     return { keys: rows.map((row) => this.#decode(row)), total: Number(count?.total ?? 0) };
@@ -203,9 +217,10 @@ export class ApiKeyRepository {
         last_refill_at: this.#encode('last_refill_at', lastRefillAt),
       })
       .where('id', '=', id);
-    query = seen.lastRefillAt === null
-      ? query.where('last_refill_at', 'is', null)
-      : query.where('last_refill_at', '=', this.#encode('last_refill_at', seen.lastRefillAt));
+    query =
+      seen.lastRefillAt === null
+        ? query.where('last_refill_at', 'is', null)
+        : query.where('last_refill_at', '=', this.#encode('last_refill_at', seen.lastRefillAt));
     const result = await query.executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }

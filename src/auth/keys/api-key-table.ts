@@ -34,7 +34,15 @@ export const API_KEY_COLUMNS = {
 export type ApiKeyColumn = keyof typeof API_KEY_COLUMNS;
 
 const NOT_NULL: ReadonlySet<ApiKeyColumn> = new Set([
-  'prefix', 'start', 'user_id', 'enabled', 'rate_limit_enabled', 'request_count', 'key_hash', 'created_at', 'updated_at',
+  'prefix',
+  'start',
+  'user_id',
+  'enabled',
+  'rate_limit_enabled',
+  'request_count',
+  'key_hash',
+  'created_at',
+  'updated_at',
 ]);
 
 export async function createApiKeyTable(store: Store): Promise<void> {
@@ -46,6 +54,17 @@ export async function createApiKeyTable(store: Store): Promise<void> {
     });
   }
   await table.execute();
-  await store.db.schema.createIndex('svc_api_keys_key_hash_uq').ifNotExists().on(API_KEY_TABLE).column('key_hash').unique().execute();
-  await store.db.schema.createIndex('svc_api_keys_user_id_idx').ifNotExists().on(API_KEY_TABLE).column('user_id').execute();
+  await store.db.schema
+    .createIndex('svc_api_keys_key_hash_uq')
+    .ifNotExists()
+    .on(API_KEY_TABLE)
+    .column('key_hash')
+    .unique()
+    .execute();
+  await store.db.schema
+    .createIndex('svc_api_keys_user_id_idx')
+    .ifNotExists()
+    .on(API_KEY_TABLE)
+    .column('user_id')
+    .execute();
 }

@@ -6,8 +6,17 @@ import type { ApiKeyChanges } from './api-key-repository.ts';
 import { validateKeyPermissions } from './validate-key-permissions.ts';
 
 const FIELDS = [
-  'name', 'enabled', 'permissions', 'metadata', 'expiresAt', 'rateLimitEnabled', 'rateLimitMax',
-  'rateLimitTimeWindow', 'refillInterval', 'refillAmount', 'remaining',
+  'name',
+  'enabled',
+  'permissions',
+  'metadata',
+  'expiresAt',
+  'rateLimitEnabled',
+  'rateLimitMax',
+  'rateLimitTimeWindow',
+  'refillInterval',
+  'refillAmount',
+  'remaining',
 ] as const;
 
 export const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
@@ -23,7 +32,11 @@ export function parseKeyChanges(body: unknown, registry: Pick<ResourceRegistry, 
     expiresAt: reader.datetime('expiresAt', { nullable: true }),
     rateLimitEnabled: reader.boolean('rateLimitEnabled') ?? undefined,
     rateLimitMax: reader.integer('rateLimitMax', { nullable: true, minimum: 1, maximum: MAX_COUNT }),
-    rateLimitTimeWindow: reader.integer('rateLimitTimeWindow', { nullable: true, minimum: 1, maximum: MAX_INTERVAL_MS }),
+    rateLimitTimeWindow: reader.integer('rateLimitTimeWindow', {
+      nullable: true,
+      minimum: 1,
+      maximum: MAX_INTERVAL_MS,
+    }),
     refillInterval: reader.integer('refillInterval', { nullable: true, minimum: 1, maximum: MAX_INTERVAL_MS }),
     refillAmount: reader.integer('refillAmount', { nullable: true, minimum: 1, maximum: MAX_COUNT }),
     remaining: reader.integer('remaining', { nullable: true, minimum: 0, maximum: MAX_COUNT }),

@@ -5,8 +5,16 @@ import type { RateLimiter } from './rate-limiter.ts';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
-export function createRateLimiter(config: SvcConfig, log: FastifyBaseLogger, options: { redisKeyPrefix?: string } = {}): RateLimiter {
+export function createRateLimiter(
+  config: SvcConfig,
+  log: FastifyBaseLogger,
+  options: { redisKeyPrefix?: string } = {},
+): RateLimiter {
   const url = config.redis?.url;
   if (url === undefined || url === '') return new MemoryRateLimiter();
-  return new RedisRateLimiter({ url, log, ...(options.redisKeyPrefix !== undefined ? { keyPrefix: options.redisKeyPrefix } : {}) });
+  return new RedisRateLimiter({
+    url,
+    log,
+    ...(options.redisKeyPrefix !== undefined ? { keyPrefix: options.redisKeyPrefix } : {}),
+  });
 }

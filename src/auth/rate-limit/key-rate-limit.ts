@@ -22,7 +22,10 @@ export interface KeyRateLimitSettings {
   rateLimitTimeWindow: number | null;
 }
 
-export function windowLimitFor(key: KeyRateLimitSettings, defaults: SvcConfig['apiKeys']['rateLimit']): WindowLimit | null {
+export function windowLimitFor(
+  key: KeyRateLimitSettings,
+  defaults: SvcConfig['apiKeys']['rateLimit'],
+): WindowLimit | null {
   if (!key.rateLimitEnabled) return null;
   // A key with its own maximum is limited even when the global default is switched off.
   if (!defaults.enabled && key.rateLimitMax === null) return null;

@@ -59,7 +59,10 @@ export class LoginThrottle {
     const { enabled, maxFailuresPerAccount, maxFailuresPerAddress, windowMs } = this.#settings;
     if (!enabled) return UNTHROTTLED;
     // Hashed: Redis keys stay short whatever was typed, and hold no email address.
-    const account = email === undefined ? undefined : `${kind}:account:${createHash('sha256').update(normaliseEmail(email)).digest('base64url')}`;
+    const account =
+      email === undefined
+        ? undefined
+        : `${kind}:account:${createHash('sha256').update(normaliseEmail(email)).digest('base64url')}`;
     const client = `${kind}:address:${address}`;
     const byAddress = await this.#limiter.consume(client, maxFailuresPerAddress, windowMs);
     if (!byAddress.allowed) throw throttled(byAddress, kind);
@@ -88,7 +91,12 @@ export class LoginThrottle {
   }
 
   /** Runs one credential check under the throttle; `outcomeOf` reads its result or error. */
-  async guard<T>(email: string, address: string, check: () => Promise<T>, outcomeOf: (error: unknown) => LoginOutcome): Promise<T> {
+  async guard<T>(
+    email: string,
+    address: string,
+    check: () => Promise<T>,
+    outcomeOf: (error: unknown) => LoginOutcome,
+  ): Promise<T> {
     const attempt = await this.admit(email, address);
     let result: T;
     try {
@@ -105,6 +113,9 @@ export class LoginThrottle {
 function throttled(decision: RateLimitDecision, kind: ThrottleKind): ApiError {
   const seconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
   // One message for the account and the address limit: which one tripped is nobody's business.
-  const detail = kind === 'login' ? 'Too many failed sign-in attempts; try again later' : 'Too many account emails or reset attempts; try again later';
+  const detail =
+    kind === 'login'
+      ? 'Too many failed sign-in attempts; try again later'
+      : 'Too many account emails or reset attempts; try again later';
   return new ApiError('RATE_LIMITED', detail, { headers: { 'Retry-After': String(seconds) } });
 }

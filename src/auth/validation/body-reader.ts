@@ -22,7 +22,10 @@ export class BodyReader {
   static of(body: unknown): BodyReader {
     if (body === undefined || body === null) return new BodyReader({});
     if (!isRecord(body)) {
-      throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The request body must be a JSON object', pointer: '/data' });
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: 'The request body must be a JSON object',
+        pointer: '/data',
+      });
     }
     return new BodyReader(body);
   }
@@ -52,7 +55,10 @@ export class BodyReader {
     return false;
   }
 
-  string(name: string, options: Nullable & { minLength?: number; maxLength?: number; trim?: boolean } = {}): string | null | undefined {
+  string(
+    name: string,
+    options: Nullable & { minLength?: number; maxLength?: number; trim?: boolean } = {},
+  ): string | null | undefined {
     const value = this.#nullable(name, options);
     if (value === undefined || value === null) return value;
     if (typeof value !== 'string') return this.#fail(name, `'${name}' must be a string`);
@@ -69,7 +75,8 @@ export class BodyReader {
   integer(name: string, options: Nullable & { minimum?: number; maximum?: number } = {}): number | null | undefined {
     const value = this.#nullable(name, options);
     if (value === undefined || value === null) return value;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) return this.#fail(name, `'${name}' must be an integer`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value))
+      return this.#fail(name, `'${name}' must be an integer`);
     if (options.minimum !== undefined && value < options.minimum) {
       return this.#fail(name, `'${name}' must be at least ${options.minimum}`);
     }

@@ -5,7 +5,8 @@ import type { ApiError } from '../../errors/api-error.ts';
 
 export function refusingRoute(refusal: (request: FastifyRequest) => ApiError) {
   return {
-    onRequest: (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => done(refusal(request)),
+    onRequest: (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void =>
+      done(refusal(request)),
     // Never reached: onRequest always ends the request.
     handler: async (request: FastifyRequest): Promise<never> => {
       throw refusal(request);

@@ -18,7 +18,13 @@ import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
 
 export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export async function issueIdempotently(ctx: Pick<AppContext, 'auth' | 'idempotency'>, request: FastifyRequest, reply: FastifyReply, tokenRequest: TokenRequest, key: string): Promise<string> {
+export async function issueIdempotently(
+  ctx: Pick<AppContext, 'auth' | 'idempotency'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  tokenRequest: TokenRequest,
+  key: string,
+): Promise<string> {
   const { idempotency } = ctx;
   const { password: givenPassword, ...rest } = tokenRequest;
   // The route sends only email-and-password requests here.
@@ -34,7 +40,11 @@ export async function issueIdempotently(ctx: Pick<AppContext, 'auth' | 'idempote
   const context = `${use.caller}\n${use.fingerprint}`;
   const outcome = await runIdempotently(idempotency, use, request.log, async (attempt) => {
     const issued = await ctx.auth.issueKey(tokenRequest, request.ip);
-    const answer: StoredResponse = { status: 201, headers: { 'Content-Type': TOKEN_CONTENT_TYPE, 'Cache-Control': 'no-store' }, body: JSON.stringify(issued) };
+    const answer: StoredResponse = {
+      status: 201,
+      headers: { 'Content-Type': TOKEN_CONTENT_TYPE, 'Cache-Control': 'no-store' },
+      body: JSON.stringify(issued),
+    };
     await idempotency.completeAlone(use, attempt, { ...answer, body: await seal(answer.body, password, context) });
     return answer;
   });
@@ -49,7 +59,8 @@ export async function issueIdempotently(ctx: Pick<AppContext, 'auth' | 'idempote
       const opened = await unseal(sealed, password, context);
       if (opened === undefined) {
         throw new ApiError('IDEMPOTENCY_KEY_REUSED', {
-          detail: 'This Idempotency-Key was used for another request (other credentials); use a new key for a new request',
+          detail:
+            'This Idempotency-Key was used for another request (other credentials); use a new key for a new request',
           parameter: IDEMPOTENCY_KEY_HEADER,
         });
       }

@@ -62,7 +62,11 @@ function userAttributes(): JsonSchema {
     emailVerified: { type: 'boolean' },
     image: { type: ['string', 'null'] },
     primaryRole: { type: 'string' },
-    allowedRoles: { type: 'string', description: 'JSON-encoded array of the roles the user may switch to', examples: ['["editor","viewer"]'] },
+    allowedRoles: {
+      type: 'string',
+      description: 'JSON-encoded array of the roles the user may switch to',
+      examples: ['["editor","viewer"]'],
+    },
     createdAt: timestamp(),
     updatedAt: timestamp(),
   };
@@ -103,11 +107,16 @@ function keyUpdateBody(): JsonSchema {
   });
   return {
     type: 'object',
-    description: 'The key settings to change; `null` clears a per-key setting (back to the global default, or no quota).',
+    description:
+      'The key settings to change; `null` clears a per-key setting (back to the global default, or no quota).',
     properties: {
       name: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
       enabled: { type: 'boolean' },
-      permissions: { ...keyPermissions(), type: ['object', 'null'], description: 'Resources and fields must exist; null: the role’s permissions' },
+      permissions: {
+        ...keyPermissions(),
+        type: ['object', 'null'],
+        description: 'Resources and fields must exist; null: the role’s permissions',
+      },
       metadata: { type: ['object', 'null'], description: 'At most 8 KiB as JSON' },
       expiresAt: { type: ['string', 'null'], format: 'date-time' },
       rateLimitEnabled: { type: 'boolean' },
@@ -129,11 +138,15 @@ export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[num
     AdminUserListDocument: listDocument('AdminUser'),
     AdminUserUpdateBody: {
       type: 'object',
-      description: 'The role fields to change, each a role the configuration defines; keys see the change on their next request.',
+      description:
+        'The role fields to change, each a role the configuration defines; keys see the change on their next request.',
       properties: {
         primaryRole: role(),
         allowedRoles: {
-          anyOf: [{ type: 'array', items: role() }, { type: 'string', description: 'The same array, JSON-encoded' }],
+          anyOf: [
+            { type: 'array', items: role() },
+            { type: 'string', description: 'The same array, JSON-encoded' },
+          ],
         },
       },
       additionalProperties: false,
@@ -172,7 +185,8 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       patch: adminOperation({
         operationId: 'adminUpdateUser',
         summary: "Change a user's roles",
-        description: 'Sets the primary role and the roles the user may switch to with `X-Service-Role`; only roles the configuration defines are accepted.',
+        description:
+          'Sets the primary role and the roles the user may switch to with `X-Service-Role`; only roles the configuration defines are accepted.',
         parameters: [userId()],
         body: { schema: 'AdminUserUpdateBody', description: 'The role fields to change.' },
         success: { status: 200, description: 'The user as changed.', schema: 'AdminUserDocument' },
@@ -181,7 +195,8 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       delete: adminOperation({
         operationId: 'adminDeleteUser',
         summary: 'Delete a user and their keys',
-        description: 'The user, their sessions and every API key they hold are removed; the keys stop working on their next request.',
+        description:
+          'The user, their sessions and every API key they hold are removed; the keys stop working on their next request.',
         parameters: [userId()],
         success: { status: 204, description: 'Deleted.' },
         codes: ['RESOURCE_NOT_FOUND'],
@@ -201,7 +216,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminGetApiKey',
         summary: 'One API key',
-        description: 'The key\'s settings, limits and usage; the secret is never shown.',
+        description: "The key's settings, limits and usage; the secret is never shown.",
         parameters: [keyId()],
         success: { status: 200, description: 'The key.', schema: 'AdminApiKeyDocument' },
         codes: ['RESOURCE_NOT_FOUND'],
@@ -209,7 +224,8 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
       patch: adminOperation({
         operationId: 'adminUpdateApiKey',
         summary: "Change an API key's settings",
-        description: 'Enable or disable the key, change its permissions, expiry, rate limit or quota; the change applies from the key\'s next request.',
+        description:
+          "Enable or disable the key, change its permissions, expiry, rate limit or quota; the change applies from the key's next request.",
         parameters: [keyId()],
         body: { schema: 'AdminApiKeyUpdateBody', description: 'The settings to change.' },
         success: { status: 200, description: 'The key as changed.', schema: 'AdminApiKeyDocument' },

@@ -16,7 +16,8 @@ export function adminDeletedRecordSchemas(): Record<(typeof ADMIN_DELETED_RECORD
         id: { type: 'string' },
         attributes: {
           type: 'object',
-          description: "Every field of the record as it was when deleted (the resource's own schema), with its timestamps.",
+          description:
+            "Every field of the record as it was when deleted (the resource's own schema), with its timestamps.",
           required: ['created_at', 'updated_at', 'deleted_at'],
           properties: { created_at: timestamp(), updated_at: timestamp(), deleted_at: timestamp() },
         },
@@ -33,7 +34,8 @@ export function adminDeletedRecordPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminListDeletedRecords',
         summary: "List a resource's soft-deleted records",
-        description: 'Most recently deleted first. Only for resources with `enableSoftDelete`; others answer 404. Deleted records stay out of every `/v1` answer.',
+        description:
+          'Most recently deleted first. Only for resources with `enableSoftDelete`; others answer 404. Deleted records stay out of every `/v1` answer.',
         parameters: [pathParameter('name', 'Resource name.'), ...adminPageParameters()],
         success: { status: 200, description: 'A page of deleted records.', schema: 'AdminDeletedRecordListDocument' },
         codes: ['INVALID_QUERY_PARAMS', 'RESOURCE_NOT_FOUND'],

@@ -8,7 +8,13 @@ import { BODY_CODES, errorResponses } from './error-responses.ts';
 import { headerRef, JSON_API_MEDIA_TYPE, jsonRequestBody, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 
 /** The admin guard (401/403), JSON:API Accept negotiation (406) and the unexpected failure (500). */
-const GUARDED: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'FORBIDDEN', 'NOT_ACCEPTABLE', 'INTERNAL_ERROR'];
+const GUARDED: readonly ErrorCode[] = [
+  'UNAUTHORIZED',
+  'INVALID_API_KEY',
+  'FORBIDDEN',
+  'NOT_ACCEPTABLE',
+  'INTERNAL_ERROR',
+];
 
 export interface AdminOperationSpec {
   operationId: string;
@@ -42,11 +48,19 @@ export function adminOperation(spec: AdminOperationSpec): OpenApiObject {
   return operation;
 }
 
-export function pathParameter(name: string, description: string, schema: JsonSchema = { type: 'string' }): OpenApiObject {
+export function pathParameter(
+  name: string,
+  description: string,
+  schema: JsonSchema = { type: 'string' },
+): OpenApiObject {
   return { name, in: 'path', required: true, description, schema };
 }
 
-export function queryParameter(name: string, description: string, schema: JsonSchema = { type: 'string', minLength: 1 }): OpenApiObject {
+export function queryParameter(
+  name: string,
+  description: string,
+  schema: JsonSchema = { type: 'string', minLength: 1 },
+): OpenApiObject {
   return { name, in: 'query', description, schema };
 }
 
@@ -55,10 +69,21 @@ export function adminPageParameters(): OpenApiObject[] {
   const limit = (): JsonSchema => ({ type: 'integer', minimum: 1, maximum: ADMIN_MAX_LIMIT });
   const offset = (): JsonSchema => ({ type: 'integer', minimum: 0 });
   return [
-    queryParameter('_limit', `Items per page (default ${ADMIN_DEFAULT_LIMIT}).`, { ...limit(), default: ADMIN_DEFAULT_LIMIT }),
+    queryParameter('_limit', `Items per page (default ${ADMIN_DEFAULT_LIMIT}).`, {
+      ...limit(),
+      default: ADMIN_DEFAULT_LIMIT,
+    }),
     queryParameter('_offset', 'Items to skip.', { ...offset(), default: 0 }),
-    queryParameter('page[limit]', 'Synonym of `_limit`, as used in pagination links; give only one of the two.', limit()),
-    queryParameter('page[offset]', 'Synonym of `_offset`, as used in pagination links; give only one of the two.', offset()),
+    queryParameter(
+      'page[limit]',
+      'Synonym of `_limit`, as used in pagination links; give only one of the two.',
+      limit(),
+    ),
+    queryParameter(
+      'page[offset]',
+      'Synonym of `_offset`, as used in pagination links; give only one of the two.',
+      offset(),
+    ),
   ];
 }
 
@@ -66,7 +91,12 @@ export const timestamp = (): JsonSchema => ({ type: 'string', format: 'date-time
 export const nullableTimestamp = (): JsonSchema => ({ type: ['string', 'null'], format: 'date-time' });
 
 /** A JSON:API resource object of `type` whose attributes are the named component schema. */
-export function resourceObject(type: string, attributes: string, selfExample: string, extra: Record<string, JsonSchema> = {}): JsonSchema {
+export function resourceObject(
+  type: string,
+  attributes: string,
+  selfExample: string,
+  extra: Record<string, JsonSchema> = {},
+): JsonSchema {
   return {
     type: 'object',
     required: ['type', 'id', 'attributes', 'links'],
@@ -99,7 +129,12 @@ export function listDocument(resource: string): JsonSchema {
     required: ['data', 'meta', 'links'],
     properties: {
       data: { type: 'array', items: schemaRef(resource) },
-      meta: { type: 'object', required: ['total'], properties: { total: { type: 'integer', minimum: 0 } }, additionalProperties: false },
+      meta: {
+        type: 'object',
+        required: ['total'],
+        properties: { total: { type: 'integer', minimum: 0 } },
+        additionalProperties: false,
+      },
       links: {
         type: 'object',
         required: ['self'],

@@ -17,7 +17,9 @@ export function adminRoleSchemas(): Record<(typeof ADMIN_ROLE_SCHEMAS)[number], 
         attributes: {
           type: 'object',
           required: ['default'],
-          properties: { default: { type: 'boolean', description: 'Whether this is `auth.defaultRole`, given to new users' } },
+          properties: {
+            default: { type: 'boolean', description: 'Whether this is `auth.defaultRole`, given to new users' },
+          },
           additionalProperties: false,
         },
       },

@@ -3,7 +3,11 @@
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import { MAX_CUSTOM_HEADERS } from '../../webhooks/subscriptions/check-webhook-headers.ts';
 import { RETRY_BOUNDS } from '../../webhooks/subscriptions/retry-config.ts';
-import { MAX_FIELD_ID_LENGTH, MAX_FIELD_IDS, MAX_NAME_LENGTH } from '../../webhooks/subscriptions/validate-webhook-input.ts';
+import {
+  MAX_FIELD_ID_LENGTH,
+  MAX_FIELD_IDS,
+  MAX_NAME_LENGTH,
+} from '../../webhooks/subscriptions/validate-webhook-input.ts';
 import { DELIVERY_STATUSES } from '../../webhooks/delivery/webhook-delivery.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
@@ -53,12 +57,23 @@ const uuid = (): JsonSchema => ({ type: 'string', format: 'uuid' });
 /** The writable members, as validate-webhook-input checks them. */
 function writableProperties(): Record<string, JsonSchema> {
   const retry = Object.fromEntries(
-    Object.entries(RETRY_BOUNDS).map(([name, bound]) => [name, { type: bound.integer ? 'integer' : 'number', minimum: bound.min, maximum: bound.max }]),
+    Object.entries(RETRY_BOUNDS).map(([name, bound]) => [
+      name,
+      { type: bound.integer ? 'integer' : 'number', minimum: bound.min, maximum: bound.max },
+    ]),
   );
   return {
     name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'Not blank' },
-    url: { type: 'string', format: 'uri', description: 'http(s) target; private and loopback addresses only when the config allows them' },
-    eventPattern: { type: 'string', description: 'Event type pattern, e.g. `posts.*` or `*`', examples: ['posts.created', 'posts.*', '*'] },
+    url: {
+      type: 'string',
+      format: 'uri',
+      description: 'http(s) target; private and loopback addresses only when the config allows them',
+    },
+    eventPattern: {
+      type: 'string',
+      description: 'Event type pattern, e.g. `posts.*` or `*`',
+      examples: ['posts.created', 'posts.*', '*'],
+    },
     headers: {
       type: ['object', 'null'],
       maxProperties: MAX_CUSTOM_HEADERS,
@@ -120,7 +135,13 @@ export function adminWebhookSchemas(): Record<(typeof ADMIN_WEBHOOK_SCHEMAS)[num
       webhook: {
         type: 'object',
         required: ['data'],
-        properties: { data: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', const: 'webhooks' }, id: uuid() } } },
+        properties: {
+          data: {
+            type: 'object',
+            required: ['type', 'id'],
+            properties: { type: { type: 'string', const: 'webhooks' }, id: uuid() },
+          },
+        },
       },
     },
   };
@@ -147,9 +168,14 @@ export function adminWebhookSchemas(): Record<(typeof ADMIN_WEBHOOK_SCHEMAS)[num
       additionalProperties: false,
     },
     AdminWebhookDeliveryAttributes: deliveryAttributes(),
-    AdminWebhookDelivery: resourceObject('webhook-deliveries', 'AdminWebhookDeliveryAttributes', '/admin/webhooks/{id}/deliveries/{deliveryId}', {
-      relationships: relationship,
-    }),
+    AdminWebhookDelivery: resourceObject(
+      'webhook-deliveries',
+      'AdminWebhookDeliveryAttributes',
+      '/admin/webhooks/{id}/deliveries/{deliveryId}',
+      {
+        relationships: relationship,
+      },
+    ),
     AdminWebhookDeliveryDocument: singleDocument('AdminWebhookDelivery'),
     AdminWebhookDeliveryListDocument: listDocument('AdminWebhookDelivery'),
   };
@@ -168,7 +194,12 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
         summary: 'Create a webhook subscription',
         description: 'The answer carries the signing `secret`; it is never shown again.',
         body: { schema: 'AdminWebhookCreateBody', description: 'The subscription.' },
-        success: { status: 201, description: 'Created, with its signing secret.', schema: 'AdminWebhookCreatedDocument', location: true },
+        success: {
+          status: 201,
+          description: 'Created, with its signing secret.',
+          schema: 'AdminWebhookCreatedDocument',
+          location: true,
+        },
         codes: ['INVALID_RESOURCE_DATA'],
       }),
       get: adminOperation({
@@ -201,7 +232,8 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       delete: adminOperation({
         operationId: 'adminDeleteWebhook',
         summary: 'Delete a webhook subscription',
-        description: 'The subscription stops receiving events at once; its delivery records, queued or done, are deleted with it.',
+        description:
+          'The subscription stops receiving events at once; its delivery records, queued or done, are deleted with it.',
         parameters: [id()],
         success: { status: 204, description: 'Deleted.' },
         codes: found,
@@ -211,14 +243,19 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminListWebhookDeliveries',
         summary: 'List the delivery attempts of a webhook',
-        description: 'One record per attempt, newest first: its state, the target\'s status and response, and when the next attempt is due.',
+        description:
+          "One record per attempt, newest first: its state, the target's status and response, and when the next attempt is due.",
         parameters: [
           id(),
           queryParameter('status', 'Only attempts in this state.', { type: 'string', enum: [...DELIVERY_STATUSES] }),
           queryParameter('eventId', 'Only attempts of this event.'),
           ...adminPageParameters(),
         ],
-        success: { status: 200, description: 'A page of delivery attempts.', schema: 'AdminWebhookDeliveryListDocument' },
+        success: {
+          status: 200,
+          description: 'A page of delivery attempts.',
+          schema: 'AdminWebhookDeliveryListDocument',
+        },
         codes: ['INVALID_QUERY_PARAMS', ...found],
       }),
     },
@@ -226,7 +263,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       get: adminOperation({
         operationId: 'adminGetWebhookDelivery',
         summary: 'One delivery attempt',
-        description: 'The attempt with the payload sent, the target\'s status and response body, and its timing.',
+        description: "The attempt with the payload sent, the target's status and response body, and its timing.",
         parameters: [id(), deliveryId()],
         success: { status: 200, description: 'The attempt.', schema: 'AdminWebhookDeliveryDocument' },
         codes: found,
@@ -236,7 +273,8 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
       post: adminOperation({
         operationId: 'adminRetryWebhookDelivery',
         summary: 'Send a delivery’s event again',
-        description: 'Queues a new attempt to the current url; 409 `CONFLICT` when the webhook is disabled or an attempt of the event is already queued.',
+        description:
+          'Queues a new attempt to the current url; 409 `CONFLICT` when the webhook is disabled or an attempt of the event is already queued.',
         parameters: [id(), deliveryId()],
         success: { status: 202, description: 'The new attempt, queued.', schema: 'AdminWebhookDeliveryDocument' },
         codes: send,

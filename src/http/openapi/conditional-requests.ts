@@ -18,7 +18,8 @@ export function conditionalParameters(): OpenApiObject {
     IfNoneMatch: {
       name: 'If-None-Match',
       in: 'header',
-      description: 'Entity tags the client holds (or `*`): when one is the current tag (weak comparison), the answer is 304 with no body.',
+      description:
+        'Entity tags the client holds (or `*`): when one is the current tag (weak comparison), the answer is 304 with no body.',
       schema: { type: 'string' },
     },
     IfMatch: {

@@ -7,7 +7,12 @@ import { headerRef, JSON_API_MEDIA_TYPE, schemaRef, type OpenApiObject } from '.
 export const ERROR_DOCUMENT_SCHEMA = 'ErrorDocument';
 
 /** Codes of a failed API key check (docs/authentication.md), shared by every keyed operation. */
-export const KEY_AUTH_CODES: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_DISABLED', 'API_KEY_EXPIRED'];
+export const KEY_AUTH_CODES: readonly ErrorCode[] = [
+  'UNAUTHORIZED',
+  'INVALID_API_KEY',
+  'API_KEY_DISABLED',
+  'API_KEY_EXPIRED',
+];
 export const RATE_LIMIT_CODES: readonly ErrorCode[] = ['RATE_LIMITED', 'USAGE_EXCEEDED'];
 /** Codes of a request whose body the server could not take (size, media type, JSON syntax). */
 export const BODY_CODES: readonly ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
@@ -57,7 +62,10 @@ export function errorDocumentSchema(): JsonSchema {
             source: {
               type: 'object',
               properties: {
-                pointer: { type: 'string', description: 'JSON Pointer to the offending member, e.g. `/data/attributes/title`' },
+                pointer: {
+                  type: 'string',
+                  description: 'JSON Pointer to the offending member, e.g. `/data/attributes/title`',
+                },
                 parameter: { type: 'string', description: 'The offending query parameter' },
               },
             },

@@ -7,7 +7,14 @@ import type { SvcConfig } from '../../config/config-types.ts';
 import { identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import { enabledSocialProviders } from './identity-schemas.ts';
-import { FORM_BODY_CODES, failureResponses, identityBody, jsonAnswer, redirect, sessionCookieHeader } from './identity-responses.ts';
+import {
+  FORM_BODY_CODES,
+  failureResponses,
+  identityBody,
+  jsonAnswer,
+  redirect,
+  sessionCookieHeader,
+} from './identity-responses.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 
 // A resource tag is a resource name (lower snake_case), so this spelling cannot clash with one.
@@ -15,7 +22,14 @@ export const IDENTITY_TAG = 'Users';
 export const SESSION_COOKIE_SCHEME = 'sessionCookie';
 export const SESSION_TOKEN_SCHEME = 'sessionToken';
 export const IDENTITY_OPERATIONS = [
-  'signUpEmail', 'signInEmail', 'getSession', 'signOut', 'sendVerificationEmail', 'verifyEmail', 'signInSocial', 'socialCallback',
+  'signUpEmail',
+  'signInEmail',
+  'getSession',
+  'signOut',
+  'sendVerificationEmail',
+  'verifyEmail',
+  'signInSocial',
+  'socialCallback',
   'getSignInMethods',
 ] as const;
 
@@ -32,12 +46,13 @@ export function identitySecuritySchemes(config: SvcConfig): OpenApiObject {
       name: sessionCookieName(config),
       description:
         'The session cookie set by sign-in, sign-up and email verification. Browsers send it on their own; a request with ' +
-        'cookies that changes something must come from a trusted origin (`auth.trustedOrigins` or the service\'s own).',
+        "cookies that changes something must come from a trusted origin (`auth.trustedOrigins` or the service's own).",
     },
     [SESSION_TOKEN_SCHEME]: {
       type: 'http',
       scheme: 'bearer',
-      description: 'The `token` of a sign-in answer (or its `set-auth-token` header), as `Authorization: Bearer <session token>`: the session without a cookie.',
+      description:
+        'The `token` of a sign-in answer (or its `set-auth-token` header), as `Authorization: Bearer <session token>`: the session without a cookie.',
     },
   };
 }
@@ -51,8 +66,14 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
   // A request with cookies (or a sign-in from a page) that does not come from a trusted origin.
   const origins = ['MISSING_OR_NULL_ORIGIN', 'INVALID_ORIGIN', 'INVALID_CALLBACK_URL'];
   const operation = (fields: OpenApiObject): OpenApiObject => ({ tags: [IDENTITY_TAG], security: [], ...fields });
-  const withBody = (identity: Record<number, readonly string[]>, service: readonly ErrorCode[] = []): Record<string, OpenApiObject> =>
-    failureResponses({ identity: { ...limited, 500: [], ...identity }, service: [...FORM_BODY_CODES, 'BAD_REQUEST', 'INTERNAL_ERROR', ...service] });
+  const withBody = (
+    identity: Record<number, readonly string[]>,
+    service: readonly ErrorCode[] = [],
+  ): Record<string, OpenApiObject> =>
+    failureResponses({
+      identity: { ...limited, 500: [], ...identity },
+      service: [...FORM_BODY_CODES, 'BAD_REQUEST', 'INTERNAL_ERROR', ...service],
+    });
 
   const signUpFailures: Record<number, readonly string[]> = {
     400: ['VALIDATION_ERROR', 'PASSWORD_TOO_SHORT', 'PASSWORD_TOO_LONG', 'INVALID_EMAIL'],
@@ -66,7 +87,8 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
       get: operation({
         operationId: 'getSignInMethods',
         summary: 'Which ways of signing in are on',
-        description: 'Public, and answered by svc itself: email and password, emailed links and codes, two-factor, and the social and OpenID Connect providers that are configured.',
+        description:
+          'Public, and answered by svc itself: email and password, emailed links and codes, two-factor, and the social and OpenID Connect providers that are configured.',
         responses: { '200': jsonAnswer('The sign-in methods.', 'SignInMethods') },
       }),
     },
@@ -81,8 +103,15 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
             : 'The answer starts a session (cookie and `token`); an email already registered is 422.'),
         requestBody: identityBody('SignUpEmailBody', 'The new user, as JSON or an HTML form post.'),
         responses: {
-          '200': jsonAnswer('The user was created.', 'SignUpEmailResult', verifying ? {} : sessionCookieHeader('The session cookie.')),
-          ...withBody(signUpFailures, (config.auth.signUpThrottle ?? SIGN_UP_THROTTLE_DEFAULTS).enabled ? ['RATE_LIMITED'] : []),
+          '200': jsonAnswer(
+            'The user was created.',
+            'SignUpEmailResult',
+            verifying ? {} : sessionCookieHeader('The session cookie.'),
+          ),
+          ...withBody(
+            signUpFailures,
+            (config.auth.signUpThrottle ?? SIGN_UP_THROTTLE_DEFAULTS).enabled ? ['RATE_LIMITED'] : [],
+          ),
         },
       }),
     },
@@ -92,7 +121,9 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
         summary: 'Sign in with an email and a password',
         description:
           'Starts a session: the answer sets the session cookie and carries its token. Scripts are usually better off with an API key from `POST /token`.' +
-          (throttled ? ' Failed attempts are throttled per email and per client address, together with `POST /token`.' : ''),
+          (throttled
+            ? ' Failed attempts are throttled per email and per client address, together with `POST /token`.'
+            : ''),
         requestBody: identityBody('SignInEmailBody', 'The credentials, as JSON or an HTML form post.'),
         responses: {
           '200': jsonAnswer('Signed in.', 'SignInEmailResult', sessionCookieHeader('The session cookie.')),
@@ -111,13 +142,20 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
       get: operation({
         operationId: 'getSession',
         summary: 'The current session and its user',
-        description: 'Answers null when no valid session cookie was sent. API keys are not sessions: a key holder asks `GET /me`.',
+        description:
+          'Answers null when no valid session cookie was sent. API keys are not sessions: a key holder asks `GET /me`.',
         security: [{ [SESSION_COOKIE_SCHEME]: [] }, {}],
         responses: {
           '200': jsonAnswer('The session and its user, or null.', 'SessionResult', {
-            'Cache-Control': { description: 'A session is never cached.', schema: { type: 'string', const: 'no-store' } },
+            'Cache-Control': {
+              description: 'A session is never cached.',
+              schema: { type: 'string', const: 'no-store' },
+            },
           }),
-          ...failureResponses({ identity: { ...limited, 500: [] }, service: ['INVALID_QUERY_PARAMS', 'INTERNAL_ERROR'] }),
+          ...failureResponses({
+            identity: { ...limited, 500: [] },
+            service: ['INVALID_QUERY_PARAMS', 'INTERNAL_ERROR'],
+          }),
         },
       }),
     },
@@ -125,11 +163,15 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
       post: operation({
         operationId: 'signOut',
         summary: 'End the session',
-        description: 'Deletes the session and clears its cookies. Without a session cookie it still succeeds. It does not revoke API keys.',
+        description:
+          'Deletes the session and clears its cookies. Without a session cookie it still succeeds. It does not revoke API keys.',
         security: [{ [SESSION_COOKIE_SCHEME]: [] }],
         responses: {
           '200': jsonAnswer('Signed out.', 'SignOutResult', sessionCookieHeader('The session cookies, cleared.')),
-          ...failureResponses({ identity: { ...limited, 403: ['MISSING_OR_NULL_ORIGIN', 'INVALID_ORIGIN'], 500: [] }, service: [...FORM_BODY_CODES, 'INTERNAL_ERROR'] }),
+          ...failureResponses({
+            identity: { ...limited, 403: ['MISSING_OR_NULL_ORIGIN', 'INVALID_ORIGIN'], 500: [] },
+            service: [...FORM_BODY_CODES, 'INTERNAL_ERROR'],
+          }),
         },
       }),
     },
@@ -153,14 +195,38 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
           'Marks the email verified and starts a session. With a `callbackURL` every outcome is a redirect there, failures with ' +
           '`?error=<code>` appended; without one the answer is JSON.',
         parameters: [
-          { name: 'token', in: 'query', required: true, description: 'The token from the link.', schema: { type: 'string' } },
-          { name: 'callbackURL', in: 'query', description: 'Where to redirect afterwards.', schema: { type: 'string' } },
+          {
+            name: 'token',
+            in: 'query',
+            required: true,
+            description: 'The token from the link.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'callbackURL',
+            in: 'query',
+            description: 'Where to redirect afterwards.',
+            schema: { type: 'string' },
+          },
         ],
         responses: {
-          '200': jsonAnswer('Verified (or verified already).', 'VerifyEmailResult', sessionCookieHeader('The session cookie, on first verification.')),
-          '302': redirect('Redirect to the callbackURL, with `?error=<code>` when the link was not valid.', sessionCookieHeader('The session cookie, on first verification.')),
+          '200': jsonAnswer(
+            'Verified (or verified already).',
+            'VerifyEmailResult',
+            sessionCookieHeader('The session cookie, on first verification.'),
+          ),
+          '302': redirect(
+            'Redirect to the callbackURL, with `?error=<code>` when the link was not valid.',
+            sessionCookieHeader('The session cookie, on first verification.'),
+          ),
           ...failureResponses({
-            identity: { ...limited, 400: ['VALIDATION_ERROR'], 401: ['INVALID_TOKEN', 'TOKEN_EXPIRED', 'USER_NOT_FOUND'], 403: ['INVALID_CALLBACK_URL'], 500: [] },
+            identity: {
+              ...limited,
+              400: ['VALIDATION_ERROR'],
+              401: ['INVALID_TOKEN', 'TOKEN_EXPIRED', 'USER_NOT_FOUND'],
+              403: ['INVALID_CALLBACK_URL'],
+              500: [],
+            },
             service: ['INVALID_QUERY_PARAMS', 'INTERNAL_ERROR'],
           }),
         },
@@ -191,14 +257,31 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
         summary: 'Where the social provider sends the browser back',
         description: `Registered with the provider as \`${identityBaseUrl(config)}${base}/callback/<provider>\`. Checks the state cookie, signs the user in (creating them on first sign-in) and redirects to the callbackURL; on failure to the errorCallbackURL or \`${base}/error\`, with \`?error=<code>\`.`,
         parameters: [
-          { name: 'provider', in: 'path', required: true, description: 'The provider.', schema: { type: 'string', enum: providers } },
+          {
+            name: 'provider',
+            in: 'path',
+            required: true,
+            description: 'The provider.',
+            schema: { type: 'string', enum: providers },
+          },
           { name: 'code', in: 'query', description: "The provider's authorization code.", schema: { type: 'string' } },
-          { name: 'state', in: 'query', description: 'The state set when sign-in started.', schema: { type: 'string' } },
+          {
+            name: 'state',
+            in: 'query',
+            description: 'The state set when sign-in started.',
+            schema: { type: 'string' },
+          },
           { name: 'error', in: 'query', description: 'Why the provider refused.', schema: { type: 'string' } },
         ],
         responses: {
-          '302': redirect('Signed in, or an error page with `?error=<code>`.', sessionCookieHeader('The session cookie, when signed in.')),
-          ...failureResponses({ identity: { ...limited, 500: [] }, service: ['INVALID_QUERY_PARAMS', 'INTERNAL_ERROR'] }),
+          '302': redirect(
+            'Signed in, or an error page with `?error=<code>`.',
+            sessionCookieHeader('The session cookie, when signed in.'),
+          ),
+          ...failureResponses({
+            identity: { ...limited, 500: [] },
+            service: ['INVALID_QUERY_PARAMS', 'INTERNAL_ERROR'],
+          }),
         },
       }),
     };

@@ -24,7 +24,9 @@ export function failureResponses({ identity, service }: Failures): Record<string
     const status = ERROR_CATALOGUE[code].status;
     serviceByStatus.set(status, [...(serviceByStatus.get(status) ?? []), code]);
   }
-  const statuses = [...new Set([...Object.keys(identity).map(Number), ...serviceByStatus.keys()])].sort((a, b) => a - b);
+  const statuses = [...new Set([...Object.keys(identity).map(Number), ...serviceByStatus.keys()])].sort(
+    (a, b) => a - b,
+  );
   const responses: Record<string, OpenApiObject> = {};
   for (const status of statuses) {
     const own = identity[status];
@@ -38,9 +40,17 @@ export function failureResponses({ identity, service }: Failures): Record<string
       if (status === 429) headers['Retry-After'] = headerRef('RetryAfter');
     }
     if (own) {
-      parts.push(own.length > 0 ? `${ticked(own)} from the identity component (\`{ code, message }\`)` : 'the identity component');
+      parts.push(
+        own.length > 0
+          ? `${ticked(own)} from the identity component (\`{ code, message }\`)`
+          : 'the identity component',
+      );
       content[JSON_MEDIA_TYPE] = { schema: schemaRef('IdentityError') };
-      if (status === 429) headers['X-Retry-After'] = { description: 'Seconds until the identity component takes requests again.', schema: { type: 'integer', minimum: 0 } };
+      if (status === 429)
+        headers['X-Retry-After'] = {
+          description: 'Seconds until the identity component takes requests again.',
+          schema: { type: 'integer', minimum: 0 },
+        };
     }
     responses[String(status)] = { description: `${statusReason(status)}: ${parts.join('; ')}.`, headers, content };
   }
@@ -48,15 +58,29 @@ export function failureResponses({ identity, service }: Failures): Record<string
 }
 
 export function jsonAnswer(description: string, schema: string, extraHeaders: OpenApiObject = {}): OpenApiObject {
-  return { description, headers: { 'X-Request-Id': headerRef('XRequestId'), ...extraHeaders }, content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(schema) } } };
+  return {
+    description,
+    headers: { 'X-Request-Id': headerRef('XRequestId'), ...extraHeaders },
+    content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(schema) } },
+  };
 }
 
 export function identityBody(schema: string, description: string): OpenApiObject {
-  return { description, required: true, content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(schema) }, [FORM_MEDIA_TYPE]: { schema: schemaRef(schema) } } };
+  return {
+    description,
+    required: true,
+    content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(schema) }, [FORM_MEDIA_TYPE]: { schema: schemaRef(schema) } },
+  };
 }
 
-export const sessionCookieHeader = (what: string): OpenApiObject => ({ 'Set-Cookie': { description: what, schema: { type: 'string' } } });
+export const sessionCookieHeader = (what: string): OpenApiObject => ({
+  'Set-Cookie': { description: what, schema: { type: 'string' } },
+});
 export const redirect = (description: string, extraHeaders: OpenApiObject = {}): OpenApiObject => ({
   description,
-  headers: { 'X-Request-Id': headerRef('XRequestId'), Location: { description: 'Where the browser goes next.', schema: { type: 'string' } }, ...extraHeaders },
+  headers: {
+    'X-Request-Id': headerRef('XRequestId'),
+    Location: { description: 'Where the browser goes next.', schema: { type: 'string' } },
+    ...extraHeaders,
+  },
 });

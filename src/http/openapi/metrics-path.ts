@@ -16,15 +16,20 @@ export function metricsPaths(config: SvcConfig): Record<string, OpenApiObject> {
         tags: [META_TAG],
         operationId: 'getMetrics',
         summary: 'Service metrics in the Prometheus text format',
-        description: open ? 'Public (`server.publicMetrics: true`).' : 'With the admin token (`server.publicMetrics: true` makes it public).',
+        description: open
+          ? 'Public (`server.publicMetrics: true`).'
+          : 'With the admin token (`server.publicMetrics: true` makes it public).',
         security: open ? [] : [{ [ADMIN_SCHEME]: [] }],
         responses: {
           200: {
-            description: 'Counters, gauges and histograms: requests, errors, open streams, webhook queue, outbox lag, event-loop lag, memory.',
+            description:
+              'Counters, gauges and histograms: requests, errors, open streams, webhook queue, outbox lag, event-loop lag, memory.',
             headers: { 'X-Request-Id': headerRef('XRequestId') },
             content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
           },
-          ...errorResponses(open ? ['INTERNAL_ERROR'] : ['UNAUTHORIZED', 'INVALID_API_KEY', 'FORBIDDEN', 'INTERNAL_ERROR']),
+          ...errorResponses(
+            open ? ['INTERNAL_ERROR'] : ['UNAUTHORIZED', 'INVALID_API_KEY', 'FORBIDDEN', 'INTERNAL_ERROR'],
+          ),
         },
       },
     },

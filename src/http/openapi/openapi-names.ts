@@ -17,7 +17,16 @@ export const RESOURCE_SCHEMA_SUFFIXES = [
 ] as const;
 export type ResourceSchemaSuffix = (typeof RESOURCE_SCHEMA_SUFFIXES)[number];
 
-export type ResourceOperation = 'list' | 'create' | 'get' | 'replace' | 'update' | 'delete' | 'schema' | 'stream' | 'aggregate';
+export type ResourceOperation =
+  | 'list'
+  | 'create'
+  | 'get'
+  | 'replace'
+  | 'update'
+  | 'delete'
+  | 'schema'
+  | 'stream'
+  | 'aggregate';
 
 export interface ResourceNames {
   /** Key under `components.schemas`, e.g. `PostsAttributes`. */

@@ -97,7 +97,7 @@ function exportFormatParameter(): OpenApiObject {
     name: '_format',
     in: 'query',
     description:
-      'Export: `csv` (RFC 4180, a header row, text starting with `=`, `+`, `-`, `@`, a tab or CR prefixed with `\'`) or `ndjson` ' +
+      "Export: `csv` (RFC 4180, a header row, text starting with `=`, `+`, `-`, `@`, a tab or CR prefixed with `'`) or `ndjson` " +
       '(one JSON object a line): every record the filters match and the caller may read, with the readable fields (or `fields`), ' +
       'streamed without pages. `Accept: text/csv` or `Accept: application/x-ndjson` asks the same. With an export, `_limit`, `_offset`, ' +
       '`page[...]` and `include`: 400 `INVALID_QUERY_PARAMS`. The 200 is then `text/csv` (columns `id`, the fields, `created_at`, ' +
@@ -328,7 +328,11 @@ export function resourcePaths(
         "Groups the rows inside the caller's read filter that the filters match, with a count and sums, averages, least and greatest values.",
       parameters: aggregateParameters(resource),
       responses: {
-        '200': { description: `One \`${name}-aggregates\` object per group.`, headers: successHeaders(), content: { [JSON_API_MEDIA_TYPE]: { schema: aggregateDocumentSchema(resource) } } },
+        '200': {
+          description: `One \`${name}-aggregates\` object per group.`,
+          headers: successHeaders(),
+          content: { [JSON_API_MEDIA_TYPE]: { schema: aggregateDocumentSchema(resource) } },
+        },
         ...errorResponses(['INVALID_QUERY_PARAMS', 'INVALID_FIELDS', ...KEYED, 'RESOURCE_FETCH_ERROR']),
       },
     }),

@@ -2,7 +2,12 @@
 // and the flat request bodies of create, replace and patch. All derive from the field definitions.
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import type { Resource } from '../../resources/resource.ts';
-import { fieldJsonSchema, resourceJsonSchema, SYSTEM_FIELD_SCHEMAS, type FieldSchemaUse } from '../../resources/resource-json-schema.ts';
+import {
+  fieldJsonSchema,
+  resourceJsonSchema,
+  SYSTEM_FIELD_SCHEMAS,
+  type FieldSchemaUse,
+} from '../../resources/resource-json-schema.ts';
 import type { ResourceNames, ResourceSchemaSuffix } from './openapi-names.ts';
 import { schemaRef } from './openapi-refs.ts';
 import { requestDocumentSchema } from './request-document-schemas.ts';
@@ -42,10 +47,20 @@ function relationshipsSchema(resource: Resource): JsonSchema {
         data: {
           oneOf: [
             { type: 'null' },
-            { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', const: relation.target }, id: { ...SYSTEM_FIELD_SCHEMAS.id } } },
+            {
+              type: 'object',
+              required: ['type', 'id'],
+              properties: { type: { type: 'string', const: relation.target }, id: { ...SYSTEM_FIELD_SCHEMAS.id } },
+            },
           ],
         },
-        links: { type: 'object', required: ['related'], properties: { related: { ...LINK, examples: [`/v1/${relation.target}/0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f`] } } },
+        links: {
+          type: 'object',
+          required: ['related'],
+          properties: {
+            related: { ...LINK, examples: [`/v1/${relation.target}/0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f`] },
+          },
+        },
       },
     };
   }
@@ -54,7 +69,14 @@ function relationshipsSchema(resource: Resource): JsonSchema {
     type: 'object',
     required: ['data'],
     properties: {
-      data: { type: 'array', items: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string' }, id: { ...SYSTEM_FIELD_SCHEMAS.id } } } },
+      data: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['type', 'id'],
+          properties: { type: { type: 'string' }, id: { ...SYSTEM_FIELD_SCHEMAS.id } },
+        },
+      },
       links: { type: 'object', required: ['related'], properties: { related: { ...LINK } } },
     },
   };
@@ -69,11 +91,18 @@ function relationshipsSchema(resource: Resource): JsonSchema {
 /** `included` of a compound document: related records of any type, each as its resource's own resource object. */
 const included = (): JsonSchema => ({
   type: 'array',
-  description: 'The records `include` asked for, each (type, id) once, as the caller may read them; present when `include` is given.',
+  description:
+    'The records `include` asked for, each (type, id) once, as the caller may read them; present when `include` is given.',
   items: {
     type: 'object',
     required: ['type', 'id', 'attributes', 'links'],
-    properties: { type: { type: 'string' }, id: { ...SYSTEM_FIELD_SCHEMAS.id }, attributes: { type: 'object' }, relationships: { type: 'object' }, links: { type: 'object' } },
+    properties: {
+      type: { type: 'string' },
+      id: { ...SYSTEM_FIELD_SCHEMAS.id },
+      attributes: { type: 'object' },
+      relationships: { type: 'object' },
+      links: { type: 'object' },
+    },
   },
 });
 
@@ -116,8 +145,12 @@ function listDocumentSchema(resource: Resource, names: ResourceNames): JsonSchem
         properties: {
           self: link('This page'),
           first: link('The first page'),
-          prev: link('The previous page; present when the offset is above 0, or (keyset pages) when records come before this page'),
-          next: link('The next page; present when more records follow. On a keyset page it carries the cursor of its last record'),
+          prev: link(
+            'The previous page; present when the offset is above 0, or (keyset pages) when records come before this page',
+          ),
+          next: link(
+            'The next page; present when more records follow. On a keyset page it carries the cursor of its last record',
+          ),
           last: link('The last page; present when there is at least one record (always on keyset pages)'),
         },
       },
@@ -132,7 +165,9 @@ function bodySchema(resource: Resource, use: FieldSchemaUse, description: string
   const schema: JsonSchema = { type: 'object', description, properties, additionalProperties: false };
   if (use !== 'patch') {
     // The server fills in a default before checking `required` (validate-record-body.ts).
-    const required = [...resource.fields.values()].filter((f) => f.required && f.definition.default === undefined).map((f) => f.name);
+    const required = [...resource.fields.values()]
+      .filter((f) => f.required && f.definition.default === undefined)
+      .map((f) => f.name);
     if (required.length > 0) schema.required = required;
   }
   return schema;
@@ -163,10 +198,28 @@ export function resourceSchemas(resource: Resource, names: ResourceNames): Recor
       'write',
       `Every field of the ${resource.name} record (full replace). Omitted fields take their default, or null.`,
     ),
-    PatchBody: bodySchema(resource, 'patch', `Only the ${resource.name} fields to change; the others keep their values.`),
-    CreateRequestDocument: requestDocumentSchema(resource, 'create', `A new ${resource.name} record as a JSON:API document; \`data.id\` is set by the server.`),
-    ReplaceRequestDocument: requestDocumentSchema(resource, 'replace', `Every field of the ${resource.name} record as a JSON:API document.`),
-    PatchRequestDocument: requestDocumentSchema(resource, 'patch', `The ${resource.name} fields to change as a JSON:API document.`),
+    PatchBody: bodySchema(
+      resource,
+      'patch',
+      `Only the ${resource.name} fields to change; the others keep their values.`,
+    ),
+    CreateRequestDocument: requestDocumentSchema(
+      resource,
+      'create',
+      `A new ${resource.name} record as a JSON:API document; \`data.id\` is set by the server.`,
+    ),
+    ReplaceRequestDocument: requestDocumentSchema(
+      resource,
+      'replace',
+      `Every field of the ${resource.name} record as a JSON:API document.`,
+    ),
+    PatchRequestDocument: requestDocumentSchema(
+      resource,
+      'patch',
+      `The ${resource.name} fields to change as a JSON:API document.`,
+    ),
   };
-  return Object.fromEntries(Object.entries(schemas).map(([suffix, schema]) => [names.schema(suffix as ResourceSchemaSuffix), schema]));
+  return Object.fromEntries(
+    Object.entries(schemas).map(([suffix, schema]) => [names.schema(suffix as ResourceSchemaSuffix), schema]),
+  );
 }

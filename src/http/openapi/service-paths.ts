@@ -12,7 +12,11 @@ export const META_TAG = 'Service';
 export const SERVICE_OPERATIONS = ['getOpenApiJson', 'getOpenApiYaml', 'getHealth', 'getReadiness'] as const;
 
 export function serviceSchemas(): Record<(typeof SERVICE_SCHEMAS)[number], JsonSchema> {
-  const fieldList = (): JsonSchema => ({ type: 'array', items: { type: 'string' }, description: 'Field names; `"*"` for every field the role allows' });
+  const fieldList = (): JsonSchema => ({
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Field names; `"*"` for every field the role allows',
+  });
   return {
     KeyPermissions: {
       type: 'object',
@@ -40,32 +44,57 @@ function plainResponse(description: string, mediaType: string, schema: JsonSchem
 }
 
 export function servicePaths(_config: SvcConfig): Record<string, OpenApiObject> {
-  const meta = (operationId: string, summary: string, description: string, responses: OpenApiObject): OpenApiObject => ({
+  const meta = (
+    operationId: string,
+    summary: string,
+    description: string,
+    responses: OpenApiObject,
+  ): OpenApiObject => ({
     get: { tags: [META_TAG], operationId, summary, description, security: [], responses },
   });
   return {
-    '/openapi.json': meta('getOpenApiJson', 'This OpenAPI description, as JSON', 'Every enabled resource, the admin API and the identity endpoints; public, so clients and code generators can fetch it.', {
-      '200': plainResponse('The OpenAPI 3.1 document.', JSON_MEDIA_TYPE, { type: 'object' }),
-      ...errorResponses(['INTERNAL_ERROR']),
-    }),
-    '/openapi.yaml': meta('getOpenApiYaml', 'This OpenAPI description, as YAML', 'The same document as `/openapi.json`, in YAML.', {
-      '200': plainResponse('The OpenAPI 3.1 document.', 'application/yaml', { type: 'string' }),
-      ...errorResponses(['INTERNAL_ERROR']),
-    }),
-    '/healthz': meta('getHealth', 'Liveness: answers while the process runs', 'Checks nothing else, so a load balancer can tell a hung process from a busy database.', {
-      '200': plainResponse('The process is running.', JSON_MEDIA_TYPE, status('ok')),
-    }),
-    '/readyz': meta('getReadiness', 'Readiness: the database answers and the config is applied', 'Answers 503 `SERVICE_UNAVAILABLE` while the database does not answer, a table is missing, or the process is shutting down.', {
-      '200': plainResponse('Ready to serve requests: the database answers and every table exists.', JSON_MEDIA_TYPE, {
-        type: 'object',
-        required: ['status', 'database', 'migrations'],
-        properties: {
-          status: { type: 'string', const: 'ready' },
-          database: { type: 'string', const: 'ok' },
-          migrations: { type: 'string', const: 'applied' },
-        },
-      }),
-      ...errorResponses(['SERVICE_UNAVAILABLE']),
-    }),
+    '/openapi.json': meta(
+      'getOpenApiJson',
+      'This OpenAPI description, as JSON',
+      'Every enabled resource, the admin API and the identity endpoints; public, so clients and code generators can fetch it.',
+      {
+        '200': plainResponse('The OpenAPI 3.1 document.', JSON_MEDIA_TYPE, { type: 'object' }),
+        ...errorResponses(['INTERNAL_ERROR']),
+      },
+    ),
+    '/openapi.yaml': meta(
+      'getOpenApiYaml',
+      'This OpenAPI description, as YAML',
+      'The same document as `/openapi.json`, in YAML.',
+      {
+        '200': plainResponse('The OpenAPI 3.1 document.', 'application/yaml', { type: 'string' }),
+        ...errorResponses(['INTERNAL_ERROR']),
+      },
+    ),
+    '/healthz': meta(
+      'getHealth',
+      'Liveness: answers while the process runs',
+      'Checks nothing else, so a load balancer can tell a hung process from a busy database.',
+      {
+        '200': plainResponse('The process is running.', JSON_MEDIA_TYPE, status('ok')),
+      },
+    ),
+    '/readyz': meta(
+      'getReadiness',
+      'Readiness: the database answers and the config is applied',
+      'Answers 503 `SERVICE_UNAVAILABLE` while the database does not answer, a table is missing, or the process is shutting down.',
+      {
+        '200': plainResponse('Ready to serve requests: the database answers and every table exists.', JSON_MEDIA_TYPE, {
+          type: 'object',
+          required: ['status', 'database', 'migrations'],
+          properties: {
+            status: { type: 'string', const: 'ready' },
+            database: { type: 'string', const: 'ok' },
+            migrations: { type: 'string', const: 'applied' },
+          },
+        }),
+        ...errorResponses(['SERVICE_UNAVAILABLE']),
+      },
+    ),
   };
 }

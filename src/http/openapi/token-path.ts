@@ -2,7 +2,12 @@
 // body's bounds taken from the parser (auth/keys/token-request.ts) so the two cannot drift.
 import { LOGIN_THROTTLE_DEFAULTS } from '../../config/config-schema.ts';
 import type { SvcConfig } from '../../config/config-types.ts';
-import { MAX_COUNT, MAX_EXPIRES_IN_SECONDS, MAX_INTERVAL_MS, TOKEN_FIELD_LIMITS } from '../../auth/keys/token-request.ts';
+import {
+  MAX_COUNT,
+  MAX_EXPIRES_IN_SECONDS,
+  MAX_INTERVAL_MS,
+  TOKEN_FIELD_LIMITS,
+} from '../../auth/keys/token-request.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { BODY_CODES, errorResponses } from './error-responses.ts';
@@ -22,7 +27,12 @@ export function tokenSchemas(config: SvcConfig): Record<'TokenRequest' | 'TokenR
   const tighten =
     `May only tighten the global default of ${max} requests per ${timeWindow} ms: rateLimitMax at most ${max}, and ` +
     `rateLimitMax × ceil(${timeWindow} / rateLimitTimeWindow) at most ${max}.`;
-  const optionalInteger = (minimum: number, maximum: number, description: string): JsonSchema => ({ type: ['integer', 'null'], minimum, maximum, description });
+  const optionalInteger = (minimum: number, maximum: number, description: string): JsonSchema => ({
+    type: ['integer', 'null'],
+    minimum,
+    maximum,
+    description,
+  });
   return {
     TokenRequest: {
       type: 'object',
@@ -30,28 +40,52 @@ export function tokenSchemas(config: SvcConfig): Record<'TokenRequest' | 'TokenR
         'A flat JSON object; a field not listed here is refused (400 `INVALID_RESOURCE_DATA`). null is the same as leaving a field out. ' +
         'email and password go together; without both, the key is for the signed-in session the request carries.',
       properties: {
-        email: { type: 'string', minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, description: "The user's email, in any letter case", examples: ['ada@example.com'] },
+        email: {
+          type: 'string',
+          minLength: 1,
+          maxLength: TOKEN_FIELD_LIMITS.emailMaxLength,
+          description: "The user's email, in any letter case",
+          examples: ['ada@example.com'],
+        },
         password: { type: 'string', minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength, writeOnly: true },
         otp: {
           type: ['string', 'null'],
           minLength: 1,
           maxLength: TOKEN_FIELD_LIMITS.otpMaxLength,
           writeOnly: true,
-          description: 'The current code of the authenticator app, for a user with two-factor on (403 `TWO_FACTOR_REQUIRED` without it, 401 `INVALID_TWO_FACTOR_CODE` when wrong)',
+          description:
+            'The current code of the authenticator app, for a user with two-factor on (403 `TWO_FACTOR_REQUIRED` without it, 401 `INVALID_TWO_FACTOR_CODE` when wrong)',
           examples: ['123456'],
         },
         permissions: {
           anyOf: [schemaRef('KeyPermissions'), { type: 'null' }],
-          description: "The key's scopes; every resource, action and field must exist (400 `INVALID_PERMISSIONS`). Omitted: everything the user's role allows.",
+          description:
+            "The key's scopes; every resource, action and field must exist (400 `INVALID_PERMISSIONS`). Omitted: everything the user's role allows.",
         },
-        name: { type: ['string', 'null'], minLength: 1, maxLength: TOKEN_FIELD_LIMITS.nameMaxLength, description: 'Label of the key' },
-        metadata: { type: ['object', 'null'], description: `Your own data, kept with the key (at most ${TOKEN_FIELD_LIMITS.metadataMaxBytes} bytes as JSON)` },
+        name: {
+          type: ['string', 'null'],
+          minLength: 1,
+          maxLength: TOKEN_FIELD_LIMITS.nameMaxLength,
+          description: 'Label of the key',
+        },
+        metadata: {
+          type: ['object', 'null'],
+          description: `Your own data, kept with the key (at most ${TOKEN_FIELD_LIMITS.metadataMaxBytes} bytes as JSON)`,
+        },
         expiresIn: optionalInteger(1, MAX_EXPIRES_IN_SECONDS, 'Seconds until the key expires; omitted: never'),
         rateLimitMax: optionalInteger(1, MAX_COUNT, `Requests per window. ${tighten}`),
         rateLimitTimeWindow: optionalInteger(1, MAX_INTERVAL_MS, `Window length in milliseconds. ${tighten}`),
-        refillInterval: optionalInteger(1, MAX_INTERVAL_MS, 'Milliseconds between refills of the request quota; give it with refillAmount'),
+        refillInterval: optionalInteger(
+          1,
+          MAX_INTERVAL_MS,
+          'Milliseconds between refills of the request quota; give it with refillAmount',
+        ),
         refillAmount: optionalInteger(1, MAX_COUNT, 'Requests restored per refill; give it with refillInterval'),
-        remaining: optionalInteger(1, MAX_COUNT, 'Request quota; when used up: 429 `USAGE_EXCEEDED`. Omitted with a refill: starts at refillAmount'),
+        remaining: optionalInteger(
+          1,
+          MAX_COUNT,
+          'Request quota; when used up: 429 `USAGE_EXCEEDED`. Omitted with a refill: starts at refillAmount',
+        ),
       },
       additionalProperties: false,
     },
@@ -77,7 +111,14 @@ export function tokenPath(config: SvcConfig): Record<string, OpenApiObject> {
   const base = config.auth.basePath.replace(/\/+$/, '');
   const throttled = (config.auth.loginThrottle ?? LOGIN_THROTTLE_DEFAULTS).enabled;
   const tokenErrors: ErrorCode[] = [
-    ...BODY_CODES, 'INVALID_RESOURCE_DATA', 'INVALID_PERMISSIONS', 'INVALID_CREDENTIALS', 'UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL_ERROR', ...IDEMPOTENCY_CODES,
+    ...BODY_CODES,
+    'INVALID_RESOURCE_DATA',
+    'INVALID_PERMISSIONS',
+    'INVALID_CREDENTIALS',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'INTERNAL_ERROR',
+    ...IDEMPOTENCY_CODES,
   ];
   if (config.auth.emailAndPassword?.enabled === false) tokenErrors.push('EMAIL_PASSWORD_DISABLED');
   if (config.auth.requireEmailVerification) tokenErrors.push('EMAIL_NOT_VERIFIED');
@@ -95,10 +136,16 @@ export function tokenPath(config: SvcConfig): Record<string, OpenApiObject> {
           "Exchanges a user's email and password for an API key, with optional scopes, expiry and limits. An unknown email and a " +
           'wrong password get the same answer. Without email and password, the key is for the signed-in session the request ' +
           'carries instead (a user who signs in with a social or OIDC provider): `Authorization: Bearer <session token>`, or the ' +
-          'session cookie from a trusted origin (`Origin` must be the service\'s own or in `auth.trustedOrigins`, else 403 `FORBIDDEN`); ' +
+          "session cookie from a trusted origin (`Origin` must be the service's own or in `auth.trustedOrigins`, else 403 `FORBIDDEN`); " +
           'none, or one that is signed out or expired, is 401 `UNAUTHORIZED`. Idempotency-Key is for email and password only.' +
-          (config.auth.emailAndPassword?.enabled === false ? ' Email and password are turned off here (403 `EMAIL_PASSWORD_DISABLED`).' : '') +
-          (throttled ? ' Failed attempts are throttled per email and per client address, together with `' + base + '/sign-in/email`.' : ''),
+          (config.auth.emailAndPassword?.enabled === false
+            ? ' Email and password are turned off here (403 `EMAIL_PASSWORD_DISABLED`).'
+            : '') +
+          (throttled
+            ? ' Failed attempts are throttled per email and per client address, together with `' +
+              base +
+              '/sign-in/email`.'
+            : ''),
         security: [{}, { [SESSION_TOKEN_SCHEME]: [] }, { [SESSION_COOKIE_SCHEME]: [] }],
         parameters: [idempotencyKeyParameter((config.idempotency ?? IDEMPOTENCY_DEFAULTS).ttlMs)],
         requestBody: jsonRequestBody('TokenRequest', 'Credentials and options of the new key, as a flat JSON object.'),

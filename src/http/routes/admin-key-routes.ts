@@ -16,7 +16,12 @@ interface IdParams {
 
 type KeyAttributes = Omit<ApiKeyRecord, 'id' | 'lastRefillAt'>;
 
-function keyResource(key: ApiKeyRecord): { type: 'api-keys'; id: string; attributes: KeyAttributes; links: { self: string } } {
+function keyResource(key: ApiKeyRecord): {
+  type: 'api-keys';
+  id: string;
+  attributes: KeyAttributes;
+  links: { self: string };
+} {
   // lastRefillAt is bookkeeping for the refill schedule, not part of spec 2.1.
   const { id, lastRefillAt: _lastRefillAt, ...attributes } = key;
   return { type: 'api-keys', id, attributes, links: { self: `/admin/keys/${encodeURIComponent(id)}` } };
@@ -26,7 +31,10 @@ function notFound(id: string): ApiError {
   return new ApiError('RESOURCE_NOT_FOUND', `No API key with id '${id}'`);
 }
 
-export async function registerAdminKeyRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'registry'>): Promise<void> {
+export async function registerAdminKeyRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'auth' | 'registry'>,
+): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);

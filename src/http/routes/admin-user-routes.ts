@@ -16,7 +16,12 @@ interface IdParams {
   id: string;
 }
 
-function userResource(user: UserRecord): { type: 'users'; id: string; attributes: Omit<UserRecord, 'id'>; links: { self: string } } {
+function userResource(user: UserRecord): {
+  type: 'users';
+  id: string;
+  attributes: Omit<UserRecord, 'id'>;
+  links: { self: string };
+} {
   const { id, ...attributes } = user;
   return { type: 'users', id, attributes, links: { self: `/admin/users/${encodeURIComponent(id)}` } };
 }
@@ -25,17 +30,25 @@ function notFound(id: string): ApiError {
   return new ApiError('RESOURCE_NOT_FOUND', `No user with id '${id}'`);
 }
 
-export async function registerAdminUserRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>): Promise<void> {
+export async function registerAdminUserRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'registry' | 'auth'>,
+): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);
 
     scope.get('/admin/roles', async (request, reply) => {
       const [name] = Object.keys((request.query ?? {}) as Record<string, unknown>);
-      if (name !== undefined) throw new ApiError('INVALID_QUERY_PARAMS', { detail: `Unknown query parameter '${name}'`, parameter: name });
+      if (name !== undefined)
+        throw new ApiError('INVALID_QUERY_PARAMS', { detail: `Unknown query parameter '${name}'`, parameter: name });
       // Read at each request: a reload of the definitions can add or drop roles.
       const roles = [...definedRoles(ctx.config, ctx.registry.definitions)].sort();
-      const data = roles.map((role) => ({ type: 'roles', id: role, attributes: { default: role === ctx.config.auth.defaultRole } }));
+      const data = roles.map((role) => ({
+        type: 'roles',
+        id: role,
+        attributes: { default: role === ctx.config.auth.defaultRole },
+      }));
       return jsonApiAnswer(reply, 200, { data, meta: { total: data.length }, links: { self: '/admin/roles' } });
     });
 
@@ -44,7 +57,11 @@ export async function registerAdminUserRoutes(app: FastifyInstance, ctx: Pick<Ap
       const page = parseAdminPage(query);
       const email = optionalQueryString(query, 'email');
       const { users, total } = await ctx.auth.users.list({ ...page, ...(email !== undefined ? { email } : {}) });
-      return jsonApiAnswer(reply, 200, { data: users.map(userResource), meta: { total }, links: { self: request.url } });
+      return jsonApiAnswer(reply, 200, {
+        data: users.map(userResource),
+        meta: { total },
+        links: { self: request.url },
+      });
     });
 
     scope.get<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {

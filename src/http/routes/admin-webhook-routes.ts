@@ -20,7 +20,8 @@ const PAGE_PARAMETERS = ['_limit', '_offset', 'page[limit]', 'page[offset]'];
 function queryOf(request: FastifyRequest, allowed: readonly string[]): Record<string, unknown> {
   const query = (request.query ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(query)) {
-    if (!allowed.includes(name)) throw new ApiError('INVALID_QUERY_PARAMS', { detail: `Unknown query parameter '${name}'`, parameter: name });
+    if (!allowed.includes(name))
+      throw new ApiError('INVALID_QUERY_PARAMS', { detail: `Unknown query parameter '${name}'`, parameter: name });
   }
   return query;
 }
@@ -29,12 +30,18 @@ function statusFilter(query: Record<string, unknown>): DeliveryStatus | undefine
   const status = optionalQueryString(query, 'status');
   if (status === undefined) return undefined;
   if (!(DELIVERY_STATUSES as readonly string[]).includes(status)) {
-    throw new ApiError('INVALID_QUERY_PARAMS', { detail: `status must be one of ${DELIVERY_STATUSES.join(', ')}`, parameter: 'status' });
+    throw new ApiError('INVALID_QUERY_PARAMS', {
+      detail: `status must be one of ${DELIVERY_STATUSES.join(', ')}`,
+      parameter: 'status',
+    });
   }
   return status as DeliveryStatus;
 }
 
-export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'auth' | 'webhooks'>): Promise<void> {
+export async function registerAdminWebhookRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'auth' | 'webhooks'>,
+): Promise<void> {
   const { admin } = ctx.webhooks;
 
   await app.register(async (scope) => {
@@ -99,10 +106,13 @@ export async function registerAdminWebhookRoutes(app: FastifyInstance, ctx: Pick
     });
 
     // 202: the new attempt is queued; its record shows the outcome once the worker has sent it.
-    scope.post<{ Params: DeliveryParams }>(`${WEBHOOKS_PATH}/:id/deliveries/:deliveryId/retry`, async (request, reply) => {
-      const data = deliveryObject(await admin.redeliver(request.params.id, request.params.deliveryId));
-      return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
-    });
+    scope.post<{ Params: DeliveryParams }>(
+      `${WEBHOOKS_PATH}/:id/deliveries/:deliveryId/retry`,
+      async (request, reply) => {
+        const data = deliveryObject(await admin.redeliver(request.params.id, request.params.deliveryId));
+        return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
+      },
+    );
 
     scope.post<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id/test`, async (request, reply) => {
       const data = deliveryObject(await admin.sendTest(request.params.id, { requestId: request.id }));

@@ -31,7 +31,8 @@ const COMPRESSIBLE_BYTES = 1024;
 
 /** The file's gzip form, made once; null when it is too small to be worth it. */
 export function gzippedBody(file: ConsoleFile): Buffer | null {
-  if (file.body.length < COMPRESSIBLE_BYTES || file.type.startsWith('image/png') || file.type.startsWith('font/')) return null;
+  if (file.body.length < COMPRESSIBLE_BYTES || file.type.startsWith('image/png') || file.type.startsWith('font/'))
+    return null;
   file.gzipped ??= gzipSync(file.body);
   return file.gzipped;
 }

@@ -37,7 +37,10 @@ export async function registerConsoleRoutes(app: FastifyInstance, ctx: Pick<AppC
     reply.header('Vary', 'Accept-Encoding');
     const gzipped = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) ? gzippedBody(file) : null;
     if (gzipped) reply.header('Content-Encoding', 'gzip');
-    return reply.code(200).type(file.type).send(gzipped ?? file.body);
+    return reply
+      .code(200)
+      .type(file.type)
+      .send(gzipped ?? file.body);
   };
   const serve = (path: string, csp: string) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (files === null) throw new ApiError('SERVICE_UNAVAILABLE', NOT_BUILT);

@@ -8,7 +8,14 @@ import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts'
 import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from '../server/unstorable-text.ts';
 
 /** Headers that describe one hop or the original body, which is re-serialized here. */
-const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', CLIENT_IP_HEADER]);
+const DROPPED_REQUEST_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  CLIENT_IP_HEADER,
+]);
 const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'connection']);
 
 // Tells requests from scripts and servers apart from a browser's, for better-auth's CSRF check.
@@ -49,10 +56,18 @@ function toWebRequest(request: FastifyRequest, origin: string): Request {
       headers.set('content-type', 'application/json');
     }
   }
-  return new Request(new URL(request.url, origin), { method: request.method, headers, ...(body !== undefined ? { body } : {}) });
+  return new Request(new URL(request.url, origin), {
+    method: request.method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
 }
 
-async function sendWebResponse(request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply> {
+async function sendWebResponse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: Response,
+): Promise<FastifyReply> {
   const body = Buffer.from(await response.arrayBuffer());
   // better-auth answers a path it does not know with a bare 404; answer it like any unknown route.
   if (response.status === 404 && body.length === 0) {
@@ -79,7 +94,10 @@ function unstorableFormFields(form: string): ErrorIssue[] {
   return issues;
 }
 
-export async function registerIdentityRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'auth'>): Promise<void> {
+export async function registerIdentityRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'auth'>,
+): Promise<void> {
   const basePath = ctx.config.auth.basePath.replace(/\/+$/, '');
   const origin = new URL(identityBaseUrl(ctx.config)).origin;
   await app.register(async (scope) => {
@@ -90,11 +108,14 @@ export async function registerIdentityRoutes(app: FastifyInstance, ctx: Pick<App
       done(null, body);
     });
     // svc's own, beside better-auth's catch-all: which sign-in buttons a page should show.
-    scope.get(`${basePath}/methods`, async (_request, reply) => reply.header('Cache-Control', 'no-cache').send(ctx.auth.signInMethods));
+    scope.get(`${basePath}/methods`, async (_request, reply) =>
+      reply.header('Cache-Control', 'no-cache').send(ctx.auth.signInMethods),
+    );
     scope.route({
       method: ['GET', 'POST'],
       url: `${basePath}/*`,
-      handler: async (request, reply) => sendWebResponse(request, reply, await ctx.auth.handleIdentityRequest(toWebRequest(request, origin))),
+      handler: async (request, reply) =>
+        sendWebResponse(request, reply, await ctx.auth.handleIdentityRequest(toWebRequest(request, origin))),
     });
   });
 }

@@ -15,7 +15,11 @@ function unreadyDetail(readiness: Readiness): string {
   return `Migrations are not applied: missing tables ${(readiness.missingTables ?? []).join(', ')}`;
 }
 
-export async function registerMetaRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'store' | 'registry'>, custom?: CustomRouteDocs): Promise<void> {
+export async function registerMetaRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'store' | 'registry'>,
+  custom?: CustomRouteDocs,
+): Promise<void> {
   // The document depends only on the resource definitions: built once, and again when they are replaced.
   let openApi: { json: string; yaml: string } | null = null;
   const document = () => {
@@ -40,7 +44,9 @@ export async function registerMetaRoutes(app: FastifyInstance, ctx: Pick<AppCont
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document().json));
   app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(document().yaml));
   app.get('/healthz', async () => ({ status: 'ok' }));
-  const probe = new ReadinessProbe(ctx.store, () => serviceTables(ctx.registry.all().map((resource) => resource.table)));
+  const probe = new ReadinessProbe(ctx.store, () =>
+    serviceTables(ctx.registry.all().map((resource) => resource.table)),
+  );
   // preClose runs before the server stops accepting and the workers drain: readiness fails first.
   app.addHook('preClose', async () => probe.markClosing());
   app.get('/readyz', async (request, reply) => {

@@ -11,7 +11,10 @@ import { requireAdmin } from '../guards/require-admin.ts';
 /** The 429s the key authenticator throws: a full rate-limit window, a used-up quota. */
 const RATE_LIMIT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RATE_LIMITED', 'USAGE_EXCEEDED']);
 
-export async function registerMetricsRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'metrics' | 'auth'>): Promise<void> {
+export async function registerMetricsRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'metrics' | 'auth'>,
+): Promise<void> {
   const { metrics } = ctx;
   const series = new RequestSeries(metrics);
   app.addHook('onResponse', (request, reply, done) => {
@@ -24,13 +27,15 @@ export async function registerMetricsRoutes(app: FastifyInstance, ctx: Pick<AppC
   });
   // The error code is known here, before the error handler turns the error into a 429 document.
   app.addHook('onError', async (_request, _reply, error) => {
-    if (error instanceof ApiError && RATE_LIMIT_CODES.has(error.code)) metrics.rateLimitRejections.inc({ code: error.code });
+    if (error instanceof ApiError && RATE_LIMIT_CODES.has(error.code))
+      metrics.rateLimitRejections.inc({ code: error.code });
   });
 
   const guard = ctx.config.server.publicMetrics === true ? {} : { onRequest: requireAdmin(ctx) };
   app.get('/metrics', guard, async (request, reply) => {
     const { text, failures } = await metrics.scrape();
-    for (const { collector, error } of failures) request.log.warn({ err: error, collector }, 'a metrics collector failed');
+    for (const { collector, error } of failures)
+      request.log.warn({ err: error, collector }, 'a metrics collector failed');
     return reply.type(EXPOSITION_CONTENT_TYPE).header('Cache-Control', 'no-store').send(text);
   });
 }

@@ -46,8 +46,12 @@ export class ReadinessProbe {
       return { readiness: { status: 'unavailable', database: 'unreachable', migrations: 'unknown' }, cause };
     }
     // Checked again: shutdown may have begun while the database answered.
-    if (this.#closing) return { readiness: { status: 'closing', database: 'ok', migrations: missing.length === 0 ? 'applied' : 'missing' } };
-    if (missing.length > 0) return { readiness: { status: 'unavailable', database: 'ok', migrations: 'missing', missingTables: missing } };
+    if (this.#closing)
+      return {
+        readiness: { status: 'closing', database: 'ok', migrations: missing.length === 0 ? 'applied' : 'missing' },
+      };
+    if (missing.length > 0)
+      return { readiness: { status: 'unavailable', database: 'ok', migrations: 'missing', missingTables: missing } };
     return { readiness: { status: 'ready', database: 'ok', migrations: 'applied' } };
   }
 }

@@ -137,12 +137,20 @@ export async function registerResourceRoutes(
         },
       );
 
-      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>('/:resource/aggregate', mayRead, async (request, reply) => {
-        const resource = registry.require(request.params.resource);
-        const meta = requestMeta(request);
-        const groups = await records.aggregate(resource, meta, reads.aggregate(resource, meta.principal, request.query));
-        return jsonApiAnswer(reply, 200, aggregateDocument(resource, groups, request.url));
-      });
+      v1.get<{ Params: ResourceParams; Querystring: RawQuery }>(
+        '/:resource/aggregate',
+        mayRead,
+        async (request, reply) => {
+          const resource = registry.require(request.params.resource);
+          const meta = requestMeta(request);
+          const groups = await records.aggregate(
+            resource,
+            meta,
+            reads.aggregate(resource, meta.principal, request.query),
+          );
+          return jsonApiAnswer(reply, 200, aggregateDocument(resource, groups, request.url));
+        },
+      );
 
       v1.get<{ Params: RecordParams; Querystring: RawQuery }>('/:resource/:id', mayRead, async (request, reply) => {
         const resource = registry.require(request.params.resource);

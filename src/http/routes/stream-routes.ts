@@ -56,14 +56,18 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: StreamRout
       v1.addHook('onRequest', authenticateHook(ctx, { allowQueryToken: stream.allowQueryToken }));
 
       // A HEAD would run the handler and open a stream nobody reads.
-      v1.get<{ Params: StreamParams; Querystring: StreamRawQuery }>('/:resource/stream', { exposeHeadRoute: false, onRequest: authorizeAction(ctx, 'read') }, (request, reply) =>
-        openStream(ctx, registry, request, reply),
+      v1.get<{ Params: StreamParams; Querystring: StreamRawQuery }>(
+        '/:resource/stream',
+        { exposeHeadRoute: false, onRequest: authorizeAction(ctx, 'read') },
+        (request, reply) => openStream(ctx, registry, request, reply),
       );
 
       v1.route({
         method: ['POST', 'PUT', 'PATCH', 'DELETE'],
         url: '/:resource/stream',
-        ...refusingRoute(() => new ApiError('METHOD_NOT_ALLOWED', 'The stream is read with GET', { headers: { Allow: 'GET' } })),
+        ...refusingRoute(
+          () => new ApiError('METHOD_NOT_ALLOWED', 'The stream is read with GET', { headers: { Allow: 'GET' } }),
+        ),
       });
     },
     { prefix: '/v1' },
@@ -85,7 +89,11 @@ async function openStream(
     Array.isArray(lastEventIdHeader) ? lastEventIdHeader[0] : lastEventIdHeader,
     resource,
     grant.fields,
-    { vars: sessionVariablesOf(principal), limits: filterLimits(ctx.config.server), likeLimits: likePatternLimits(ctx.config.server) },
+    {
+      vars: sessionVariablesOf(principal),
+      limits: filterLimits(ctx.config.server),
+      likeLimits: likePatternLimits(ctx.config.server),
+    },
   );
   const view = createEventView(resource, grant, query);
   const roleHeader = request.headers['x-service-role'];
@@ -95,7 +103,12 @@ async function openStream(
   // its filter would go on telling the client about values it may no longer read.
   const tested = fieldsTested(query.filter).filter((field) => resource.fields.has(field));
   const read = { resource, grant, fields: [...new Set([...query.fields, ...tested])], deletedAt: query.deletedAt };
-  const slot = registry.register(principal, Array.isArray(roleHeader) ? roleHeader[0] : roleHeader, changesSeenAt.get(request) ?? -1, read);
+  const slot = registry.register(
+    principal,
+    Array.isArray(roleHeader) ? roleHeader[0] : roleHeader,
+    changesSeenAt.get(request) ?? -1,
+    read,
+  );
 
   reply.hijack();
   const { stream } = ctx.config;
@@ -113,7 +126,9 @@ async function openStream(
   request.raw.socket?.setNoDelay(true);
   // Nothing more reaches a stream whose right to read is gone; the client learns why, and a reconnection
   // is authenticated afresh (refused for a disabled, deleted or expired key).
-  slot.attach((reason) => connection.closeWith({ event: 'revoked', data: JSON.stringify({ reason: REVOKED_REASONS[reason] }) }));
+  slot.attach((reason) =>
+    connection.closeWith({ event: 'revoked', data: JSON.stringify({ reason: REVOKED_REASONS[reason] }) }),
+  );
 
   await runEventStream({
     hub: ctx.events,

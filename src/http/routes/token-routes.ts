@@ -7,18 +7,29 @@ import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../../idempotency/idem
 import { ApiError } from '../../errors/api-error.ts';
 import { issueIdempotently, TOKEN_CONTENT_TYPE } from '../idempotency/idempotent-token.ts';
 
-export async function registerTokenRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'auth' | 'registry' | 'idempotency'>): Promise<void> {
+export async function registerTokenRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'auth' | 'registry' | 'idempotency'>,
+): Promise<void> {
   app.post('/token', async (request, reply) => {
     const idempotencyKey = idempotencyKeyOf(request.headers);
     const tokenRequest = parseTokenRequest(request.body, ctx.config, ctx.registry);
     const withSession = tokenRequest.email === null;
     if (idempotencyKey !== undefined) {
       // A replay's answer is sealed with the password it was asked with; a session has none to seal it with.
-      if (withSession) throw new ApiError('INVALID_IDEMPOTENCY_KEY', { detail: 'Idempotency-Key is supported with email and password only, not with a session', parameter: IDEMPOTENCY_KEY_HEADER });
+      if (withSession)
+        throw new ApiError('INVALID_IDEMPOTENCY_KEY', {
+          detail: 'Idempotency-Key is supported with email and password only, not with a session',
+          parameter: IDEMPOTENCY_KEY_HEADER,
+        });
       return issueIdempotently(ctx, request, reply, tokenRequest, idempotencyKey);
     }
     const issued = withSession
-      ? await ctx.auth.issueKeyForSession(tokenRequest, { authorization: request.headers.authorization, cookie: request.headers.cookie, origin: request.headers.origin })
+      ? await ctx.auth.issueKeyForSession(tokenRequest, {
+          authorization: request.headers.authorization,
+          cookie: request.headers.cookie,
+          origin: request.headers.origin,
+        })
       : await ctx.auth.issueKey(tokenRequest, request.ip);
     // The body holds a secret: no cache anywhere may keep it.
     reply.header('Cache-Control', 'no-store');

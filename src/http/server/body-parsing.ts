@@ -20,7 +20,8 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -39,7 +40,8 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
  * test without the resource's part.
  */
 export function bodyPointer(body: unknown, contentType = 'application/json'): string {
-  if (contentType === JSON_API_MEDIA_TYPE && isRecord(body) && isRecord(body.data) && Object.hasOwn(body.data, 'type')) return '';
+  if (contentType === JSON_API_MEDIA_TYPE && isRecord(body) && isRecord(body.data) && Object.hasOwn(body.data, 'type'))
+    return '';
   return isRecord(body) ? '/data/attributes' : '/data';
 }
 
@@ -62,41 +64,49 @@ function protoPointer(root: unknown, rootPointer: string): string {
 export function installBodyParsing(app: FastifyInstance): void {
   app.addHook('preParsing', refuseJsonApiContentTypeParameters);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    ['application/json', JSON_API_MEDIA_TYPE],
-    { parseAs: 'string' },
-    (request, body, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
-      if (text.trim() === '') return done(null, undefined);
-      if (jsonDepth(text) > MAX_JSON_DEPTH) {
-        return done(new ApiError('INVALID_JSON', `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`), undefined);
-      }
-      let parsed: unknown;
-      let sawProto = false;
-      try {
-        // JSON.parse makes a `__proto__` member an ordinary own property (no prototype changes here), but
-        // a later assignment would drop or misread it: such bodies are refused, with a pointer, rather
-        // than silently losing the member (a webhook header, a key scope, a field the resource lacks).
-        parsed = JSON.parse(text, (key, value: unknown) => {
-          if (key === '__proto__') sawProto = true;
-          return value;
-        });
-      } catch {
-        return done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
-      }
-      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (sawProto) {
-        const rootPointer = isRecord(parsed) ? bodyPointer(parsed, contentType) : '/data/attributes';
-        return done(new ApiError('INVALID_RESOURCE_DATA', { detail: 'A member named __proto__ is not accepted', pointer: protoPointer(parsed, rootPointer) }), undefined);
-      }
-      if (mayHoldUnstorableText(text)) {
-        const issues = findUnstorableText(parsed, bodyPointer(parsed, contentType));
-        if (issues.length > 0) return done(new ApiError('INVALID_RESOURCE_DATA', issues), undefined);
-      }
-      done(null, parsed);
-    },
-  );
+  app.addContentTypeParser(['application/json', JSON_API_MEDIA_TYPE], { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    if (jsonDepth(text) > MAX_JSON_DEPTH) {
+      return done(
+        new ApiError('INVALID_JSON', `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`),
+        undefined,
+      );
+    }
+    let parsed: unknown;
+    let sawProto = false;
+    try {
+      // JSON.parse makes a `__proto__` member an ordinary own property (no prototype changes here), but
+      // a later assignment would drop or misread it: such bodies are refused, with a pointer, rather
+      // than silently losing the member (a webhook header, a key scope, a field the resource lacks).
+      parsed = JSON.parse(text, (key, value: unknown) => {
+        if (key === '__proto__') sawProto = true;
+        return value;
+      });
+    } catch {
+      return done(new ApiError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
+    }
+    const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (sawProto) {
+      const rootPointer = isRecord(parsed) ? bodyPointer(parsed, contentType) : '/data/attributes';
+      return done(
+        new ApiError('INVALID_RESOURCE_DATA', {
+          detail: 'A member named __proto__ is not accepted',
+          pointer: protoPointer(parsed, rootPointer),
+        }),
+        undefined,
+      );
+    }
+    if (mayHoldUnstorableText(text)) {
+      const issues = findUnstorableText(parsed, bodyPointer(parsed, contentType));
+      if (issues.length > 0) return done(new ApiError('INVALID_RESOURCE_DATA', issues), undefined);
+    }
+    done(null, parsed);
+  });
   app.addContentTypeParser('*', (_request, _payload, done) => {
-    done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json or application/vnd.api+json'), undefined);
+    done(
+      new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json or application/vnd.api+json'),
+      undefined,
+    );
   });
 }

@@ -52,12 +52,16 @@ function handleClientError(this: FastifyInstance, error: ParserError, socket: So
   this.log.debug({ reqId: requestId, code: apiError.code, parserCode: error.code }, 'malformed request refused');
   // As Node does: answer only if no response has started on this connection (keep-alive), so a reply
   // already on the wire is never corrupted.
-  const node = socket as Socket & { _httpMessage?: { headersSent?: boolean } | null; parser?: { incoming?: { complete?: boolean } | null } | null };
+  const node = socket as Socket & {
+    _httpMessage?: { headersSent?: boolean } | null;
+    parser?: { incoming?: { complete?: boolean } | null } | null;
+  };
   const inFlight = node._httpMessage;
   // A request answered before its body arrived (a 401 to a slow upload) has no response in flight any
   // more; a 408 written then would follow a complete answer as if to a request never sent.
   const answeredEarly = !inFlight && node.parser?.incoming?.complete === false;
-  if (socket.writable && inFlight?.headersSent !== true && !answeredEarly) socket.write(clientErrorResponse(apiError, requestId));
+  if (socket.writable && inFlight?.headersSent !== true && !answeredEarly)
+    socket.write(clientErrorResponse(apiError, requestId));
   socket.destroy(error);
 }
 

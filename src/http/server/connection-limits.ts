@@ -19,7 +19,10 @@ export function requestTimeoutOptions(server: SvcConfig['server']): { requestTim
   if (timeout === 0) return { requestTimeout: 0, http: { requestTimeout: 0, headersTimeout: 0 } };
   const checkEvery = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(MIN_CHECK_INTERVAL_MS, Math.floor(timeout / 4)));
   // Fastify sets requestTimeout on the server after creating it; Node only checks headersTimeout ≤ requestTimeout at creation.
-  return { requestTimeout: timeout, http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: checkEvery } };
+  return {
+    requestTimeout: timeout,
+    http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: checkEvery },
+  };
 }
 
 /** Connections past the ceiling are closed by Node as soon as they are accepted. */

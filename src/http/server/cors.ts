@@ -8,10 +8,28 @@ import type { FastifyInstance } from 'fastify';
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Request headers clients send: credentials, JSON:API bodies, preconditions, retries, stream resumption, role choice. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Service-Role', 'X-Request-Id'];
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'If-Match',
+  'If-None-Match',
+  'Idempotency-Key',
+  'Last-Event-ID',
+  'X-Service-Role',
+  'X-Request-Id',
+];
 
 /** Response headers a page may read besides the always-safe ones. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'Idempotency-Replayed', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
+export const CORS_EXPOSED_HEADERS = [
+  'ETag',
+  'Idempotency-Replayed',
+  'Location',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'X-Request-Id',
+];
 
 export async function installCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
   if (origins.length === 0) {
@@ -26,7 +44,8 @@ export async function installCors(app: FastifyInstance, origins: readonly string
     // A function, not the list: given a list, the plugin still sends the allow and expose headers to an
     // origin it does not allow (only Access-Control-Allow-Origin is left out); refused here, it sends none.
     // `*` allows any origin without credentials, as browsers never send them to a `*` answer.
-    origin: (origin, callback) => callback(null, anyOrigin ? '*' : origin !== undefined && allowed.has(origin) ? origin : false),
+    origin: (origin, callback) =>
+      callback(null, anyOrigin ? '*' : origin !== undefined && allowed.has(origin) ? origin : false),
     credentials: true,
     methods: CORS_METHODS,
     allowedHeaders: CORS_ALLOWED_HEADERS,

@@ -88,7 +88,12 @@ export class LazyRequestLogger implements FastifyBaseLogger {
  * Fastify's `childLoggerFactory`. A route with its own log level or serializers gets its child at once,
  * as does a logger that cannot say which levels are on.
  */
-export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  if (!isLevelAware(logger) || options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
+export function lazyChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  if (!isLevelAware(logger) || options.level !== undefined || options.serializers !== undefined)
+    return logger.child(bindings, options);
   return new LazyRequestLogger(logger, bindings, options);
 }

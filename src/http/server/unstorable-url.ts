@@ -20,7 +20,10 @@ function pathProblem(request: FastifyRequest): ApiError | undefined {
     if (typeof value !== 'string' || !unstorableProblem(value)) continue;
     // A wildcard (the identity component's paths) names a route; a named parameter names a resource or record.
     const code = name === '*' ? 'ROUTE_NOT_FOUND' : 'RESOURCE_NOT_FOUND';
-    return new ApiError(code, `Nothing exists at ${request.method} ${request.url.split('?')[0]}: no name or id contains the NUL character (U+0000)`);
+    return new ApiError(
+      code,
+      `Nothing exists at ${request.method} ${request.url.split('?')[0]}: no name or id contains the NUL character (U+0000)`,
+    );
   }
   return undefined;
 }
@@ -30,7 +33,9 @@ function queryIssues(request: FastifyRequest): ErrorIssue[] {
   const query = (request.query ?? {}) as Record<string, unknown>;
   for (const [name, value] of Object.entries(query)) {
     const values = Array.isArray(value) ? value : [value];
-    const problem = unstorableProblem(name) ?? values.map((v) => (typeof v === 'string' ? unstorableProblem(v) : undefined)).find(Boolean);
+    const problem =
+      unstorableProblem(name) ??
+      values.map((v) => (typeof v === 'string' ? unstorableProblem(v) : undefined)).find(Boolean);
     if (problem) issues.push({ parameter: name, detail: `Query parameter ${problem}` });
     if (issues.length >= MAX_UNSTORABLE_ISSUES) break;
   }

@@ -32,7 +32,12 @@ function compiles(pattern: string): string | undefined {
  * Problems of `resources.<resource>.fields.<name>`. `resourceNames` are every configured resource,
  * for relation targets. Shapes the schema already refuses (a string where a number goes) are skipped.
  */
-export function checkField(path: string, name: string, field: unknown, resourceNames: readonly string[]): ConfigProblem[] {
+export function checkField(
+  path: string,
+  name: string,
+  field: unknown,
+  resourceNames: readonly string[],
+): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const nameProblem = checkFieldName(name);
   if (nameProblem) problems.push({ path, message: nameProblem });
@@ -79,8 +84,16 @@ export function checkField(path: string, name: string, field: unknown, resourceN
   }
   if (typeof minLength === 'number' && typeof maxLength === 'number' && minLength > maxLength) {
     at('minLength', `minLength (${minLength}) is greater than maxLength (${maxLength})`);
-  } else if (type === 'string' && typeof minLength === 'number' && maxLength === undefined && minLength > DEFAULT_STRING_MAX_LENGTH) {
-    at('minLength', `minLength (${minLength}) is greater than the default maxLength of string fields (${DEFAULT_STRING_MAX_LENGTH}); set maxLength`);
+  } else if (
+    type === 'string' &&
+    typeof minLength === 'number' &&
+    maxLength === undefined &&
+    minLength > DEFAULT_STRING_MAX_LENGTH
+  ) {
+    at(
+      'minLength',
+      `minLength (${minLength}) is greater than the default maxLength of string fields (${DEFAULT_STRING_MAX_LENGTH}); set maxLength`,
+    );
   }
 
   // A default cannot be judged against a pattern that does not compile or enum values that are not there.

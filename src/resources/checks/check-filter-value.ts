@@ -28,11 +28,16 @@ export function filterValueProblem(op: string, value: unknown, field: FieldDefin
   }
   if (typeof value === 'number') {
     if (type.name === 'number') return undefined;
-    if (type.name === 'integer') return Number.isInteger(value) ? undefined : `value ${value} can never be a value of this integer field: expected an integer`;
+    if (type.name === 'integer')
+      return Number.isInteger(value)
+        ? undefined
+        : `value ${value} can never be a value of this integer field: expected an integer`;
     return `value ${value} is a number; this ${what} needs ${type.name === 'boolean' ? 'true or false' : 'a string'}`;
   }
   if (typeof value === 'boolean') {
-    return type.name === 'boolean' ? undefined : `value ${String(value)} is a boolean; this ${what} needs ${type.storage === 'integer' || type.storage === 'real' ? 'a number' : 'a string'}`;
+    return type.name === 'boolean'
+      ? undefined
+      : `value ${String(value)} is a boolean; this ${what} needs ${type.storage === 'integer' || type.storage === 'real' ? 'a number' : 'a string'}`;
   }
   return `a ${Array.isArray(value) ? 'list' : 'mapping'} can never be a value of this ${what}`;
 }

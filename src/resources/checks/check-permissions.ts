@@ -49,9 +49,11 @@ function definitionOf(field: string, fields: FieldDefinitions): Partial<FieldDef
  */
 function operatorProblem(op: string, field: string, fields: FieldDefinitions): string | undefined {
   const typeName = definitionOf(field, fields)?.type;
-  const type = typeName !== undefined && Object.hasOwn(FIELD_TYPES, typeName) ? FIELD_TYPES[typeName as FieldTypeName] : undefined;
+  const type =
+    typeName !== undefined && Object.hasOwn(FIELD_TYPES, typeName) ? FIELD_TYPES[typeName as FieldTypeName] : undefined;
   // Unknown operators are the schema's to report.
-  if (!type || !(FILTER_OPERATORS as readonly string[]).includes(op) || type.operators.has(op as never)) return undefined;
+  if (!type || !(FILTER_OPERATORS as readonly string[]).includes(op) || type.operators.has(op as never))
+    return undefined;
   return `operator ${op} does not apply to ${type.name} field "${field}" (use ${[...type.operators].join(', ')})`;
 }
 
@@ -68,7 +70,8 @@ function checkFilter(
     const at = joinPath(path, key);
     if (key === '_and' || key === '_or') {
       if (Array.isArray(node)) {
-        for (const [i, item] of node.entries()) checkFilter(joinPath(at, i), item, resource, fieldNames, problems, fields);
+        for (const [i, item] of node.entries())
+          checkFilter(joinPath(at, i), item, resource, fieldNames, problems, fields);
       }
       continue;
     }
@@ -87,13 +90,14 @@ function checkFilter(
       if (mismatch) problems.push({ path: opPath, message: mismatch });
       if (Array.isArray(value)) {
         for (const [i, item] of value.entries()) checkValue(joinPath(opPath, i), item, problems);
-      }
-      else checkValue(opPath, value, problems);
+      } else checkValue(opPath, value, problems);
       const definition = definitionOf(key, fields);
       if (!mismatch && definition?.type !== undefined) {
         const typed = definition as FieldDefinition;
         const listed = (op === 'in' || op === 'nin') && Array.isArray(value);
-        const values: [string, unknown][] = listed ? value.map((item, i) => [joinPath(opPath, i), item]) : [[opPath, value]];
+        const values: [string, unknown][] = listed
+          ? value.map((item, i) => [joinPath(opPath, i), item])
+          : [[opPath, value]];
         for (const [at, item] of values) {
           const problem = filterValueProblem(op, item, typed);
           if (problem) problems.push({ path: at, message: problem });
@@ -138,8 +142,10 @@ export function checkPermissions(
       if (isRecord(rule.preset)) {
         for (const [name, value] of Object.entries(rule.preset)) {
           const at = joinPath(rulePath, 'preset', name);
-          if (SYSTEM_FIELDS.includes(name)) problems.push({ path: at, message: `system field ${name} cannot be preset` });
-          else if (!fieldNames.includes(name)) problems.push({ path: at, message: unknownField(name, resource, fieldNames) });
+          if (SYSTEM_FIELDS.includes(name))
+            problems.push({ path: at, message: `system field ${name} cannot be preset` });
+          else if (!fieldNames.includes(name))
+            problems.push({ path: at, message: unknownField(name, resource, fieldNames) });
           else checkValue(at, value, problems);
         }
       }

@@ -29,15 +29,23 @@ export function checkResources(resources: unknown): ConfigProblem[] {
       const id = explicitId ?? `${name}.${fieldName}`;
       const owner = fieldIds.get(id);
       if (owner !== undefined) {
-        problems.push({ path: explicitId ? joinPath(fieldPath, 'id') : fieldPath, message: `field id "${id}" is already used by ${owner}` });
+        problems.push({
+          path: explicitId ? joinPath(fieldPath, 'id') : fieldPath,
+          message: `field id "${id}" is already used by ${owner}`,
+        });
       } else {
         fieldIds.set(id, fieldPath);
       }
     }
     const definitions: FieldDefinitions = new Map(
-      Object.entries(fields).map(([fieldName, field]) => [fieldName, isRecord(field) ? (field as Partial<FieldDefinition>) : {}]),
+      Object.entries(fields).map(([fieldName, field]) => [
+        fieldName,
+        isRecord(field) ? (field as Partial<FieldDefinition>) : {},
+      ]),
     );
-    problems.push(...checkPermissions(joinPath(path, 'permissions'), name, definition.permissions, fieldNames, definitions));
+    problems.push(
+      ...checkPermissions(joinPath(path, 'permissions'), name, definition.permissions, fieldNames, definitions),
+    );
   }
   return problems;
 }

@@ -23,14 +23,22 @@ export interface FieldType {
 }
 
 /** Definition attributes that only some types take; every other attribute applies to every type. */
-export const TYPE_SPECIFIC_ATTRIBUTES = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'values', 'resource', 'onDelete'] as const;
+export const TYPE_SPECIFIC_ATTRIBUTES = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'values',
+  'resource',
+  'onDelete',
+] as const;
 
 export type TypeSpecificAttribute = (typeof TYPE_SPECIFIC_ATTRIBUTES)[number];
 
 export const LENGTH_ATTRIBUTES: ReadonlySet<TypeSpecificAttribute> = new Set(['minLength', 'maxLength', 'pattern']);
 export const BOUND_ATTRIBUTES: ReadonlySet<TypeSpecificAttribute> = new Set(['minimum', 'maximum']);
 export const NO_ATTRIBUTES: ReadonlySet<TypeSpecificAttribute> = new Set();
-
 
 export const identity = (value: unknown): unknown => value;
 

@@ -41,13 +41,20 @@ export function conditionalChangesStatement(
   const parameters: unknown[] = [];
   const keys: string[] = [];
   const shapes = changes.map(({ change, parts }) => {
-    const headColumns = change.kind === 'insert' ? definedColumns(change.row) : change.kind === 'update' ? definedColumns(change.values) : [];
+    const headColumns =
+      change.kind === 'insert'
+        ? definedColumns(change.row)
+        : change.kind === 'update'
+          ? definedColumns(change.values)
+          : [];
     const headValues = change.kind === 'insert' ? change.row : change.kind === 'update' ? change.values : {};
     const requires = change.kind === 'delete' ? [] : change.requires;
     for (const column of headColumns) parameters.push(headValues[column]);
     if (change.kind !== 'insert') parameters.push(change.id, change.version);
     for (const required of requires) parameters.push(required.id);
-    keys.push(`${change.kind}\u0000${change.table}\u0000${headColumns.join('\u0000')}\u0000${requires.map(({ table, live }) => `${table}${live ? '+' : ''}`).join('\u0000')}`);
+    keys.push(
+      `${change.kind}\u0000${change.table}\u0000${headColumns.join('\u0000')}\u0000${requires.map(({ table, live }) => `${table}${live ? '+' : ''}`).join('\u0000')}`,
+    );
     const rows: { table: string; row: Row; columns: string[] }[] = [];
     for (const { table, rows: tableRows } of parts) {
       for (const row of tableRows) {
@@ -66,14 +73,19 @@ export function conditionalChangesStatement(
     shapes.forEach(({ change, headColumns, requires, rows }, c) => {
       const target = `svc_target_${c}`;
       const conditions: RawBuilder<unknown>[] = [];
-      if (change.kind !== 'insert') conditions.push(sql`${sql.ref('id')} = ${change.id} and ${sql.ref('xmin')} = ${change.version}`);
+      if (change.kind !== 'insert')
+        conditions.push(sql`${sql.ref('id')} = ${change.id} and ${sql.ref('xmin')} = ${change.version}`);
       for (const { table, id, live } of requires) {
-        conditions.push(sql`exists (select 1 from ${sql.table(table)} where ${sql.ref('id')} = ${id}${live ? sql` and ${sql.ref('deleted_at')} is null` : sql``})`);
+        conditions.push(
+          sql`exists (select 1 from ${sql.table(table)} where ${sql.ref('id')} = ${id}${live ? sql` and ${sql.ref('deleted_at')} is null` : sql``})`,
+        );
       }
       const condition = sql<boolean>`${sql.join(conditions, sql` and `)}`;
       query = query.with(target, (creator) => {
-        if (change.kind === 'delete') return creator.deleteFrom(change.table).where(condition).returning(returningColumns);
-        if (change.kind === 'update') return creator.updateTable(change.table).set(change.values).where(condition).returning(returningColumns);
+        if (change.kind === 'delete')
+          return creator.deleteFrom(change.table).where(condition).returning(returningColumns);
+        if (change.kind === 'update')
+          return creator.updateTable(change.table).set(change.values).where(condition).returning(returningColumns);
         let select = creator.selectNoFrom(headColumns.map((column) => sql`${change.row[column]}`.as(column)));
         if (conditions.length > 0) select = select.where(condition);
         return creator.insertInto(change.table).columns(headColumns).expression(select).returning(returningColumns);
@@ -89,8 +101,14 @@ export function conditionalChangesStatement(
       });
     });
     let answer = query.selectFrom('svc_target_0').select(returningColumns);
-    for (let c = 1; c < shapes.length; c++) answer = answer.unionAll(db.selectFrom(`svc_target_${c}`).select(returningColumns));
+    for (let c = 1; c < shapes.length; c++)
+      answer = answer.unionAll(db.selectFrom(`svc_target_${c}`).select(returningColumns));
     return answer.compile() as CompiledQuery<Row>;
   };
-  return reuseStatement(db, `c\u0000${returning?.sql ?? ''}\u0001${returningColumns.join('\u0000')}\u0001${keys.join('\u0001')}`, parameters, build);
+  return reuseStatement(
+    db,
+    `c\u0000${returning?.sql ?? ''}\u0001${returningColumns.join('\u0000')}\u0001${keys.join('\u0001')}`,
+    parameters,
+    build,
+  );
 }

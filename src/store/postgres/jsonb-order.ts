@@ -15,6 +15,7 @@ export function inJsonbOrder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(inJsonbOrder);
   if (value === null || typeof value !== 'object') return value;
   const ordered: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort(compareKeys)) ordered[key] = inJsonbOrder((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort(compareKeys))
+    ordered[key] = inJsonbOrder((value as Record<string, unknown>)[key]);
   return ordered;
 }

@@ -6,7 +6,12 @@
 import { sql, type CompiledQuery } from 'kysely';
 import type { Db } from '../store-dialect.ts';
 import { insertTogetherStatement, type TableRows } from '../write-statements.ts';
-import type { ColumnStorage, ConditionalChange, OneStatementWriter, StatementReturning } from '../one-statement-writes.ts';
+import type {
+  ColumnStorage,
+  ConditionalChange,
+  OneStatementWriter,
+  StatementReturning,
+} from '../one-statement-writes.ts';
 import { conditionalChangeStatement, conditionalChangesStatement } from './conditional-change-statements.ts';
 import { StatementBatcher } from './statement-batcher.ts';
 import { rowAsStored } from './stored-row.ts';
@@ -77,8 +82,10 @@ export class PostgresOneStatementWriter implements OneStatementWriter {
 
   /** Makes `change` with `parts` if its conditions hold: its row (`returning` columns), or none. */
   change(change: ConditionalChange, parts: TableRows[], returning: readonly string[]): Promise<Row[]> {
-    const columns = change.kind === 'insert' ? Object.keys(change.row) : change.kind === 'update' ? Object.keys(change.values) : [];
-    const requires = change.kind === 'delete' ? [] : change.requires.map(({ table, live }) => `${table}${live ? '+' : ''}`);
+    const columns =
+      change.kind === 'insert' ? Object.keys(change.row) : change.kind === 'update' ? Object.keys(change.values) : [];
+    const requires =
+      change.kind === 'delete' ? [] : change.requires.map(({ table, live }) => `${table}${live ? '+' : ''}`);
     // Changes share a statement when they are the same kind of change to the same columns.
     const key = `${change.kind}\u0000${change.table}\u0000${columns.join('\u0000')}\u0001${requires.join('\u0000')}\u0001${returning.join('\u0000')}`;
     return this.#changes.submit(key, { change, parts, returning });
@@ -109,7 +116,10 @@ export class PostgresOneStatementWriter implements OneStatementWriter {
 
   #createOne({ table, encoded, parts, returning }: GroupedCreate): Row[] | Promise<Row[]> {
     const db = this.#db;
-    return this.#execute(db, insertTogetherStatement(db, [...parts, { table, rows: [encoded] }], this.#returning(), returning));
+    return this.#execute(
+      db,
+      insertTogetherStatement(db, [...parts, { table, rows: [encoded] }], this.#returning(), returning),
+    );
   }
 
   /**
@@ -123,7 +133,10 @@ export class PostgresOneStatementWriter implements OneStatementWriter {
     for (const entry of changes) if (!first.has(idOf(entry))) first.set(idOf(entry), entry);
     const ordered = [...first.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
     const db = this.#db;
-    const rows = await this.#execute(db, conditionalChangesStatement(db, ordered, this.#returning(), changes[0]!.returning));
+    const rows = await this.#execute(
+      db,
+      conditionalChangesStatement(db, ordered, this.#returning(), changes[0]!.returning),
+    );
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return changes.map((entry) => {
       const row = first.get(idOf(entry)) === entry ? byId.get(idOf(entry)) : undefined;

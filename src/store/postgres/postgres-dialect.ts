@@ -3,7 +3,13 @@ import { sql } from 'kysely';
 import { re2ToPostgres } from './re2-to-postgres.ts';
 import { canonicalTimestamp } from '../canonical-timestamp.ts';
 import type { StorageKind } from '../storage-kind.ts';
-import { LOCK_WAIT_EXCEEDED, type Db, type ExistingColumn, type ExistingForeignKey, type StoreDialect } from '../store-dialect.ts';
+import {
+  LOCK_WAIT_EXCEEDED,
+  type Db,
+  type ExistingColumn,
+  type ExistingForeignKey,
+  type StoreDialect,
+} from '../store-dialect.ts';
 
 // Text compares and sorts by code point, as on SQLite and in the in-memory predicate, whatever the
 // database's default collation is (en_US would order 'a' < 'B' < 'b').
@@ -41,10 +47,24 @@ function pgCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+]);
 
 /** What `pg` throws, without a code, when a connection drops mid-query or cannot be had from the pool in time. */
-const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
 
 /** The database does not exist, the login was refused. */
 const REFUSAL_CODES = new Set(['3D000', '28P01', '28000']);
@@ -63,7 +83,9 @@ export const postgresDialect: StoreDialect = {
   sharedAcrossMachines: true,
   async countByValue(db, table, column) {
     const { rows } = await sql<{ value: unknown; total: number }>`
-      select ${sql.ref(column)} as "value", count(*) as "total" from ${sql.table(table)} group by ${sql.ref(column)}`.execute(db);
+      select ${sql.ref(column)} as "value", count(*) as "total" from ${sql.table(table)} group by ${sql.ref(column)}`.execute(
+      db,
+    );
     return new Map(rows.map((row) => [String(row.value), Number(row.total)]));
   },
   idAmong: (ids) => sql<string>`any(${ids})`,
@@ -98,7 +120,9 @@ export const postgresDialect: StoreDialect = {
   },
   like: (column, pattern, caseInsensitive) =>
     // Text columns are collated "C", whose case folding is ASCII only; ILIKE folds with the database's.
-    caseInsensitive ? sql<boolean>`(${column}::text collate "default") ilike ${pattern}` : sql<boolean>`${column}::text like ${pattern}`,
+    caseInsensitive
+      ? sql<boolean>`(${column}::text collate "default") ilike ${pattern}`
+      : sql<boolean>`${column}::text like ${pattern}`,
   common: (condition) => condition,
   // RE2 syntax rewritten as an ARE; the database's collation (not "C") so \p{L} and (?i) know non-ASCII letters.
   regex: (column, pattern) => sql<boolean>`(${column}::text collate "default") ~ ${re2ToPostgres(pattern)}`,
@@ -110,7 +134,9 @@ export const postgresDialect: StoreDialect = {
     const { rows } = await sql<{ column_name: string; data_type: string; is_nullable: string }>`
       select column_name, data_type, is_nullable from information_schema.columns
       where table_schema = current_schema() and table_name = ${table}`.execute(db);
-    return rows.map((r): ExistingColumn => ({ name: r.column_name, dataType: r.data_type, nullable: r.is_nullable === 'YES' }));
+    return rows.map(
+      (r): ExistingColumn => ({ name: r.column_name, dataType: r.data_type, nullable: r.is_nullable === 'YES' }),
+    );
   },
   async listIndexes(db: Db, table) {
     const { rows } = await sql<{ indexname: string }>`
@@ -126,7 +152,14 @@ export const postgresDialect: StoreDialect = {
       join pg_class target on target.oid = c.confrelid
       join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
       where c.contype = 'f' and n.nspname = current_schema() and source.relname = ${table}`.execute(db);
-    return rows.map((r): ExistingForeignKey => ({ name: r.name, column: r.column, target: r.target, onDelete: FOREIGN_KEY_ACTIONS.get(r.action) ?? r.action }));
+    return rows.map(
+      (r): ExistingForeignKey => ({
+        name: r.name,
+        column: r.column,
+        target: r.target,
+        onDelete: FOREIGN_KEY_ACTIONS.get(r.action) ?? r.action,
+      }),
+    );
   },
   async changeMark(db: Db) {
     // Equal snapshots see the same committed transactions: any commit, or any new writing transaction,
@@ -136,7 +169,11 @@ export const postgresDialect: StoreDialect = {
   },
   async withLockWait(trx, ms, work) {
     // `true`: for this transaction only, so a connection back in the pool never keeps the bound.
-    const { rows } = await sql<{ previous: string }>`select current_setting('lock_timeout') as previous, set_config('lock_timeout', ${`${Math.max(1, Math.round(ms))}ms`}, true)`.execute(trx);
+    const { rows } = await sql<{
+      previous: string;
+    }>`select current_setting('lock_timeout') as previous, set_config('lock_timeout', ${`${Math.max(1, Math.round(ms))}ms`}, true)`.execute(
+      trx,
+    );
     let result;
     try {
       result = await work();

@@ -17,7 +17,9 @@ export function postgresCommitSignalling(url: string): CommitSignalling {
  * row back (OutboxEventHub).
  */
 export function notifyReturning(notifyChannel: string | undefined): { sql: string } | undefined {
-  return notifyChannel === undefined ? undefined : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text || ' ' || id)` };
+  return notifyChannel === undefined
+    ? undefined
+    : { sql: `pg_notify(${quoteLiteral(notifyChannel)}, seq::text || ' ' || id)` };
 }
 
 function quoteLiteral(text: string): string {

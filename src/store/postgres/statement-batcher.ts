@@ -71,6 +71,8 @@ export class StatementBatcher<K, E, R> {
         return;
       }
     }
-    await Promise.all(group.map((waiting) => this.#options.runOne(waiting.entry).then(waiting.resolve, waiting.reject)));
+    await Promise.all(
+      group.map((waiting) => this.#options.runOne(waiting.entry).then(waiting.resolve, waiting.reject)),
+    );
   }
 }

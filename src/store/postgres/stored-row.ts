@@ -6,11 +6,16 @@
 import type { ColumnStorage } from '../one-statement-writes.ts';
 import { inJsonbOrder } from './jsonb-order.ts';
 
-export function rowAsStored(storage: ColumnStorage, columns: readonly string[], encoded: Record<string, unknown>): Record<string, unknown> {
+export function rowAsStored(
+  storage: ColumnStorage,
+  columns: readonly string[],
+  encoded: Record<string, unknown>,
+): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const column of columns) {
     const value = encoded[column] ?? null;
-    row[column] = value !== null && storage.storageOf(column) === 'json' ? inJsonbOrder(JSON.parse(value as string)) : value;
+    row[column] =
+      value !== null && storage.storageOf(column) === 'json' ? inJsonbOrder(JSON.parse(value as string)) : value;
   }
   return row;
 }

@@ -10,7 +10,12 @@ import { inRowidSteps, rowidEnds } from './rowid-steps.ts';
  * Rows per value of `column`. Rows are counted once each (a rowid never moves); a row added or deleted
  * while the count runs may or may not be in it, as with any gauge.
  */
-export async function countByInSteps(db: Db, table: string, column: string, stepRows = STEP_ROWS): Promise<Map<string, number>> {
+export async function countByInSteps(
+  db: Db,
+  table: string,
+  column: string,
+  stepRows = STEP_ROWS,
+): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   const ends = await rowidEnds(db, table);
   if (ends === undefined) return counts;

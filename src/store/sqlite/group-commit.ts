@@ -131,7 +131,10 @@ export class GroupCommit {
     try {
       await this.#db.transaction().execute(async (trx) => {
         for (let i = 0; i < group.length; i++) {
-          const outcome: Outcome = ownFailure !== undefined && group[i] === ownFailure.job ? { ok: false, error: ownFailure.error } : await this.#runInSavepoint(trx, group[i]!);
+          const outcome: Outcome =
+            ownFailure !== undefined && group[i] === ownFailure.job
+              ? { ok: false, error: ownFailure.error }
+              : await this.#runInSavepoint(trx, group[i]!);
           outcomes.push(outcome);
           if (!outcome.ok && !this.#inTransaction()) {
             // SQLite ended the whole transaction (a full disk, an I/O error): what ran before is gone.

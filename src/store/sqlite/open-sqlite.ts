@@ -58,9 +58,12 @@ export function openSqlite(path: string): OpenedSqlite {
   // statement journal; past 64 KiB (one create with its event and delivery touches ~20 pages) SQLite
   // spills that journal to a temp file, two pwrites per page. In memory it is a copy per page.
   raw.pragma('temp_store = MEMORY');
-  const checkpointer = path === ':memory:' ? undefined : startWalCheckpointer(path, {
-    onError: (message) => process.emitWarning(`WAL checkpoint failed: ${message}`, 'SvcWalCheckpoint'),
-  });
+  const checkpointer =
+    path === ':memory:'
+      ? undefined
+      : startWalCheckpointer(path, {
+          onError: (message) => process.emitWarning(`WAL checkpoint failed: ${message}`, 'SvcWalCheckpoint'),
+        });
   if (checkpointer) raw.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
   // SQLite calls `X REGEXP Y` as regexp(Y, X). Linear time: a role rule's pattern cannot hang the process.
   raw.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) =>
@@ -68,7 +71,11 @@ export function openSqlite(path: string): OpenedSqlite {
   );
   // SQLite's own LIKE folds only ASCII case; ILIKE must fold every letter, as PostgreSQL's does.
   raw.function('svc_ilike', { deterministic: true }, (value: unknown, pattern: unknown) =>
-    value === null || pattern === null ? null : cached(ilikeCache, String(pattern), (p) => compileLikePattern(p, true)).test(String(value)) ? 1 : 0,
+    value === null || pattern === null
+      ? null
+      : cached(ilikeCache, String(pattern), (p) => compileLikePattern(p, true)).test(String(value))
+        ? 1
+        : 0,
   );
   const reads = new PassReadTransaction(raw);
   const database = withStatementCache(raw, reads);
@@ -78,5 +85,12 @@ export function openSqlite(path: string): OpenedSqlite {
     await db.destroy();
   };
   const walCatchUp = () => checkpointer?.catchUp();
-  return { db, raw, readNow: sqliteReadNow(database, reads), executeIn: sqliteExecuteIn(raw, database), walCatchUp, close };
+  return {
+    db,
+    raw,
+    readNow: sqliteReadNow(database, reads),
+    executeIn: sqliteExecuteIn(raw, database),
+    walCatchUp,
+    close,
+  };
 }

@@ -8,7 +8,13 @@ import { createResourceTable } from '../create-resource-table.ts';
 import type { ColumnSpec } from '../resource-columns.ts';
 import type { Db, StoreDialect } from '../store-dialect.ts';
 
-export async function rebuildSqliteTable(db: Db, dialect: StoreDialect, table: string, columns: readonly ColumnSpec[], keep: readonly string[]): Promise<void> {
+export async function rebuildSqliteTable(
+  db: Db,
+  dialect: StoreDialect,
+  table: string,
+  columns: readonly ColumnSpec[],
+  keep: readonly string[],
+): Promise<void> {
   const rebuilt = `svc_rebuild_${table}`;
   await db.schema.dropTable(rebuilt).ifExists().execute();
   await createResourceTable(db, dialect, rebuilt, columns);

@@ -65,12 +65,15 @@ export const sqliteDialect: StoreDialect = {
   like(column, pattern, caseInsensitive) {
     // GLOB is case-sensitive but has other wildcards: translating keeps SQL LIKE semantics (`%`, `_`,
     // `\` escape). Case-insensitive matching goes through svc_ilike (see open-sqlite.ts) for Unicode folding.
-    return caseInsensitive ? sql<boolean>`svc_ilike(${column}, ${pattern})` : sql<boolean>`${column} glob ${likeToGlob(pattern)}`;
+    return caseInsensitive
+      ? sql<boolean>`svc_ilike(${column}, ${pattern})`
+      : sql<boolean>`${column} glob ${likeToGlob(pattern)}`;
   },
   common: (condition) => sql<SqlBool>`likely(${condition})`,
   regex: (column, pattern) => sql<boolean>`${column} regexp ${pattern}`,
   contains(column: Expression<unknown>, kind, value) {
-    if (kind === 'json') return sql<boolean>`(json_type(${column}) = 'array' and exists (select 1 from json_each(${column}) where ${jsonElementEquals(value)}))`;
+    if (kind === 'json')
+      return sql<boolean>`(json_type(${column}) = 'array' and exists (select 1 from json_each(${column}) where ${jsonElementEquals(value)}))`;
     return sql<boolean>`instr(${column}, ${String(value)}) > 0`;
   },
   async listColumns(db: Db, table) {
@@ -85,7 +88,9 @@ export const sqliteDialect: StoreDialect = {
   async listForeignKeys(db: Db, table) {
     const { rows } = await sql<{ column: string; target: string; on_delete: string }>`
       select "from" as "column", "table" as target, on_delete from pragma_foreign_key_list(${table})`.execute(db);
-    return rows.map((r): ExistingForeignKey => ({ column: r.column, target: r.target, onDelete: r.on_delete.toLowerCase() }));
+    return rows.map(
+      (r): ExistingForeignKey => ({ column: r.column, target: r.target, onDelete: r.on_delete.toLowerCase() }),
+    );
   },
   async changeMark(db: Db) {
     // data_version moves when another connection (another process, or another handle here) commits;
@@ -94,7 +99,8 @@ export const sqliteDialect: StoreDialect = {
     return String(rows[0]!.mark);
   },
   withLockWait: (_trx, _ms, work) => work(),
-  isUniqueViolation: (e) => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  isUniqueViolation: (e) =>
+    sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   // ON DELETE RESTRICT fails as SQLITE_CONSTRAINT_TRIGGER; only the message names the foreign key.
   isForeignKeyViolation: (e) =>
     sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||

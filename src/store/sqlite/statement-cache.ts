@@ -21,7 +21,10 @@ function rowBuilder(names: readonly string[]): RowBuilder {
   const key = names.join('\u0000');
   let build = builders.get(key);
   if (!build) {
-    build = new Function('v', `return { ${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')} };`) as RowBuilder;
+    build = new Function(
+      'v',
+      `return { ${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')} };`,
+    ) as RowBuilder;
     if (builders.size >= MAX_CACHED_STATEMENTS) builders.clear();
     builders.set(key, build);
   }
@@ -121,7 +124,8 @@ export function sqliteReadNow(database: SqliteDatabase, reads: PassReadTransacti
  */
 export function sqliteExecuteIn(raw: Database.Database, database: SqliteDatabase) {
   return (db: Db, query: CompiledQuery): Record<string, unknown>[] | Promise<Record<string, unknown>[]> => {
-    if (!db.isTransaction || !raw.inTransaction) return db.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
+    if (!db.isTransaction || !raw.inTransaction)
+      return db.executeQuery<Record<string, unknown>>(query).then((result) => result.rows);
     const statement = database.prepare(query.sql);
     if (statement.reader) return statement.all(query.parameters) as Record<string, unknown>[];
     statement.run(query.parameters);

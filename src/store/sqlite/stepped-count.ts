@@ -27,13 +27,31 @@ export interface CountPlan {
 }
 
 /** `conditions` are the count's where clauses (each complete in itself); `whole` the count as compiled. */
-export function countPlanOf(db: Kysely<DynamicSchema>, table: string, conditions: readonly RawBuilder<SqlBool>[], whole: Count): CountPlan {
-  const where = conditions.length > 0 ? sql`${sql.join(conditions.map((condition) => sql`(${condition})`), sql` and `)} and ` : sql``;
+export function countPlanOf(
+  db: Kysely<DynamicSchema>,
+  table: string,
+  conditions: readonly RawBuilder<SqlBool>[],
+  whole: Count,
+): CountPlan {
+  const where =
+    conditions.length > 0
+      ? sql`${sql.join(
+          conditions.map((condition) => sql`(${condition})`),
+          sql` and `,
+        )} and `
+      : sql``;
   // _rowid_: a field cannot be named so (names start with a letter), so it is always the row's own id.
-  const end = (direction: RawBuilder<unknown>) => sql<{ at: number }>`select _rowid_ as "at" from ${sql.table(table)} order by _rowid_ ${direction} limit 1`.compile(db);
+  const end = (direction: RawBuilder<unknown>) =>
+    sql<{ at: number }>`select _rowid_ as "at" from ${sql.table(table)} order by _rowid_ ${direction} limit 1`.compile(
+      db,
+    );
   return {
     whole,
-    range: sql<{ total: number }>`select count(*) as "total" from ${sql.table(table)} not indexed where ${where}_rowid_ >= ${0} and _rowid_ < ${0}`.compile(db),
+    range: sql<{
+      total: number;
+    }>`select count(*) as "total" from ${sql.table(table)} not indexed where ${where}_rowid_ >= ${0} and _rowid_ < ${0}`.compile(
+      db,
+    ),
     first: end(sql`asc`),
     last: end(sql`desc`),
     stepped: false,
@@ -46,7 +64,11 @@ export interface CountOptions {
 }
 
 /** Counts by `plan`: whole, timed, until a whole count is slow; in steps after that. */
-export async function countByPlan(read: <R>(query: CompiledQuery<R>) => Promise<R[]>, plan: CountPlan, options: CountOptions = {}): Promise<number> {
+export async function countByPlan(
+  read: <R>(query: CompiledQuery<R>) => Promise<R[]>,
+  plan: CountPlan,
+  options: CountOptions = {},
+): Promise<number> {
   if (!plan.stepped) {
     const started = performance.now();
     const [row] = await read(plan.whole);
@@ -58,9 +80,13 @@ export async function countByPlan(read: <R>(query: CompiledQuery<R>) => Promise<
   if (first === undefined || last === undefined) return 0;
   const fixed = plan.range.parameters.slice(0, -2);
   let total = 0;
-  await inRowidSteps({ first: Number(first.at), last: Number(last.at) }, options.stepRows ?? STEP_ROWS, async (from, to) => {
-    const [row] = await read<{ total: number }>({ ...plan.range, parameters: [...fixed, from, to] });
-    total += Number(row?.total ?? 0);
-  });
+  await inRowidSteps(
+    { first: Number(first.at), last: Number(last.at) },
+    options.stepRows ?? STEP_ROWS,
+    async (from, to) => {
+      const [row] = await read<{ total: number }>({ ...plan.range, parameters: [...fixed, from, to] });
+      total += Number(row?.total ?? 0);
+    },
+  );
   return total;
 }

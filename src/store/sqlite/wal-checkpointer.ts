@@ -79,7 +79,10 @@ export function startWalCheckpointer(
 ): WalCheckpointer {
   const driver = sqliteDriverPath;
   const resetPages = options.resetPages ?? RESET_PAGES;
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, resetPages, intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { path, driver, resetPages, intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS },
+  });
   let long = false;
   let running = true;
   let waiting: (() => void)[] = [];

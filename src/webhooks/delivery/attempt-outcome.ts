@@ -22,7 +22,12 @@ export type AttemptOutcome =
   | ({ status: 'retry'; error: string; nextRetryAt: string } & AttemptResponse)
   | ({ status: 'failed'; error: string } & AttemptResponse);
 
-export function decideOutcome(result: CompletedSend, attemptNumber: number, retry: RetryConfig, now: number): AttemptOutcome {
+export function decideOutcome(
+  result: CompletedSend,
+  attemptNumber: number,
+  retry: RetryConfig,
+  now: number,
+): AttemptOutcome {
   const response: AttemptResponse =
     result.kind === 'response'
       ? { httpStatus: result.status, responseHeaders: result.headers, responseBody: result.body }

@@ -16,7 +16,10 @@ export interface ClaimValues {
   limit: number;
 }
 
-export type ClaimedRow = Record<'id' | 'webhook_id' | 'event_id' | 'event_type' | 'attempt_number' | 'request_payload' | 'target_url' | 'target_host', unknown>;
+export type ClaimedRow = Record<
+  'id' | 'webhook_id' | 'event_id' | 'event_type' | 'attempt_number' | 'request_payload' | 'target_url' | 'target_host',
+  unknown
+>;
 
 /** Marks where each value goes; a parameter that is none of these is a constant of the statement. */
 const SLOT_PREFIX = '\u0000svc:claim:';
@@ -67,19 +70,35 @@ export class ClaimStatement {
     const unclaimed = (eb: ExpressionBuilder<DynamicSchema, typeof DELIVERIES_TABLE>) =>
       eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', SLOTS.now)]);
     let candidates = db.selectFrom(DELIVERIES_TABLE).select('id').where('due_at', '<=', SLOTS.now).where(unclaimed);
-    if (excludedCount > 0) candidates = candidates.where('target_host', 'not in', Array.from({ length: excludedCount }, (_, i) => excluded(i)));
+    if (excludedCount > 0)
+      candidates = candidates.where(
+        'target_host',
+        'not in',
+        Array.from({ length: excludedCount }, (_, i) => excluded(i)),
+      );
     // The limit is a parameter too; Kysely types it as a number, the slot is swapped for one at bind time.
     candidates = candidates.orderBy('due_at').limit(SLOTS.limit as unknown as number);
     const claim = db.updateTable(DELIVERIES_TABLE).set({ claimed_until: SLOTS.until, claim_token: SLOTS.token });
     return (
-      this.#dialect.supportsSkipLocked
-        ? // Locked candidates are taken once (key-in-locked-batch.ts): never more than the limit.
-          claim.where(keyInLockedBatch('id', candidates.forUpdate().skipLocked()))
-        : claim.where('id', 'in', candidates)
-    )
-      // Repeated outside the subquery: a row another statement claimed after this one's snapshot is left alone.
-      .where(unclaimed)
-      .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempt_number', 'request_payload', 'target_url', 'target_host'])
-      .compile() as CompiledQuery<ClaimedRow>;
+      (
+        this.#dialect.supportsSkipLocked
+          ? // Locked candidates are taken once (key-in-locked-batch.ts): never more than the limit.
+            claim.where(keyInLockedBatch('id', candidates.forUpdate().skipLocked()))
+          : claim.where('id', 'in', candidates)
+      )
+        // Repeated outside the subquery: a row another statement claimed after this one's snapshot is left alone.
+        .where(unclaimed)
+        .returning([
+          'id',
+          'webhook_id',
+          'event_id',
+          'event_type',
+          'attempt_number',
+          'request_payload',
+          'target_url',
+          'target_host',
+        ])
+        .compile() as CompiledQuery<ClaimedRow>
+    );
   }
 }

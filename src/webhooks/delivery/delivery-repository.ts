@@ -105,7 +105,11 @@ export class DeliveryRepository {
    * Claims up to `limit` due attempts in one statement: unclaimed or with an expired lease, oldest due
    * first, skipping the given targets (see claim-statement.ts).
    */
-  async claim(options: { limit: number; leaseMs: number; excludeTargets: readonly string[] }): Promise<ClaimedAttempt[]> {
+  async claim(options: {
+    limit: number;
+    leaseMs: number;
+    excludeTargets: readonly string[];
+  }): Promise<ClaimedAttempt[]> {
     const { db, dialect } = this.#store;
     const now = Date.now();
     const claimedUntil = now + options.leaseMs;
@@ -154,7 +158,11 @@ export class DeliveryRepository {
       await this.#store.db
         .updateTable(DELIVERIES_TABLE)
         .set({ claimed_until: null, claim_token: null })
-        .where('id', 'in', chunk.map((a) => a.id))
+        .where(
+          'id',
+          'in',
+          chunk.map((a) => a.id),
+        )
         .where('claim_token', 'in', [...new Set(chunk.map((a) => a.claimToken))])
         .execute();
     }
@@ -162,7 +170,11 @@ export class DeliveryRepository {
 
   /** Removes an attempt whose subscription no longer exists. */
   async discard(attempt: ClaimedAttempt): Promise<void> {
-    await this.#store.db.deleteFrom(DELIVERIES_TABLE).where('id', '=', attempt.id).where('claim_token', '=', attempt.claimToken).execute();
+    await this.#store.db
+      .deleteFrom(DELIVERIES_TABLE)
+      .where('id', '=', attempt.id)
+      .where('claim_token', '=', attempt.claimToken)
+      .execute();
   }
 
   /**
@@ -223,19 +235,31 @@ export class DeliveryRepository {
   }
 
   /** Records successful attempts; returns the ids recorded (see #settleStatement). */
-  async settleSuccesses(settled: readonly { attempt: ClaimedAttempt; outcome: SuccessOutcome }[]): Promise<Set<string>> {
+  async settleSuccesses(
+    settled: readonly { attempt: ClaimedAttempt; outcome: SuccessOutcome }[],
+  ): Promise<Set<string>> {
     if (settled.length === 0) return new Set();
     const { db, dialect } = this.#store;
     const parameters: unknown[] = [];
     for (const { attempt, outcome } of settled) {
-      parameters.push(attempt.id, attempt.claimToken, outcome.httpStatus, outcome.responseBody, dialect.encode('json', outcome.responseHeaders), dialect.encode('timestamp', outcome.deliveredAt));
+      parameters.push(
+        attempt.id,
+        attempt.claimToken,
+        outcome.httpStatus,
+        outcome.responseBody,
+        dialect.encode('json', outcome.responseHeaders),
+        dialect.encode('timestamp', outcome.deliveredAt),
+      );
     }
     // Built and compiled by Kysely once per batch size (it bound the values one for one, in order), then
     // reused: building it anew visited six value nodes per success, and its new text was hashed again.
     let text = this.#settleTexts.get(settled.length);
     if (text === undefined) {
       const compiled = this.#settleStatement(parameters).compile(db);
-      if (compiled.parameters.length !== parameters.length || !compiled.parameters.every((value, i) => value === parameters[i])) {
+      if (
+        compiled.parameters.length !== parameters.length ||
+        !compiled.parameters.every((value, i) => value === parameters[i])
+      ) {
         return new Set((await db.executeQuery<{ id: string }>(compiled)).rows.map((row) => String(row.id)));
       }
       text = compiled.sql;
@@ -275,7 +299,13 @@ export class DeliveryRepository {
     if (filter.status) where = where.where('status', '=', filter.status);
     if (filter.eventId) where = where.where('event_id', '=', filter.eventId);
     const [rows, counted] = await Promise.all([
-      where.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).offset(filter.offset).execute(),
+      where
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(filter.limit)
+        .offset(filter.offset)
+        .execute(),
       where.select(sql<number>`count(*)`.as('total')).executeTakeFirst(),
     ]);
     return { items: rows.map((row) => this.#decode(row)), total: Number(counted?.total ?? 0) };

@@ -7,7 +7,11 @@ import type { StoredSubscription } from '../subscriptions/webhook-subscription.t
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
 
-export function buildDeliveryRequest(attempt: ClaimedAttempt, subscription: StoredSubscription, now: number): WebhookRequest {
+export function buildDeliveryRequest(
+  attempt: ClaimedAttempt,
+  subscription: StoredSubscription,
+  now: number,
+): WebhookRequest {
   const body = attempt.requestPayload;
   const timestamp = Math.floor(now / 1000);
   return {

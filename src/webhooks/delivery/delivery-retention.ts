@@ -37,7 +37,10 @@ function finished(eb: Deliveries) {
   return eb.and([
     eb('due_at', 'is', null),
     eb('claimed_until', 'is', null),
-    eb.or([eb('status', 'in', ['success', 'failed']), eb.and([eb('status', '=', 'pending'), eb.not(eb.exists(unsentSibling))])]),
+    eb.or([
+      eb('status', 'in', ['success', 'failed']),
+      eb.and([eb('status', '=', 'pending'), eb.not(eb.exists(unsentSibling))]),
+    ]),
   ]);
 }
 
@@ -51,7 +54,12 @@ export async function pruneDeliveries(store: Store, options: DeliveryPruneOption
   // the cutoff has an id below the cutoff's. Bounding the key so, each batch reads the old records only,
   // not every record in the table, whatever its size.
   const expiredBelow = uuidv7TimeFloor(cutoffMs);
-  const scanBelow = overCount === 'all' ? undefined : overCount === undefined ? expiredBelow : maxText(expiredBelow, String(overCount.below));
+  const scanBelow =
+    overCount === 'all'
+      ? undefined
+      : overCount === undefined
+        ? expiredBelow
+        : maxText(expiredBelow, String(overCount.below));
   return deleteInBatches(db, {
     table: DELIVERIES_TABLE,
     // UUIDv7: the key's order is the order the attempts were queued in, and its index serves the batches.
@@ -62,7 +70,12 @@ export async function pruneDeliveries(store: Store, options: DeliveryPruneOption
     ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
     where: (eb) => {
       const expired = eb('created_at', '<', cutoff);
-      const old = overCount === 'all' ? undefined : overCount === undefined ? expired : eb.or([expired, eb('id', '<', overCount.below)]);
+      const old =
+        overCount === 'all'
+          ? undefined
+          : overCount === undefined
+            ? expired
+            : eb.or([expired, eb('id', '<', overCount.below)]);
       if (old === undefined) return finished(eb);
       return eb.and([eb('id', '<', scanBelow), finished(eb), old]);
     },

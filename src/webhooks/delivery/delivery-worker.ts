@@ -50,7 +50,14 @@ export interface DeliveryWorkerDeps {
   log: FastifyBaseLogger;
 }
 
-const DEFAULTS = { maxHeld: 1024, perTargetConcurrency: 32, batchSize: 128, closeGraceMs: 10000, claimIntervalMs: 10, successLingerMs: 10 };
+const DEFAULTS = {
+  maxHeld: 1024,
+  perTargetConcurrency: 32,
+  batchSize: 128,
+  closeGraceMs: 10000,
+  claimIntervalMs: 10,
+  successLingerMs: 10,
+};
 
 export class DeliveryWorker {
   readonly #deps: DeliveryWorkerDeps;
@@ -104,15 +111,23 @@ export class DeliveryWorker {
     this.#leaseMs = 2 * options.timeoutMs + margin;
     this.#renewBelowMs = options.timeoutMs + margin;
     this.#limiter = new TargetLimiter(perTarget);
-    this.#successes = new SuccessBatcher((settled) => deps.deliveries.settleSuccesses(settled), { lingerMs: this.#options.successLingerMs });
+    this.#successes = new SuccessBatcher((settled) => deps.deliveries.settleSuccesses(settled), {
+      lingerMs: this.#options.successLingerMs,
+    });
     this.#claims = new CoalescingTrigger(
-      () => this.#pump().catch((error: unknown) => this.#deps.log.error({ err: error }, 'claiming webhook deliveries failed')),
+      () =>
+        this.#pump().catch((error: unknown) =>
+          this.#deps.log.error({ err: error }, 'claiming webhook deliveries failed'),
+        ),
       this.#options.claimIntervalMs,
     );
     // Every held attempt listens to these signals; hundreds of listeners are expected, not a leak.
     setMaxListeners(0, this.#stopWaiting.signal, this.#abortSends.signal);
     // Keep-alive connections: consecutive deliveries to a receiver reuse them.
-    this.#agent = createDeliveryAgent({ connectionsPerTarget: perTarget, allowPrivateTargets: this.#options.allowPrivateTargets });
+    this.#agent = createDeliveryAgent({
+      connectionsPerTarget: perTarget,
+      allowPrivateTargets: this.#options.allowPrivateTargets,
+    });
   }
 
   start(): void {
@@ -236,8 +251,14 @@ export class DeliveryWorker {
       this.#capped = room <= 0;
       if (this.#capped) return;
       const limit = Math.min(room, batchSize);
-      this.#skipped = new Set([...this.#heldPerTarget].filter(([, held]) => held >= perTargetHeld).map(([target]) => target));
-      const claimed = await this.#deps.deliveries.claim({ limit, leaseMs: this.#leaseMs, excludeTargets: [...this.#skipped] });
+      this.#skipped = new Set(
+        [...this.#heldPerTarget].filter(([, held]) => held >= perTargetHeld).map(([target]) => target),
+      );
+      const claimed = await this.#deps.deliveries.claim({
+        limit,
+        leaseMs: this.#leaseMs,
+        excludeTargets: [...this.#skipped],
+      });
       for (const attempt of claimed) this.#hold(attempt);
       // A full batch means more may be due right now: a backlog is drained without waiting.
       full = claimed.length === limit;
@@ -288,10 +309,17 @@ export class DeliveryWorker {
   /** `sent` is called once the attempt no longer needs its target: its request is over. */
   async #deliver(attempt: ClaimedAttempt, sent: () => void): Promise<void> {
     const { deliveries } = this.#deps;
-    const subscription = this.#deps.subscriptions.get(attempt.webhookId) ?? (await this.#reloadedSubscription(attempt.webhookId));
+    const subscription =
+      this.#deps.subscriptions.get(attempt.webhookId) ?? (await this.#reloadedSubscription(attempt.webhookId));
     if (!subscription) return deliveries.discard(attempt);
     if (!subscription.enabled) {
-      await deliveries.settle(attempt, { status: 'failed', error: 'The subscription was disabled before this attempt was sent', httpStatus: null, responseHeaders: null, responseBody: null });
+      await deliveries.settle(attempt, {
+        status: 'failed',
+        error: 'The subscription was disabled before this attempt was sent',
+        httpStatus: null,
+        responseHeaders: null,
+        responseBody: null,
+      });
       return;
     }
     // A free slot is taken at once; only a busy target's attempts wait (and give their claim back on close).
@@ -305,7 +333,11 @@ export class DeliveryWorker {
     }
     let result: Awaited<ReturnType<typeof sendWebhook>>;
     try {
-      if (attempt.claimedUntil - Date.now() < this.#renewBelowMs && !(await deliveries.renewLease(attempt, this.#leaseMs))) return;
+      if (
+        attempt.claimedUntil - Date.now() < this.#renewBelowMs &&
+        !(await deliveries.renewLease(attempt, this.#leaseMs))
+      )
+        return;
       result = await sendWebhook(buildDeliveryRequest(attempt, subscription, Date.now()), {
         timeoutMs: this.#options.timeoutMs,
         allowPrivateTargets: this.#options.allowPrivateTargets,
@@ -320,10 +352,16 @@ export class DeliveryWorker {
     }
     // Shutting down mid-send: the attempt is given back and sent again, as after a crash.
     if (result.kind === 'aborted') return deliveries.release([attempt]);
-    const outcome = decideOutcome(result, attempt.attemptNumber, effectiveRetryConfig(subscription.retryConfig), Date.now());
+    const outcome = decideOutcome(
+      result,
+      attempt.attemptNumber,
+      effectiveRetryConfig(subscription.retryConfig),
+      Date.now(),
+    );
     // Successes, the bulk of the work, are written in batches; failures one by one (a retry adds a row).
     if (outcome.status === 'success') await this.#successes.record(attempt, outcome);
-    else if ((await deliveries.settle(attempt, outcome)) && outcome.status === 'retry') this.#wakeAtTime(Date.parse(outcome.nextRetryAt));
+    else if ((await deliveries.settle(attempt, outcome)) && outcome.status === 'retry')
+      this.#wakeAtTime(Date.parse(outcome.nextRetryAt));
   }
 
   /** A subscription the cache does not have: one created by another process may be newer than the cache. */
@@ -338,10 +376,13 @@ export class DeliveryWorker {
     if (this.#closing || time >= this.#wakeAt) return;
     clearTimeout(this.#wakeTimer);
     this.#wakeAt = time;
-    this.#wakeTimer = setTimeout(() => {
-      this.#wakeAt = Infinity;
-      this.wake();
-    }, Math.max(time - Date.now(), 0));
+    this.#wakeTimer = setTimeout(
+      () => {
+        this.#wakeAt = Infinity;
+        this.wake();
+      },
+      Math.max(time - Date.now(), 0),
+    );
     this.#wakeTimer.unref();
   }
 }

@@ -52,7 +52,12 @@ export function sendWebhook(request: WebhookRequest, options: SendOptions): Prom
   const target = targetUrlOf(request.url);
   if (!options.allowPrivateTargets) {
     const problem = privateHostProblem(target.hostname);
-    if (problem) return Promise.resolve({ kind: 'error', retryable: false, message: `${problem}; private targets are not allowed` });
+    if (problem)
+      return Promise.resolve({
+        kind: 'error',
+        retryable: false,
+        message: `${problem}; private targets are not allowed`,
+      });
   }
   if (options.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
 
@@ -74,14 +79,27 @@ export function sendWebhook(request: WebhookRequest, options: SendOptions): Prom
       options.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const response = (): SendResult => ({ kind: 'response', status, headers: flattenHeaders(rawHeaders), body: Buffer.concat(chunks).toString('utf8') });
+    const response = (): SendResult => ({
+      kind: 'response',
+      status,
+      headers: flattenHeaders(rawHeaders),
+      body: Buffer.concat(chunks).toString('utf8'),
+    });
     /** Settles now; the exchange is torn down now or, if it is still waiting for a connection, as it gets one. */
     const stop = (result: SendResult) => {
       finish(result);
       abortExchange?.(new Error('The delivery was stopped'));
     };
 
-    const timer = setTimeout(() => stop({ kind: 'error', retryable: true, message: `Timed out after ${options.timeoutMs} ms without a complete response` }), options.timeoutMs);
+    const timer = setTimeout(
+      () =>
+        stop({
+          kind: 'error',
+          retryable: true,
+          message: `Timed out after ${options.timeoutMs} ms without a complete response`,
+        }),
+      options.timeoutMs,
+    );
     const onAbort = () => stop({ kind: 'aborted' });
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -122,7 +140,11 @@ function errorResult(error: NodeJS.ErrnoException): SendResult {
   if (error instanceof PrivateTargetError) return { kind: 'error', retryable: false, message: error.message };
   // undici's SocketError ("other side closed") is a connection closed mid-exchange, as is a reset.
   if (error.code === 'UND_ERR_SOCKET' || error.code === 'ECONNRESET') {
-    return { kind: 'error', retryable: true, message: `The connection closed before a complete response (${error.message})` };
+    return {
+      kind: 'error',
+      retryable: true,
+      message: `The connection closed before a complete response (${error.message})`,
+    };
   }
   return { kind: 'error', retryable: true, message: `Connection failed: ${error.message}` };
 }

@@ -27,6 +27,8 @@ function secretKey(secret: string): Buffer {
 
 /** The `webhook-signature` header value for one message. */
 export function signPayload(secret: string, messageId: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac('sha256', secretKey(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64');
+  const mac = createHmac('sha256', secretKey(secret))
+    .update(`${messageId}.${timestampSeconds}.${body}`)
+    .digest('base64');
   return `v1,${mac}`;
 }

@@ -33,16 +33,23 @@ const RESERVED = new Set([
 
 const escapePointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
-export function checkWebhookHeaders(value: unknown, pointer: string): { headers: Record<string, string> | null; issues: ErrorIssue[] } {
+export function checkWebhookHeaders(
+  value: unknown,
+  pointer: string,
+): { headers: Record<string, string> | null; issues: ErrorIssue[] } {
   if (value === null) return { headers: null, issues: [] };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { headers: null, issues: [{ pointer, detail: 'must be an object of header names to string values, or null' }] };
+    return {
+      headers: null,
+      issues: [{ pointer, detail: 'must be an object of header names to string values, or null' }],
+    };
   }
   const issues: ErrorIssue[] = [];
   // Collected as entries: assigning a header named `__proto__` to an object literal would be dropped.
   const accepted: [string, string][] = [];
   const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > MAX_CUSTOM_HEADERS) issues.push({ pointer, detail: `must have at most ${MAX_CUSTOM_HEADERS} headers` });
+  if (entries.length > MAX_CUSTOM_HEADERS)
+    issues.push({ pointer, detail: `must have at most ${MAX_CUSTOM_HEADERS} headers` });
   const seen = new Set<string>();
   for (const [name, headerValue] of entries) {
     const at = `${pointer}/${escapePointer(name)}`;
@@ -50,11 +57,14 @@ export function checkWebhookHeaders(value: unknown, pointer: string): { headers:
     if (!HEADER_NAME.test(name)) issues.push({ pointer: at, detail: `"${name}" is not a valid header name` });
     else if (RESERVED.has(lower) || lower.startsWith('x-service-')) {
       issues.push({ pointer: at, detail: `"${name}" is set by the service or is hop-by-hop and cannot be customised` });
-    } else if (seen.has(lower)) issues.push({ pointer: at, detail: `"${name}" is given more than once (names are case-insensitive)` });
+    } else if (seen.has(lower))
+      issues.push({ pointer: at, detail: `"${name}" is given more than once (names are case-insensitive)` });
     seen.add(lower);
     if (typeof headerValue !== 'string') issues.push({ pointer: at, detail: 'must be a string' });
-    else if (headerValue.length > MAX_HEADER_VALUE_LENGTH) issues.push({ pointer: at, detail: `must be at most ${MAX_HEADER_VALUE_LENGTH} characters` });
-    else if (!HEADER_VALUE.test(headerValue)) issues.push({ pointer: at, detail: 'must not contain line breaks or control characters' });
+    else if (headerValue.length > MAX_HEADER_VALUE_LENGTH)
+      issues.push({ pointer: at, detail: `must be at most ${MAX_HEADER_VALUE_LENGTH} characters` });
+    else if (!HEADER_VALUE.test(headerValue))
+      issues.push({ pointer: at, detail: 'must not contain line breaks or control characters' });
     else accepted.push([name, headerValue]);
   }
   return { headers: issues.length === 0 ? Object.fromEntries(accepted) : null, issues };

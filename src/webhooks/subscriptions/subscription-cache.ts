@@ -50,7 +50,9 @@ export class SubscriptionCache {
   startRefreshing(intervalMs = SUBSCRIPTION_REFRESH_MS): void {
     if (this.#timer) return;
     this.#timer = setInterval(() => {
-      this.reload().catch((error: unknown) => this.#log.warn({ err: error }, 'webhook subscriptions could not be reloaded'));
+      this.reload().catch((error: unknown) =>
+        this.#log.warn({ err: error }, 'webhook subscriptions could not be reloaded'),
+      );
     }, intervalMs);
     this.#timer.unref();
   }

@@ -24,14 +24,26 @@ export class SubscriptionRepository {
   }
 
   async all(): Promise<StoredSubscription[]> {
-    const rows = await this.#store.db.selectFrom(WEBHOOKS_TABLE).selectAll().orderBy('created_at').orderBy('id').execute();
+    const rows = await this.#store.db
+      .selectFrom(WEBHOOKS_TABLE)
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map((row) => this.#decode(row));
   }
 
   async page(page: Page): Promise<{ items: StoredSubscription[]; total: number }> {
     const { db } = this.#store;
     const [rows, counted] = await Promise.all([
-      db.selectFrom(WEBHOOKS_TABLE).selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+      db
+        .selectFrom(WEBHOOKS_TABLE)
+        .selectAll()
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
       db.selectFrom(WEBHOOKS_TABLE).select(sql<number>`count(*)`.as('total')).executeTakeFirst(),
     ]);
     return { items: rows.map((row) => this.#decode(row)), total: Number(counted?.total ?? 0) };
@@ -42,7 +54,9 @@ export class SubscriptionRepository {
     return row ? this.#decode(row) : undefined;
   }
 
-  async insert(input: WebhookInput & Pick<StoredSubscription, 'name' | 'url' | 'eventPattern'>): Promise<StoredSubscription> {
+  async insert(
+    input: WebhookInput & Pick<StoredSubscription, 'name' | 'url' | 'eventPattern'>,
+  ): Promise<StoredSubscription> {
     const now = new Date().toISOString();
     const subscription: StoredSubscription = {
       id: uuidv7(),

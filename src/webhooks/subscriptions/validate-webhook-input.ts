@@ -15,9 +15,16 @@ export const MAX_FIELD_ID_LENGTH = 255;
 const WRITABLE = ['name', 'url', 'eventPattern', 'headers', 'enabled', 'retryConfig', 'fieldIds'] as const;
 const REQUIRED_ON_CREATE = ['name', 'url', 'eventPattern'] as const;
 
-export function validateWebhookInput(body: unknown, mode: InputMode, options: { allowPrivateTargets: boolean }): WebhookInput {
+export function validateWebhookInput(
+  body: unknown,
+  mode: InputMode,
+  options: { allowPrivateTargets: boolean },
+): WebhookInput {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The body must be a JSON object of subscription fields', pointer: '/data' });
+    throw new ApiError('INVALID_RESOURCE_DATA', {
+      detail: 'The body must be a JSON object of subscription fields',
+      pointer: '/data',
+    });
   }
   const given = body as Record<string, unknown>;
   const issues: ErrorIssue[] = [];
@@ -43,7 +50,8 @@ export function validateWebhookInput(body: unknown, mode: InputMode, options: { 
     const name = given.name;
     const length = typeof name === 'string' ? [...name].length : 0;
     if (typeof name !== 'string') issues.push({ pointer: pointerTo('name'), detail: 'must be a string' });
-    else if (name.trim() === '' || length > MAX_NAME_LENGTH) issues.push({ pointer: pointerTo('name'), detail: `must be 1 to ${MAX_NAME_LENGTH} characters` });
+    else if (name.trim() === '' || length > MAX_NAME_LENGTH)
+      issues.push({ pointer: pointerTo('name'), detail: `must be 1 to ${MAX_NAME_LENGTH} characters` });
     else input.name = name;
   }
 
@@ -71,7 +79,8 @@ export function validateWebhookInput(body: unknown, mode: InputMode, options: { 
   }
 
   if (has('enabled')) {
-    if (typeof given.enabled !== 'boolean') issues.push({ pointer: pointerTo('enabled'), detail: 'must be true or false' });
+    if (typeof given.enabled !== 'boolean')
+      issues.push({ pointer: pointerTo('enabled'), detail: 'must be true or false' });
     else input.enabled = given.enabled;
   }
 
@@ -104,7 +113,10 @@ function checkFieldIds(value: unknown, issues: ErrorIssue[]): string[] | null | 
   const before = issues.length;
   value.forEach((id: unknown, index) => {
     if (typeof id !== 'string' || id === '' || id.length > MAX_FIELD_ID_LENGTH) {
-      issues.push({ pointer: `${pointer}/${index}`, detail: `must be a field id: a string of 1 to ${MAX_FIELD_ID_LENGTH} characters` });
+      issues.push({
+        pointer: `${pointer}/${index}`,
+        detail: `must be a field id: a string of 1 to ${MAX_FIELD_ID_LENGTH} characters`,
+      });
     }
   });
   return issues.length === before ? [...new Set(value as string[])] : undefined;

@@ -20,4 +20,6 @@ export interface StoredSubscription extends WebhookSubscription {
 }
 
 /** What an admin may set on create (required: name, url, eventPattern) or change on update. */
-export type WebhookInput = Partial<Pick<WebhookSubscription, 'name' | 'url' | 'eventPattern' | 'headers' | 'enabled' | 'retryConfig' | 'fieldIds'>>;
+export type WebhookInput = Partial<
+  Pick<WebhookSubscription, 'name' | 'url' | 'eventPattern' | 'headers' | 'enabled' | 'retryConfig' | 'fieldIds'>
+>;

@@ -8,7 +8,9 @@ export class PrivateTargetError extends Error {
   readonly code = 'ERR_PRIVATE_TARGET';
 
   constructor(hostname: string, address: string) {
-    super(`${hostname} resolves to ${address}, a private, loopback or link-local address; private targets are not allowed`);
+    super(
+      `${hostname} resolves to ${address}, a private, loopback or link-local address; private targets are not allowed`,
+    );
     this.name = 'PrivateTargetError';
   }
 }
@@ -19,7 +21,8 @@ export const guardedLookup: LookupFunction = (hostname, options: LookupOptions, 
     const blocked = addresses.find((a) => isPrivateAddress(a.address));
     if (blocked) return callback(new PrivateTargetError(hostname, blocked.address), '', undefined);
     const first = addresses[0];
-    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', undefined);
+    if (!first)
+      return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', undefined);
     if (options.all) return callback(null, addresses);
     return callback(null, first.address, first.family);
   });

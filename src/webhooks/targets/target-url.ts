@@ -19,7 +19,12 @@ export function targetUrlOf(url: string): TargetUrl {
   let target = parsed.get(url);
   if (target === undefined) {
     const { origin, pathname, search, hostname, port, protocol } = new URL(url);
-    target = { origin, path: `${pathname}${search}`, hostname, hostPort: `${hostname}:${port || (protocol === 'https:' ? '443' : '80')}` };
+    target = {
+      origin,
+      path: `${pathname}${search}`,
+      hostname,
+      hostPort: `${hostname}:${port || (protocol === 'https:' ? '443' : '80')}`,
+    };
     if (parsed.size >= MAX_URLS) parsed.clear();
     parsed.set(url, target);
   }
