@@ -39,7 +39,9 @@ for (const dialect of testDialects()) {
     before(async () => {
       a = await startTestApp(dialect, { resources: NOTES });
       b = await buildApp({
-        config: testConfig(a.database.url, { resources: NOTES }),
+        // The data folder of A, as two processes on one database file share it: so they share the generated
+        // service secret, which seals webhook signing secrets (docs/operations.md).
+        config: { ...testConfig(a.database.url, { resources: NOTES }), dataDir: a.ctx.config.dataDir },
         logger: { level: 'warn', stream: bLogStream },
       });
       await b.app.ready();

@@ -78,7 +78,7 @@ describe('the console exports a list', { skip }, () => {
     await page.getByText('Signed in as uma@example.test').waitFor(WAIT);
 
     await page.goto(`${base}/console#/records/posts?views__gte=3&_sort=-views&page[limit]=10`);
-    await page.getByRole('cell', { name: 'Post 29' }).waitFor(WAIT);
+    await page.getByRole('cell', { name: 'Post 29', exact: true }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'posts-list.png'), fullPage: true });
     const [download] = await Promise.all([
       page.waitForEvent('download', WAIT),
@@ -112,7 +112,7 @@ describe('the console exports a list', { skip }, () => {
     assert.ok(titles.includes("'=1+1"), 'a formula-looking title is escaped');
 
     await page.goto(`${base}/console#/records/categories`);
-    await page.getByRole('cell', { name: 'News' }).waitFor(WAIT);
+    await page.getByRole('cell', { name: 'News', exact: true }).waitFor(WAIT);
     await page.getByRole('button', { name: 'Export' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'categories-list.png'), fullPage: true });
   });
