@@ -229,14 +229,24 @@ for (const dialect of testDialects()) {
       assert.deepEqual(pointers(response), ['/data/relationships/category_id/data/type']);
     });
 
-    it('refuses a relation field under attributes with a 400 that points at it', async () => {
+    it('takes a relation id under attributes, as reads return it, and refuses one that disagrees with relationships', async () => {
       const response = await send('POST', '/v1/posts', {
         data: { type: 'posts', attributes: { title: 'x', category_id: news } },
       });
-      assert.equal(response.statusCode, 400, response.body);
-      assert.equal(errorsOf(response)[0]!.code, 'INVALID_RESOURCE_DATA');
-      assert.deepEqual(pointers(response), ['/data/attributes/category_id']);
-      assert.match(errorsOf(response)[0]!.detail, /relationships/);
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(
+        response.json<{ data: { attributes: { category_id: string } } }>().data.attributes.category_id,
+        news,
+      );
+      const disagreeing = await send('POST', '/v1/posts', {
+        data: {
+          type: 'posts',
+          attributes: { title: 'x', category_id: news },
+          relationships: { category: { data: { type: 'categories', id: '0190b5a2-7c1e-7d3a-9f00-3c5e2a1b4d6f' } } },
+        },
+      });
+      assert.equal(disagreeing.statusCode, 400, disagreeing.body);
+      assert.equal(errorsOf(disagreeing)[0]!.code, 'INVALID_RESOURCE_DATA');
     });
 
     it('points validation errors into the document: attributes at /data/attributes, relations at /data/relationships', async () => {
