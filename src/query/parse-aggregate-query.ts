@@ -144,12 +144,15 @@ export function parseAggregateQuery(
     else filters[name] = value;
   }
   let filter: AggregateQuery['filter'] | undefined;
+  let search: AggregateQuery['search'];
   try {
-    filter = parseListQuery(filters, resource, readable, likeLimits, filterOptions).filter;
+    ({ filter, search } = parseListQuery(filters, resource, readable, likeLimits, filterOptions));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));
   }
   if (issues.length > 0 || filter === undefined) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
-  return { filter, group, count, aggregates, sort, limit };
+  const query: AggregateQuery = { filter, group, count, aggregates, sort, limit };
+  if (search) query.search = search;
+  return query;
 }

@@ -14,7 +14,10 @@ import { systemFieldType } from './system-field-types.ts';
 import { FILTER_PARAMETER, parseFilterParameter } from './parse-filter-parameter.ts';
 import { DEFAULT_FILTER_LIMITS, type FilterLimits } from './filter-limits.ts';
 import type { SessionVariables } from '../model/session-variables.ts';
+import { parseSearch } from './parse-search.ts';
 import {
+  RANK_SORT_KEY,
+  type ListSearch,
   DEFAULT_LIMIT,
   MAX_FILTERS,
   MAX_IN_VALUES,
@@ -23,6 +26,9 @@ import {
   type ListQuery,
   type SortKey,
 } from './list-query.ts';
+
+/** Full-text search of a list (docs/search.md). */
+export const SEARCH_PARAMETER = '_search';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
 
@@ -39,6 +45,7 @@ export const LIST_PARAMETERS: ReadonlySet<string> = new Set([
   'page[number]',
   'page[after]',
   'page[before]',
+  SEARCH_PARAMETER,
 ]);
 
 /** Parameters that are never filters (spec 4.1, docs/records.md). */
@@ -109,8 +116,16 @@ export function parseListQuery(
   const offset = numbered ? Math.min(Math.max(pageNumber - 1, 0) * limit, Number.MAX_SAFE_INTEGER) : pageNumber;
   const carriedNames = new Set<string>();
 
+  let search: ListSearch | undefined;
+  const searchText = single(SEARCH_PARAMETER);
+  if (searchText !== undefined) {
+    carriedNames.add(SEARCH_PARAMETER);
+    search = searchOf(searchText, resource, readable, (detail) => fail(SEARCH_PARAMETER, detail));
+  }
+
   // `sort` is JSON:API's name, `_sort` svc's own; they mean the same and only one may be given.
   const sort: SortKey[] = [];
+  let rank: ListQuery['rank'];
   const sortNames = ['_sort', 'sort'].filter((name) => raw[name] !== undefined);
   if (sortNames.length > 1) fail(sortNames[1]!, 'Use only one of _sort and sort');
   const sortName = sortNames[0];
@@ -120,7 +135,12 @@ export function parseListQuery(
     for (const part of sortText.split(',')) {
       const descending = part.startsWith('-');
       const field = descending ? part.slice(1) : part;
-      if (!fieldTypeOf(field)) fail(sortName, `Cannot sort by unknown field '${field}'`);
+      if (field === RANK_SORT_KEY) {
+        if (searchText === undefined) fail(sortName, `Sorting by ${RANK_SORT_KEY} needs ${SEARCH_PARAMETER}`);
+        else if (rank !== undefined || sort.length > 0)
+          fail(sortName, `${RANK_SORT_KEY} can only be the first key of ${sortName}`);
+        else rank = { descending };
+      } else if (!fieldTypeOf(field)) fail(sortName, `Cannot sort by unknown field '${field}'`);
       else if (!isReadable(field)) fail(sortName, `Field '${field}' is not readable`, 'INVALID_FIELDS');
       else if (!resource.sortable.has(field)) fail(sortName, `Field '${field}' is not sortable`);
       else if (sort.some((s) => s.field === field)) fail(sortName, `Field '${field}' appears twice in ${sortName}`);
@@ -226,6 +246,9 @@ export function parseListQuery(
     resource,
     fail,
   );
+  // A cursor holds sort values; a relevance is not one a later request could compare with.
+  if (rank !== undefined && keyset)
+    fail(keyset.side === 'after' ? 'page[after]' : 'page[before]', `Cursor pages cannot be sorted by ${RANK_SORT_KEY}`);
   if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
   if (listValues > MAX_QUERY_VALUES)
     fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
@@ -236,5 +259,33 @@ export function parseListQuery(
   const query: ListQuery = { filter: allOf(conditions), sort, limit, offset, fields, carried };
   if (numbered) query.pageStyle = 'number';
   if (keyset) query.keyset = keyset;
+  if (search) query.search = search;
+  if (rank) query.rank = rank;
   return query;
+}
+
+/** `_search`'s terms over the searchable fields the caller may read, or undefined after `fail`. */
+function searchOf(
+  text: string,
+  resource: Resource,
+  readable: ReadonlySet<string>,
+  fail: (detail: string) => void,
+): ListSearch | undefined {
+  if (!resource.search) {
+    fail(`Resource '${resource.name}' has no searchable field`);
+    return undefined;
+  }
+  // Only fields the caller may read are searched: a word found only in another field must not tell
+  // that it is there.
+  const fields = resource.search.fields.filter((field) => readable.has(field));
+  if (fields.length === 0) {
+    fail(`None of ${resource.name}'s searchable fields is readable to you`);
+    return undefined;
+  }
+  try {
+    return { terms: parseSearch(text), fields };
+  } catch (error) {
+    fail(`Invalid value for '${SEARCH_PARAMETER}': ${(error as Error).message}`);
+    return undefined;
+  }
 }

@@ -68,6 +68,9 @@ export function checkField(
   }
 
   if (field.sortable === true && !fieldType.sortable) at('sortable', `${type} fields cannot be sortable`);
+  // Words are what a search matches: other types hold values (numbers, ids, addresses) a filter compares.
+  if (field.searchable === true && type !== 'string' && type !== 'text')
+    at('searchable', `only string and text fields can be searchable, not ${type}`);
 
   let patternOk = true;
   if (typeof field.pattern === 'string') {
