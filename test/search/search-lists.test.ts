@@ -6,31 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { testDialects } from '../helpers/test-databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
-import type { ResourceDefinition } from '../../src/config/config-types.ts';
-
-export const SEARCH_RESOURCES: Record<string, ResourceDefinition> = {
-  notes: {
-    enableSoftDelete: true,
-    fields: {
-      title: { type: 'string', searchable: true, sortable: true },
-      body: { type: 'text', searchable: true },
-      secret: { type: 'text', searchable: true },
-      status: { type: 'enum', values: ['draft', 'published'], default: 'published' },
-      views: { type: 'integer', default: 0, sortable: true },
-      owner: { type: 'string' },
-    },
-    permissions: {
-      editor: { read: true, create: true, update: true, delete: true },
-      // Readers see published notes and their own, without `secret`.
-      user: {
-        read: {
-          fields: ['title', 'body', 'status', 'views', 'owner'],
-          filter: { _or: [{ status: { eq: 'published' } }, { owner: { eq: '$userId' } }] },
-        },
-      },
-    },
-  },
-};
+import { SEARCH_RESOURCES } from '../helpers/search-resources.ts';
 
 const NOTES = [
   { title: 'Apple pie', body: 'Bake the apple pie for an hour', views: 5 },

@@ -1,7 +1,7 @@
 // Full-text search on SQLite: an FTS5 table beside the resource table that reads its text from it
 // (external content, by rowid), kept exact by triggers, so every write's own transaction updates it
 // whichever statement made the write. Words are matched in the searched columns only (an FTS5 column
-// filter); relevance is bm25 with the other columns weighted 0.
+// filter); relevance is bm25, or where some columns are not searched, the number of matches.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { SearchLanguage } from '../../config/search-languages.ts';
 import type { SearchDialect, SearchIndexSpec, SearchMatch, SearchTerm } from '../search-index.ts';
@@ -51,9 +51,18 @@ export const sqliteSearch: SearchDialect = {
   },
   rank(table: string, match: SearchMatch): RawBuilder<number> {
     const fts = sql.table(indexTable(table));
-    const weights = match.index.columns.map((column) => sql.lit(match.columns.includes(column) ? 1 : 0));
+    const row = sql`from ${fts} where ${fts} match ${ftsQuery(match)} and rowid = ${sql.ref(`${table}.rowid`)}`;
     // bm25 is lower for better matches.
-    return sql<number>`(select -bm25(${fts}, ${sql.join(weights)}) from ${fts} where ${fts} match ${ftsQuery(match)} and rowid = ${sql.ref(`${table}.rowid`)})`;
+    if (match.columns.length === match.index.columns.length) return sql<number>`(select -bm25(${fts}) ${row})`;
+    // bm25 weighs a match by the length of the whole row, every column's: the length of a column the
+    // caller cannot read would order the results. The number of matches in the readable columns
+    // (highlight marks each one) is a relevance that knows nothing else.
+    const hits = match.columns.map((column) => {
+      const marked = sql`highlight(${fts}, ${sql.lit(match.index.columns.indexOf(column))}, char(1), '')`;
+      // An empty column has no text to mark: no matches, not an unknown number.
+      return sql`coalesce(length(${marked}) - length(replace(${marked}, char(1), '')), 0)`;
+    });
+    return sql<number>`(select ${sql.join(hits, sql` + `)} ${row})`;
   },
   async current(db: Db, table: string): Promise<string | null> {
     const name = indexTable(table);
