@@ -3,8 +3,9 @@
 import type { FilterNode } from '../model/filter-node.ts';
 import type { ListSearch } from './list-query.ts';
 
-export type AggregateFunction = 'sum' | 'avg' | 'min' | 'max';
-export const AGGREGATE_FUNCTIONS: readonly AggregateFunction[] = ['sum', 'avg', 'min', 'max'];
+import type { AggregateFunction } from '../resources/aggregate-functions.ts';
+
+export { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../resources/aggregate-functions.ts';
 
 export interface AggregateQuery {
   filter: FilterNode;

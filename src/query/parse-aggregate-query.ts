@@ -4,6 +4,7 @@
 import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
+import { NUMERIC_KINDS, ORDERED_KINDS } from '../resources/aggregate-functions.ts';
 import { parseListQuery, type FilterParameterOptions, type RawQuery } from './parse-list-query.ts';
 import type { LikePatternLimits } from './like-pattern-limits.ts';
 import {
@@ -17,9 +18,8 @@ import {
   type AggregateSortKey,
 } from './aggregate-query.ts';
 
-const NUMERIC: ReadonlySet<StorageKind> = new Set(['integer', 'real']);
-/** What min and max compare: numbers, texts, times, dates and booleans; a json value has no order. */
-const ORDERED: ReadonlySet<StorageKind> = new Set(['integer', 'real', 'text', 'timestamp', 'date', 'boolean']);
+const NUMERIC = NUMERIC_KINDS;
+const ORDERED = ORDERED_KINDS;
 const SYSTEM_STORAGE: ReadonlyMap<string, StorageKind> = new Map([
   ['id', 'text'],
   ['created_at', 'timestamp'],
