@@ -2,7 +2,7 @@
 // Every problem is reported, each naming its parameter.
 import type { FilterOperator } from '../config/config-types.ts';
 import { LIST_QUERY_OPERATORS } from '../config/filter-operators.ts';
-import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
+import { QueryIssues, type RawQuery } from './query-issues.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
@@ -59,7 +59,7 @@ export interface FilterParameterOptions {
 
 const NO_USER: FilterParameterOptions = { vars: { userId: null, role: '' }, limits: DEFAULT_FILTER_LIMITS };
 
-export type RawQuery = Record<string, string | string[] | undefined>;
+export type { RawQuery } from './query-issues.ts';
 
 export function parseListQuery(
   raw: RawQuery,
@@ -68,43 +68,13 @@ export function parseListQuery(
   likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
   filterOptions: FilterParameterOptions = NO_USER,
 ): ListQuery {
-  const issues: ErrorIssue[] = [];
-  const fail = (
-    parameter: string,
-    detail: string,
-    code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS',
-  ) => issues.push({ parameter, detail, code });
-  const single = (name: string): string | undefined => {
-    const value = raw[name];
-    if (Array.isArray(value)) {
-      fail(name, `Parameter '${name}' is given more than once`);
-      return undefined;
-    }
-    return value;
-  };
+  const issues = new QueryIssues(raw);
+  const fail = issues.fail.bind(issues);
+  const single = issues.single.bind(issues);
   const fieldTypeOf = (field: string): FieldType | undefined =>
     systemFieldType(field) ?? resource.fields.get(field)?.type;
   const isReadable = (field: string) => systemFieldType(field) !== undefined || readable.has(field);
-
-  const integerParam = (names: string[], fallback: number, min: number, max: number): number => {
-    const given = names.filter((n) => raw[n] !== undefined);
-    if (given.length > 1) {
-      fail(given[1]!, `Use only one of ${given.join(' and ')}`);
-      return fallback;
-    }
-    if (given.length === 0) return fallback;
-    const name = given[0]!;
-    const text = single(name);
-    if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-      fail(
-        name,
-        `Parameter '${name}' must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`,
-      );
-      return fallback;
-    }
-    return Number(text);
-  };
+  const integerParam = issues.integer.bind(issues);
 
   // `page[size]` and `page[number]` are JSON:API's page-based spelling (kitsu and others send them);
   // a page number is an offset of whole pages, so it cannot be given with an offset.
@@ -169,8 +139,7 @@ export function parseListQuery(
       // The tree is one condition of the list: it and the `field__op` parameters are joined by AND.
       conditions.push(parseFilterParameter(filterText, resource, { readable, likeLimits, ...filterOptions }));
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));
+      issues.absorb(error);
     }
   }
   for (const [name, value] of Object.entries(raw)) {
@@ -253,7 +222,7 @@ export function parseListQuery(
   if (listValues > MAX_QUERY_VALUES)
     fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
 
-  if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
+  issues.throwIfAny();
   // Links repeat the parameters in the order the caller gave them.
   const carried = Object.entries(raw).filter(([name]) => carriedNames.has(name)) as [string, string][];
   const query: ListQuery = { filter: allOf(conditions), sort, limit, offset, fields, carried };
