@@ -28,6 +28,15 @@ describe('search settings in the config', () => {
     }
   });
 
+  it('refuses the names the full-text index reserves', () => {
+    for (const name of ['rank', 'rowid'])
+      assert.throws(
+        () => withNotes({ fields: { [name]: { type: 'string', searchable: true } } }),
+        /cannot be searchable \(the full-text index reserves the name\)/,
+      );
+    assert.doesNotThrow(() => withNotes({ fields: { rank: { type: 'string' } } }), 'unsearchable, the name is free');
+  });
+
   it('refuses a language outside the list', () => {
     assert.throws(
       () => withNotes({ searchLanguage: 'klingon', fields: { title: { type: 'string', searchable: true } } }),
