@@ -132,6 +132,17 @@ interface UpdateIn {
 /** How often an upsert tries again when the row that held its key went between its insert and its update. */
 const UPSERT_ATTEMPTS = 3;
 
+/**
+ * Whether a batch that failed with creates set aside runs again one write at a time: for a refusal (an
+ * ApiError, a unique value, a reference), which may belong to another operation than the one it was
+ * raised in. Not when the database is out of reach (the commit's outcome may be unknown: a second run
+ * could store the batch twice) nor for an Idempotency-Key answered meanwhile.
+ */
+function mayRunAgain(error: unknown): boolean {
+  if (error instanceof ApiError) return true;
+  return error instanceof RecordFailure && error.kind !== 'unavailable';
+}
+
 /** Whether `name` is a field an upsert can go by: a unique one. */
 export function isUpsertField(resource: Resource, name: string): boolean {
   return resource.fields.get(name)?.definition.unique === true;
@@ -540,7 +551,7 @@ export class RecordService {
         return queued;
       });
     } catch (error) {
-      if (!queued?.used) throw error;
+      if (!queued?.used || !mayRunAgain(error)) throw error;
       // A set-aside row's refusal fails its whole statement without naming the write, and a write that
       // failed while creates waited may not have been the first to fail: the batch, rolled back, runs
       // again with each write made as it comes, and fails (or not) exactly as single writes would.
