@@ -7,7 +7,8 @@
 // packages; package.json lists only those that stay outside it (EXTERNAL below).
 // esbuild and Vite are dev dependencies: an install without them skips the build with a notice, but
 // `npm pack` and `npm publish` (which run this as `prepack`) fail, so no package ships without it.
-// `--if-missing` (npm start's prestart) builds only when a fresh clone has no bundle or console yet.
+// `--if-missing` (npm start's prestart and npm test's pretest) builds only when a fresh clone has no bundle or
+// console yet: the process and end-to-end tests run the built bundle.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
