@@ -38,6 +38,9 @@ class TestHub implements EventHub {
     await this.replayGate;
     return this.replayed;
   }
+  async replayAcross(): Promise<RecordEvent[] | null> {
+    return this.replaySince();
+  }
   /** Replayed events the test says this process has yet to publish (committed, answer still on its way). */
   unpublished = new Set<string>();
   notYetPublished(resource: string, events: readonly RecordEvent[]): Set<string> {
