@@ -4,21 +4,28 @@
 // one view cost one JSON.stringify per event, not 1,000, and one socket write per flush, not per event.
 import type { EventHub } from '../events/event-hub.ts';
 import type { RecordEvent } from '../model/record-event.ts';
-import type { EventView } from './event-view.ts';
+import type { EventView, ViewedEvent } from './event-view.ts';
 import { streamFlushes, type Flushable } from './flush-scheduler.ts';
 import type { SseConnection } from './sse-connection.ts';
 import { formatSseMessage } from './sse-format.ts';
 import { SseFrames } from './sse-frames.ts';
 
+/** Frames of viewed events, which views share (event-view.ts): serialized once, whichever view asks first. */
+const framesOf = new WeakMap<ViewedEvent, { retryMs: number; frame: SseFrames }>();
+
 /** An event as one view's clients receive it, or null when the view hides it. */
 export function encodeEventFrame(view: EventView, event: RecordEvent, retryMs: number): SseFrames | null {
   const viewed = view(event);
   if (viewed === null) return null;
+  const known = framesOf.get(viewed);
+  if (known !== undefined && known.retryMs === retryMs) return known.frame;
   // The delivered kind, which may differ from the stored one (see event-view.ts).
   const type = viewed.kind === event.kind ? event.type : `${event.resource}.${viewed.kind}`;
-  return SseFrames.of(
+  const frame = SseFrames.of(
     formatSseMessage({ event: type, data: JSON.stringify(viewed.data), id: event.id, retry: retryMs }),
   );
+  framesOf.set(viewed, { retryMs, frame });
+  return frame;
 }
 
 /** Groups per hub (two apps in one process never share one), then per view and retry hint. */
