@@ -411,7 +411,7 @@ class Bench {
     } catch (error) {
       // The driver's own words are on its stderr; the command line alone says nothing.
       const lines = (error as { stderr?: string }).stderr?.trim().split('\n') ?? [];
-      const stderr = lines.find((line) => /Error\b/.test(line)) ?? lines.at(-1);
+      const stderr = lines.find((line) => /^\w*Error: /.test(line)) ?? lines.at(-1);
       this.notes.push(
         `${database}: SSE fan-out${filtered ? ' (filtered)' : ''} not measured: ${stderr || (error as Error).message.split('\n')[0]}`,
       );
