@@ -28,6 +28,23 @@ export function encodeEventFrame(view: EventView, event: RecordEvent, retryMs: n
   return frame;
 }
 
+/** The batch the last flush wrote, and its frames: see framesOfBatch. */
+let lastBatch: { pending: Buffer[]; frames: SseFrames } | null = null;
+
+/**
+ * The frames of one flush's queued buffers. Groups whose views differ only in their filters queue the
+ * very same buffers for an event all of them admit (event-view.ts shares it), and flush one after
+ * another: such a batch is joined (and chunk-framed) once, not once per group.
+ */
+function framesOfBatch(pending: Buffer[]): SseFrames {
+  const last = lastBatch;
+  if (last !== null && last.pending.length === pending.length && last.pending.every((b, i) => b === pending[i]))
+    return last.frames;
+  const frames = new SseFrames(pending.length === 1 ? pending[0]! : Buffer.concat(pending), pending.length);
+  lastBatch = { pending, frames };
+  return frames;
+}
+
 /** Groups per hub (two apps in one process never share one), then per view and retry hint. */
 const registry = new WeakMap<EventHub, Map<EventView, Map<number, ViewGroup>>>();
 
@@ -106,7 +123,7 @@ export class ViewGroup implements Flushable {
     if (pending.length === 0) return 0;
     this.#pending = [];
     streamFlushes.forget(this);
-    const frames = new SseFrames(pending.length === 1 ? pending[0]! : Buffer.concat(pending), pending.length);
+    const frames = framesOfBatch(pending);
     // A connection dropped for overflow leaves the set during this loop; Set iteration allows that.
     const writes = this.#live.size;
     for (const connection of this.#live) connection.sendFrames(frames);
