@@ -90,6 +90,12 @@ function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery
   const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges =>
     reduce(diffRecords(before, after));
   const shape = delivered.join(',');
+  // Every outcome's key made once: a key built per event and view was a string allocation per test.
+  const outcomeKeys = (['created', 'updated', 'deleted'] as const).flatMap((kind) =>
+    [false, true].flatMap((before) =>
+      [false, true].map((shown) => `${shape}\u0000${kind}\u0000${before}\u0000${shown}`),
+    ),
+  );
   return (event) => {
     if (event.resource !== resource.name) return null;
     const { old, new: next } = event.data;
@@ -106,7 +112,8 @@ function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery
       byOutcome = new Map();
       outcomes.set(event, byOutcome);
     }
-    const outcome = `${shape}\u0000${kind}\u0000${before}\u0000${newShown}`;
+    const outcome =
+      outcomeKeys[(kind === 'created' ? 0 : kind === 'updated' ? 4 : 8) + (before ? 2 : 0) + (newShown ? 1 : 0)]!;
     const known = byOutcome.get(outcome);
     if (known !== undefined) return known;
     const oldOut = before ? project(old!) : null;
