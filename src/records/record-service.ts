@@ -40,6 +40,7 @@ import { DEFAULT_INCLUDE_BOUNDS, type CompoundQuery, type IncludeBounds } from '
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+import { restoreRecord } from './restore-record.ts';
 import type { ExportedRecords } from './record-export.ts';
 import type { AggregateGroup } from './aggregate-groups.ts';
 import type { AggregateQuery } from '../query/aggregate-query.ts';
@@ -604,6 +605,11 @@ export class RecordService {
     precondition?: WritePrecondition,
   ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'patch', precondition);
+  }
+
+  /** Brings a soft-deleted record back, with an `updated` event (restore-record.ts); for the administrator. */
+  restore(resource: Resource, meta: RequestMeta, id: string): Promise<RecordValues> {
+    return restoreRecord({ store: this.#store, registry: this.#registry, runner: this.#runner }, resource, meta, id);
   }
 
   async remove(resource: Resource, meta: RequestMeta, id: string, precondition?: WritePrecondition): Promise<void> {
