@@ -27,7 +27,8 @@ const NOTHING: FilterNode = { kind: 'constant', value: false };
 /** Compiled once per filter: grants (and so their filters) are shared and cached by resolveAccess. */
 const PREDICATES = new WeakMap<FilterNode, RecordPredicate>();
 
-function predicateOf(filter: FilterNode, resource: Resource): RecordPredicate {
+/** `filter` as an in-memory predicate, compiled once per filter object. */
+export function predicateOf(filter: FilterNode, resource: Resource): RecordPredicate {
   let predicate = PREDICATES.get(filter);
   if (!predicate) {
     predicate = filterToPredicate(filter, resource);
