@@ -21,10 +21,11 @@ export const CATCH_UP_INTERVAL_MS = 1000;
  */
 export const CATCH_UP_WINDOW_MS = 3 * SUBSCRIPTION_REFRESH_MS;
 /**
- * Events this much older than the change are looked at too: an event's time is taken when its write
- * runs, a little before it commits, and the clocks of the processes differ a little.
+ * Events older than the change by this much are looked at too. None: an event of a subscription's
+ * disabled time must not be sent once it is enabled again, so the bound is the change itself (a write
+ * that began before the change committed is not covered, nor is a node whose clock runs behind).
  */
-export const CATCH_UP_LEAD_MS = 2000;
+export const CATCH_UP_LEAD_MS = 0;
 
 export interface DeliveryCatchUpDeps {
   deliveries: DeliveryRepository;
