@@ -67,6 +67,12 @@ export function checkField(
     }
   }
 
+  if (type === 'file' || type === 'files') {
+    // The value is what an upload made; nothing in a config can name an uploaded file.
+    if (field.default !== undefined) at('default', `${type} fields take no default`);
+    if (field.unique === true) at('unique', `${type} fields cannot be unique`);
+  }
+
   if (field.sortable === true && !fieldType.sortable) at('sortable', `${type} fields cannot be sortable`);
 
   let patternOk = true;
@@ -99,7 +105,7 @@ export function checkField(
   // A default cannot be judged against a pattern that does not compile or enum values that are not there.
   const soundDefinition =
     patternOk && (type !== 'enum' || (Array.isArray(field.values) && field.values.every((v) => typeof v === 'string')));
-  if (soundDefinition && field.default !== undefined) {
+  if (soundDefinition && field.default !== undefined && type !== 'file' && type !== 'files') {
     const reason = checkFieldDefault(field as unknown as FieldDefinition);
     if (reason) at('default', reason);
   }
