@@ -57,5 +57,5 @@ export const STORAGE_SCHEMA = deepFreeze({
     },
   },
   if: { properties: { driver: { const: 's3' } } },
-  then: { required: ['bucket'] },
+  then: { properties: { bucket: true }, required: ['bucket'] },
 });

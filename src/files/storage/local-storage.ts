@@ -86,8 +86,12 @@ export class LocalStorage implements FileStorage {
         if (entry.isDirectory()) {
           if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) pending.push(path);
         } else if (entry.isFile() && key.startsWith(prefix) && !key.endsWith(PARTIAL_SUFFIX)) {
-          const info = await stat(path);
-          yield { key, size: info.size, modifiedAt: info.mtime };
+          // A file removed since the folder was read is simply no longer listed.
+          const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+            if (error.code === 'ENOENT') return undefined;
+            throw error;
+          });
+          if (info) yield { key, size: info.size, modifiedAt: info.mtime };
         }
       }
     }
