@@ -52,6 +52,8 @@ export function checkSettings(config: Record<string, unknown>): ConfigProblem[] 
 function storageProblems(config: Record<string, unknown>): ConfigProblem[] {
   const { storage, redis } = config;
   const driver = isRecord(storage) ? storage.driver : 'local';
+  if (driver === 's3' && isRecord(storage) && storage.bucket === undefined)
+    return [{ path: 'storage.bucket', message: 'is required with driver s3' }];
   if (driver !== 'local') return [];
   const problems: ConfigProblem[] = [];
   if (isRecord(storage)) {
@@ -60,6 +62,8 @@ function storageProblems(config: Record<string, unknown>): ConfigProblem[] {
         problems.push({ path: `storage.${setting}`, message: 'is an s3 setting; set storage.driver: s3 to use it' });
   }
   const severalNodes = isRecord(redis) && typeof redis.url === 'string' && redis.url !== '';
+  // A service without file fields keeps no files, wherever storage points.
+  if (!hasFileFields(config.resources)) return problems;
   if (severalNodes && !(isRecord(storage) && storage.shared === true)) {
     problems.push({
       path: 'storage.driver',
@@ -68,4 +72,14 @@ function storageProblems(config: Record<string, unknown>): ConfigProblem[] {
     });
   }
   return problems;
+}
+
+function hasFileFields(resources: unknown): boolean {
+  if (!isRecord(resources)) return false;
+  return Object.values(resources).some(
+    (resource) =>
+      isRecord(resource) &&
+      isRecord(resource.fields) &&
+      Object.values(resource.fields).some((field) => isRecord(field) && (field.type === 'file' || field.type === 'files')),
+  );
 }

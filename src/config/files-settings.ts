@@ -56,6 +56,4 @@ export const STORAGE_SCHEMA = deepFreeze({
       type: 'boolean',
     },
   },
-  if: { properties: { driver: { const: 's3' } } },
-  then: { properties: { bucket: true }, required: ['bucket'] },
 });
