@@ -80,6 +80,8 @@ function hasFileFields(resources: unknown): boolean {
     (resource) =>
       isRecord(resource) &&
       isRecord(resource.fields) &&
-      Object.values(resource.fields).some((field) => isRecord(field) && (field.type === 'file' || field.type === 'files')),
+      Object.values(resource.fields).some(
+        (field) => isRecord(field) && (field.type === 'file' || field.type === 'files'),
+      ),
   );
 }

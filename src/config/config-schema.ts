@@ -769,7 +769,11 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           description: "file and files: downloads need the caller's read permission (default true).",
           type: 'boolean',
         },
-        maxCount: { description: 'files only: the most files the list holds; default 10.', type: 'integer', minimum: 1 },
+        maxCount: {
+          description: 'files only: the most files the list holds; default 10.',
+          type: 'integer',
+          minimum: 1,
+        },
       },
     },
     rolePermissions: {

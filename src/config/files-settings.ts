@@ -8,7 +8,14 @@ export const FILES_DEFAULTS: Readonly<FilesConfig> = deepFreeze({ urlTtlSeconds:
 
 /** A file field's limits when its definition leaves them out. */
 /** Settings only the s3 driver takes (check-settings.ts refuses them beside `driver: local`). */
-export const S3_STORAGE_SETTINGS = ['bucket', 'endpoint', 'region', 'accessKeyId', 'secretAccessKey', 'forcePathStyle'] as const;
+export const S3_STORAGE_SETTINGS = [
+  'bucket',
+  'endpoint',
+  'region',
+  'accessKeyId',
+  'secretAccessKey',
+  'forcePathStyle',
+] as const;
 
 export const FILE_DEFAULTS = deepFreeze({ maxSize: 10 * 1024 * 1024, maxCount: 10 });
 

@@ -7,7 +7,12 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f<>:"/\\|?*\u2028\u2029\u202a-\u202e\u
 
 export function sanitizeFileName(raw: string | undefined): string {
   const last = (raw ?? '').split(/[/\\]/).pop() ?? '';
-  let name = last.normalize('NFC').replace(UNSAFE, '_').trim().replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
+  let name = last
+    .normalize('NFC')
+    .replace(UNSAFE, '_')
+    .trim()
+    .replace(/^[.\s]+/, '')
+    .replace(/[.\s]+$/, '');
   if (name === '') return 'file';
   const characters = [...name];
   if (characters.length > MAX_LENGTH) {

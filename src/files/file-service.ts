@@ -46,7 +46,11 @@ export class FileService {
   }
 
   /** After the record committed: its new files move from their pending keys into place. */
-  async commit(resource: string, recordId: string, uploads: ReadonlyMap<string, readonly FileMetadata[]>): Promise<void> {
+  async commit(
+    resource: string,
+    recordId: string,
+    uploads: ReadonlyMap<string, readonly FileMetadata[]>,
+  ): Promise<void> {
     for (const [field, files] of uploads)
       for (const file of files) {
         const owner = { resource, recordId, field };

@@ -30,7 +30,5 @@ export async function sniffType(sample: Buffer, claimed: string | undefined): Pr
 /** Whether `type` is one of `accept` (`image/*` takes every image type); no list takes every type. */
 export function isAccepted(type: string, accept: readonly string[] | undefined): boolean {
   if (accept === undefined) return true;
-  return accept.some((pattern) =>
-    pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type,
-  );
+  return accept.some((pattern) => (pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type));
 }

@@ -33,7 +33,7 @@ export function compileResource(name: string, definition: ResourceDefinition): R
       sortable: fieldDef.sortable === true,
       validate(value) {
         if (fileField && !fileValueVouched(value))
-          return ['must be uploaded: send the file as multipart/form-data, or PUT it to the field\'s URL'];
+          return ["must be uploaded: send the file as multipart/form-data, or PUT it to the field's URL"];
         if (check(value)) return [];
         const errors = check.errors ?? [];
         const notUri = errors.some((e) => e.keyword === 'format');

@@ -132,7 +132,11 @@ for (const dialect of testDialects()) {
         const beyond = await t.request({ method: 'GET', url: avatar.url, headers: { range: `bytes=${PNG.length}-` } });
         assert.equal(beyond.statusCode, 416);
         assert.equal(beyond.headers['content-range'], `bytes */${PNG.length}`);
-        const cached = await t.request({ method: 'GET', url: avatar.url, headers: { 'if-none-match': `"${sha256(PNG)}"` } });
+        const cached = await t.request({
+          method: 'GET',
+          url: avatar.url,
+          headers: { 'if-none-match': `"${sha256(PNG)}"` },
+        });
         assert.equal(cached.statusCode, 304);
       });
 
@@ -223,7 +227,10 @@ for (const dialect of testDialects()) {
           'garbage',
           new URL(secret.url, 'http://x').searchParams.get('token') as string,
         ]) {
-          const response = await t.request({ method: 'GET', url: `/v1/profiles/${created.id}/avatar?token=${encodeURIComponent(bad)}` });
+          const response = await t.request({
+            method: 'GET',
+            url: `/v1/profiles/${created.id}/avatar?token=${encodeURIComponent(bad)}`,
+          });
           assert.equal(response.statusCode, 401, bad);
           assert.equal(response.json().errors[0].code, 'INVALID_TOKEN');
           assert.equal(response.json().errors[0].source.parameter, 'token');
@@ -262,7 +269,11 @@ for (const dialect of testDialects()) {
           assert.equal(response.statusCode, status, `${url} ${auth ? 'with' : 'without'} a caller: ${response.body}`);
         }
         const hidden = await t.request({ method: 'GET', url: `${base}/secret`, auth: viewer });
-        const missing = await t.request({ method: 'GET', url: base.replace(created.id, '00000000-0000-7000-8000-000000000000'), auth: viewer });
+        const missing = await t.request({
+          method: 'GET',
+          url: base.replace(created.id, '00000000-0000-7000-8000-000000000000'),
+          auth: viewer,
+        });
         assert.equal(hidden.json().errors[0].code, missing.json().errors[0].code);
         // The unprotected field's url carries no token.
         const read = await t.request({ method: 'GET', url: base, auth: viewer });
@@ -306,7 +317,9 @@ for (const dialect of testDialects()) {
         assert.equal(replaced.name, 'b.png');
         assert.equal(replaced.sha256, sha256(second));
         await eventually(async () => (await storedKeys(t, `profiles/${created.id}/`)).length === 1);
-        assert.deepEqual(await storedKeys(t, `profiles/${created.id}/`), [`profiles/${created.id}/avatar/${replaced.id}`]);
+        assert.deepEqual(await storedKeys(t, `profiles/${created.id}/`), [
+          `profiles/${created.id}/avatar/${replaced.id}`,
+        ]);
         assert.notEqual(first.id, replaced.id);
 
         // Echoing the record back keeps its file; null clears it.
@@ -318,7 +331,12 @@ for (const dialect of testDialects()) {
         });
         assert.equal(echoed.statusCode, 200, echoed.body);
         assert.equal(echoed.json().data.attributes.avatar.id, replaced.id);
-        const cleared = await t.request({ method: 'PATCH', url: `/v1/profiles/${created.id}`, auth: editor, payload: { avatar: null } });
+        const cleared = await t.request({
+          method: 'PATCH',
+          url: `/v1/profiles/${created.id}`,
+          auth: editor,
+          payload: { avatar: null },
+        });
         assert.equal(cleared.statusCode, 200, cleared.body);
         assert.equal(cleared.json().data.attributes.avatar, null);
         await eventually(async () => (await storedKeys(t, `profiles/${created.id}/`)).length === 0);
@@ -333,7 +351,10 @@ for (const dialect of testDialects()) {
         assert.equal(created.statusCode, 201, created.body);
         const record = created.json().data;
         const papers = record.attributes.papers;
-        assert.deepEqual(papers.map((p: { name: string }) => p.name), ['one.pdf', 'two.png']);
+        assert.deepEqual(
+          papers.map((p: { name: string }) => p.name),
+          ['one.pdf', 'two.png'],
+        );
         const second = await t.request({ method: 'GET', url: papers[1].url });
         assert.deepEqual(second.rawPayload, PNG);
         const full = await t.request({
@@ -352,7 +373,10 @@ for (const dialect of testDialects()) {
           payload: { papers: [papers[1].id] },
         });
         assert.equal(kept.statusCode, 200, kept.body);
-        assert.deepEqual(kept.json().data.attributes.papers.map((p: { id: string }) => p.id), [papers[1].id]);
+        assert.deepEqual(
+          kept.json().data.attributes.papers.map((p: { id: string }) => p.id),
+          [papers[1].id],
+        );
         await eventually(async () => (await storedKeys(t, `profiles/${record.id}/papers/`)).length === 1);
         const tooMany = await upload([
           { name: 'title', value: 'many' },
@@ -372,7 +396,10 @@ for (const dialect of testDialects()) {
             { name: 'secret', file: PDF, filename: 's.pdf' },
           ])
         ).json().data;
-        assert.equal((await t.request({ method: 'DELETE', url: `/v1/profiles/${soft.id}`, auth: editor })).statusCode, 204);
+        assert.equal(
+          (await t.request({ method: 'DELETE', url: `/v1/profiles/${soft.id}`, auth: editor })).statusCode,
+          204,
+        );
         await new Promise((resolve) => setTimeout(resolve, 100));
         assert.equal((await storedKeys(t, `profiles/${soft.id}/`)).length, 1);
 
@@ -380,9 +407,13 @@ for (const dialect of testDialects()) {
           { name: 'title', value: 'h' },
           { name: 'attachment', file: PDF, filename: 'h.pdf' },
         ]);
-        const hard = (await t.request({ method: 'POST', url: '/v1/notes', auth: editor, payload, headers })).json().data;
+        const hard = (await t.request({ method: 'POST', url: '/v1/notes', auth: editor, payload, headers })).json()
+          .data;
         assert.equal((await storedKeys(t, `notes/${hard.id}/`)).length, 1);
-        assert.equal((await t.request({ method: 'DELETE', url: `/v1/notes/${hard.id}`, auth: editor })).statusCode, 204);
+        assert.equal(
+          (await t.request({ method: 'DELETE', url: `/v1/notes/${hard.id}`, auth: editor })).statusCode,
+          204,
+        );
         await eventually(async () => (await storedKeys(t, `notes/${hard.id}/`)).length === 0);
       });
 

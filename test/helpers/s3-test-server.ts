@@ -13,7 +13,13 @@ export interface S3TestServer {
 
 export async function startS3TestServer(bucket = 'svc-files'): Promise<S3TestServer> {
   const directory = mkdtempSync(join(tmpdir(), 'svc-s3-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory,
+    silent: true,
+    configureBuckets: [{ name: bucket }],
+  });
   const address = (await server.run()) as { address: string; port: number };
   return {
     endpoint: `http://127.0.0.1:${address.port}`,

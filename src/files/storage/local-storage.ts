@@ -21,7 +21,8 @@ export class LocalStorage implements FileStorage {
   /** The path of a key; keys are built by the service, but one that escapes the folder is refused anyway. */
   #path(key: string): string {
     const path = resolve(this.#root, key);
-    if (!path.startsWith(this.#root + sep) || key.includes('\0')) throw new Error(`storage key escapes the folder: ${key}`);
+    if (!path.startsWith(this.#root + sep) || key.includes('\0'))
+      throw new Error(`storage key escapes the folder: ${key}`);
     return path;
   }
 

@@ -98,7 +98,10 @@ export class S3Storage implements FileStorage {
   }
 
   async *list(prefix: string): AsyncIterable<StoredObject> {
-    for await (const page of paginateListObjectsV2({ client: this.#client }, { Bucket: this.#bucket, Prefix: prefix })) {
+    for await (const page of paginateListObjectsV2(
+      { client: this.#client },
+      { Bucket: this.#bucket, Prefix: prefix },
+    )) {
       for (const item of page.Contents ?? []) {
         if (item.Key === undefined) continue;
         yield { key: item.Key, size: item.Size ?? 0, modifiedAt: item.LastModified ?? new Date(0) };

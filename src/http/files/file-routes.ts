@@ -24,7 +24,10 @@ type FilesContext = Pick<AppContext, 'registry' | 'records' | 'files'>;
 export type FileParams = { resource: string; id: string; related: string; index?: string };
 
 const ADMIN = { kind: 'admin' } as const;
-const DOWNLOAD_ROUTES: ReadonlySet<string> = new Set(['/v1/:resource/:id/:related', '/v1/:resource/:id/:related/:index']);
+const DOWNLOAD_ROUTES: ReadonlySet<string> = new Set([
+  '/v1/:resource/:id/:related',
+  '/v1/:resource/:id/:related/:index',
+]);
 
 /** The file field a request's params name, or undefined (then `related` names a relationship). */
 export function fileFieldOf(ctx: Pick<AppContext, 'registry'>, params: unknown): ResourceField | undefined {
@@ -102,10 +105,18 @@ export async function downloadFile(
   if (!file) throw new ApiError('RESOURCE_NOT_FOUND', `${resource.name} '${id}' has no file there`);
   const token = request.query.token;
   if (request.principal === undefined && typeof token === 'string') {
-    const check = ctx.files.signer.check(token, { resource: resource.name, recordId: id, field: field.name, fileId: file.id });
+    const check = ctx.files.signer.check(token, {
+      resource: resource.name,
+      recordId: id,
+      field: field.name,
+      fileId: file.id,
+    });
     if (check !== 'valid') {
       throw new ApiError('INVALID_TOKEN', {
-        detail: check === 'expired' ? 'The download link has expired; read the record again for a new one' : 'The download token is not valid for this file',
+        detail:
+          check === 'expired'
+            ? 'The download link has expired; read the record again for a new one'
+            : 'The download token is not valid for this file',
         parameter: 'token',
       });
     }
@@ -170,7 +181,8 @@ export async function uploadIntoField(
   let result: Awaited<ReturnType<typeof ctx.records.patch>>;
   try {
     const values: Record<string, unknown> = {
-      [field.name]: field.definition.type === 'files' ? [...fileMetadataOf(current?.[field.name]).map((f) => f.id), file] : file,
+      [field.name]:
+        field.definition.type === 'files' ? [...fileMetadataOf(current?.[field.name]).map((f) => f.id), file] : file,
     };
     resolveKeptFiles(resource, values, current);
     result = await ctx.records.patch(resource, meta, id, values, ifMatchOf(request, resource));

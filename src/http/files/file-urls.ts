@@ -39,7 +39,12 @@ function withUrls(registry: ResourceRegistry, signer: FileUrlSigner, object: unk
 }
 
 export function fileUrlHook(ctx: Pick<AppContext, 'registry' | 'files'>) {
-  return (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+  return (
+    _request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: null, payload: unknown) => void,
+  ) => {
     const type = reply.getHeader('content-type');
     if (
       typeof payload !== 'string' ||

@@ -27,11 +27,17 @@ function resolve(item: unknown, current: readonly FileMetadata[]): unknown {
   if (isVouched(item)) return item;
   const id = referencedId(item);
   const file = id === undefined ? undefined : current.find((candidate) => candidate.id === id);
-  return file ? vouchFor({ id: file.id, name: file.name, size: file.size, type: file.type, sha256: file.sha256 }) : item;
+  return file
+    ? vouchFor({ id: file.id, name: file.name, size: file.size, type: file.type, sha256: file.sha256 })
+    : item;
 }
 
 /** Replaces references to the record's current files in `body` (changed in place) by their metadata. */
-export function resolveKeptFiles(resource: Resource, body: Record<string, unknown>, current: RecordValues | undefined): void {
+export function resolveKeptFiles(
+  resource: Resource,
+  body: Record<string, unknown>,
+  current: RecordValues | undefined,
+): void {
   for (const field of resource.fields.values()) {
     if (!isFileType(field.definition) || !Object.hasOwn(body, field.name)) continue;
     const value = body[field.name];

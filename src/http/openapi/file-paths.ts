@@ -40,7 +40,10 @@ export function multipartWriteContent(resource: Resource): OpenApiObject {
       encoding: Object.fromEntries(
         [...resource.fields.values()]
           .filter((field) => isFileType(field.definition))
-          .map((field) => [field.name, { contentType: field.definition.accept?.join(', ') ?? 'application/octet-stream' }]),
+          .map((field) => [
+            field.name,
+            { contentType: field.definition.accept?.join(', ') ?? 'application/octet-stream' },
+          ]),
       ),
     },
   };
@@ -84,8 +87,20 @@ function download(resource: Resource, field: string, config: SvcConfig, list: bo
         : "Needs read permission on the record and the field (a hidden one answers 404 as a missing record), or the `token` of the field's `url`.") +
       ' Images and PDFs are shown inline, anything else is an attachment; a Content-Security-Policy sandbox keeps an uploaded page from running script.',
     parameters: [
-      { name: 'token', in: 'query', required: false, schema: { type: 'string' }, description: 'The signed token of the `url` in the record.' },
-      { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'One byte range, `bytes=start-end`.' },
+      {
+        name: 'token',
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+        description: 'The signed token of the `url` in the record.',
+      },
+      {
+        name: 'Range',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: 'One byte range, `bytes=start-end`.',
+      },
     ],
     responses: {
       '200': {
@@ -118,11 +133,16 @@ export function filePaths(resource: Resource, names: ResourceNames, config: SvcC
           : 'Replaces the file; the old one is removed after the commit.',
         requestBody: {
           required: true,
-          description: 'The bytes; its type is sniffed from them. `Content-Disposition: attachment; filename="…"` names it.',
+          description:
+            'The bytes; its type is sniffed from them. `Content-Disposition: attachment; filename="…"` names it.',
           content: { '*/*': { schema: BINARY } },
         },
         responses: {
-          '200': { description: 'The updated record.', headers: successHeaders(), content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(names.schema('Document')) } } },
+          '200': {
+            description: 'The updated record.',
+            headers: successHeaders(),
+            content: { [JSON_API_MEDIA_TYPE]: { schema: schemaRef(names.schema('Document')) } },
+          },
           ...errorResponses(UPLOAD_CODES),
         },
       },

@@ -138,7 +138,11 @@ export async function registerResourceRoutes(
             records.upsert(resource, requestMeta(request), body, upsert, clientId),
           );
           if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-          return jsonApiAnswer(reply, result.created ? 201 : 200, recordDocument(resource, result.record, result.attributes));
+          return jsonApiAnswer(
+            reply,
+            result.created ? 201 : 200,
+            recordDocument(resource, result.record, result.attributes),
+          );
         }
         const result = await writeWithFiles(ctx, request, target, (body, clientId) =>
           records.create(resource, requestMeta(request), body, clientId),

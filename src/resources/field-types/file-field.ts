@@ -46,7 +46,11 @@ export const fileField: FieldType = {
 export const filesField: FieldType = {
   name: 'files',
   storage: 'json',
-  valueSchema: (field) => ({ type: 'array', maxItems: maxCountOf(field), items: structuredClone(FILE_METADATA_SCHEMA) }),
+  valueSchema: (field) => ({
+    type: 'array',
+    maxItems: maxCountOf(field),
+    items: structuredClone(FILE_METADATA_SCHEMA),
+  }),
   normalize: identity,
   parse: notQueryable,
   operators: new Set(['is_null', 'is_not_null']),
