@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { buildApp } from '../../src/server.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { ResourceDefinition, StorageConfig } from '../../src/config/config-types.ts';
 import { multipartPayload, type FormPart } from '../helpers/multipart-payload.ts';
@@ -296,6 +297,53 @@ for (const dialect of testDialects()) {
         assert.deepEqual(await storedKeys(t), before);
       });
 
+      it('refuses a raw PUT into a field the caller may not write before reading it, and a non-file field', async () => {
+        const created = (await upload([{ name: 'title', value: 'w' }])).json().data;
+        const before = await storedKeys(t);
+        const limited = await t.as('limited');
+        const refused = await t.request({
+          method: 'PUT',
+          url: `/v1/profiles/${created.id}/avatar`,
+          auth: limited,
+          payload: PNG,
+          headers: { 'content-type': 'image/png' },
+        });
+        assert.equal(refused.statusCode, 400, refused.body);
+        assert.equal(refused.json().errors[0].code, 'INVALID_FIELDS');
+        const anonymous = await t.request({
+          method: 'PUT',
+          url: `/v1/profiles/${created.id}/avatar`,
+          payload: PNG,
+          headers: { 'content-type': 'image/png' },
+        });
+        assert.equal(anonymous.statusCode, 401);
+        const notFile = await t.request({
+          method: 'PUT',
+          url: `/v1/profiles/${created.id}/title`,
+          auth: editor,
+          payload: PNG,
+          headers: { 'content-type': 'image/png' },
+        });
+        assert.equal(notFile.statusCode, 405);
+        assert.deepEqual(await storedKeys(t), before);
+      });
+
+      it('still serves a file whose move after the commit did not happen (a crash in between)', async () => {
+        const created = (
+          await upload([
+            { name: 'title', value: 'c' },
+            { name: 'secret', file: PDF, filename: 'c.pdf', type: 'application/pdf' },
+          ])
+        ).json().data;
+        const secret = created.attributes.secret;
+        // Put the object back where the upload wrote it, as if the process had stopped before the move.
+        await t.ctx.files.storage.move(`profiles/${created.id}/secret/${secret.id}`, `tmp/${secret.id}`);
+        const download = await t.request({ method: 'GET', url: `/v1/profiles/${created.id}/secret`, auth: editor });
+        assert.equal(download.statusCode, 200);
+        assert.deepEqual(download.rawPayload, PDF);
+        await t.ctx.files.storage.delete(`tmp/${secret.id}`);
+      });
+
       it('replaces with a raw PUT and clears with JSON, removing the old objects after the commit', async () => {
         const created = (
           await upload([
@@ -415,6 +463,36 @@ for (const dialect of testDialects()) {
           204,
         );
         await eventually(async () => (await storedKeys(t, `notes/${hard.id}/`)).length === 0);
+      });
+
+      it('lets another node on the same database and storage serve, sign and remove the files', async (context) => {
+        if (dialect !== 'postgres' || driver !== 's3') {
+          context.skip('two nodes share PostgreSQL and S3');
+          return;
+        }
+        const other = await buildApp({ config: t.ctx.config });
+        await other.app.ready();
+        try {
+          const created = (
+            await upload([
+              { name: 'title', value: 'two' },
+              { name: 'secret', file: PDF, filename: 'n.pdf', type: 'application/pdf' },
+            ])
+          ).json().data;
+          const signed = await other.app.inject({ method: 'GET', url: created.attributes.secret.url });
+          assert.equal(signed.statusCode, 200, signed.body);
+          assert.deepEqual(signed.rawPayload, PDF);
+          const cleared = await other.app.inject({
+            method: 'PATCH',
+            url: `/v1/profiles/${created.id}`,
+            headers: { authorization: editor },
+            payload: { secret: null },
+          });
+          assert.equal(cleared.statusCode, 200, cleared.body);
+          await eventually(async () => (await storedKeys(t, `profiles/${created.id}/`)).length === 0);
+        } finally {
+          await other.app.close();
+        }
       });
 
       it('carries metadata in events, never bytes or a signed url', async () => {

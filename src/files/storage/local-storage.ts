@@ -26,7 +26,8 @@ export class LocalStorage implements FileStorage {
     return path;
   }
 
-  async put(key: string, body: Readable): Promise<WrittenObject> {
+  // The type is the record's to keep; a file on disk has none.
+  async put(key: string, body: Readable, _contentType: string): Promise<WrittenObject> {
     const path = this.#path(key);
     await mkdir(dirname(path), { recursive: true });
     const partial = `${path}.${randomUUID()}${PARTIAL_SUFFIX}`;
