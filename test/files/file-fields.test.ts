@@ -495,6 +495,46 @@ for (const dialect of testDialects()) {
         }
       });
 
+      it('answers a malformed or unknown multipart body with a 4xx, never a 500', async () => {
+        const boundary = 'xyz';
+        const cases: Array<[string, Buffer | string]> = [
+          [
+            'truncated',
+            `--${boundary}\r\nContent-Disposition: form-data; name="avatar"; filename="a.png"\r\n\r\n\x89PNG`,
+          ],
+          ['no boundary line', 'garbage'],
+          ['unknown field', multipartPayload([{ name: 'nope', value: '1' }]).payload.toString('latin1')],
+          ['prototype name', multipartPayload([{ name: '__proto__', value: '1' }]).payload.toString('latin1')],
+        ];
+        for (const [name, payload] of cases) {
+          const own = name === 'unknown field' || name === 'prototype name';
+          const contentType = own
+            ? (multipartPayload([]).headers['content-type'] as string)
+            : `multipart/form-data; boundary=${boundary}`;
+          const body = own ? Buffer.from(payload as string, 'latin1') : payload;
+          const withBoundary = own
+            ? Buffer.from(
+                (body as Buffer)
+                  .toString('latin1')
+                  .replace(/----svc-test-[0-9a-f]+/g, contentType.split('boundary=')[1] as string),
+                'latin1',
+              )
+            : body;
+          const response = await t.request({
+            method: 'POST',
+            url: '/v1/profiles',
+            auth: editor,
+            payload: withBoundary,
+            headers: { 'content-type': contentType },
+          });
+          assert.ok(
+            response.statusCode >= 400 && response.statusCode < 500,
+            `${name}: ${response.statusCode} ${response.body}`,
+          );
+        }
+        assert.deepEqual(await storedKeys(t, 'tmp/'), []);
+      });
+
       it('carries metadata in events, never bytes or a signed url', async () => {
         const seen: unknown[] = [];
         const stop = t.ctx.events.subscribe('profiles', (event) => seen.push(event.data.new));

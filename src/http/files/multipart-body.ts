@@ -130,12 +130,17 @@ export async function readMultipartBody(
   return { values, uploads };
 }
 
-/** Busboy's own limits (parts, fields, field size) as the 413 they are. */
+/** Busboy's and the plugin's own refusals (limits, a malformed body, a `__proto__` part) as the 4xx they are. */
 function multipartLimit(error: unknown): unknown {
   if (error instanceof ApiError || !(error instanceof Error)) return error;
   const code = (error as { code?: string }).code ?? '';
   if (code.startsWith('FST_') && /LIMIT/.test(code)) return new ApiError('PAYLOAD_TOO_LARGE', error.message);
-  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || /Unexpected end of form|Malformed/i.test(error.message))
+  if (code === 'FST_PROTO_VIOLATION')
+    return new ApiError('INVALID_RESOURCE_DATA', {
+      detail: 'A part named __proto__ is not accepted',
+      pointer: pointerTo('__proto__'),
+    });
+  if (code.startsWith('FST_') || /Unexpected end of (form|multipart)|Malformed|boundary/i.test(error.message))
     return new ApiError('BAD_REQUEST', 'The multipart/form-data body is malformed');
   return error;
 }
