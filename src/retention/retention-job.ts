@@ -1,5 +1,6 @@
 // The retention job every node runs: on an interval, it prunes the event outbox and the webhook delivery
-// records by the `retention` settings, and Idempotency-Keys past `idempotency.ttlMs`. Passes never
+// records by the `retention` settings, Idempotency-Keys past `idempotency.ttlMs`, and file objects no
+// record references (storage-audit.ts). Passes never
 // overlap within a process; nodes on one database may prune side by side (each batch skips the rows
 // another is deleting).
 import type { FastifyBaseLogger } from 'fastify';
@@ -24,6 +25,8 @@ export interface RetentionJobOptions {
   /** Configured resource names, read at each pass (definitions can be reloaded). */
   resources: () => readonly string[];
   log: FastifyBaseLogger;
+  /** Removes file objects no record references (a crash's leftovers); answers how many went. */
+  sweepFiles?: () => Promise<number>;
 }
 
 /** Rows one pass deleted. */
@@ -31,6 +34,8 @@ export interface RetentionPass {
   events: number;
   deliveries: number;
   idempotencyKeys: number;
+  /** Orphaned file objects removed. */
+  files: number;
 }
 
 export class RetentionJob {
@@ -89,7 +94,9 @@ export class RetentionJob {
     const idempotencyKeys = await this.#prune(IDEMPOTENCY_TABLE, () =>
       pruneIdempotencyKeys(store, { ...batches(IDEMPOTENCY_TABLE), ttlMs }),
     );
-    return { events, deliveries, idempotencyKeys };
+    const sweepFiles = this.#options.sweepFiles;
+    const files = sweepFiles ? await this.#prune('files', sweepFiles) : 0;
+    return { events, deliveries, idempotencyKeys, files };
   }
 
   /** A failure is logged and retried at the next pass; it does not stop the other table's pruning. */
