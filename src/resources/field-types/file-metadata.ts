@@ -40,3 +40,14 @@ export function fileMetadataOf(value: unknown): FileMetadata[] {
       typeof item.sha256 === 'string',
   );
 }
+
+/** A deep copy of any value that keeps the mark of the file metadata in it (a hook's copy of the values). */
+export function cloneKeepingVouch<T>(value: T): T {
+  const copy = structuredClone(value);
+  if (isVouched(value)) vouched.add(copy as object);
+  else if (Array.isArray(value) && Array.isArray(copy))
+    value.forEach((item, index) => {
+      if (isVouched(item)) vouched.add(copy[index] as object);
+    });
+  return copy;
+}
