@@ -155,6 +155,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     idempotencyTtlMs: idempotency.settings.ttlMs,
     resources: resourceNames,
     log,
+    pruneConsoleKeys: (batchSize) => auth.keys.pruneConsoleKeys(batchSize),
     sweepFiles: () => sweepOrphanedFiles(store, registry, files),
   });
   const hooks = new HookRunner({

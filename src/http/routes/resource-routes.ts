@@ -10,7 +10,7 @@ import { requestMeta } from './request-meta.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { listBody } from '../documents/list-body.ts';
 import { recordDocument } from '../documents/resource-document.ts';
-import { ifMatchOf, recordView, type TaggedBody } from '../documents/record-view.ts';
+import { ifMatchOf, recordView, rightsOn, type TaggedBody } from '../documents/record-view.ts';
 import { matchesWeakly, parseEntityTags } from '../documents/entity-tag.ts';
 import { authorizeAction } from '../guards/authorize-action.ts';
 import { refusingRoute } from '../guards/refusing-route.ts';
@@ -133,22 +133,25 @@ export async function registerResourceRoutes(
             createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert),
           );
         }
+        const meta = requestMeta(request);
         if (upsert !== undefined) {
           const result = await writeWithFiles(ctx, request, target, (body, clientId) =>
-            records.upsert(resource, requestMeta(request), body, upsert, clientId),
+            records.upsert(resource, meta, body, upsert, clientId),
           );
           if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
+          const can = rightsOn(resource, meta.principal, result.record);
           return jsonApiAnswer(
             reply,
             result.created ? 201 : 200,
-            recordDocument(resource, result.record, result.attributes),
+            recordDocument(resource, result.record, result.attributes, undefined, can),
           );
         }
         const result = await writeWithFiles(ctx, request, target, (body, clientId) =>
-          records.create(resource, requestMeta(request), body, clientId),
+          records.create(resource, meta, body, clientId),
         );
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-        return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
+        const can = rightsOn(resource, meta.principal, result.record);
+        return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes, undefined, can));
       });
 
       v1.get<{ Params: ResourceParams }>(
@@ -193,7 +196,7 @@ export async function registerResourceRoutes(
           request,
           reply,
           200,
-          recordView(resource, result.record, result.attributes, result.included),
+          recordView(resource, result.record, result.attributes, meta.principal, result.included),
         );
       });
 
@@ -232,7 +235,12 @@ export async function registerResourceRoutes(
         const result = await writeWithFiles(ctx, request, { resource, urlId, action: 'update' }, (body) =>
           records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
         );
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, principalOf(request)),
+        );
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
@@ -241,7 +249,12 @@ export async function registerResourceRoutes(
         const result = await writeWithFiles(ctx, request, { resource, urlId, action: 'update' }, (body) =>
           records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
         );
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, principalOf(request)),
+        );
       });
 
       v1.delete<{ Params: RecordParams }>('/:resource/:id', mayDelete, async (request, reply) => {
