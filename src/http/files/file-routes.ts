@@ -251,7 +251,7 @@ export async function uploadIntoField(
     throw error;
   }
   await ctx.files.commit(resource.name, id, uploads);
-  const view = recordView(resource, result.record, result.attributes, meta.principal);
+  const view = recordView(resource, result.record, result.attributes, principalOf(request));
   reply.header('ETag', view.tag);
   return jsonApiAnswer(reply, 200, view.body);
 }

@@ -133,13 +133,12 @@ export async function registerResourceRoutes(
             createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert),
           );
         }
-        const meta = requestMeta(request);
         if (upsert !== undefined) {
           const result = await writeWithFiles(ctx, request, target, (body, clientId) =>
-            records.upsert(resource, meta, body, upsert, clientId),
+            records.upsert(resource, requestMeta(request), body, upsert, clientId),
           );
           if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-          const can = rightsOn(resource, meta.principal, result.record);
+          const can = rightsOn(resource, principalOf(request), result.record);
           return jsonApiAnswer(
             reply,
             result.created ? 201 : 200,
@@ -147,10 +146,10 @@ export async function registerResourceRoutes(
           );
         }
         const result = await writeWithFiles(ctx, request, target, (body, clientId) =>
-          records.create(resource, meta, body, clientId),
+          records.create(resource, requestMeta(request), body, clientId),
         );
         reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-        const can = rightsOn(resource, meta.principal, result.record);
+        const can = rightsOn(resource, principalOf(request), result.record);
         return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes, undefined, can));
       });
 
