@@ -139,6 +139,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     idempotencyTtlMs: idempotency.settings.ttlMs,
     resources: resourceNames,
     log,
+    pruneConsoleKeys: (batchSize) => auth.keys.pruneConsoleKeys(batchSize),
   });
   const hooks = new HookRunner({
     records,

@@ -23,6 +23,8 @@ export interface TokenRequest {
   refillInterval: number | null;
   refillAmount: number | null;
   remaining: number | null;
+  /** The web console's own key (console-key.ts): idle-limited, hidden from key lists. */
+  console: boolean;
 }
 
 const FIELDS = [
@@ -38,6 +40,7 @@ const FIELDS = [
   'refillInterval',
   'refillAmount',
   'remaining',
+  'console',
 ] as const;
 
 /** 100 years: far enough for "long-lived", near enough to stay a valid date everywhere. */
@@ -108,6 +111,12 @@ export function parseTokenRequest(
     reader.problem('refillAmount', 'refillAmount is required with refillInterval');
   }
   const remaining = reader.integer('remaining', { nullable: true, minimum: 1, maximum: MAX_COUNT });
+  const forConsole = reader.boolean('console') === true;
+  if (forConsole && typeof expiresIn === 'number')
+    reader.problem(
+      'expiresIn',
+      'A console key ends when unused for a while, and after a fixed maximum: leave expiresIn out',
+    );
   reader.throwIfInvalid();
 
   // Checked after the plain fields: a body with both kinds of problems reports the data ones first.
@@ -132,5 +141,6 @@ export function parseTokenRequest(
     refillAmount: refillAmount ?? null,
     // A refill schedule without a starting quota starts full.
     remaining: remaining ?? (typeof refillAmount === 'number' ? refillAmount : null),
+    console: forConsole,
   };
 }

@@ -10,7 +10,7 @@ import { requestMeta } from './request-meta.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { listBody } from '../documents/list-body.ts';
 import { recordDocument } from '../documents/resource-document.ts';
-import { ifMatchOf, recordView, type TaggedBody } from '../documents/record-view.ts';
+import { ifMatchOf, recordView, rightsOn, type TaggedBody } from '../documents/record-view.ts';
 import { matchesWeakly, parseEntityTags } from '../documents/entity-tag.ts';
 import { authorizeAction } from '../guards/authorize-action.ts';
 import { refusingRoute } from '../guards/refusing-route.ts';
@@ -109,17 +109,21 @@ export async function registerResourceRoutes(
           if (idempotencyKey !== undefined)
             return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert);
           if (upsert !== undefined) {
-            const result = await records.upsert(resource, requestMeta(request), body, upsert, clientId);
+            const meta = requestMeta(request);
+            const result = await records.upsert(resource, meta, body, upsert, clientId);
             if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
+            const can = rightsOn(resource, meta.principal, result.record);
             return jsonApiAnswer(
               reply,
               result.created ? 201 : 200,
-              recordDocument(resource, result.record, result.attributes),
+              recordDocument(resource, result.record, result.attributes, undefined, can),
             );
           }
-          const result = await records.create(resource, requestMeta(request), body, clientId);
+          const meta = requestMeta(request);
+          const result = await records.create(resource, meta, body, clientId);
           reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-          return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
+          const can = rightsOn(resource, meta.principal, result.record);
+          return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes, undefined, can));
         });
       });
 
@@ -165,7 +169,7 @@ export async function registerResourceRoutes(
           request,
           reply,
           200,
-          recordView(resource, result.record, result.attributes, result.included),
+          recordView(resource, result.record, result.attributes, meta.principal, result.included),
         );
       });
 
@@ -189,7 +193,12 @@ export async function registerResourceRoutes(
         const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
           records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
         );
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, principalOf(request)),
+        );
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
@@ -197,7 +206,12 @@ export async function registerResourceRoutes(
         const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
           records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
         );
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, principalOf(request)),
+        );
       });
 
       v1.delete<{ Params: RecordParams }>('/:resource/:id', mayDelete, async (request, reply) => {
