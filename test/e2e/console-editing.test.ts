@@ -184,6 +184,66 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('tells a failed list from an empty one, with a retry when the service could not be reached', async () => {
+      const { context, page } = await signedIn('edna@example.test');
+      try {
+        // An invalid filter: the API's reason, no retry (the query must change), and never "No records match."
+        await page.goto(`${base}/console#/records/posts?filter[views][gt]=many`);
+        const refused = page.getByRole('alert').filter({ hasText: 'The service refused this list' });
+        await refused.waitFor(WAIT);
+        assert.equal(await refused.getByRole('button', { name: 'Retry' }).count(), 0);
+        assert.equal(await page.getByText('No records match.').count(), 0);
+        await checkAccessibility(page, 'refused list');
+        await page.screenshot({ path: join(SHOTS, `${dialect}-list-refused.png`), fullPage: true });
+        // A filter nothing matches is an empty result, said so.
+        await page.goto(`${base}/console#/records/posts?filter[title][eq]=nothing-has-this-title`);
+        await page.getByText('No records match.').waitFor(WAIT);
+        assert.equal(await page.getByRole('alert').count(), 0);
+        // The service unreachable: a retry, which works once it is back.
+        await context.route(/\/v1\/posts\?/, (route) => route.abort('connectionrefused'));
+        await page.goto(`${base}/console#/records/posts?_sort=title`);
+        const unreachable = page.getByRole('alert').filter({ hasText: 'the service could not be reached' });
+        await unreachable.waitFor(WAIT);
+        assert.equal(await page.getByText('No records match.').count(), 0);
+        await page.screenshot({ path: join(SHOTS, `${dialect}-list-unreachable.png`), fullPage: true });
+        await context.unroute(/\/v1\/posts\?/);
+        await unreachable.getByRole('button', { name: 'Retry' }).click();
+        await page.getByRole('cell', { name: 'By Uma', exact: true }).waitFor(WAIT);
+        assert.equal(await page.getByRole('alert').count(), 0);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('keeps /docs on this origin: no external link, no API client button, a favicon, a way back, contrast', async () => {
+      const { context, page } = await open();
+      const missing: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() === 404) missing.push(response.url());
+      });
+      try {
+        await page.goto(`${base}/docs`);
+        await page.getByText('List categories records').first().waitFor(WAIT);
+        assert.equal(await page.getByRole('button', { name: /Open API Client/i }).count(), 0);
+        assert.equal(await page.getByText('Open API Client').filter({ visible: true }).count(), 0);
+        // Every visible link stays on this origin.
+        const away = (await page.evaluate(`[...document.querySelectorAll('a[href]')]
+          .filter((a) => a.offsetParent !== null && new URL(a.href, location.href).origin !== location.origin)
+          .map((a) => a.href)`)) as string[];
+        assert.deepEqual(away, []);
+        const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+        assert.match(icon ?? '', /^data:image\/svg\+xml,/);
+        assert.deepEqual(missing, []);
+        await checkAccessibility(page, '/docs');
+        await page.screenshot({ path: join(SHOTS, `${dialect}-docs.png`) });
+        await page.getByRole('link', { name: 'Back to the console' }).click();
+        await page.getByLabel('Email', { exact: true }).waitFor(WAIT);
+        assert.equal(new URL(page.url()).pathname, '/console');
+      } finally {
+        await context.close();
+      }
+    });
+
     it('lets the administrator restore a soft-deleted record', async () => {
       const id = ids.get('To restore')!;
       const deleted = await t.request({ method: 'DELETE', url: `/v1/posts/${id}`, auth: editorKey });
