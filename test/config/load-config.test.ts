@@ -431,6 +431,16 @@ describe('checkConfigFile', () => {
     assert.equal(result.lines.length, 5);
   });
 
+  it('refuses a resource named stream, which GET /v1/stream (several resources at once) would shadow', async () => {
+    await writeFile(file('stream-resource.yaml'), 'resources:\n  stream:\n    fields:\n      name: { type: string }\n');
+    const result = await checkConfigFile(file('stream-resource.yaml'), {}, dir);
+    assert.equal(result.ok, false);
+    assert.ok(
+      result.lines.some((line) => /^resources\.stream: .*\/v1\/stream is svc's own endpoint/.test(line)),
+      result.lines.join('\n'),
+    );
+  });
+
   it('reports a file it cannot read', async () => {
     const result = await checkConfigFile('absent.yaml', {}, dir);
     assert.equal(result.ok, false);

@@ -156,7 +156,9 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('describes every enabled resource, and the disabled one nowhere', () => {
-    const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/') && p !== '/v1/operations');
+    const resourcePaths = Object.keys(paths).filter(
+      (p) => p.startsWith('/v1/') && p !== '/v1/operations' && p !== '/v1/stream',
+    );
     const expected = ENABLED.flatMap((n) => [
       `/v1/${n}`,
       `/v1/${n}/{id}`,
@@ -489,6 +491,26 @@ describe('buildOpenApiDocument', () => {
     const ok = ((stream.op.responses as Json)['200'] as Json).content as Json;
     assert.deepEqual(Object.keys(ok), ['text/event-stream']);
     assert.deepEqual(stream.op.security, [{ bearer: [] }, { queryToken: [] }]);
+  });
+
+  it('documents the stream of several resources: the list of enabled resources, per-resource fields and filters', () => {
+    const stream = operations().find((o) => o.path === '/v1/stream')!;
+    assert.equal(stream.method, 'get');
+    const byName = new Map(stream.params.map((p) => [p.name as string, p]));
+    for (const name of ['resources', 'events', 'fields', '_filter', 'token', 'Last-Event-ID', 'lastEventId'])
+      assert.ok(byName.has(name), name);
+    const resources = byName.get('resources')!;
+    assert.equal(resources.required, true);
+    const enumerated = ((resources.schema as Json).items as Json).enum as string[];
+    assert.deepEqual([...enumerated].sort(), [...ENABLED].sort());
+    const filter = byName.get('_filter')!;
+    assert.equal(filter.style, 'deepObject');
+    assert.deepEqual(Object.keys((filter.schema as Json).properties as Json).sort(), [...ENABLED].sort());
+    const ok = ((stream.op.responses as Json)['200'] as Json).content as Json;
+    assert.deepEqual(Object.keys(ok), ['text/event-stream']);
+    assert.deepEqual(stream.op.security, [{ bearer: [] }, { queryToken: [] }]);
+    const responses = stream.op.responses as Json;
+    for (const status of ['400', '401', '403', '404', '429']) assert.ok(responses[status], status);
   });
 
   it('leaves out the query token where the config does not allow it', () => {

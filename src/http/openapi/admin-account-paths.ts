@@ -94,6 +94,10 @@ function keyAttributes(): JsonSchema {
     lastRequest: nullableTimestamp(),
     createdAt: timestamp(),
     updatedAt: timestamp(),
+    console: {
+      type: 'boolean',
+      description: "The web console's own key (ends when unused for 30 minutes); listed only with includeConsole=true",
+    },
   };
   return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
 }

@@ -71,6 +71,7 @@ import {
   operationsPaths,
   operationsSchemas,
 } from './operations-path.ts';
+import { MULTI_STREAM_OPERATIONS, MULTI_STREAM_TAG, multiStreamPaths } from './multi-stream-path.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -108,6 +109,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...ADMIN_DELETED_RECORD_OPERATIONS,
       ...METRICS_OPERATIONS,
       ...OPERATIONS_OPERATIONS,
+      ...MULTI_STREAM_OPERATIONS,
     ],
   );
 
@@ -158,10 +160,15 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     adminDeletedRecordPaths(),
     metricsPaths(config),
     operationsPaths(config),
+    multiStreamPaths(
+      config,
+      resources.map((resource) => resource.name),
+    ),
   );
   Object.assign(schemas, operationsSchemas(resources.map((resource) => resource.name)));
   tags.push(
     { name: OPERATIONS_TAG, description: 'Several writes as one transaction (JSON:API Atomic Operations)' },
+    { name: MULTI_STREAM_TAG, description: 'The events of several resources on one connection' },
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
     {
       name: IDENTITY_TAG,
