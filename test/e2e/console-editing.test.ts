@@ -88,7 +88,7 @@ for (const dialect of testDialects()) {
         ['By Edna', 'edna'],
         ['By Uma', 'uma'],
         ['To restore', 'edna'],
-      ]) {
+      ] as const) {
         const created = await t.request({
           method: 'POST',
           url: '/v1/posts',
@@ -151,7 +151,7 @@ for (const dialect of testDialects()) {
         assert.equal(stored.body, 'line one\nline two');
         // Shown with its line break, and the datetime with the zone it is shown in.
         const body = page.locator('dd.multiline').filter({ hasText: 'line one' });
-        assert.equal(await body.evaluate((e) => getComputedStyle(e).whiteSpace), 'pre-wrap');
+        assert.equal(await body.evaluate('(e) => getComputedStyle(e).whiteSpace'), 'pre-wrap');
         assert.equal(await body.innerText(), 'line one\nline two');
         await page.getByText('(Europe/Berlin)').waitFor(WAIT);
         await checkAccessibility(page, 'record with help');
