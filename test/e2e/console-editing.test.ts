@@ -151,7 +151,15 @@ for (const dialect of testDialects()) {
         assert.equal(stored.body, 'line one\nline two');
         // Shown with its line break, and the datetime with the zone it is shown in.
         const body = page.locator('dd.multiline').filter({ hasText: 'line one' });
-        assert.equal(await body.evaluate('(e) => getComputedStyle(e).whiteSpace'), 'pre-wrap');
+        assert.equal(
+          await body.evaluate(
+            // Runs in the page; the test's TypeScript has no DOM types.
+            (e) =>
+              (globalThis as unknown as { getComputedStyle(e: unknown): { whiteSpace: string } }).getComputedStyle(e)
+                .whiteSpace,
+          ),
+          'pre-wrap',
+        );
         assert.equal(await body.innerText(), 'line one\nline two');
         await page.getByText('(Europe/Berlin)').waitFor(WAIT);
         await checkAccessibility(page, 'record with help');
