@@ -9,6 +9,7 @@ import { allocateOpenApiNames } from './openapi-names.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 import { resourcePaths } from './resource-paths.ts';
 import { relatedPaths } from './related-paths.ts';
+import { filePaths } from './file-paths.ts';
 import { resourceSchemas } from './resource-schemas.ts';
 import {
   AUTH_TAG,
@@ -137,6 +138,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     if (!resourceNames) throw new Error(`no OpenAPI names allocated for resource '${resource.name}'`);
     Object.assign(paths, resourcePaths(resource, resourceNames, config));
     Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name)), config));
+    Object.assign(paths, filePaths(resource, resourceNames, config));
     Object.assign(schemas, resourceSchemas(resource, resourceNames));
     const tag: OpenApiObject = { name: resource.name };
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
