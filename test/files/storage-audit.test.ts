@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { ResourceDefinition, StorageConfig } from '../../src/config/config-types.ts';
 import { multipartPayload } from '../helpers/multipart-payload.ts';
-import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.ts';
+import { s3StorageOf, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.ts';
 import { auditStorage, repairStorage } from '../../src/files/storage-audit.ts';
 import { referencedFiles } from '../../src/records/referenced-files.ts';
 
@@ -49,15 +49,7 @@ for (const dialect of testDialects()) {
         let storage: StorageConfig | undefined;
         if (driver === 's3') {
           s3 = await startS3TestServer();
-          storage = {
-            driver: 's3',
-            bucket: s3.bucket,
-            endpoint: s3.endpoint,
-            region: 'us-east-1',
-            accessKeyId: 'S3RVER',
-            secretAccessKey: 'S3RVER',
-            forcePathStyle: true,
-          };
+          storage = s3StorageOf(s3);
         }
         t = await startTestApp(dialect, { resources: RESOURCES, ...(storage ? { storage } : {}) });
         editor = await t.as('editor');
