@@ -389,10 +389,7 @@ for (const dialect of testDialects()) {
           .statusCode,
         404,
       );
-      assert.equal(
-        (await call('GET', '/v1/posts/{id}/_history', history, { auth: null })).response.statusCode,
-        401,
-      );
+      assert.equal((await call('GET', '/v1/posts/{id}/_history', history, { auth: null })).response.statusCode, 401);
       assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${postId}`, auth: key })).statusCode, 204);
       const restore = `/admin/resources/posts/deleted/${postId}/restore`;
       const restored = await call('POST', '/admin/resources/{name}/deleted/{id}/restore', restore);

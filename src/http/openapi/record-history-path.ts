@@ -96,8 +96,16 @@ function historyPageParameters(): OpenApiObject[] {
       default: HISTORY_DEFAULT_LIMIT,
     }),
     queryParameter('_offset', 'Changes to skip.', { ...offset(), default: 0 }),
-    queryParameter('page[limit]', 'Synonym of `_limit`, as used in pagination links; give only one of the two.', limit()),
-    queryParameter('page[offset]', 'Synonym of `_offset`, as used in pagination links; give only one of the two.', offset()),
+    queryParameter(
+      'page[limit]',
+      'Synonym of `_limit`, as used in pagination links; give only one of the two.',
+      limit(),
+    ),
+    queryParameter(
+      'page[offset]',
+      'Synonym of `_offset`, as used in pagination links; give only one of the two.',
+      offset(),
+    ),
   ];
 }
 
