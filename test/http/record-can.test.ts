@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { BLOG_RESOURCES } from '../helpers/test-config.ts';
+import { ResponseConformance } from '../openapi/response-conformance.ts';
 
 interface Doc {
   id: string;
@@ -121,6 +122,17 @@ for (const dialect of testDialects()) {
       });
       assert.equal(patched.statusCode, 200, patched.body);
       assert.deepEqual(patched.json().data.meta, { can: { update: true, delete: true } });
+    });
+
+    it('matches the record schemas of /openapi.json, which describe it', async () => {
+      const served = await t.request({ method: 'GET', url: '/openapi.json' });
+      const spec = new ResponseConformance(served.json());
+      const one = await t.request({ method: 'GET', url: `/v1/tasks/${ids.aliceKept!}`, auth: alice });
+      const checked = spec.check('GET', '/v1/tasks/{id}', one) as { data: Doc };
+      assert.deepEqual(checked.data.meta, { can: { update: true, delete: false } });
+      const page = await t.request({ method: 'GET', url: '/v1/tasks', auth: bob });
+      const listed = spec.check('GET', '/v1/tasks', page) as { data: Doc[] };
+      assert.ok(listed.data.every((doc) => doc.meta?.can !== undefined));
     });
 
     it('is on posts for a user, whose read filter and update filter differ', async () => {

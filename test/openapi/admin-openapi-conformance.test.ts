@@ -320,6 +320,102 @@ for (const dialect of testDialects()) {
       assert.equal((await call('POST', '/admin/reload', '/admin/reload')).response.statusCode, 409);
     });
 
+    it('the console endpoints: create a user, search, send a reset link, console keys, restore, history', async () => {
+      const created = await call('POST', '/admin/users', '/admin/users', {
+        payload: { email: 'console-made@example.test', name: 'Console Made', password: 'a long enough password' },
+      });
+      assert.equal(created.response.statusCode, 201);
+      assert.equal((created.body!.meta as Json).invitationSent, false);
+      const madeId = (created.body!.data as Json).id as string;
+      assert.equal(created.response.headers.location, `/admin/users/${madeId}`);
+      assert.equal(
+        (await call('POST', '/admin/users', '/admin/users', { payload: { email: 'console-made@example.test' } }))
+          .response.statusCode,
+        409,
+      );
+      assert.equal(
+        (await call('POST', '/admin/users', '/admin/users', { payload: { email: 3 } })).response.statusCode,
+        400,
+      );
+      const found = await call('GET', '/admin/users', '/admin/users?search=made');
+      assert.deepEqual(
+        (found.body!.data as Json[]).map((u) => u.id),
+        [madeId],
+      );
+      assert.equal(
+        (await call('GET', '/admin/users', `/admin/users?search=${'a'.repeat(101)}`)).response.statusCode,
+        400,
+      );
+      const reset = await call('POST', '/admin/users/{id}/password-reset', `/admin/users/${madeId}/password-reset`);
+      assert.equal(reset.response.statusCode, 202);
+      assert.deepEqual(reset.body!.meta, { sentTo: 'console-made@example.test' });
+      assert.equal(
+        (await call('POST', '/admin/users/{id}/password-reset', '/admin/users/nobody/password-reset')).response
+          .statusCode,
+        404,
+      );
+      assert.equal(
+        (
+          await call('POST', '/admin/users/{id}/password-reset', `/admin/users/${madeId}/password-reset`, {
+            payload: { email: 'elsewhere@example.test' },
+          })
+        ).response.statusCode,
+        400,
+      );
+      assert.equal((await call('GET', '/admin/keys', '/admin/keys?includeConsole=true')).response.statusCode, 200);
+      assert.equal((await call('GET', '/admin/keys', '/admin/keys?includeConsole=yes')).response.statusCode, 400);
+
+      const key = await t.as('editor', 'openapi-restorer');
+      const post = await t.request({ method: 'POST', url: '/v1/posts', auth: key, payload: { title: 'restore me' } });
+      const postId = post.json().data.id as string;
+      const history = `/v1/posts/${postId}/_history`;
+      assert.equal(
+        (await t.request({ method: 'PATCH', url: `/v1/posts/${postId}`, auth: key, payload: { title: 'again' } }))
+          .statusCode,
+        200,
+      );
+      const changes = await call('GET', '/v1/posts/{id}/_history', history, { auth: key });
+      assert.equal(changes.response.statusCode, 200);
+      assert.deepEqual(
+        (changes.body!.data as Json[]).map((change) => (change.attributes as Json).kind),
+        ['updated', 'created'],
+      );
+      assert.equal(
+        (await call('GET', '/v1/posts/{id}/_history', `${history}?_limit=1000`, { auth: key })).response.statusCode,
+        400,
+      );
+      assert.equal(
+        (await call('GET', '/v1/posts/{id}/_history', `/v1/posts/${MISSING}/_history`, { auth: key })).response
+          .statusCode,
+        404,
+      );
+      assert.equal((await call('GET', '/v1/posts/{id}/_history', history, { auth: null })).response.statusCode, 401);
+      assert.equal((await t.request({ method: 'DELETE', url: `/v1/posts/${postId}`, auth: key })).statusCode, 204);
+      const restore = `/admin/resources/posts/deleted/${postId}/restore`;
+      const restored = await call('POST', '/admin/resources/{name}/deleted/{id}/restore', restore);
+      assert.equal(restored.response.statusCode, 200);
+      assert.equal((restored.body!.data as Json).id, postId);
+      assert.equal(
+        (await call('POST', '/admin/resources/{name}/deleted/{id}/restore', restore)).response.statusCode,
+        409,
+      );
+      assert.equal(
+        (
+          await call(
+            'POST',
+            '/admin/resources/{name}/deleted/{id}/restore',
+            `/admin/resources/posts/deleted/${MISSING}/restore`,
+          )
+        ).response.statusCode,
+        404,
+      );
+      assert.equal(
+        (await call('POST', '/admin/resources/{name}/deleted/{id}/restore', restore, { auth: key })).response
+          .statusCode,
+        403,
+      );
+    });
+
     it('exercised the success answer of every admin operation', () => {
       const operations = [
         'POST /admin/webhooks 201',
@@ -342,6 +438,10 @@ for (const dialect of testDialects()) {
         'GET /admin/roles 200',
         'DELETE /me/key 204',
         'GET /admin/resources/{name}/deleted 200',
+        'POST /admin/resources/{name}/deleted/{id}/restore 200',
+        'POST /admin/users 201',
+        'POST /admin/users/{id}/password-reset 202',
+        'GET /v1/posts/{id}/_history 200',
       ];
       for (const operation of operations) assert.ok(spec.seen.has(operation), operation);
     });

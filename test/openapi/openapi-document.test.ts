@@ -41,6 +41,9 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
   '/admin/resources/{name}/deleted': {
     get: ['200', 'AdminDeletedRecordListDocument', ['400', '401', '403', '404', '406', '500']],
   },
+  '/admin/resources/{name}/deleted/{id}/restore': {
+    post: ['200', 'AdminRestoredRecordDocument', ['400', '401', '403', '404', '406', '409', '500']],
+  },
   '/admin/webhooks': {
     post: ['201', 'AdminWebhookCreatedDocument', ['400', '401', '403', '406', '413', '415', '500']],
     get: ['200', 'AdminWebhookListDocument', ['400', '401', '403', '406', '500']],
@@ -62,7 +65,14 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
   '/admin/webhooks/{id}/test': {
     post: ['202', 'AdminWebhookDeliveryDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']],
   },
-  '/admin/users': { get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']] },
+  '/admin/users': {
+    get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']],
+    // Its request body is described with the other admin bodies; only the answers are listed here.
+    post: ['201', 'AdminUserCreatedDocument', ['400', '401', '403', '406', '409', '413', '415', '500']],
+  },
+  '/admin/users/{id}/password-reset': {
+    post: ['202', 'AdminPasswordLinkDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']],
+  },
   '/admin/users/{id}': {
     get: ['200', 'AdminUserDocument', ['401', '403', '404', '406', '500']],
     patch: ['200', 'AdminUserDocument', ['400', '401', '403', '404', '406', '413', '415', '500']],
@@ -165,6 +175,7 @@ describe('buildOpenApiDocument', () => {
       `/v1/${n}/schema`,
       `/v1/${n}/stream`,
       `/v1/${n}/aggregate`,
+      `/v1/${n}/{id}/_history`,
     ]);
     // The to-many sides of the fixture's relations (posts.category_id, comments.post_id).
     expected.push('/v1/categories/{id}/posts', '/v1/posts/{id}/comments');
@@ -188,6 +199,32 @@ describe('buildOpenApiDocument', () => {
       Object.keys(ADMIN_OPERATIONS).sort(),
     );
     assert.ok(paths['/admin/reload']!.post, '/admin/reload');
+  });
+
+  it("describes each resource's record history: page bounds, its entries, and the record's errors", () => {
+    for (const name of ENABLED) {
+      const op = paths[`/v1/${name}/{id}/_history`]!.get as Json;
+      assert.ok(op, name);
+      assert.deepEqual(op.tags, [name]);
+      assert.deepEqual(
+        Object.keys(op.responses as Json).sort(),
+        ['200', '400', '401', '403', '404', '406', '429', '500'],
+        name,
+      );
+      const ok = (op.responses as Record<string, Json>)['200']!;
+      assert.equal(
+        (((ok.content as Json)[JSON_API] as Json).schema as Json).$ref,
+        '#/components/schemas/RecordChangeListDocument',
+      );
+    }
+    const ids = operations()
+      .filter((o) => o.path.endsWith('/_history'))
+      .map((o) => o.op.operationId);
+    assert.equal(new Set(ids).size, ENABLED.length, 'one operationId per resource');
+    const limit = operations()
+      .find((o) => o.path === '/v1/posts/{id}/_history')!
+      .params.find((p) => p.name === '_limit')!.schema as Json;
+    assert.deepEqual(limit, { type: 'integer', minimum: 1, maximum: 100, default: 20 });
   });
 
   it('has the methods and success statuses of spec section 4', () => {
@@ -329,8 +366,14 @@ describe('buildOpenApiDocument', () => {
     const page = ['_limit', '_offset', 'page[limit]', 'page[offset]'];
     assert.deepEqual(query('/admin/webhooks'), [...page].sort());
     assert.deepEqual(query('/admin/webhooks/{id}/deliveries'), [...page, 'eventId', 'status'].sort());
-    assert.deepEqual(query('/admin/users'), [...page, 'email'].sort());
-    assert.deepEqual(query('/admin/keys'), [...page, 'userId'].sort());
+    assert.deepEqual(query('/admin/users'), [...page, 'email', 'search'].sort());
+    assert.deepEqual(query('/admin/keys'), [...page, 'includeConsole', 'userId'].sort());
+    const parameter = (path: string, name: string) =>
+      ((paths[path]!.get as Json).parameters as Json[]).find((p) => p.name === name)!.schema as Json;
+    assert.deepEqual(parameter('/admin/users', 'search'), { type: 'string', minLength: 1, maxLength: 100 });
+    assert.deepEqual(parameter('/admin/keys', 'includeConsole').enum, ['true', 'false']);
+    const created = (paths['/admin/users']!.post as Json).responses as Record<string, Json>;
+    assert.ok((created['201']!.headers as Json).Location, 'POST /admin/users answers with a Location');
     const bodyOf = (path: string, method: string) =>
       ((((paths[path]![method] as Json).requestBody as Json).content as Json)['application/json'] as Json)
         .schema as Json;
@@ -843,6 +886,64 @@ describe('buildOpenApiDocument', () => {
       assert.ok(keysetListed.ok, keysetListed.errors);
       const single = check('PostsDocument', recordDocument(posts, stored, posts.fieldNames));
       assert.ok(single.ok, single.errors);
+    });
+
+    it('describes meta.can on a record: both rights, booleans, nothing else', () => {
+      const can = (value: unknown) => check('PostsDocument', { data: { ...record(attributes), meta: { can: value } } });
+      const given = can({ update: true, delete: false });
+      assert.ok(given.ok, given.errors);
+      assert.equal(can({ update: true }).ok, false, 'both rights');
+      assert.equal(can({ update: 'yes', delete: false }).ok, false, 'booleans');
+      assert.equal(can({ update: true, delete: true, read: true }).ok, false, 'only update and delete');
+    });
+
+    it('accepts the record changes the history renders', () => {
+      const change = {
+        type: 'record-changes',
+        id: ID,
+        attributes: {
+          resource: 'posts',
+          recordId: ID,
+          kind: 'updated',
+          at: NOW,
+          actor: { userId: null, role: 'admin' },
+          fields: ['title'],
+          changes: { title: { old: 'Hi', new: 'Hello' } },
+        },
+      };
+      const page = {
+        data: [change],
+        meta: { total: 1, retainedSince: NOW },
+        links: { self: `/v1/posts/${ID}/_history?page[offset]=0&page[limit]=20` },
+      };
+      const result = check('RecordChangeListDocument', page);
+      assert.ok(result.ok, result.errors);
+      assert.equal(check('RecordChangeListDocument', { ...page, meta: { total: 1 } }).ok, false, 'retainedSince');
+      const kind = { ...change, attributes: { ...change.attributes, kind: 'renamed' } };
+      assert.equal(check('RecordChangeListDocument', { ...page, data: [kind] }).ok, false, 'kind');
+      const side = { ...change, attributes: { ...change.attributes, changes: { title: { before: 'Hi' } } } };
+      assert.equal(check('RecordChangeListDocument', { ...page, data: [side] }).ok, false, 'old and new only');
+      const restored = { data: { ...record(attributes), links: { self: `/v1/posts/${ID}` } } };
+      assert.ok(check('AdminRestoredRecordDocument', restored).ok);
+      assert.ok(check('AdminPasswordLinkDocument', { meta: { sentTo: 'ada@example.test' } }).ok);
+      assert.equal(check('AdminPasswordLinkDocument', { meta: {} }).ok, false);
+      const user = {
+        type: 'users',
+        id: 'u1',
+        attributes: {
+          name: 'Ada',
+          email: 'ada@example.test',
+          emailVerified: false,
+          image: null,
+          primaryRole: 'user',
+          allowedRoles: '["user"]',
+          createdAt: NOW,
+          updatedAt: NOW,
+        },
+        links: { self: '/admin/users/u1' },
+      };
+      assert.ok(check('AdminUserCreatedDocument', { data: user, meta: { invitationSent: true } }).ok);
+      assert.equal(check('AdminUserCreatedDocument', { data: user }).ok, false, 'invitationSent');
     });
 
     it('accepts the error documents the service renders', () => {

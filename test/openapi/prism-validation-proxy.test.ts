@@ -23,6 +23,9 @@ const MISSING = '00000000-0000-7000-8000-000000000000';
 /**
  * Operations the workload does not call through Prism, and why: Prism buffers an answer before it
  * validates it, and a stream never ends; the others need a token that only arrives by email.
+ * POST /admin/users is described by its answers only until its body's schema is generated with the
+ * other admin bodies; Prism refuses any body an operation does not declare. Its answers are checked
+ * against the document by admin-openapi-conformance.test.ts meanwhile.
  */
 const NOT_DRIVEN = new Set([
   'GET /v1/categories/stream',
@@ -33,6 +36,7 @@ const NOT_DRIVEN = new Set([
   'GET /auth/reset-password/{token}',
   'POST /auth/reset-password',
   'GET /auth/delete-user/callback',
+  'POST /admin/users',
 ]);
 
 interface Violation {
@@ -503,7 +507,67 @@ describe("Prism's validation proxy finds nothing /openapi.json does not describe
         status: 400,
         bad: true,
       },
+      { operation: 'GET /admin/users', path: '/admin/users?search=user', auth: admin, status: 200 },
+      {
+        operation: 'GET /admin/users',
+        path: `/admin/users?search=${'a'.repeat(101)}`,
+        auth: admin,
+        status: 400,
+        bad: true,
+      },
+      {
+        operation: 'POST /admin/users/{id}/password-reset',
+        path: '/admin/users/user-user/password-reset',
+        auth: admin,
+        status: 202,
+      },
+      {
+        operation: 'POST /admin/users/{id}/password-reset',
+        path: '/admin/users/nobody/password-reset',
+        auth: admin,
+        status: 404,
+      },
       { operation: 'GET /admin/keys', path: '/admin/keys', auth: admin, status: 200 },
+      { operation: 'GET /admin/keys', path: '/admin/keys?includeConsole=true', auth: admin, status: 200 },
+      {
+        operation: 'GET /admin/keys',
+        path: '/admin/keys?includeConsole=yes',
+        auth: admin,
+        status: 400,
+        bad: true,
+      },
+      {
+        operation: 'GET /v1/posts/{id}/_history',
+        path: `/v1/posts/${post}/_history`,
+        auth: editor,
+        status: 200,
+      },
+      {
+        operation: 'GET /v1/posts/{id}/_history',
+        path: `/v1/posts/${post}/_history?_limit=1000`,
+        auth: editor,
+        status: 400,
+        bad: true,
+      },
+      {
+        operation: 'GET /v1/posts/{id}/_history',
+        path: `/v1/posts/${MISSING}/_history`,
+        auth: editor,
+        status: 404,
+      },
+      {
+        operation: 'GET /v1/categories/{id}/_history',
+        path: `/v1/categories/${category}/_history?page[limit]=5`,
+        auth: user,
+        status: 200,
+      },
+      {
+        operation: 'GET /v1/comments/{id}/_history',
+        path: `/v1/comments/${comment}/_history`,
+        auth: editor,
+        // Deleted (hard) earlier in this list: gone for its history too.
+        status: 404,
+      },
       { operation: 'GET /admin/keys/{id}', path: `/admin/keys/${MISSING}`, auth: admin, status: 404 },
       { operation: 'GET /admin/webhooks', path: '/admin/webhooks', auth: admin, status: 200 },
       { operation: 'GET /admin/webhooks/{id}', path: `/admin/webhooks/${MISSING}`, auth: admin, status: 404 },
@@ -704,6 +768,17 @@ describe("Prism's validation proxy finds nothing /openapi.json does not describe
     });
 
     // Last, what removes the records the rest used.
+    await send({ operation: 'DELETE /v1/posts/{id}', path: `/v1/posts/${post}`, auth: editor, status: 204 });
+    const restore = `/admin/resources/posts/deleted/${post}/restore`;
+    const restoreOperation = 'POST /admin/resources/{name}/deleted/{id}/restore';
+    await send({ operation: restoreOperation, path: restore, auth: admin, status: 200 });
+    await send({ operation: restoreOperation, path: restore, auth: admin, status: 409 });
+    await send({
+      operation: restoreOperation,
+      path: `/admin/resources/posts/deleted/${MISSING}/restore`,
+      auth: admin,
+      status: 404,
+    });
     await send({ operation: 'DELETE /v1/posts/{id}', path: `/v1/posts/${post}`, auth: editor, status: 204 });
     await send({ operation: 'DELETE /v1/posts/{id}', path: `/v1/posts/${post}`, auth: editor, status: 404 });
     await send({ operation: 'DELETE /admin/users/{id}', path: '/admin/users/user-user', auth: admin, status: 204 });

@@ -1,7 +1,9 @@
 // The admin user and API key endpoints (/admin/users…, /admin/keys…), with the bodies
 // parse-user-changes and parse-key-changes accept and the objects their routes render.
+// `POST /admin/users` is described by its answers only: its body's schema comes with the admin bodies.
 import { MAX_COUNT, MAX_INTERVAL_MS } from '../../auth/keys/parse-key-changes.ts';
 import { ACTIONS } from '../../config/config-types.ts';
+import { USER_SEARCH_MAX_LENGTH } from '../../auth/identity/user-search.ts';
 import { MAX_ROLE_LENGTH } from '../../config/role-name.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
@@ -15,13 +17,16 @@ import {
   singleDocument,
   timestamp,
 } from './admin-operation.ts';
-import type { OpenApiObject } from './openapi-refs.ts';
+import { BODY_CODES } from './error-responses.ts';
+import { schemaRef, type OpenApiObject } from './openapi-refs.ts';
 
 export const ADMIN_ACCOUNT_SCHEMAS = [
   'AdminUserAttributes',
   'AdminUser',
   'AdminUserDocument',
   'AdminUserListDocument',
+  'AdminUserCreatedDocument',
+  'AdminPasswordLinkDocument',
   'AdminUserUpdateBody',
   'AdminApiKeyAttributes',
   'AdminApiKey',
@@ -31,6 +36,8 @@ export const ADMIN_ACCOUNT_SCHEMAS = [
 ] as const;
 export const ADMIN_ACCOUNT_OPERATIONS = [
   'adminListUsers',
+  'adminCreateUser',
+  'adminSendPasswordLink',
   'adminGetUser',
   'adminUpdateUser',
   'adminDeleteUser',
@@ -140,6 +147,38 @@ export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[num
     AdminUser: resourceObject('users', 'AdminUserAttributes', '/admin/users/{id}'),
     AdminUserDocument: singleDocument('AdminUser'),
     AdminUserListDocument: listDocument('AdminUser'),
+    AdminUserCreatedDocument: {
+      type: 'object',
+      required: ['data', 'meta'],
+      properties: {
+        data: schemaRef('AdminUser'),
+        meta: {
+          type: 'object',
+          required: ['invitationSent'],
+          properties: {
+            invitationSent: {
+              type: 'boolean',
+              description: 'Whether a set-password link was mailed to the new user (an invitation).',
+            },
+          },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    },
+    AdminPasswordLinkDocument: {
+      type: 'object',
+      required: ['meta'],
+      properties: {
+        meta: {
+          type: 'object',
+          required: ['sentTo'],
+          properties: { sentTo: { type: 'string', description: 'The email address the link was sent to.' } },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    },
     AdminUserUpdateBody: {
       type: 'object',
       description:
@@ -172,9 +211,38 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
         operationId: 'adminListUsers',
         summary: 'List users',
         description: 'Users of the identity component with their roles and verification state, oldest first.',
-        parameters: [queryParameter('email', 'Only the user with this email.'), ...adminPageParameters()],
+        parameters: [
+          queryParameter('email', 'Only the user with this email.'),
+          queryParameter(
+            'search',
+            'Only users whose email or name contains this text (case-insensitive; `%` and `_` match themselves).',
+            { type: 'string', minLength: 1, maxLength: USER_SEARCH_MAX_LENGTH },
+          ),
+          ...adminPageParameters(),
+        ],
         success: { status: 200, description: 'A page of users.', schema: 'AdminUserListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],
+      }),
+      post: adminOperation({
+        operationId: 'adminCreateUser',
+        summary: 'Create a user',
+        description:
+          'A user with a name, email and roles, and either a password or an invitation: a set-password link mailed through the ' +
+          'password-reset flow. `meta.invitationSent` says which.',
+        success: { status: 201, description: 'The new user.', schema: 'AdminUserCreatedDocument', location: true },
+        codes: ['INVALID_RESOURCE_DATA', 'CONFLICT', ...BODY_CODES],
+      }),
+    },
+    '/admin/users/{id}/password-reset': {
+      post: adminOperation({
+        operationId: 'adminSendPasswordLink',
+        summary: 'Send a user a password-reset link',
+        description:
+          'Mails the user a single-use link to choose a new password (the password-reset flow, with its expiry). Takes no body. ' +
+          '409 when password sign-in is off.',
+        parameters: [userId()],
+        success: { status: 202, description: 'The link is on its way.', schema: 'AdminPasswordLinkDocument' },
+        codes: ['RESOURCE_NOT_FOUND', 'CONFLICT', 'INVALID_RESOURCE_DATA', ...BODY_CODES],
       }),
     },
     '/admin/users/{id}': {
@@ -211,7 +279,15 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
         operationId: 'adminListApiKeys',
         summary: 'List API keys',
         description: 'Keys are shown by prefix and start; the secret is never shown.',
-        parameters: [queryParameter('userId', "Only this user's keys."), ...adminPageParameters()],
+        parameters: [
+          queryParameter('userId', "Only this user's keys."),
+          queryParameter('includeConsole', "`true`: list the console's own keys too (hidden by default).", {
+            type: 'string',
+            enum: ['true', 'false'],
+            default: 'false',
+          }),
+          ...adminPageParameters(),
+        ],
         success: { status: 200, description: 'A page of keys.', schema: 'AdminApiKeyListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],
       }),

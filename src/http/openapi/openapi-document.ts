@@ -7,7 +7,8 @@ import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { ERROR_DOCUMENT_SCHEMA, errorDocumentSchema } from './error-responses.ts';
 import { allocateOpenApiNames } from './openapi-names.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
-import { resourcePaths } from './resource-paths.ts';
+import { NEGOTIATED, resourcePaths } from './resource-paths.ts';
+import { RECORD_HISTORY_SCHEMAS, recordHistoryPath, recordHistorySchemas } from './record-history-path.ts';
 import { relatedPaths } from './related-paths.ts';
 import { filePaths } from './file-paths.ts';
 import { resourceSchemas } from './resource-schemas.ts';
@@ -93,6 +94,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...SIGN_IN_PLUGIN_SCHEMAS,
       ...ADMIN_ROLE_SCHEMAS,
       ...ADMIN_DELETED_RECORD_SCHEMAS,
+      ...RECORD_HISTORY_SCHEMAS,
       ...OPERATIONS_SCHEMAS,
     ],
     [
@@ -130,6 +132,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     identityAndReloadSchemas(),
     adminRoleSchemas(),
     adminDeletedRecordSchemas(),
+    recordHistorySchemas(),
   );
   const tags: OpenApiObject[] = [];
   for (const resource of resources) {
@@ -137,6 +140,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     // allocateOpenApiNames names every resource it is given; a miss would be a bug in it.
     if (!resourceNames) throw new Error(`no OpenAPI names allocated for resource '${resource.name}'`);
     Object.assign(paths, resourcePaths(resource, resourceNames, config));
+    Object.assign(paths, recordHistoryPath(resource.name, resourceNames, config, NEGOTIATED));
     Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name)), config));
     Object.assign(paths, filePaths(resource, resourceNames, config));
     Object.assign(schemas, resourceSchemas(resource, resourceNames));

@@ -26,7 +26,8 @@ export type ResourceOperation =
   | 'delete'
   | 'schema'
   | 'stream'
-  | 'aggregate';
+  | 'aggregate'
+  | 'history';
 
 export interface ResourceNames {
   /** Key under `components.schemas`, e.g. `PostsAttributes`. */
@@ -63,6 +64,7 @@ function operationIds(plural: string, singular: string): Record<ResourceOperatio
     schema: `get${singular}Schema`,
     stream: `stream${plural}`,
     aggregate: `aggregate${plural}`,
+    history: `get${singular}History`,
   };
 }
 

@@ -37,7 +37,7 @@ const KEYED: readonly ErrorCode[] = [
   'INTERNAL_ERROR',
 ];
 /** Operations that answer JSON:API documents also refuse an Accept that modifies every JSON:API type (406). */
-const NEGOTIATED: readonly ErrorCode[] = [...KEYED, 'NOT_ACCEPTABLE'];
+export const NEGOTIATED: readonly ErrorCode[] = [...KEYED, 'NOT_ACCEPTABLE'];
 /** Writes through resource endpoints: bodies, validation, uniqueness, and no admin token. */
 const WRITE: readonly ErrorCode[] = [
   ...BODY_CODES,

@@ -116,6 +116,19 @@ function resourceObjectSchema(resource: Resource, names: ResourceNames): JsonSch
       id: { ...SYSTEM_FIELD_SCHEMAS.id },
       attributes: schemaRef(names.schema('Attributes')),
       relationships: relationshipsSchema(resource),
+      meta: {
+        type: 'object',
+        properties: {
+          can: {
+            type: 'object',
+            description:
+              "Whether the caller may update and delete this record, judged against the role's filters; present when a filter decides it.",
+            required: ['update', 'delete'],
+            properties: { update: { type: 'boolean' }, delete: { type: 'boolean' } },
+            additionalProperties: false,
+          },
+        },
+      },
       links: {
         type: 'object',
         required: ['self'],
