@@ -1,23 +1,40 @@
-// The body of PATCH /admin/users/:id: flat `{ primaryRole?, allowedRoles? }` (docs/admin-api.md).
-import { BodyReader } from '../validation/body-reader.ts';
+// The body of PATCH /admin/users/:id (docs/admin-api.md) once its shape is checked
+// (http/bodies/admin-user-body.ts): each role must be one a role name may be, and allowedRoles may come
+// JSON-encoded, as the identity component stores it.
+import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { UserChanges } from './user-directory.ts';
 import { parseAllowedRolesInput, roleProblem } from './user-roles.ts';
 
-export function parseUserChanges(body: unknown): UserChanges {
-  const reader = BodyReader.of(body);
-  reader.rejectUnknown(['primaryRole', 'allowedRoles']);
+/** The body as its schema accepts it. */
+export interface UserChangesBody {
+  primaryRole?: string;
+  /** An array of role names, or the same array JSON-encoded. */
+  allowedRoles?: string[] | string;
+}
+
+const pointerTo = (member: string): string => `/data/attributes/${member}`;
+
+/** What the schema cannot say of the members it accepted. */
+export function userChangesProblems(body: Partial<UserChangesBody>): ErrorIssue[] {
+  const issues: ErrorIssue[] = [];
+  if (body.primaryRole !== undefined) {
+    const problem = roleProblem(body.primaryRole);
+    if (problem) issues.push({ detail: `primaryRole: ${problem}`, pointer: pointerTo('primaryRole') });
+  }
+  if (body.allowedRoles !== undefined) {
+    const parsed = parseAllowedRolesInput(body.allowedRoles);
+    if ('problem' in parsed) issues.push({ detail: parsed.problem, pointer: pointerTo('allowedRoles') });
+  }
+  return issues;
+}
+
+/** The changes a checked body asks for (userChangesProblems found none). */
+export function userChangesOf(body: UserChangesBody): UserChanges {
   const changes: UserChanges = {};
-  if (reader.has('primaryRole')) {
-    const role = reader.raw('primaryRole');
-    const problem = roleProblem(role);
-    if (problem) reader.problem('primaryRole', `primaryRole: ${problem}`);
-    else changes.primaryRole = role as string;
+  if (body.primaryRole !== undefined) changes.primaryRole = body.primaryRole;
+  if (body.allowedRoles !== undefined) {
+    const parsed = parseAllowedRolesInput(body.allowedRoles);
+    if ('roles' in parsed) changes.allowedRoles = parsed.roles;
   }
-  if (reader.has('allowedRoles')) {
-    const parsed = parseAllowedRolesInput(reader.raw('allowedRoles'));
-    if ('problem' in parsed) reader.problem('allowedRoles', parsed.problem);
-    else changes.allowedRoles = parsed.roles;
-  }
-  reader.throwIfInvalid();
   return changes;
 }

@@ -1,8 +1,5 @@
 // The admin user and API key endpoints (/admin/users…, /admin/keys…), with the bodies
-// parse-user-changes and parse-key-changes accept and the objects their routes render.
-import { MAX_COUNT, MAX_INTERVAL_MS } from '../../auth/keys/parse-key-changes.ts';
-import { ACTIONS } from '../../config/config-types.ts';
-import { MAX_ROLE_LENGTH } from '../../config/role-name.ts';
+// the routes check (http/bodies/) and the objects their routes render.
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
   adminOperation,
@@ -16,6 +13,8 @@ import {
   timestamp,
 } from './admin-operation.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
+import { adminKeyPermissionsSchema, adminKeyUpdateSchema } from '../bodies/admin-key-body.ts';
+import { adminUserUpdateSchema } from '../bodies/admin-user-body.ts';
 
 export const ADMIN_ACCOUNT_SCHEMAS = [
   'AdminUserAttributes',
@@ -40,20 +39,6 @@ export const ADMIN_ACCOUNT_OPERATIONS = [
   'adminDeleteApiKey',
 ] as const;
 
-const role = (): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_ROLE_LENGTH, pattern: '^\\S(.*\\S)?$' });
-
-/** Per resource, per action, the fields the key may use (`["*"]`: all). */
-function keyPermissions(): JsonSchema {
-  return {
-    type: 'object',
-    additionalProperties: {
-      type: 'object',
-      properties: Object.fromEntries(ACTIONS.map((action) => [action, { type: 'array', items: { type: 'string' } }])),
-      additionalProperties: false,
-    },
-    examples: [{ posts: { read: ['*'], create: ['title', 'body'] } }],
-  };
-}
 
 function userAttributes(): JsonSchema {
   const properties: Record<string, JsonSchema> = {
@@ -81,7 +66,7 @@ function keyAttributes(): JsonSchema {
     start: { type: 'string', description: 'The first characters of the key, to recognise it' },
     userId: { type: 'string' },
     enabled: { type: 'boolean' },
-    permissions: { ...keyPermissions(), type: ['object', 'null'], description: 'null: the role’s permissions' },
+    permissions: { ...adminKeyPermissionsSchema(), type: ['object', 'null'], description: 'null: the role’s permissions' },
     metadata: { type: ['object', 'null'] },
     expiresAt: nullableTimestamp(),
     rateLimitEnabled: { type: 'boolean' },
@@ -98,64 +83,18 @@ function keyAttributes(): JsonSchema {
   return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
 }
 
-function keyUpdateBody(): JsonSchema {
-  const bounded = (minimum: number, maximum: number, description?: string): JsonSchema => ({
-    type: ['integer', 'null'],
-    minimum,
-    maximum,
-    ...(description ? { description } : {}),
-  });
-  return {
-    type: 'object',
-    description:
-      'The key settings to change; `null` clears a per-key setting (back to the global default, or no quota).',
-    properties: {
-      name: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
-      enabled: { type: 'boolean' },
-      permissions: {
-        ...keyPermissions(),
-        type: ['object', 'null'],
-        description: 'Resources and fields must exist; null: the role’s permissions',
-      },
-      metadata: { type: ['object', 'null'], description: 'At most 8 KiB as JSON' },
-      expiresAt: { type: ['string', 'null'], format: 'date-time' },
-      rateLimitEnabled: { type: 'boolean' },
-      rateLimitMax: bounded(1, MAX_COUNT),
-      rateLimitTimeWindow: bounded(1, MAX_INTERVAL_MS, 'Milliseconds'),
-      refillInterval: bounded(1, MAX_INTERVAL_MS, 'Milliseconds'),
-      refillAmount: bounded(1, MAX_COUNT),
-      remaining: bounded(0, MAX_COUNT),
-    },
-    additionalProperties: false,
-  };
-}
-
 export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[number], JsonSchema> {
   return {
     AdminUserAttributes: userAttributes(),
     AdminUser: resourceObject('users', 'AdminUserAttributes', '/admin/users/{id}'),
     AdminUserDocument: singleDocument('AdminUser'),
     AdminUserListDocument: listDocument('AdminUser'),
-    AdminUserUpdateBody: {
-      type: 'object',
-      description:
-        'The role fields to change, each a role the configuration defines; keys see the change on their next request.',
-      properties: {
-        primaryRole: role(),
-        allowedRoles: {
-          anyOf: [
-            { type: 'array', items: role() },
-            { type: 'string', description: 'The same array, JSON-encoded' },
-          ],
-        },
-      },
-      additionalProperties: false,
-    },
+    AdminUserUpdateBody: adminUserUpdateSchema(),
     AdminApiKeyAttributes: keyAttributes(),
     AdminApiKey: resourceObject('api-keys', 'AdminApiKeyAttributes', '/admin/keys/{id}'),
     AdminApiKeyDocument: singleDocument('AdminApiKey'),
     AdminApiKeyListDocument: listDocument('AdminApiKey'),
-    AdminApiKeyUpdateBody: keyUpdateBody(),
+    AdminApiKeyUpdateBody: adminKeyUpdateSchema(),
   };
 }
 

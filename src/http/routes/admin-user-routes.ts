@@ -4,12 +4,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
-import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
+import { userChangesOf, userChangesProblems } from '../../auth/identity/parse-user-changes.ts';
 import type { UserRecord } from '../../auth/identity/user-record.ts';
 import { definedRoles } from '../../config/defined-roles.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { adminUserUpdateBody } from '../bodies/admin-user-body.ts';
 import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 interface IdParams {
@@ -70,8 +71,9 @@ export async function registerAdminUserRoutes(
       return jsonApiAnswer(reply, 200, { data: userResource(user) });
     });
 
-    scope.patch<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {
-      const changes = parseUserChanges(request.body);
+    const body = adminUserUpdateBody();
+    scope.patch<{ Params: IdParams }>('/admin/users/:id', { config: { requestBody: body } }, async (request, reply) => {
+      const changes = userChangesOf(body.read(request.body, userChangesProblems));
       const user = await ctx.auth.users.update(request.params.id, changes);
       if (!user) throw notFound(request.params.id);
       return jsonApiAnswer(reply, 200, { data: userResource(user) });

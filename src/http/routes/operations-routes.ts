@@ -56,7 +56,7 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
   await app.register(
     async (routes) => {
       routes.addHook('onRequest', authenticateHook(ctx));
-      routes.post('/operations', { preParsing: negotiate, config: { atomic: true } }, async (request, reply) => {
+      routes.post('/operations', { preParsing: negotiate, config: { atomic: true, requestBody: 'atomic-operations' } }, async (request, reply) => {
         const meta = requestMeta(request);
         const max = ctx.config.server.atomicMaxOperations ?? SERVER_LIMIT_DEFAULTS.atomicMaxOperations;
         const operations = parseOperations(request.body, max);
