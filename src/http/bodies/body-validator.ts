@@ -16,6 +16,9 @@ addFormats(ajv);
  * A validator of `schema`, whose `$ref`s name `#/components/schemas/<name>` as the OpenAPI document does:
  * the components it refers to are given beside it, so the same schema serves both.
  */
-export function compileBodySchema(schema: JsonSchema, components: Readonly<Record<string, JsonSchema>>): ValidateFunction {
+export function compileBodySchema(
+  schema: JsonSchema,
+  components: Readonly<Record<string, JsonSchema>>,
+): ValidateFunction {
   return ajv.compile({ ...schema, components: { schemas: components } });
 }

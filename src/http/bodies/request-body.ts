@@ -48,7 +48,10 @@ export class RequestBody<T extends object> {
   read(body: unknown, check?: BodyCheck<T>): T {
     const given = body === undefined || body === null ? (this.#options.absentIsEmpty ? {} : body) : body;
     if (!isRecord(given)) {
-      throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'The request body must be a JSON object', pointer: '/data' });
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: 'The request body must be a JSON object',
+        pointer: '/data',
+      });
     }
     const issues: (ErrorIssue & { member: string })[] = this.#validate(given)
       ? []

@@ -115,9 +115,7 @@ export function schemaIssues(errors: readonly ErrorObject[], prefix: string): Sc
     if (issues.has(pointer)) continue;
     const member = path.split('/')[1] ?? '';
     const detail =
-      error.keyword === 'anyOf' || error.keyword === 'oneOf'
-        ? alternativesDetail(errors, path)
-        : detailOf(error, path);
+      error.keyword === 'anyOf' || error.keyword === 'oneOf' ? alternativesDetail(errors, path) : detailOf(error, path);
     issues.set(pointer, { detail, pointer, member: member.replace(/~1/g, '/').replace(/~0/g, '~') });
   }
   return [...issues.values()];

@@ -39,7 +39,6 @@ export const ADMIN_ACCOUNT_OPERATIONS = [
   'adminDeleteApiKey',
 ] as const;
 
-
 function userAttributes(): JsonSchema {
   const properties: Record<string, JsonSchema> = {
     name: { type: 'string' },
@@ -66,7 +65,11 @@ function keyAttributes(): JsonSchema {
     start: { type: 'string', description: 'The first characters of the key, to recognise it' },
     userId: { type: 'string' },
     enabled: { type: 'boolean' },
-    permissions: { ...adminKeyPermissionsSchema(), type: ['object', 'null'], description: 'null: the role’s permissions' },
+    permissions: {
+      ...adminKeyPermissionsSchema(),
+      type: ['object', 'null'],
+      description: 'null: the role’s permissions',
+    },
     metadata: { type: ['object', 'null'] },
     expiresAt: nullableTimestamp(),
     rateLimitEnabled: { type: 'boolean' },

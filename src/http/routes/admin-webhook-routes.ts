@@ -123,9 +123,13 @@ export async function registerAdminWebhookRoutes(
       },
     );
 
-    scope.post<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id/test`, { config: { requestBody: 'none' } }, async (request, reply) => {
-      const data = deliveryObject(await admin.sendTest(request.params.id, { requestId: request.id }));
-      return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
-    });
+    scope.post<{ Params: WebhookParams }>(
+      `${WEBHOOKS_PATH}/:id/test`,
+      { config: { requestBody: 'none' } },
+      async (request, reply) => {
+        const data = deliveryObject(await admin.sendTest(request.params.id, { requestId: request.id }));
+        return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
+      },
+    );
   });
 }

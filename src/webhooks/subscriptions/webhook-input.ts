@@ -27,7 +27,10 @@ export interface WebhookBody {
 const pointerTo = (member: string): string => `/data/attributes/${member}`;
 
 /** Problems of the members the schema accepted, each pointing at its member. */
-export function webhookBodyProblems(body: Partial<WebhookBody>, options: { allowPrivateTargets: boolean }): ErrorIssue[] {
+export function webhookBodyProblems(
+  body: Partial<WebhookBody>,
+  options: { allowPrivateTargets: boolean },
+): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
   if (body.name !== undefined && body.name.trim() === '')
     issues.push({ pointer: pointerTo('name'), detail: `must be 1 to ${MAX_NAME_LENGTH} characters, not blank` });
