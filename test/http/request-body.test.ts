@@ -128,7 +128,7 @@ describe('a request body read against its schema', () => {
     const seen: Record<string, unknown>[] = [];
     const check = (accepted: Record<string, unknown>): ErrorIssue[] => {
       seen.push(accepted);
-      return accepted.name === 'bad' ? [{ detail: 'not this name', pointer: '/data/attributes/name' }] : [];
+      return accepted.name === 'bad' ? [{ detail: 'not this name', pointer: '/name' }] : [];
     };
     const error = refusal(() => body.read({ name: 'bad', count: 0, tags: ['a'] }, check));
     assert.deepEqual(seen, [{ name: 'bad', tags: ['a'] }]);

@@ -12,7 +12,8 @@ export interface UserChangesBody {
   allowedRoles?: string[] | string;
 }
 
-const pointerTo = (member: string): string => `/data/attributes/${member}`;
+/** A pointer into the body. */
+const pointerTo = (member: string): string => `/${member}`;
 
 /** What the schema cannot say of the members it accepted. */
 export function userChangesProblems(body: Partial<UserChangesBody>): ErrorIssue[] {

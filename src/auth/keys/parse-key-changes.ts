@@ -22,7 +22,7 @@ export function keyChangesProblems(body: Partial<KeyChangesBody>): ErrorIssue[] 
   return [
     {
       detail: `'metadata' must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
-      pointer: '/data/attributes/metadata',
+      pointer: '/metadata',
     },
   ];
 }

@@ -58,7 +58,8 @@ export const TOKEN_FIELD_LIMITS = {
   metadataMaxBytes: 8192,
 } as const;
 
-const pointerTo = (member: string): string => `/data/attributes/${member}`;
+/** A pointer into the body. */
+const pointerTo = (member: string): string => `/${member}`;
 
 /** Problems of the members the schema accepted that need the config to see. */
 export function tokenRequestProblems(body: Partial<TokenRequestBody>, config: SvcConfig): ErrorIssue[] {

@@ -26,7 +26,10 @@ export interface RequestBodyOptions {
   memberCodes?: ReadonlyMap<string, ErrorCode>;
 }
 
-/** Further problems of the members the schema accepted; each issue's pointer is its own. */
+/**
+ * Further problems of the members the schema accepted. Their pointers are into the body as the domain
+ * knows it (`/metadata`); where that sits in the request's document is for this file to say.
+ */
 export type BodyCheck<T> = (accepted: Partial<T>) => ErrorIssue[];
 
 export class RequestBody<T extends object> {
@@ -59,7 +62,8 @@ export class RequestBody<T extends object> {
     if (check) {
       const failed = new Set(issues.map((issue) => issue.member));
       const accepted = Object.fromEntries(Object.entries(given).filter(([member]) => !failed.has(member)));
-      issues.push(...check(accepted as Partial<T>).map((issue) => ({ ...issue, member: '' })));
+      for (const issue of check(accepted as Partial<T>))
+        issues.push({ ...issue, pointer: `${FLAT_BODY_POINTER}${issue.pointer ?? ''}`, member: '' });
     }
     if (issues.length > 0) this.#refuse(issues);
     return given as T;

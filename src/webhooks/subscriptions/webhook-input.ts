@@ -3,10 +3,9 @@
 // an event pattern it can match, headers it may send), and the input it stands for.
 import type { ErrorIssue } from '../../errors/api-error.ts';
 import { checkWebhookUrl } from '../targets/check-webhook-url.ts';
-import { checkRetryConfig } from './check-retry-config.ts';
 import { checkWebhookHeaders } from './check-webhook-headers.ts';
 import { eventPatternProblem } from './match-event-pattern.ts';
-import type { RetryConfig } from './retry-config.ts';
+import { DEFAULT_RETRY_CONFIG, type RetryConfig } from './retry-config.ts';
 import type { WebhookInput } from './webhook-subscription.ts';
 
 export const MAX_NAME_LENGTH = 255;
@@ -24,7 +23,8 @@ export interface WebhookBody {
   fieldIds?: string[] | null;
 }
 
-const pointerTo = (member: string): string => `/data/attributes/${member}`;
+/** A pointer into the body. */
+const pointerTo = (member: string): string => `/${member}`;
 
 /** Problems of the members the schema accepted, each pointing at its member. */
 export function webhookBodyProblems(
@@ -52,7 +52,9 @@ export function webhookInputOf(body: WebhookBody): WebhookInput {
   if (body.eventPattern !== undefined) input.eventPattern = body.eventPattern;
   if (body.headers !== undefined) input.headers = body.headers;
   if (body.enabled !== undefined) input.enabled = body.enabled;
-  if (body.retryConfig !== undefined) input.retryConfig = checkRetryConfig(body.retryConfig, '').retryConfig;
+  // The schema takes the settings within their bounds; the ones left out take the defaults.
+  if (body.retryConfig !== undefined)
+    input.retryConfig = body.retryConfig === null ? null : { ...DEFAULT_RETRY_CONFIG, ...body.retryConfig };
   if (body.fieldIds !== undefined) input.fieldIds = body.fieldIds === null ? null : [...new Set(body.fieldIds)];
   return input;
 }
