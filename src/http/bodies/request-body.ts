@@ -11,6 +11,9 @@ import { isRecord } from '../../tools/is-record.ts';
 import { compileBodySchema } from './body-validator.ts';
 import { schemaIssues } from './schema-issues.ts';
 
+/** At most this many problems are named in one answer. */
+export const MAX_REPORTED_ISSUES = 100;
+
 /** Where a flat body's members are pointed at, as the JSON:API resource object they stand for. */
 export const FLAT_BODY_POINTER = '/data/attributes';
 
@@ -71,13 +74,14 @@ export class RequestBody<T extends object> {
 
   #refuse(issues: readonly (ErrorIssue & { member: string })[]): never {
     const byCode = new Map<ErrorCode, ErrorIssue[]>([['INVALID_RESOURCE_DATA', []]]);
-    for (const { member, ...issue } of issues) {
-      const code = issue.code ?? this.#options.memberCodes?.get(member) ?? 'INVALID_RESOURCE_DATA';
-      const { code: _code, ...plain } = issue;
-      byCode.set(code, [...(byCode.get(code) ?? []), plain]);
+    for (const { member, code: own, ...issue } of issues) {
+      const code = own ?? this.#options.memberCodes?.get(member) ?? 'INVALID_RESOURCE_DATA';
+      let group = byCode.get(code);
+      if (group === undefined) byCode.set(code, (group = []));
+      group.push(issue);
     }
-    for (const [code, group] of byCode) if (group.length > 0) throw new ApiError(code, group);
-    // Unreachable: #refuse is called with at least one issue, which is in one of the groups.
-    throw new ApiError('INVALID_RESOURCE_DATA', [...issues]);
+    // A body of a hundred thousand unknown members is answered with the first of them, not all.
+    const first = [...byCode].find(([, group]) => group.length > 0)!;
+    throw new ApiError(first[0], first[1].slice(0, MAX_REPORTED_ISSUES));
   }
 }
