@@ -4,7 +4,7 @@
 import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import type { ApiKeyChanges } from './api-key-repository.ts';
-import { validateKeyPermissions } from './validate-key-permissions.ts';
+import { readKeyPermissions } from './read-key-permissions.ts';
 
 /** The body as its schema accepts it. */
 export type KeyChangesBody = Omit<ApiKeyChanges, 'permissions' | 'metadata'> & {
@@ -16,18 +16,18 @@ export const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
 export const MAX_COUNT = 1_000_000_000;
 export const METADATA_MAX_BYTES = 8192;
 
-/** What the schema cannot say: metadata's size as JSON. */
-export function keyChangesProblems(body: Partial<KeyChangesBody>): ErrorIssue[] {
-  if (!body.metadata || Buffer.byteLength(JSON.stringify(body.metadata)) <= METADATA_MAX_BYTES) return [];
-  return [
-    {
-      detail: `'metadata' must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
-      pointer: '/metadata',
-    },
-  ];
+/** What the schema cannot say: metadata's size as JSON, and whether the scoped resources and fields exist. */
+export function keyChangesProblems(
+  body: Partial<KeyChangesBody>,
+  registry: Pick<ResourceRegistry, 'find'>,
+): ErrorIssue[] {
+  const issues = body.permissions ? readKeyPermissions(body.permissions, registry).issues : [];
+  if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > METADATA_MAX_BYTES)
+    issues.push({ detail: `'metadata' must be at most ${METADATA_MAX_BYTES} bytes of JSON`, pointer: '/metadata' });
+  return issues;
 }
 
-/** The changes a checked body asks for, with only the members it names; scoped resources and fields must exist. */
+/** The changes a checked body asks for, with only the members it names (keyChangesProblems found none). */
 export function keyChangesOf(body: KeyChangesBody, registry: Pick<ResourceRegistry, 'find'>): ApiKeyChanges {
   const { permissions, metadata, expiresAt, ...plain } = body;
   const changes: ApiKeyChanges = { ...plain };
@@ -35,6 +35,6 @@ export function keyChangesOf(body: KeyChangesBody, registry: Pick<ResourceRegist
   // Stored as the server's own timestamps are: UTC with milliseconds.
   if (expiresAt !== undefined) changes.expiresAt = expiresAt === null ? null : new Date(expiresAt).toISOString();
   if (permissions !== undefined)
-    changes.permissions = permissions === null ? null : validateKeyPermissions(permissions, registry);
+    changes.permissions = permissions === null ? null : readKeyPermissions(permissions, registry).permissions;
   return changes;
 }

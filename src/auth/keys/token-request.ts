@@ -7,7 +7,7 @@ import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import type { KeyPermissions } from '../../model/principal.ts';
 import { overrideProblem } from '../rate-limit/override-within-default.ts';
-import { validateKeyPermissions } from './validate-key-permissions.ts';
+import { readKeyPermissions } from './read-key-permissions.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -61,9 +61,14 @@ export const TOKEN_FIELD_LIMITS = {
 /** A pointer into the body. */
 const pointerTo = (member: string): string => `/${member}`;
 
-/** Problems of the members the schema accepted that need the config to see. */
-export function tokenRequestProblems(body: Partial<TokenRequestBody>, config: SvcConfig): ErrorIssue[] {
+/** Problems of the members the schema accepted that need the config or the resources to see. */
+export function tokenRequestProblems(
+  body: Partial<TokenRequestBody>,
+  config: SvcConfig,
+  registry: Pick<ResourceRegistry, 'find'>,
+): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
+  if (body.permissions) issues.push(...readKeyPermissions(body.permissions, registry).issues);
   // Trimmed before use, so blank is empty.
   for (const member of ['email', 'otp'] as const) {
     const value = body[member];
@@ -95,12 +100,12 @@ export function tokenRequestProblems(body: Partial<TokenRequestBody>, config: Sv
   return issues;
 }
 
-/** The request a checked body stands for; unknown resources or fields in `permissions` are refused here. */
+/** The request a checked body stands for (tokenRequestProblems found nothing wrong with it). */
 export function tokenRequestOf(body: TokenRequestBody, registry: Pick<ResourceRegistry, 'find'>): TokenRequest {
   const permissions =
     body.permissions === undefined || body.permissions === null
       ? null
-      : validateKeyPermissions(body.permissions, registry);
+      : readKeyPermissions(body.permissions, registry).permissions;
   const refillAmount = body.refillAmount ?? null;
   return {
     // The schema takes email and password together, or neither.

@@ -56,7 +56,10 @@ export async function registerAdminKeyRoutes(
 
     const body = adminKeyUpdateBody();
     scope.patch<{ Params: IdParams }>('/admin/keys/:id', { config: { requestBody: body } }, async (request, reply) => {
-      const changes = keyChangesOf(body.read(request.body, keyChangesProblems), ctx.registry);
+      const changes = keyChangesOf(
+        body.read(request.body, (accepted) => keyChangesProblems(accepted, ctx.registry)),
+        ctx.registry,
+      );
       const key = await ctx.auth.keys.update(request.params.id, changes);
       if (!key) throw notFound(request.params.id);
       return jsonApiAnswer(reply, 200, { data: keyResource(key) });

@@ -15,7 +15,7 @@ export async function registerTokenRoutes(
   const body = tokenRequestBody(ctx.config);
   app.post('/token', { config: { requestBody: body } }, async (request, reply) => {
     const idempotencyKey = idempotencyKeyOf(request.headers);
-    const checked = body.read(request.body, (accepted) => tokenRequestProblems(accepted, ctx.config));
+    const checked = body.read(request.body, (accepted) => tokenRequestProblems(accepted, ctx.config, ctx.registry));
     const tokenRequest = tokenRequestOf(checked, ctx.registry);
     const withSession = tokenRequest.email === null;
     if (idempotencyKey !== undefined) {
