@@ -432,19 +432,28 @@ class Bench {
     this.profiles.push({ database, scenario, file: path, summary });
   }
 
-  /** With both creates profiled, what the webhook delivery adds to a create, per request (issue 5's largest miss). */
+  /**
+   * With both creates profiled, what the webhook delivery adds to a create, per request (issue 5's
+   * largest miss); with the hooked create profiled beside the plain one, what a trivial hook adds.
+   */
   compareProfiledCreates(database: BenchDatabase): void {
     const fileOf = (scenario: string) =>
       this.profiles.find((p) => p.database === database && p.scenario === scenario)?.file;
-    const [withWebhook, without] = [fileOf('create'), fileOf('create-no-webhook')];
-    if (!withWebhook || !without) return;
-    const comparison = compareProfiles(readMeasuredProfile(withWebhook), readMeasuredProfile(without), 20);
-    this.profiles.push({
-      database,
-      scenario: 'create against create-no-webhook',
-      file: `${withWebhook} ${without}`,
-      summary: formatComparison(comparison, ['create', 'no hook']),
-    });
+    const pairs: [string, string, [string, string]][] = [
+      ['create', 'create-no-webhook', ['create', 'no hook']],
+      ['create-hooked', 'create', ['hooked', 'create']],
+    ];
+    for (const [scenario, baseline, labels] of pairs) {
+      const [measured, against] = [fileOf(scenario), fileOf(baseline)];
+      if (!measured || !against) continue;
+      const comparison = compareProfiles(readMeasuredProfile(measured), readMeasuredProfile(against), 20);
+      this.profiles.push({
+        database,
+        scenario: `${scenario} against ${baseline}`,
+        file: `${measured} ${against}`,
+        summary: formatComparison(comparison, labels),
+      });
+    }
   }
 
   /** Grows posts to `growthRows`, re-runs the list scenarios, and times the count alone. */

@@ -15,7 +15,7 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: false,
     target: 'es2022',
-    // The build runs inside `npm install`: no timing report about the Svelte compiler on a slow machine.
+    // The build runs inside `npm pack` and a clone's first `npm start`: no timing report about the Svelte compiler on a slow machine.
     rolldownOptions: { checks: { bundlerTimings: false } },
   },
 });

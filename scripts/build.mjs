@@ -1,15 +1,28 @@
-// Bundles the TypeScript sources into dist/bundle/cli.mjs (dependencies stay in node_modules), so the
-// service runs on plain Node without tsx's loader: ~40 MB less memory and a faster start. bin/svc.js
-// uses the bundle only while it is newer than every source file, so an edit never runs stale code.
+// Bundles the TypeScript sources into dist/bundle/ (cli.mjs and index.mjs), so the service runs on plain
+// Node without tsx's loader: ~40 MB less memory and a faster start. bin/svc.js uses the bundle only
+// while it is newer than every source file, so an edit never runs stale code.
 // The bundle sits two folders deep, like every source file (src/<dir>/x.ts), so the relative URLs the
 // sources resolve from import.meta.url (../../examples, ../../package.json) stay right.
+// The pure JavaScript dependencies go into the bundle too, so that a user's install fetches fewer
+// packages; package.json lists only those that stay outside it (EXTERNAL below).
 // esbuild and Vite are dev dependencies: an install without them skips the build with a notice, but
-// `npm pack` and `npm publish` (which run this as `prepare`) fail, so no package ships without it.
+// `npm pack` and `npm publish` (which run this as `prepack`) fail, so no package ships without it.
+// `--if-missing` (npm start's prestart and npm test's pretest) builds only when a fresh clone has no bundle or
+// console yet: the process and end-to-end tests run the built bundle.
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { EXTERNAL } from './bundle-externals.mjs';
 
 const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
+
+if (
+  process.argv.includes('--if-missing') &&
+  existsSync(new URL('../dist/bundle/cli.mjs', import.meta.url)) &&
+  existsSync(new URL('../dist/console/index.html', import.meta.url))
+) {
+  process.exit(0);
+}
 
 let build;
 try {
@@ -38,7 +51,12 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  external: EXTERNAL,
+  // Bundled CommonJS calls require() for Node's own modules; in an ES module that needs a require of
+  // its own (esbuild's shim uses the one in scope).
+  banner: {
+    js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
+  },
   sourcemap: 'linked',
   // The map names each source file and line (for `node --enable-source-maps`) without carrying the
   // sources themselves into the package.

@@ -20,9 +20,15 @@ export interface ClientOptions {
   withCredentials?: boolean;
 }
 
+/**
+ * What `signIn` exchanges for a key: an email and password, or a session already signed in (at
+ * `/auth/sign-in/email`): its token, or, with `withCredentials` in a browser, its cookie.
+ */
 export interface SignIn {
-  email: string;
-  password: string;
+  email?: string;
+  password?: string;
+  /** A session token from `/auth/sign-in/email`, sent as the bearer of this one request. */
+  sessionToken?: string;
   /** A label for the key. */
   name?: string;
   /** Seconds until the key expires; omitted: never. */
@@ -59,7 +65,10 @@ export interface SvcClient<T extends SvcSchema> {
     resource: N,
     options?: LiveQueryOptions<T[N]['fields'], T[N]['sortable']>,
   ): LiveQuery<SvcRecord<T[N]['fields']>>;
-  /** Exchanges an email and password for an API key (`POST /token`), which the client then uses. */
+  /**
+   * Exchanges an email and password, or a signed-in session, for an API key (`POST /token`), which the
+   * client then uses.
+   */
   signIn(credentials: SignIn): Promise<IssuedKey>;
   /** Uses another API key from now on (undefined: none). */
   setApiKey(apiKey: string | undefined): void;
@@ -90,8 +99,13 @@ export function createClient<T extends SvcSchema = UntypedSchema>(options: Clien
         resource,
         liveOptions,
       ),
-    async signIn(credentials) {
-      const issued = await call<IssuedKey>(transport, 'POST', 'token', credentials);
+    async signIn({ sessionToken, ...credentials }) {
+      // A session signs in as itself: the key the client may hold must not stand in for it.
+      const session: Transport = {
+        ...transport,
+        authorization: () => (sessionToken ? `Bearer ${sessionToken}` : undefined),
+      };
+      const issued = await call<IssuedKey>(session, 'POST', 'token', credentials);
       apiKey = issued.key;
       return issued;
     },

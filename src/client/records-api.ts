@@ -46,7 +46,8 @@ export function recordsApi<S extends ResourceSchema>(transport: Transport, resou
     },
     async get(id, options = {}) {
       const params = new URLSearchParams();
-      if (options.fields !== undefined) params.set('fields', options.fields.join(','));
+      // A read by id takes JSON:API's sparse fieldset, named by type (the list's `fields` is svc's own).
+      if (options.fields !== undefined) params.set(`fields[${resource}]`, options.fields.join(','));
       return flatten<R>((await call<{ data: ResourceObject }>(transport, 'GET', withQuery(one(id), params))).data);
     },
     async create(values, options = {}) {

@@ -2,6 +2,7 @@
 // Rules that relate several values (names, relations, permission field lists) are in src/resources/checks/.
 // schema/svc.config.schema.json is this object written out; a test keeps the two equal.
 import { FIELD_TYPE_NAMES } from './field-type-names.ts';
+import { DEFAULT_SEARCH_LANGUAGE, SEARCH_LANGUAGES } from './search-languages.ts';
 import { FILTER_OPERATORS } from './filter-operators.ts';
 import type {
   FilterOperator,
@@ -698,6 +699,12 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
           type: 'boolean',
           default: false,
         },
+        searchLanguage: {
+          description:
+            "How `_search` splits and stems the searchable fields' words (a PostgreSQL text-search configuration).",
+          enum: SEARCH_LANGUAGES,
+          default: DEFAULT_SEARCH_LANGUAGE,
+        },
         description: { type: 'string' },
         fields: {
           type: 'object',
@@ -724,6 +731,10 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         unique: { type: 'boolean' },
         default: { description: "Value used when a create omits the field; must be valid for the field's type." },
         sortable: { type: 'boolean' },
+        searchable: {
+          description: 'string and text only: `_search` finds records by the words of this field.',
+          type: 'boolean',
+        },
         minLength: { type: 'integer', minimum: 0 },
         maxLength: { description: 'string: 255 unless set.', type: 'integer', minimum: 1 },
         pattern: { description: 'JavaScript regular expression (unicode mode).', type: 'string' },

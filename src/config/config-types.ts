@@ -1,6 +1,7 @@
 // The shape of a validated svc configuration (docs/configuration.md). Frozen after load.
 
 import type { FieldTypeName } from './field-type-names.ts';
+import type { SearchLanguage } from './search-languages.ts';
 import type { SocialProviderName } from './social-provider-names.ts';
 
 /** The name of a field type; the types themselves are in src/resources/field-types/. */
@@ -18,6 +19,8 @@ export interface FieldDefinition {
   unique?: boolean;
   default?: unknown;
   sortable?: boolean;
+  /** string and text only: words in it are found by `_search` (docs/search.md). */
+  searchable?: boolean;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -63,6 +66,8 @@ export interface ResourceDefinition {
   enableSoftDelete?: boolean;
   /** A JSON:API create document may carry its own `data.id` (a UUID). */
   clientIds?: boolean;
+  /** How `_search` splits and stems the searchable fields' words; default simple. */
+  searchLanguage?: SearchLanguage;
   description?: string;
   fields: Record<string, FieldDefinition>;
   permissions?: Record<string, RolePermissions>;

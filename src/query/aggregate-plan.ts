@@ -9,6 +9,7 @@ import { MATCH_ALL, type FilterNode } from '../model/filter-node.ts';
 import { filterToSql } from './filter-to-sql.ts';
 import type { AggregateFunction, AggregateQuery } from './aggregate-query.ts';
 import type { VisibleRows } from './visible-rows.ts';
+import { searchMatchOf } from './search-match.ts';
 
 type Row = Record<string, unknown>;
 
@@ -60,6 +61,8 @@ export class AggregatePlans {
       .select(selections as never) // aliased expressions; Kysely's typing of a dynamic select list is lost on them
       .where(this.#visible.of(resource, filter));
     if (query.filter !== MATCH_ALL) select = select.where(filterToSql(query.filter, resource, this.#dialect));
+    if (query.search)
+      select = select.where(this.#dialect.search.matches(resource.table, searchMatchOf(resource, query.search)));
     if (groups.length > 0) select = select.groupBy(groups.map(({ field }) => field));
     // Ordered by the expressions, not their aliases: PostgreSQL takes an alias in ORDER BY only bare, and
     // empty values go last in both directions on every database (`is null` sorts false before true).

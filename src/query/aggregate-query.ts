@@ -1,12 +1,16 @@
 // An aggregate request after parsing (docs/records.md, "Aggregates"): which fields to group by, which
 // aggregates to compute, over which rows, in which order, and how many groups.
 import type { FilterNode } from '../model/filter-node.ts';
+import type { ListSearch } from './list-query.ts';
 
-export type AggregateFunction = 'sum' | 'avg' | 'min' | 'max';
-export const AGGREGATE_FUNCTIONS: readonly AggregateFunction[] = ['sum', 'avg', 'min', 'max'];
+import type { AggregateFunction } from '../resources/aggregate-functions.ts';
+
+export { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../resources/aggregate-functions.ts';
 
 export interface AggregateQuery {
   filter: FilterNode;
+  /** `_search`: only records with these words are aggregated. */
+  search?: ListSearch;
   group: string[];
   count: boolean;
   /** Fields per function, in the order given. */

@@ -1,7 +1,7 @@
 // A list request's plan: its page and count statements, compiled once per distinct query (popular lists
 // repeat: the same page, filters and sort), since building and compiling them with Kysely was ~10% of a
 // list request.
-import { sql, type CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type SqlBool } from 'kysely';
 import type { Resource } from '../resources/resource.ts';
 import type { Db, ListCount, StoreDialect } from '../store/store-dialect.ts';
 import { MATCH_ALL, type FilterNode } from '../model/filter-node.ts';
@@ -10,6 +10,7 @@ import { keysetSelect } from './keyset-select.ts';
 import type { ListQuery } from './list-query.ts';
 import type { VisibleRows } from './visible-rows.ts';
 import { cached } from './weak-cache.ts';
+import { searchMatchOf } from './search-match.ts';
 
 type Row = Record<string, unknown>;
 
@@ -46,13 +47,32 @@ export class ListPlans {
     // A cursor's plan and page serve that one request: kept (here or in the page cache), a client
     // walking through a long list would only push the popular lists out.
     const keep = keyset?.values == null;
-    const key = JSON.stringify([attributes, query.filter, query.sort, query.limit, query.offset, keyset?.side]);
+    const key = JSON.stringify([
+      attributes,
+      query.filter,
+      query.sort,
+      query.limit,
+      query.offset,
+      keyset?.side,
+      query.search,
+      query.rank,
+    ]);
     let plan = keep ? lists.get(key) : undefined;
     if (!plan) {
       const db = this.#db;
       const dialect = this.#dialect;
       const visible = this.#visible.of(resource, filter);
-      const requested = query.filter === MATCH_ALL ? null : filterToSql(query.filter, resource, dialect);
+      const search = query.search && searchMatchOf(resource, query.search);
+      const conditions = [
+        ...(query.filter === MATCH_ALL ? [] : [filterToSql(query.filter, resource, dialect)]),
+        ...(search ? [dialect.search.matches(resource.table, search)] : []),
+      ];
+      const requested =
+        conditions.length === 0
+          ? null
+          : conditions.length === 1
+            ? conditions[0]!
+            : sql<SqlBool>`(${sql.join(conditions, sql` and `)})`;
       // A keyset page's links need its records' sort values, shown or not (`fields` may leave them out).
       const columns = keyset ? [...new Set([...attributes, ...query.sort.map((key) => key.field)])] : attributes;
       let select = db
@@ -70,6 +90,9 @@ export class ListPlans {
           dialect.nullsSortFirst,
         );
       } else {
+        // By relevance first; the sort keys and the id then order equally relevant records.
+        if (search && query.rank)
+          select = select.orderBy(dialect.search.rank(resource.table, search), query.rank.descending ? 'desc' : 'asc');
         for (const sortKey of query.sort) select = select.orderBy(sortKey.field, sortKey.descending ? 'desc' : 'asc');
         select = select
           .orderBy('id', query.sort[0]?.descending ? 'desc' : 'asc')

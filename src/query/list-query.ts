@@ -1,5 +1,6 @@
 // A list request after parsing: what to filter, sort, page and return.
 import type { FilterNode } from '../model/filter-node.ts';
+import type { SearchTerm } from '../store/search-index.ts';
 
 export interface SortKey {
   field: string;
@@ -19,7 +20,21 @@ export interface ListQuery {
   pageStyle?: 'number';
   /** A keyset page (`page[after]` / `page[before]`) instead of an offset one. */
   keyset?: KeysetPage;
+  /** `_search`: records with these words, in these fields (the searchable ones the caller may read). */
+  search?: ListSearch;
+  /** `_sort=_rank` or `-_rank`, always the first sort key: by relevance to `search`, then by `sort`. */
+  rank?: { descending: boolean };
 }
+
+/** A full-text search of a list (docs/search.md). */
+export interface ListSearch {
+  terms: SearchTerm[];
+  /** The searchable fields the caller may read, in definition order; never empty. */
+  fields: string[];
+}
+
+/** The sort key of relevance: not a field, so `_` first, as svc's own names are. */
+export const RANK_SORT_KEY = '_rank';
 
 /** Where a keyset page starts (docs/records.md, "Keyset pages"). */
 export interface KeysetPage {

@@ -1,9 +1,10 @@
 // HTTP query parameters of GET /v1/:resource/aggregate → AggregateQuery, checked against the resource
-// and the caller's readable fields. The filters are the list's own (parse-list-query.ts); every problem
-// is reported, each naming its parameter.
-import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
+// and the caller's readable fields. The filters (and `_search`) are the list's own, read by
+// parse-list-query.ts; both report every problem through query-issues.ts, each naming its parameter.
+import { QueryIssues } from './query-issues.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
+import { NUMERIC_KINDS, ORDERED_KINDS } from '../resources/aggregate-functions.ts';
 import { parseListQuery, type FilterParameterOptions, type RawQuery } from './parse-list-query.ts';
 import type { LikePatternLimits } from './like-pattern-limits.ts';
 import {
@@ -17,9 +18,8 @@ import {
   type AggregateSortKey,
 } from './aggregate-query.ts';
 
-const NUMERIC: ReadonlySet<StorageKind> = new Set(['integer', 'real']);
-/** What min and max compare: numbers, texts, times, dates and booleans; a json value has no order. */
-const ORDERED: ReadonlySet<StorageKind> = new Set(['integer', 'real', 'text', 'timestamp', 'date', 'boolean']);
+const NUMERIC = NUMERIC_KINDS;
+const ORDERED = ORDERED_KINDS;
 const SYSTEM_STORAGE: ReadonlyMap<string, StorageKind> = new Map([
   ['id', 'text'],
   ['created_at', 'timestamp'],
@@ -36,20 +36,9 @@ export function parseAggregateQuery(
   likeLimits: LikePatternLimits,
   filterOptions: FilterParameterOptions,
 ): AggregateQuery {
-  const issues: ErrorIssue[] = [];
-  const fail = (
-    parameter: string,
-    detail: string,
-    code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS',
-  ) => issues.push({ parameter, detail, code });
-  const single = (name: string): string | undefined => {
-    const value = raw[name];
-    if (Array.isArray(value)) {
-      fail(name, `Parameter '${name}' is given more than once`);
-      return undefined;
-    }
-    return value;
-  };
+  const issues = new QueryIssues(raw);
+  const fail = issues.fail.bind(issues);
+  const single = issues.single.bind(issues);
   const storageOf = (field: string) => SYSTEM_STORAGE.get(field) ?? resource.storageOf(field);
   const isReadable = (field: string) => SYSTEM_STORAGE.has(field) || readable.has(field);
   /** A field named in `parameter`: known, readable, and of a kind `allowed` takes; else an issue. */
@@ -128,13 +117,7 @@ export function parseAggregateQuery(
     }
   }
 
-  let limit = DEFAULT_AGGREGATE_LIMIT;
-  const limitText = single('_limit');
-  if (limitText !== undefined) {
-    if (!/^\d+$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_AGGREGATE_LIMIT)
-      fail('_limit', `Parameter '_limit' must be an integer from 1 to ${MAX_AGGREGATE_LIMIT}`);
-    else limit = Number(limitText);
-  }
+  const limit = issues.integer(['_limit'], DEFAULT_AGGREGATE_LIMIT, 1, MAX_AGGREGATE_LIMIT);
 
   const filters: RawQuery = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -144,12 +127,16 @@ export function parseAggregateQuery(
     else filters[name] = value;
   }
   let filter: AggregateQuery['filter'] | undefined;
+  let search: AggregateQuery['search'];
   try {
-    filter = parseListQuery(filters, resource, readable, likeLimits, filterOptions).filter;
+    ({ filter, search } = parseListQuery(filters, resource, readable, likeLimits, filterOptions));
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));
+    issues.absorb(error);
   }
-  if (issues.length > 0 || filter === undefined) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
-  return { filter, group, count, aggregates, sort, limit };
+  issues.throwIfAny();
+  // Without issues the list parser answered.
+  if (filter === undefined) throw new Error('the filters were neither parsed nor refused');
+  const query: AggregateQuery = { filter, group, count, aggregates, sort, limit };
+  if (search) query.search = search;
+  return query;
 }

@@ -2,7 +2,7 @@
 // Every problem is reported, each naming its parameter.
 import type { FilterOperator } from '../config/config-types.ts';
 import { LIST_QUERY_OPERATORS } from '../config/filter-operators.ts';
-import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
+import { QueryIssues, type RawQuery } from './query-issues.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
@@ -14,7 +14,10 @@ import { systemFieldType } from './system-field-types.ts';
 import { FILTER_PARAMETER, parseFilterParameter } from './parse-filter-parameter.ts';
 import { DEFAULT_FILTER_LIMITS, type FilterLimits } from './filter-limits.ts';
 import type { SessionVariables } from '../model/session-variables.ts';
+import { parseSearch } from './parse-search.ts';
 import {
+  RANK_SORT_KEY,
+  type ListSearch,
   DEFAULT_LIMIT,
   MAX_FILTERS,
   MAX_IN_VALUES,
@@ -23,6 +26,9 @@ import {
   type ListQuery,
   type SortKey,
 } from './list-query.ts';
+
+/** Full-text search of a list (docs/search.md). */
+export const SEARCH_PARAMETER = '_search';
 
 export const LIST_OPERATORS: ReadonlySet<FilterOperator> = new Set(LIST_QUERY_OPERATORS);
 
@@ -39,6 +45,7 @@ export const LIST_PARAMETERS: ReadonlySet<string> = new Set([
   'page[number]',
   'page[after]',
   'page[before]',
+  SEARCH_PARAMETER,
 ]);
 
 /** Parameters that are never filters (spec 4.1, docs/records.md). */
@@ -52,7 +59,7 @@ export interface FilterParameterOptions {
 
 const NO_USER: FilterParameterOptions = { vars: { userId: null, role: '' }, limits: DEFAULT_FILTER_LIMITS };
 
-export type RawQuery = Record<string, string | string[] | undefined>;
+export type { RawQuery } from './query-issues.ts';
 
 export function parseListQuery(
   raw: RawQuery,
@@ -61,43 +68,13 @@ export function parseListQuery(
   likeLimits: LikePatternLimits = DEFAULT_LIKE_PATTERN_LIMITS,
   filterOptions: FilterParameterOptions = NO_USER,
 ): ListQuery {
-  const issues: ErrorIssue[] = [];
-  const fail = (
-    parameter: string,
-    detail: string,
-    code: 'INVALID_QUERY_PARAMS' | 'INVALID_FIELDS' = 'INVALID_QUERY_PARAMS',
-  ) => issues.push({ parameter, detail, code });
-  const single = (name: string): string | undefined => {
-    const value = raw[name];
-    if (Array.isArray(value)) {
-      fail(name, `Parameter '${name}' is given more than once`);
-      return undefined;
-    }
-    return value;
-  };
+  const issues = new QueryIssues(raw);
+  const fail = issues.fail.bind(issues);
+  const single = issues.single.bind(issues);
   const fieldTypeOf = (field: string): FieldType | undefined =>
     systemFieldType(field) ?? resource.fields.get(field)?.type;
   const isReadable = (field: string) => systemFieldType(field) !== undefined || readable.has(field);
-
-  const integerParam = (names: string[], fallback: number, min: number, max: number): number => {
-    const given = names.filter((n) => raw[n] !== undefined);
-    if (given.length > 1) {
-      fail(given[1]!, `Use only one of ${given.join(' and ')}`);
-      return fallback;
-    }
-    if (given.length === 0) return fallback;
-    const name = given[0]!;
-    const text = single(name);
-    if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-      fail(
-        name,
-        `Parameter '${name}' must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`,
-      );
-      return fallback;
-    }
-    return Number(text);
-  };
+  const integerParam = issues.integer.bind(issues);
 
   // `page[size]` and `page[number]` are JSON:API's page-based spelling (kitsu and others send them);
   // a page number is an offset of whole pages, so it cannot be given with an offset.
@@ -109,8 +86,16 @@ export function parseListQuery(
   const offset = numbered ? Math.min(Math.max(pageNumber - 1, 0) * limit, Number.MAX_SAFE_INTEGER) : pageNumber;
   const carriedNames = new Set<string>();
 
+  let search: ListSearch | undefined;
+  const searchText = single(SEARCH_PARAMETER);
+  if (searchText !== undefined) {
+    carriedNames.add(SEARCH_PARAMETER);
+    search = searchOf(searchText, resource, readable, (detail) => fail(SEARCH_PARAMETER, detail));
+  }
+
   // `sort` is JSON:API's name, `_sort` svc's own; they mean the same and only one may be given.
   const sort: SortKey[] = [];
+  let rank: ListQuery['rank'];
   const sortNames = ['_sort', 'sort'].filter((name) => raw[name] !== undefined);
   if (sortNames.length > 1) fail(sortNames[1]!, 'Use only one of _sort and sort');
   const sortName = sortNames[0];
@@ -120,7 +105,12 @@ export function parseListQuery(
     for (const part of sortText.split(',')) {
       const descending = part.startsWith('-');
       const field = descending ? part.slice(1) : part;
-      if (!fieldTypeOf(field)) fail(sortName, `Cannot sort by unknown field '${field}'`);
+      if (field === RANK_SORT_KEY) {
+        if (searchText === undefined) fail(sortName, `Sorting by ${RANK_SORT_KEY} needs ${SEARCH_PARAMETER}`);
+        else if (rank !== undefined || sort.length > 0)
+          fail(sortName, `${RANK_SORT_KEY} can only be the first key of ${sortName}`);
+        else rank = { descending };
+      } else if (!fieldTypeOf(field)) fail(sortName, `Cannot sort by unknown field '${field}'`);
       else if (!isReadable(field)) fail(sortName, `Field '${field}' is not readable`, 'INVALID_FIELDS');
       else if (!resource.sortable.has(field)) fail(sortName, `Field '${field}' is not sortable`);
       else if (sort.some((s) => s.field === field)) fail(sortName, `Field '${field}' appears twice in ${sortName}`);
@@ -149,8 +139,7 @@ export function parseListQuery(
       // The tree is one condition of the list: it and the `field__op` parameters are joined by AND.
       conditions.push(parseFilterParameter(filterText, resource, { readable, likeLimits, ...filterOptions }));
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      issues.push(...error.issues.map((issue) => ({ ...issue, code: issue.code ?? error.code })));
+      issues.absorb(error);
     }
   }
   for (const [name, value] of Object.entries(raw)) {
@@ -226,15 +215,46 @@ export function parseListQuery(
     resource,
     fail,
   );
+  // A cursor holds sort values; a relevance is not one a later request could compare with.
+  if (rank !== undefined && keyset)
+    fail(keyset.side === 'after' ? 'page[after]' : 'page[before]', `Cursor pages cannot be sorted by ${RANK_SORT_KEY}`);
   if (conditions.length > MAX_FILTERS) fail('filter', `At most ${MAX_FILTERS} filters per request`);
   if (listValues > MAX_QUERY_VALUES)
     fail('filter', `At most ${MAX_QUERY_VALUES} in/nin values per request, all lists together`);
 
-  if (issues.length > 0) throw new ApiError(issues[0]!.code ?? 'INVALID_QUERY_PARAMS', issues);
+  issues.throwIfAny();
   // Links repeat the parameters in the order the caller gave them.
   const carried = Object.entries(raw).filter(([name]) => carriedNames.has(name)) as [string, string][];
   const query: ListQuery = { filter: allOf(conditions), sort, limit, offset, fields, carried };
   if (numbered) query.pageStyle = 'number';
   if (keyset) query.keyset = keyset;
+  if (search) query.search = search;
+  if (rank) query.rank = rank;
   return query;
+}
+
+/** `_search`'s terms over the searchable fields the caller may read, or undefined after `fail`. */
+function searchOf(
+  text: string,
+  resource: Resource,
+  readable: ReadonlySet<string>,
+  fail: (detail: string) => void,
+): ListSearch | undefined {
+  if (!resource.search) {
+    fail(`Resource '${resource.name}' has no searchable field`);
+    return undefined;
+  }
+  // Only fields the caller may read are searched: a word found only in another field must not tell
+  // that it is there.
+  const fields = resource.search.fields.filter((field) => readable.has(field));
+  if (fields.length === 0) {
+    fail(`None of ${resource.name}'s searchable fields is readable to you`);
+    return undefined;
+  }
+  try {
+    return { terms: parseSearch(text), fields };
+  } catch (error) {
+    fail(`Invalid value for '${SEARCH_PARAMETER}': ${(error as Error).message}`);
+    return undefined;
+  }
 }

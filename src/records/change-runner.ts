@@ -76,6 +76,16 @@ export class ChangeRunner {
     for (const hook of this.#hooks) await hook(trx, event);
   }
 
+  /**
+   * Takes `event` into the write's `events` and answers its outbox row, then the rows its row hooks write
+   * with it (its deliveries), for a caller that writes them later in the same transaction (a batch's
+   * set-aside creates, queued-creates.ts): should the write fail, what the hooks set aside is discarded.
+   */
+  eventParts(events: RecordEvent[], event: RecordEvent): TableRows[] {
+    events.push(event);
+    return [{ table: EVENTS_TABLE, rows: [eventRowOf(event)] }, ...this.#rowsWith(event)];
+  }
+
   /** The rows the row hooks write with `event` (its webhook deliveries). */
   #rowsWith(event: RecordEvent): TableRows[] {
     const alongside: TableRows[] = [];

@@ -39,6 +39,8 @@ import { RecordReads, type ListRead, type ListScope } from './record-reads.ts';
 import { DEFAULT_INCLUDE_BOUNDS, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
+import { QueuedCreates } from './queued-creates.ts';
+import type { BatchedInsertWriter } from '../store/batched-inserts.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
 import type { ExportedRecords } from './record-export.ts';
 import type { AggregateGroup } from './aggregate-groups.ts';
@@ -130,6 +132,17 @@ interface UpdateIn {
 /** How often an upsert tries again when the row that held its key went between its insert and its update. */
 const UPSERT_ATTEMPTS = 3;
 
+/**
+ * Whether a batch that failed with creates set aside runs again one write at a time: for a refusal (an
+ * ApiError, a unique value, a reference), which may belong to another operation than the one it was
+ * raised in. Not when the database is out of reach (the commit's outcome may be unknown: a second run
+ * could store the batch twice) nor for an Idempotency-Key answered meanwhile.
+ */
+function mayRunAgain(error: unknown): boolean {
+  if (error instanceof ApiError) return true;
+  return error instanceof RecordFailure && error.kind !== 'unavailable';
+}
+
 /** Whether `name` is a field an upsert can go by: a unique one. */
 export function isUpsertField(resource: Resource, name: string): boolean {
   return resource.fields.get(name)?.definition.unique === true;
@@ -145,6 +158,8 @@ export class RecordService {
   /** Where the store makes writes in one statement (PostgreSQL). */
   readonly #oneStatement: OneStatementChanges | undefined;
   readonly #lists: ListPlans;
+  /** Where the store sends a batch's creates as few multi-row inserts (PostgreSQL). */
+  readonly #batchedInserts: BatchedInsertWriter | undefined;
   /** The application's hooks (hooks/), when it has any: without them no write does any work for them. */
   #hooks: WriteHooks | undefined;
 
@@ -167,6 +182,7 @@ export class RecordService {
     this.#checks = new CheckRule(dialect);
     this.#oneStatement =
       writer && new OneStatementChanges(store, registry, writer, this.#runner, this.#checks, this.#targets);
+    this.#batchedInserts = store.batchedInserts?.(() => store.commitSignal.returning());
   }
 
   /** Runs `hooks` in every write from now on (a reload replaces what they run, not this object). */
@@ -526,16 +542,48 @@ export class RecordService {
    * caller says which write it was); `withinWrite` runs last in the same transaction.
    */
   async batch<T>(work: (batch: WriteBatch) => Promise<T>, withinWrite?: WithinWrite<T>): Promise<T> {
+    const writer = this.#batchedInserts;
+    if (!writer) return this.#batchRun(work, withinWrite, undefined);
+    let queued: QueuedCreates | undefined;
+    try {
+      return await this.#batchRun(work, withinWrite, (events) => {
+        queued = new QueuedCreates(writer, this.#store.dialect, this.#runner, this.#checks, events);
+        return queued;
+      });
+    } catch (error) {
+      if (!queued?.used || !mayRunAgain(error)) throw error;
+      // A set-aside row's refusal fails its whole statement without naming the write, and a write that
+      // failed while creates waited may not have been the first to fail: the batch, rolled back, runs
+      // again with each write made as it comes, and fails (or not) exactly as single writes would.
+      return this.#batchRun(work, withinWrite, undefined);
+    }
+  }
+
+  /**
+   * One run of batch(): `queue`, when given, makes the set-aside creates of this run (in its
+   * transaction, with its events); each other write first sends what waits, and so does the end.
+   */
+  #batchRun<T>(
+    work: (batch: WriteBatch) => Promise<T>,
+    withinWrite: WithinWrite<T> | undefined,
+    queue: ((events: RecordEvent[]) => QueuedCreates) | undefined,
+  ): Promise<T> {
     return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
       const dialect = this.#store.dialect;
-      const step = <R>(code: ErrorCode, write: () => Promise<R>) => guard(dialect, code, write);
+      const queued = queue?.(events);
+      // Every write that is not set aside sends what waits first: it may read or change those rows.
+      const step = <R>(code: ErrorCode, write: () => Promise<R>) =>
+        guard(dialect, code, async () => {
+          if (queued) await queued.flush(trx);
+          return write();
+        });
       const batch: WriteBatch = {
         create: (resource, meta, body, clientId) =>
-          step('RESOURCE_STORE_ERROR', async () => {
+          guard(dialect, 'RESOURCE_STORE_ERROR', async () => {
             const grant = resolveAccess(resource, meta.principal, 'create');
             const readable = this.#readableAfterWrite(resource, meta.principal);
             const values = validateRecordBody(resource, grant, body, 'create');
-            return (await this.#createIn(trx, events, this.#hookedFor(resource), {
+            const create = {
               resource,
               meta,
               grant,
@@ -543,7 +591,11 @@ export class RecordService {
               values,
               id: clientId ?? uuidv7(),
               now: new Date().toISOString(),
-            }))!;
+            };
+            const setAside = queued && this.#setAside(queued, create);
+            if (setAside) return setAside;
+            if (queued) await queued.flush(trx);
+            return (await this.#createIn(trx, events, this.#hookedFor(resource), create))!;
           }),
         upsert: (resource, meta, body, field, clientId) =>
           step('RESOURCE_STORE_ERROR', () =>
@@ -580,9 +632,23 @@ export class RecordService {
           ),
       };
       const result = await work(batch);
+      if (queued) await queued.flush(trx);
       if (withinWrite) await withinWrite(trx, result);
       return result;
     });
+  }
+
+  /**
+   * The create set aside in `queued`, or undefined when it must be made now: a hook touches its
+   * resource (hooks read and write in the transaction, and see the rows before theirs), something
+   * writes with each event in the transaction, it refers to records (their checks read them), or its
+   * record would fail the check rule (refused in SQL the usual way).
+   */
+  #setAside(queued: QueuedCreates, create: CreateIn): ReadResult | undefined {
+    const { resource, meta, grant, readable, values, id, now } = create;
+    if (this.#hooks?.touches(resource.name) || this.#runner.hasWriteHooks) return undefined;
+    if (referencesIn(this.#registry, resource, values).length > 0) return undefined;
+    return queued.add(resource, meta, grant, id, { ...values, created_at: now, updated_at: now }, readable);
   }
 
   /** `precondition`: If-Match, judged on the record as the caller sees it inside the write (precondition.ts). */

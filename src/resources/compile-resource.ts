@@ -1,5 +1,6 @@
 // Turns a resource definition into a Resource: field types resolved, validators compiled once.
 import type { ResourceDefinition } from '../config/config-types.ts';
+import { DEFAULT_SEARCH_LANGUAGE } from '../config/search-languages.ts';
 import { FIELD_TYPES } from './field-types/index.ts';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from './field-types/url-field.ts';
 import { compileValueSchema } from './field-types/value-validator.ts';
@@ -43,6 +44,7 @@ export function compileResource(name: string, definition: ResourceDefinition): R
   }
   const sortable = new Set<string>(SYSTEM_FIELDS);
   for (const field of fields.values()) if (field.sortable) sortable.add(field.name);
+  const searchable = [...fields.values()].filter((f) => f.definition.searchable === true).map((f) => f.name);
   return {
     name,
     table: name,
@@ -52,6 +54,10 @@ export function compileResource(name: string, definition: ResourceDefinition): R
     fields,
     fieldNames: [...fields.keys()],
     sortable,
+    search:
+      searchable.length === 0
+        ? undefined
+        : { fields: searchable, language: definition.searchLanguage ?? DEFAULT_SEARCH_LANGUAGE },
     permissions: new Map(Object.entries(definition.permissions ?? {})),
     storageOf: (column) => SYSTEM_STORAGE.get(column) ?? fields.get(column)?.storage,
   };

@@ -2,6 +2,8 @@
 // `GET /v1/:r/schema`, and the field schemas the OpenAPI document is built from.
 import type { JsonSchema } from './field-types/index.ts';
 import type { Resource, ResourceField } from './resource.ts';
+import { aggregatesOf } from './aggregate-functions.ts';
+import type { StorageKind } from '../store/storage-kind.ts';
 
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -59,9 +61,14 @@ export function fieldJsonSchema(field: ResourceField, use: FieldSchemaUse = 'rea
 export function resourceJsonSchema(resource: Resource, readable: ReadonlySet<string> | null): Record<string, unknown> {
   const fields = [...resource.fields.values()].filter((f) => readable === null || readable.has(f.name));
   const properties: Record<string, JsonSchema> = { id: { ...SYSTEM_FIELD_SCHEMAS.id } };
-  for (const field of fields) properties[field.name] = fieldJsonSchema(field, 'read');
-  properties.created_at = { ...SYSTEM_FIELD_SCHEMAS.created_at };
-  properties.updated_at = { ...SYSTEM_FIELD_SCHEMAS.updated_at };
+  for (const field of fields) {
+    const schema = fieldJsonSchema(field, 'read');
+    annotateQueries(schema, field.storage, true);
+    if (field.definition.searchable === true) schema['x-searchable'] = true;
+    properties[field.name] = schema;
+  }
+  properties.created_at = annotateQueries({ ...SYSTEM_FIELD_SCHEMAS.created_at }, 'timestamp', false);
+  properties.updated_at = annotateQueries({ ...SYSTEM_FIELD_SCHEMAS.updated_at }, 'timestamp', false);
 
   const schema: Record<string, unknown> = {
     $schema: JSON_SCHEMA_DIALECT,
@@ -73,5 +80,64 @@ export function resourceJsonSchema(resource: Resource, readable: ReadonlySet<str
   schema.properties = properties;
   schema.required = ['id', ...fields.filter((f) => f.required).map((f) => f.name), 'created_at', 'updated_at'];
   schema.additionalProperties = false;
+  const groupable = fields.filter((f) => aggregatesOf(f.storage).length > 0);
+  schema.$defs = { aggregates: aggregatesSchema(resource, groupable, properties) };
+  if (resource.search && fields.some((f) => f.definition.searchable === true))
+    schema['x-search'] = { language: resource.search.language };
   return schema;
+}
+
+/**
+ * What `GET /v1/<r>/aggregate` may do with a field: `x-aggregates` lists the functions it takes (`_sum`,
+ * `_avg`, `_min`, `_max`), `x-groupable` whether `_group` takes it (declared fields with an order).
+ */
+function annotateQueries(schema: JsonSchema, kind: StorageKind, declared: boolean): JsonSchema {
+  const functions = aggregatesOf(kind);
+  if (functions.length > 0) schema['x-aggregates'] = functions;
+  if (declared && functions.length > 0) schema['x-groupable'] = true;
+  return schema;
+}
+
+/** The attributes of one group of `GET /v1/<r>/aggregate` (type `<r>-aggregates`) for this caller. */
+function aggregatesSchema(
+  resource: Resource,
+  groupable: readonly ResourceField[],
+  properties: Readonly<Record<string, JsonSchema>>,
+): JsonSchema {
+  const byFunction = (fn: 'sum' | 'avg' | 'min' | 'max'): JsonSchema => {
+    const named: Record<string, JsonSchema> = {};
+    for (const [name, property] of Object.entries(properties)) {
+      if (!(property['x-aggregates'] as string[] | undefined)?.includes(fn)) continue;
+      // A sum or average of integers is a number; min and max are values of the field. Null: no row had one.
+      named[name] = fn === 'min' || fn === 'max' ? withNull(stripAnnotations(property)) : { type: ['number', 'null'] };
+    }
+    return { type: 'object', properties: named, additionalProperties: false };
+  };
+  const groups: Record<string, JsonSchema> = {};
+  for (const field of groupable) groups[field.name] = stripAnnotations(properties[field.name]!);
+  return {
+    title: `${resource.name}-aggregates`,
+    description: 'The attributes of one group: the `_group` fields, `count`, and each aggregate asked for, by field.',
+    type: 'object',
+    properties: {
+      ...groups,
+      count: { type: 'integer', minimum: 0 },
+      sum: byFunction('sum'),
+      avg: byFunction('avg'),
+      min: byFunction('min'),
+      max: byFunction('max'),
+    },
+    additionalProperties: false,
+  };
+}
+
+function stripAnnotations(schema: JsonSchema): JsonSchema {
+  const {
+    'x-aggregates': _functions,
+    'x-groupable': _groupable,
+    'x-searchable': _searchable,
+    readOnly: _readOnly,
+    ...rest
+  } = schema;
+  return structuredClone(rest);
 }

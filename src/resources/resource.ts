@@ -2,6 +2,7 @@
 import type { FieldDefinition, ResourceDefinition, RolePermissions } from '../config/config-types.ts';
 import type { FieldType } from './field-types/index.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
+import type { SearchLanguage } from '../config/search-languages.ts';
 
 export { SYSTEM_FIELDS } from '../config/config-types.ts';
 
@@ -19,6 +20,12 @@ export interface ResourceField {
   validate(value: unknown): string[];
 }
 
+export interface ResourceSearch {
+  /** The searchable fields, in definition order. */
+  readonly fields: readonly string[];
+  readonly language: SearchLanguage;
+}
+
 export interface Resource {
   readonly name: string;
   readonly table: string;
@@ -30,6 +37,8 @@ export interface Resource {
   readonly fieldNames: readonly string[];
   /** Fields usable in `_sort`: sortable ones plus the system fields. */
   readonly sortable: ReadonlySet<string>;
+  /** Full-text search over the `searchable` fields (docs/search.md); undefined when none is. */
+  readonly search: ResourceSearch | undefined;
   /** Role → its rules; a Map so that a role named `constructor` or `__proto__` finds nothing it was not given. */
   readonly permissions: ReadonlyMap<string, RolePermissions>;
   /** Storage kind of any column, system ones included; undefined for unknown names. */

@@ -20,7 +20,7 @@ export function tableSpecOf(resource: Resource): TableSpec {
       defaultValue: declared === undefined ? undefined : field.type.normalize(structuredClone(declared)),
     });
   }
-  return {
+  const spec: TableSpec = {
     name: resource.name,
     table: resource.table,
     softDelete: resource.softDelete,
@@ -28,6 +28,8 @@ export function tableSpecOf(resource: Resource): TableSpec {
     indexes: indexesOf(resource),
     fields,
   };
+  if (resource.search) spec.search = { columns: resource.search.fields, language: resource.search.language };
+  return spec;
 }
 
 function columnsOf(resource: Resource): ColumnSpec[] {

@@ -24,6 +24,7 @@ async function applyOnSqlite(store: Store, plan: SchemaPlan): Promise<void> {
     try {
       await conn.transaction().execute(async (trx) => {
         for (const table of plan.tables) {
+          if (table.search?.drop) await dialect.search.drop(trx, table.table);
           if (table.create) {
             await createResourceTable(trx, dialect, table.table, table.columns);
           } else if (table.rebuild) {
@@ -38,6 +39,7 @@ async function applyOnSqlite(store: Store, plan: SchemaPlan): Promise<void> {
           // A rebuilt table lost every index with the old one.
           for (const index of table.rebuild ? table.indexes : table.createIndexes)
             await createResourceIndex(trx, table.table, table.softDelete, index);
+          if (table.search?.create) await dialect.search.create(trx, table.table, table.search.create);
         }
         if (rebuilding) {
           const { rows } = await sql<Record<string, unknown>>`pragma foreign_key_check`.execute(trx);
@@ -53,6 +55,8 @@ async function applyOnSqlite(store: Store, plan: SchemaPlan): Promise<void> {
 
 async function applyOnPostgres(trx: Db, dialect: StoreDialect, plan: SchemaPlan): Promise<void> {
   for (const table of plan.tables) {
+    // Before the columns it reads change.
+    if (table.search?.drop) await dialect.search.drop(trx, table.table);
     if (table.create) {
       await createResourceTable(trx, dialect, table.table, table.columns);
       continue;
@@ -76,6 +80,7 @@ async function applyOnPostgres(trx: Db, dialect: StoreDialect, plan: SchemaPlan)
   }
   for (const table of plan.tables) {
     for (const index of table.createIndexes) await createResourceIndex(trx, table.table, table.softDelete, index);
+    if (table.search?.create) await dialect.search.create(trx, table.table, table.search.create);
   }
   // Foreign keys last: a table may reference one created further down the plan.
   for (const table of plan.tables) {

@@ -10,6 +10,8 @@ import { postgresDialect } from './postgres/postgres-dialect.ts';
 import { postgresCommitSignalling } from './postgres/postgres-notifier.ts';
 import { PostgresOneStatementWriter } from './postgres/one-statement-writer.ts';
 import type { OneStatementWriter, StatementReturning } from './one-statement-writes.ts';
+import { PostgresBatchedInsertWriter } from './postgres/batched-insert-writer.ts';
+import type { BatchedInsertWriter } from './batched-inserts.ts';
 import type { Db, StoreDialect } from './store-dialect.ts';
 import { CommitSignal } from './commit-signal.ts';
 
@@ -38,6 +40,12 @@ export interface Store {
    * write goes through `transact`.
    */
   readonly oneStatementWriter?: (returning: StatementReturning) => OneStatementWriter;
+  /**
+   * Where a batch of writes is worth sending as few multi-row inserts (PostgreSQL: each statement is a
+   * round trip), a writer of them; `returning` is read as each statement is built. Undefined: a batch
+   * writes each create as it comes (SQLite, whose statements are calls in the process).
+   */
+  readonly batchedInserts?: (returning: StatementReturning) => BatchedInsertWriter;
   close(): Promise<void>;
 }
 
@@ -55,6 +63,7 @@ export function createStore(url: string, warn?: (message: string) => void): Stor
     const commitSignal = new CommitSignal(postgresCommitSignalling(url));
     const oneStatementWriter = (returning: StatementReturning) =>
       new PostgresOneStatementWriter(db, executeIn, returning);
+    const batchedInserts = (returning: StatementReturning) => new PostgresBatchedInsertWriter(db, executeIn, returning);
     return {
       db,
       dialect: postgresDialect,
@@ -65,6 +74,7 @@ export function createStore(url: string, warn?: (message: string) => void): Stor
       executeIn,
       commitSignal,
       oneStatementWriter,
+      batchedInserts,
       close: () => db.destroy(),
     };
   }
@@ -82,6 +92,7 @@ export function createStore(url: string, warn?: (message: string) => void): Stor
     executeIn,
     commitSignal: new CommitSignal(),
     oneStatementWriter: undefined,
+    batchedInserts: undefined,
     close,
   };
 }

@@ -7,6 +7,7 @@ import type { FieldDefinition } from '../config/config-types.ts';
 import type { Store } from './create-store.ts';
 import { describeFieldType, fieldTypeChange } from './field-type-change.ts';
 import { managedIndexColumn, type ColumnSpec, type IndexSpec, type TableSpec } from './resource-columns.ts';
+import type { SearchIndexSpec } from './search-index.ts';
 
 /** One line of a plan. */
 export interface SchemaChange {
@@ -47,6 +48,13 @@ export interface TablePlan {
   foreignKeys: ForeignKeyChange[];
   /** SQLite cannot drop a referenced column or change a foreign key in place: the table is rebuilt. */
   rebuild: boolean;
+  /** The full-text index: dropped first where one is there and must change, made last where wanted. */
+  search: SearchIndexChange | undefined;
+}
+
+export interface SearchIndexChange {
+  drop: boolean;
+  create: SearchIndexSpec | undefined;
 }
 
 export interface SchemaPlan {
@@ -94,10 +102,12 @@ async function planTable(
     createIndexes: [],
     foreignKeys: [],
     rebuild: false,
+    search: undefined,
   };
   if (plan.create) {
     plan.createIndexes = plan.indexes;
     changes.push({ text: `create table ${table}` });
+    planSearchIndex(store, plan, spec.search, null, changes);
     return plan;
   }
 
@@ -148,7 +158,7 @@ async function planTable(
   }
   const wanted = new Set(plan.columns.map((c) => c.name));
   for (const column of current) {
-    if (column.name === 'id' || wanted.has(column.name)) continue;
+    if (column.name === 'id' || wanted.has(column.name) || dialect.search.ownColumns.has(column.name)) continue;
     plan.drop.push(column.name);
     changes.push({ text: `drop column ${table}.${column.name}`, destructive: 'its values are lost' });
   }
@@ -160,7 +170,33 @@ async function planTable(
   await planForeignKeys(store, plan, changes);
   plan.rebuild =
     dialect.name === 'sqlite' && (plan.drop.length > 0 || plan.reset.length > 0 || plan.foreignKeys.length > 0);
+  planSearchIndex(store, plan, spec.search, await dialect.search.current(db, table), changes);
   return plan;
+}
+
+/**
+ * The search index changes when its columns or language do. It is made again, from the rows, whenever
+ * the table's columns are rebuilt, dropped or retyped too: SQLite's index follows rowids a rebuild
+ * renumbers, and PostgreSQL's generated column reads the columns being changed. Its content is derived
+ * from the rows, so no change of it loses data.
+ */
+function planSearchIndex(
+  store: Store,
+  plan: TablePlan,
+  wanted: SearchIndexSpec | undefined,
+  current: string | null,
+  changes: SchemaChange[],
+): void {
+  const search = store.dialect.search;
+  const columnsChange = plan.rebuild || plan.drop.length + plan.reset.length + plan.widen.length > 0;
+  const same = wanted !== undefined && current === search.signature(wanted);
+  if (current === null && wanted === undefined) return;
+  if (same && !columnsChange) return;
+  plan.search = { drop: current !== null, create: wanted };
+  const what = (spec: SearchIndexSpec) => `${plan.table} (${spec.columns.join(', ')}; language ${spec.language})`;
+  if (!wanted) changes.push({ text: `drop search index on ${plan.table}` });
+  else if (current === null) changes.push({ text: `create search index on ${what(wanted)}` });
+  else changes.push({ text: `rebuild search index on ${what(wanted)}` });
 }
 
 async function planIndexes(store: Store, plan: TablePlan, changes: SchemaChange[]): Promise<void> {

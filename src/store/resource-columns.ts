@@ -2,6 +2,7 @@
 // field what a change of its definition means. src/resources/table-spec.ts derives them from a Resource.
 import type { FieldDefinition } from '../config/config-types.ts';
 import type { StorageKind } from './storage-kind.ts';
+import type { SearchIndexSpec } from './search-index.ts';
 
 export type ForeignKeyAction = 'restrict' | 'cascade' | 'set null';
 
@@ -38,6 +39,8 @@ export interface TableSpec {
   indexes: IndexSpec[];
   /** Declared fields by column name. */
   fields: ReadonlyMap<string, FieldColumn>;
+  /** The full-text index of the searchable columns; undefined when no field is searchable. */
+  search?: SearchIndexSpec;
 }
 
 /** Index names svc gives a resource table's column indexes; other names on the table are left alone. */

@@ -1,6 +1,7 @@
 // What differs between SQLite and PostgreSQL, behind one interface. The rest of the code asks this.
 import type { CompiledQuery, Kysely, RawBuilder, Expression, SqlBool } from 'kysely';
 import type { StorageKind } from './storage-kind.ts';
+import type { SearchDialect } from './search-index.ts';
 
 /** Tables are defined at run time from the config, so rows are plain records. */
 export type DynamicSchema = Record<string, Record<string, unknown>>;
@@ -130,4 +131,6 @@ export interface StoreDialect {
    * own process.
    */
   countByValue(db: Db, table: string, column: string): Promise<Map<string, number>>;
+  /** Full-text search: the index of a table's searchable columns and the conditions that read it. */
+  readonly search: SearchDialect;
 }

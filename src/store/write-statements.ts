@@ -101,19 +101,7 @@ export function insertTogetherStatement(
   returning: { sql: string } | undefined,
   returningLast: readonly string[] = [],
 ): CompiledQuery<Row> {
-  const last = parts.length - 1;
-  const build = () => {
-    const insertOf = (creator: Creator, i: number) => {
-      const insert = creator.insertInto(parts[i]!.table).values(parts[i]!.rows as Row[]);
-      if (i === 0 && returning) return insert.returning(sql.raw(returning.sql).as('returned'));
-      return i === last && returningLast.length > 0 ? insert.returning(returningLast) : insert;
-    };
-    // Nothing reads the WITH parts, so the schema types Kysely adds for them are dropped.
-    let query: Creator = db;
-    for (let i = 0; i < last; i++)
-      query = query.with(`svc_part_${i}`, (creator) => insertOf(creator, i)) as unknown as Creator;
-    return insertOf(query, last).compile() as CompiledQuery<Row>;
-  };
+  const build = () => compileInsertTogether(db, parts, returning, returningLast);
   const parameters: unknown[] = [];
   const keys: string[] = [];
   for (const { table, rows } of parts) {
@@ -128,6 +116,29 @@ export function insertTogetherStatement(
     parameters,
     build,
   );
+}
+
+/**
+ * insertTogetherStatement compiled as it comes, never kept: for statements whose shape (row counts,
+ * columns) varies from one use to the next, which would only churn the cache of reused ones.
+ */
+export function compileInsertTogether(
+  db: Db,
+  parts: readonly TableRows[],
+  returning: { sql: string } | undefined,
+  returningLast: readonly string[] = [],
+): CompiledQuery<Row> {
+  const last = parts.length - 1;
+  const insertOf = (creator: Creator, i: number) => {
+    const insert = creator.insertInto(parts[i]!.table).values(parts[i]!.rows as Row[]);
+    if (i === 0 && returning) return insert.returning(sql.raw(returning.sql).as('returned'));
+    return i === last && returningLast.length > 0 ? insert.returning(returningLast) : insert;
+  };
+  // Nothing reads the WITH parts, so the schema types Kysely adds for them are dropped.
+  let query: Creator = db;
+  for (let i = 0; i < last; i++)
+    query = query.with(`svc_part_${i}`, (creator) => insertOf(creator, i)) as unknown as Creator;
+  return insertOf(query, last).compile() as CompiledQuery<Row>;
 }
 
 /** `update table set (columns of values) where id = ? [returning …]`. */

@@ -3,7 +3,7 @@ import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { EventKind } from '../model/record-event.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 import { MATCH_ALL, type FilterNode } from '../model/filter-node.ts';
-import { parseListQuery, type FilterParameterOptions } from '../query/parse-list-query.ts';
+import { parseListQuery, SEARCH_PARAMETER, type FilterParameterOptions } from '../query/parse-list-query.ts';
 import type { LikePatternLimits } from '../query/like-pattern-limits.ts';
 
 export const EVENT_KINDS: readonly EventKind[] = ['created', 'updated', 'deleted'];
@@ -82,6 +82,9 @@ export function parseStreamQuery(
     if (value === undefined || STREAM_PARAMETERS.has(name)) continue;
     if (PAGE_PARAMETER.test(name))
       issues.push({ parameter: name, detail: `A stream has no pages: '${name}' applies to lists only` });
+    // A change is matched against filters in memory, where there is no full-text index to ask.
+    else if (name === SEARCH_PARAMETER)
+      issues.push({ parameter: name, detail: `'${name}' applies to lists, exports and aggregates, not to streams` });
     else filterRaw[name] = value;
   }
   let code: ErrorIssue['code'] = 'INVALID_QUERY_PARAMS';

@@ -20,12 +20,15 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { listeningUrl } from '../helpers/svc-process.ts';
+import { EXTERNAL } from '../../scripts/bundle-externals.mjs';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TEST_TIMEOUT_MS = 10 * 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 /** Top-level folders of a working tree that are never part of the package's inputs. */
 const NOT_COPIED = new Set(['node_modules', 'dist', 'coverage', '.git', '.svc']);
+/** Externals that are not dependencies: the optional Node-API driver, and pg's optional peer. */
+const OPTIONAL_EXTERNAL = new Set(['better-sqlite3-napi', 'pg-native']);
 
 /**
  * The environment of a user's shell, not of this test run: no coverage collection (c8 would record every
@@ -51,8 +54,18 @@ function userEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs a command to its end; rejects with its output when it fails. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+/** Runs a command to its end; resolves with its standard output, rejects with its output when it fails. */
+async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  return (await runWithOutput(command, args, cwd, env)).stdout;
+}
+
+/** Runs a command to its end; resolves with both its outputs, rejects with them when it fails. */
+function runWithOutput(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...userEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -61,14 +74,14 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
     child.once('close', (code) => {
-      if (code === 0) resolve(stdout);
+      if (code === 0) resolve({ stdout, stderr });
       else reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${stdout}\n${stderr}`));
     });
   });
 }
 
 /**
- * `npm pack` in a copy of the working tree: packing runs the build (`prepare`), which rewrites dist/, and
+ * `npm pack` in a copy of the working tree: packing runs the build (`prepack`), which rewrites dist/, and
  * other test files run the working tree's dist/ at the same time.
  */
 async function packProject(workDir: string): Promise<{ tarball: string; files: string[] }> {
@@ -161,7 +174,28 @@ test('the packed tarball installs into an empty folder and `npx svc start` serve
       JSON.stringify({ name: 'svc-install-check', private: true, allowScripts: { 'better-sqlite3': true } }),
     );
     const prebuilds = await localPrebuildEnv(join(workDir, 'prebuilds'));
-    await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], consumer, prebuilds);
+    const install = await runWithOutput(
+      'npm',
+      ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'],
+      consumer,
+      prebuilds,
+    );
+    const installOutput = install.stdout + install.stderr;
+    // A clean install (issue #41): no engine warning on the oldest supported Node, and svc itself lists
+    // no script for the user to approve (npm 11 names a package with `prepare` among install scripts).
+    assert.doesNotMatch(installOutput, /EBADENGINE/, installOutput);
+    assert.doesNotMatch(installOutput, /svc@[^ ]* \(/, installOutput);
+    const installed = JSON.parse(readFileSync(join(consumer, 'node_modules/svc/package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+      dependencies?: Record<string, string>;
+    };
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+      assert.equal(installed.scripts?.[hook], undefined, `the packed package.json has no ${hook} script`);
+    // The pure JavaScript dependencies are in the bundle: only what it leaves outside is installed.
+    assert.deepEqual(
+      Object.keys(installed.dependencies ?? {}).sort(),
+      EXTERNAL.filter((name) => !OPTIONAL_EXTERNAL.has(name)).sort(),
+    );
 
     const output: string[] = [];
     const started = await startInstalledSvc(consumer, output);

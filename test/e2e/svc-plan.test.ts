@@ -113,6 +113,21 @@ for (const dialect of testDialects()) {
       assert.equal(existsSync(missing), false);
     });
 
+    it('shows adding a search index as a safe change, changing nothing', () => {
+      const searchable: Record<string, ResourceDefinition> = {
+        notes: {
+          searchLanguage: 'english',
+          fields: { code: { type: 'string', unique: true, searchable: true }, level: { type: 'integer' } },
+          permissions: EDITOR,
+        },
+      };
+      for (let run = 0; run < 2; run++) {
+        const result = plan(searchable);
+        assert.equal(result.status, 0, result.stderr + result.stdout);
+        assert.equal(result.stdout, '  create search index on notes (code; language english)\n1 change.\n');
+      }
+    });
+
     it('says so when the database already matches', () => {
       const result = plan(APPLIED);
       assert.equal(result.status, 0, result.stderr + result.stdout);

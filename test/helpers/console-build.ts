@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SOURCES = [join(ROOT, 'console'), join(ROOT, 'scripts/build-console.mjs')];
+// The console imports svc/client from src/client/: a change there is a change of the console too.
+const SOURCES = [join(ROOT, 'console'), join(ROOT, 'src/client'), join(ROOT, 'scripts/build-console.mjs')];
 export const BUILT_INDEX = join(ROOT, 'dist/console/index.html');
 
 function newest(path: string): number {

@@ -260,8 +260,8 @@ describe('buildOpenApiDocument', () => {
       if (path.startsWith('/v1/')) assert.deepEqual(security[0], { bearer: [] }, path);
       else if (path.startsWith('/admin/')) assert.deepEqual(security, [{ adminToken: [] }], path);
       else if (path === '/me') assert.deepEqual(security, [{ bearer: [] }, { adminToken: [] }], path);
-      else if (path === '/auth/get-session') assert.deepEqual(security, [{ sessionCookie: [] }, {}], path);
-      else if (path === '/auth/sign-out') assert.deepEqual(security, [{ sessionCookie: [] }], path);
+      else if (path === '/auth/get-session' || path === '/auth/sign-out')
+        assert.deepEqual(security, [{ sessionCookie: [] }, { sessionToken: [] }, {}], path);
       else if (path === '/me/key') assert.deepEqual(security, [{ bearer: [] }], path);
       else if (path === '/token') assert.deepEqual(security, [{}, { sessionToken: [] }, { sessionCookie: [] }], path);
       else if (SIGNED_IN_ACCOUNT_PATHS.has(path))

@@ -62,5 +62,10 @@ export function strictAjv(): Ajv2020 {
   addFormats(ajv);
   // Our annotation keyword; declaring it keeps strict mode from rejecting the schema.
   ajv.addKeyword({ keyword: 'x-relation', schemaType: 'object' });
+  // What aggregates and `_search` do with a field (resources/resource-json-schema.ts).
+  ajv.addKeyword({ keyword: 'x-aggregates', schemaType: 'array' });
+  ajv.addKeyword({ keyword: 'x-groupable', schemaType: 'boolean' });
+  ajv.addKeyword({ keyword: 'x-searchable', schemaType: 'boolean' });
+  ajv.addKeyword({ keyword: 'x-search', schemaType: 'object' });
   return ajv;
 }

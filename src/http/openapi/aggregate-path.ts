@@ -9,7 +9,7 @@ import {
   MAX_GROUP_FIELDS,
 } from '../../query/aggregate-query.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
-import { filterParameters, filterTreeParameter } from './query-parameters.ts';
+import { filterParameters, filterTreeParameter, searchParameters } from './query-parameters.ts';
 
 const NUMERIC_KINDS = new Set(['integer', 'real']);
 
@@ -73,6 +73,7 @@ export function aggregateParameters(resource: Resource): OpenApiObject[] {
       description: `Groups to return (default ${DEFAULT_AGGREGATE_LIMIT}).`,
       schema: { type: 'integer', minimum: 1, maximum: MAX_AGGREGATE_LIMIT, default: DEFAULT_AGGREGATE_LIMIT },
     },
+    ...searchParameters(resource),
     filterTreeParameter(resource),
     ...filterParameters(resource),
   ];

@@ -143,8 +143,8 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
         operationId: 'getSession',
         summary: 'The current session and its user',
         description:
-          'Answers null when no valid session cookie was sent. API keys are not sessions: a key holder asks `GET /me`.',
-        security: [{ [SESSION_COOKIE_SCHEME]: [] }, {}],
+          'Answers null when no valid session (its cookie, or its token as a bearer token) was sent. API keys are not sessions: a key holder asks `GET /me`.',
+        security: [{ [SESSION_COOKIE_SCHEME]: [] }, { [SESSION_TOKEN_SCHEME]: [] }, {}],
         responses: {
           '200': jsonAnswer('The session and its user, or null.', 'SessionResult', {
             'Cache-Control': {
@@ -164,8 +164,8 @@ export function identityPaths(config: SvcConfig): Record<string, OpenApiObject> 
         operationId: 'signOut',
         summary: 'End the session',
         description:
-          'Deletes the session and clears its cookies. Without a session cookie it still succeeds. It does not revoke API keys.',
-        security: [{ [SESSION_COOKIE_SCHEME]: [] }],
+          'Deletes the session (its cookie, or its token as a bearer token) and clears its cookies. Without a session it still succeeds. It does not revoke API keys.',
+        security: [{ [SESSION_COOKIE_SCHEME]: [] }, { [SESSION_TOKEN_SCHEME]: [] }, {}],
         responses: {
           '200': jsonAnswer('Signed out.', 'SignOutResult', sessionCookieHeader('The session cookies, cleared.')),
           ...failureResponses({

@@ -1,7 +1,9 @@
 // Query parameters of a resource's list and stream endpoints (docs/records.md, docs/streams.md): sorting,
 // field selection and one filter parameter per field and operator, as parseListQuery accepts them.
 import type { FieldDefinition, FilterOperator } from '../../config/config-types.ts';
-import { LIST_OPERATORS, LIST_PARAMETERS } from '../../query/parse-list-query.ts';
+import { LIST_OPERATORS, LIST_PARAMETERS, SEARCH_PARAMETER } from '../../query/parse-list-query.ts';
+import { RANK_SORT_KEY } from '../../query/list-query.ts';
+import { MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, MIN_PREFIX_LENGTH } from '../../query/parse-search.ts';
 import type { FieldType, JsonSchema } from '../../resources/field-types/index.ts';
 import { uuidField } from '../../resources/field-types/uuid-field.ts';
 import { datetimeField } from '../../resources/field-types/datetime-field.ts';
@@ -133,15 +135,34 @@ export function filterTreeParameter(resource: Resource): OpenApiObject {
   };
 }
 
+/** `_search` (docs/search.md), where the resource has searchable fields; else none. */
+export function searchParameters(resource: Resource): OpenApiObject[] {
+  if (!resource.search) return [];
+  return [
+    {
+      name: SEARCH_PARAMETER,
+      in: 'query',
+      description:
+        `Full-text search in ${resource.search.fields.map((f) => `\`${f}\``).join(', ')} (language ${resource.search.language}), ` +
+        'only those the caller may read: every word must be there; `"quoted words"` must follow each other in one field; ' +
+        `\`word*\` matches words that start with it (at least ${MIN_PREFIX_LENGTH} letters). Words are letters and digits; ` +
+        `anything else separates them. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words. ANDed with the filters. ` +
+        '`_sort=-_rank` orders by relevance.',
+      schema: { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH },
+    },
+  ];
+}
+
 function sortParameter(resource: Resource, name: '_sort' | 'sort'): OpenApiObject {
-  const keys = [...resource.sortable].flatMap((key) => [key, `-${key}`]);
+  const keys = [...resource.sortable, ...(resource.search ? [RANK_SORT_KEY] : [])].flatMap((key) => [key, `-${key}`]);
   return {
     name,
     in: 'query',
     description:
-      name === '_sort'
+      (name === '_sort'
         ? 'Sort keys, comma-separated, applied in order; prefix `-` for descending.'
-        : "JSON:API's name for `_sort`, the same keys; give only one of the two.",
+        : "JSON:API's name for `_sort`, the same keys; give only one of the two.") +
+      (resource.search ? ` \`${RANK_SORT_KEY}\` (with \`_search\`, first only): by relevance.` : ''),
     style: 'form',
     explode: false,
     schema: { type: 'array', uniqueItems: true, items: { type: 'string', enum: keys } },
@@ -212,6 +233,7 @@ export function listParameters(resource: Resource): OpenApiObject[] {
       'Fields to return, comma-separated (default: every field the caller may read; `id`, `created_at` and `updated_at` are always returned). ' +
         'A field the caller may not read: 400 `INVALID_FIELDS`.',
     ),
+    ...searchParameters(resource),
     filterTreeParameter(resource),
     ...filterParameters(resource),
   ];

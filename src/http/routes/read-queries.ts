@@ -17,7 +17,7 @@ import type { ListRead } from '../../records/record-service.ts';
 import type { Resource } from '../../resources/resource.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
-import type { ListQuery } from '../../query/list-query.ts';
+import { RANK_SORT_KEY, type ListQuery } from '../../query/list-query.ts';
 import type { AggregateQuery } from '../../query/aggregate-query.ts';
 import { parseAggregateQuery } from '../../query/parse-aggregate-query.ts';
 import type { Principal } from '../../model/principal.ts';
@@ -71,7 +71,16 @@ export class ReadQueries {
       else rest[name] = value;
     }
     if (refused.length > 0) throw new ApiError('INVALID_QUERY_PARAMS', refused);
-    return parseListQuery(rest, resource, grant.fields, this.#likeLimits, this.#filterOptions(principal));
+    const query = parseListQuery(rest, resource, grant.fields, this.#likeLimits, this.#filterOptions(principal));
+    // An export walks keyset pages, whose cursors hold sort values; relevance is not one.
+    if (query.rank)
+      throw new ApiError('INVALID_QUERY_PARAMS', [
+        {
+          parameter: raw._sort === undefined ? 'sort' : '_sort',
+          detail: `An export cannot be sorted by ${RANK_SORT_KEY}`,
+        },
+      ]);
+    return query;
   }
 
   /** How `_filter` is read for this caller: their session variables, the configured bounds. */

@@ -32,6 +32,8 @@ function compiles(pattern: string): string | undefined {
  * Problems of `resources.<resource>.fields.<name>`. `resourceNames` are every configured resource,
  * for relation targets. Shapes the schema already refuses (a string where a number goes) are skipped.
  */
+const UNSEARCHABLE_NAMES: ReadonlySet<string> = new Set(['rank', 'rowid']);
+
 export function checkField(
   path: string,
   name: string,
@@ -68,6 +70,12 @@ export function checkField(
   }
 
   if (field.sortable === true && !fieldType.sortable) at('sortable', `${type} fields cannot be sortable`);
+  // Words are what a search matches: other types hold values (numbers, ids, addresses) a filter compares.
+  if (field.searchable === true && type !== 'string' && type !== 'text')
+    at('searchable', `only string and text fields can be searchable, not ${type}`);
+  // SQLite's full-text index (FTS5) has columns of these names itself; the field could not join it.
+  else if (field.searchable === true && UNSEARCHABLE_NAMES.has(name))
+    at('searchable', `a field named ${name} cannot be searchable (the full-text index reserves the name)`);
 
   let patternOk = true;
   if (typeof field.pattern === 'string') {

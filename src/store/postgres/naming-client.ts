@@ -9,7 +9,10 @@ import { defineDescribedQuery, type RowDescription } from './described-query.ts'
 import { loadPgInternals, pgInternalsProblem, type PgInternals } from './pg-internals.ts';
 
 const MAX_NAMED_STATEMENTS = 500;
-/** Only data statements: BEGIN/COMMIT/SAVEPOINT, LISTEN, DDL and the like stay unnamed. */
+/**
+ * Only data statements: BEGIN/COMMIT/SAVEPOINT, LISTEN, DDL and the like stay unnamed, and so do texts
+ * that begin with a comment (a batch's inserts, whose texts vary: batched-insert-writer.ts).
+ */
 const NAMEABLE = /^\s*(?:select|insert|update|delete|with)\s/i;
 
 const names = new Map<string, string>();

@@ -10,6 +10,7 @@ import {
   type ExistingForeignKey,
   type StoreDialect,
 } from '../store-dialect.ts';
+import { postgresSearch } from './postgres-search.ts';
 
 // Text compares and sorts by code point, as on SQLite and in the in-memory predicate, whatever the
 // database's default collation is (en_US would order 'a' < 'B' < 'b').
@@ -81,6 +82,7 @@ export const postgresDialect: StoreDialect = {
   supportsSkipLocked: true,
   supportsInsertInWith: true,
   sharedAcrossMachines: true,
+  search: postgresSearch,
   async countByValue(db, table, column) {
     const { rows } = await sql<{ value: unknown; total: number }>`
       select ${sql.ref(column)} as "value", count(*) as "total" from ${sql.table(table)} group by ${sql.ref(column)}`.execute(

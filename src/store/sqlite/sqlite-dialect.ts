@@ -5,6 +5,7 @@ import type { StorageKind } from '../storage-kind.ts';
 import type { Db, ExistingColumn, ExistingForeignKey, StoreDialect } from '../store-dialect.ts';
 import { countByInSteps } from './count-in-steps.ts';
 import { countByPlan, countPlanOf } from './stepped-count.ts';
+import { sqliteSearch } from './sqlite-search.ts';
 
 const COLUMN_TYPES: Record<StorageKind, string> = {
   text: 'text',
@@ -27,6 +28,7 @@ export const sqliteDialect: StoreDialect = {
   supportsSkipLocked: false,
   supportsInsertInWith: false,
   sharedAcrossMachines: false,
+  search: sqliteSearch,
   countByValue: (db, table, column) => countByInSteps(db, table, column),
   // A read is a call into the library, not a round trip: nothing to share.
   idAmong: undefined,
