@@ -68,7 +68,9 @@ export function writeBenchConfig(databaseUrl: string): BenchConfig {
       email: { from: 'svc <no-reply@localhost>' },
     },
     apiKeys: { rateLimit: { enabled: true, max: 1_000_000_000, timeWindow: 60_000 } },
-    stream: { heartbeatMs: 30_000, retryMs: 3000, allowQueryToken: true, replayWindow: 10_000 },
+    // One key opens all of the fan-out's streams, where a deployment would see a key per client: its
+    // per-key bound (10 by default) is lifted for it, or the 11th stream is refused.
+    stream: { heartbeatMs: 30_000, retryMs: 3000, allowQueryToken: true, replayWindow: 10_000, maxPerKey: 5000 },
     // A long timeout: the backlog measurement holds deliveries unanswered for several seconds.
     webhooks: { timeoutMs: 30_000, allowPrivateTargets: true, pollIntervalMs: 50 },
     dataDir,

@@ -13,10 +13,11 @@ export async function openNativeReaders(
   url: URL,
   authorization: string,
   clients: number,
+  filtered = false,
 ): Promise<StreamReaders> {
   const { address } = await lookup(url.hostname, { family: 4 });
   const child = spawn(binary, [address, url.port, String(clients)], {
-    env: { ...process.env, SSE_REQUEST: streamRequest(url, authorization) },
+    env: { ...process.env, SSE_REQUEST: streamRequest(url, authorization, filtered) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout });

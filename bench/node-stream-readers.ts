@@ -4,11 +4,16 @@
 // the measured latency (see BENCHMARKS.md).
 import { connect, type Socket } from 'node:net';
 import { scanMarks, type SseMarks } from './sse-marks.ts';
-import { monotonicMs, streamRequest, type ReaderCounts, type StreamReaders } from './stream-readers.ts';
+import { monotonicMs, requestOf, streamRequest, type ReaderCounts, type StreamReaders } from './stream-readers.ts';
 
-export async function openNodeReaders(url: URL, authorization: string, clients: number): Promise<StreamReaders> {
+export async function openNodeReaders(
+  url: URL,
+  authorization: string,
+  clients: number,
+  filtered = false,
+): Promise<StreamReaders> {
   const port = Number(url.port);
-  const request = streamRequest(url, authorization);
+  const template = streamRequest(url, authorization, filtered);
   let timed = new Float64Array(1 << 20);
   let timedCount = 0;
   let warm = 0;
@@ -34,7 +39,7 @@ export async function openNodeReaders(url: URL, authorization: string, clients: 
     },
   };
 
-  const open = () =>
+  const open = (index: number) =>
     new Promise<void>((resolve, reject) => {
       const socket = connect(port, url.hostname);
       let head = true;
@@ -43,7 +48,7 @@ export async function openNodeReaders(url: URL, authorization: string, clients: 
       socket.once('error', reject);
       socket.on('connect', () => {
         socket.on('error', () => {}); // after the head, a reset just ends this client
-        socket.write(request);
+        socket.write(requestOf(template, index));
       });
       socket.on('close', () => {
         if (!head) closed++;
@@ -76,7 +81,7 @@ export async function openNodeReaders(url: URL, authorization: string, clients: 
 
   try {
     for (let i = 0; i < clients; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, clients - i) }, open));
+      await Promise.all(Array.from({ length: Math.min(50, clients - i) }, (_, j) => open(i + j)));
     }
   } catch (error) {
     for (const socket of sockets) socket.destroy();

@@ -15,6 +15,8 @@ const SSE_DRIVER = fileURLToPath(new URL('./sse-driver.ts', import.meta.url));
 
 export interface SseFanout extends SseResult {
   writesPerSecond: number;
+  /** Every client had a `_filter` of its own (1,000 views), rather than all sharing one view. */
+  filtered: boolean;
   /** svc VmRSS sampled each second: first, last and highest (flat memory = last close to first). */
   rssStartMb: number;
   rssEndMb: number;
@@ -32,6 +34,7 @@ export async function measureSseFanout(
     cpu: number;
     adminToken: string;
     nativeReader?: string;
+    filtered?: boolean;
   },
 ): Promise<SseFanout> {
   const samples: number[] = [];
@@ -47,6 +50,7 @@ export async function measureSseFanout(
       warmupSeconds: options.warmupSeconds,
       metricsAuthorization: `Bearer ${options.adminToken}`,
       ...(options.nativeReader ? { nativeReader: options.nativeReader } : {}),
+      filtered: options.filtered === true,
     };
     const { stdout } = await run(
       'taskset',
@@ -69,6 +73,7 @@ export async function measureSseFanout(
     return {
       ...result,
       writesPerSecond: options.writesPerSecond,
+      filtered: options.filtered === true,
       rssStartMb: samples[0]!,
       rssEndMb: samples.at(-1)!,
       rssMaxMb: Math.max(...samples),

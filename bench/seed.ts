@@ -93,6 +93,7 @@ export async function seed(config: SvcConfig, rows: number): Promise<SeededData>
         refillInterval: null,
         refillAmount: null,
         remaining: null,
+        console: false,
       },
       '127.0.0.1',
     );

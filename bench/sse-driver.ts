@@ -25,6 +25,8 @@ export interface SseRun {
   metricsAuthorization?: string;
   /** The built bench/sse-reader.c; without it the clients are read by Node in the driver's process. */
   nativeReader?: string;
+  /** Each client streams through a `_filter` of its own (no two share a view); every post matches all of them. */
+  filtered?: boolean;
 }
 
 export interface SseResult {
@@ -89,8 +91,8 @@ async function main(run: SseRun): Promise<SseResult> {
   const answeredAfter = new Float64Array(sentAt.length).fill(NaN);
   const lag = monitorEventLoopDelay({ resolution: 10 });
   const readers: StreamReaders = run.nativeReader
-    ? await openNativeReaders(run.nativeReader, url, run.authorization, run.clients)
-    : await openNodeReaders(url, run.authorization, run.clients);
+    ? await openNativeReaders(run.nativeReader, url, run.authorization, run.clients, run.filtered)
+    : await openNodeReaders(url, run.authorization, run.clients, run.filtered);
   const { connected } = readers;
 
   // Enough connections that no write waits in the driver for one: with 16, up to 47 POSTs queued here

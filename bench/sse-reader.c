@@ -5,7 +5,8 @@
  * svc's latency. Here a read is a system call and a scan: the clients cost a few percent of the core,
  * as clients on other machines would. Built by bench/sse-reader-build.ts with the machine's C compiler.
  *
- * Usage: sse-reader <IPv4 address> <port> <clients>, with the stream's HTTP request in SSE_REQUEST.
+ * Usage: sse-reader <IPv4 address> <port> <clients>, with the stream's HTTP request in SSE_REQUEST (each
+ * client puts its number, 0 to clients-1, for the request's first "@CLIENT@": a filter per client).
  * Prints "connected <n>" once every client has read the stream's preamble (or "error <why>" and
  * exits 1). Then reads every stream, timing each bench post's event by CLOCK_MONOTONIC (the clock of
  * Node's process.hrtime) as it is read, and answers commands on stdin, one per line:
@@ -167,10 +168,22 @@ static int read_commands(void) {
   return 1;
 }
 
-static void open_stream(int epoll, struct stream *s, const struct sockaddr_in *address, const char *request) {
+/* The template's first CLIENT_NUMBER replaced by the client's number (a filter per client), into `out`. */
+#define CLIENT_NUMBER "@CLIENT@"
+static const char *client_request(const char *template, int index, char *out, size_t size) {
+  const char *at = strstr(template, CLIENT_NUMBER);
+  if (!at) return template;
+  int written = snprintf(out, size, "%.*s%d%s", (int)(at - template), template, index, at + strlen(CLIENT_NUMBER));
+  if (written < 0 || (size_t)written >= size) fail("request too long", NULL);
+  return out;
+}
+
+static void open_stream(int epoll, struct stream *s, const struct sockaddr_in *address, const char *template, int index) {
   s->fd = socket(AF_INET, SOCK_STREAM, 0);
   if (s->fd < 0) fail("socket", strerror(errno));
   if (connect(s->fd, (const struct sockaddr *)address, sizeof *address) != 0) fail("connect", strerror(errno));
+  char buffer[8192];
+  const char *request = client_request(template, index, buffer, sizeof buffer);
   size_t length = strlen(request);
   if (write(s->fd, request, length) != (ssize_t)length) fail("write", strerror(errno));
   fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
@@ -197,7 +210,7 @@ int main(int argc, char **argv) {
   double deadline = now_ms() + CONNECT_TIMEOUT_MS;
   for (int i = 0; i < clients; i += CONNECT_GROUP) {
     int group_end = i + CONNECT_GROUP < clients ? i + CONNECT_GROUP : clients;
-    for (int j = i; j < group_end; j++) open_stream(epoll, &streams[j], &address, request);
+    for (int j = i; j < group_end; j++) open_stream(epoll, &streams[j], &address, request, j);
     while (connected < group_end) {
       if (now_ms() > deadline) fail("timed out waiting for the streams' preambles", NULL);
       int ready = epoll_wait(epoll, events, 256, 100);

@@ -28,7 +28,28 @@ export interface StreamReaders {
   close(): void;
 }
 
-/** The raw HTTP/1.1 request each client sends for its stream. */
-export function streamRequest(url: URL, authorization: string): string {
-  return `GET /v1/posts/stream?events=created HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${authorization}\r\nAccept: text/event-stream\r\n\r\n`;
+/** Where a client's request template holds the client's number (0 to N-1), in the filtered run. */
+export const CLIENT_NUMBER = '@CLIENT@';
+
+/**
+ * Each client's `_filter` in the filtered run: distinct per client (the number is a value in it), so no
+ * two streams share a view, yet every bench post matches it, so every client receives every event and
+ * the run times the same deliveries as the unfiltered one.
+ */
+const CLIENT_FILTER = `{"_and":[{"status":{"eq":"published"}},{"title":{"neq":"not-for-${CLIENT_NUMBER}"}}]}`;
+
+/**
+ * The raw HTTP/1.1 request each client sends for its stream; with `filtered`, a template in which each
+ * client puts its number for CLIENT_NUMBER (see requestOf).
+ */
+export function streamRequest(url: URL, authorization: string, filtered = false): string {
+  const filter = filtered
+    ? `&_filter=${encodeURIComponent(CLIENT_FILTER).replace(encodeURIComponent(CLIENT_NUMBER), CLIENT_NUMBER)}`
+    : '';
+  return `GET /v1/posts/stream?events=created${filter} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${authorization}\r\nAccept: text/event-stream\r\n\r\n`;
+}
+
+/** Client `index`'s request from the template (the same request for all when it has no number). */
+export function requestOf(template: string, index: number): string {
+  return template.replace(CLIENT_NUMBER, String(index));
 }

@@ -14,6 +14,7 @@ import type { StreamRegistry } from './stream/stream-registry.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import type { HookRunner } from './hooks/hook-runner.ts';
+import type { FileService } from './files/file-service.ts';
 
 export interface AppContext {
   readonly config: SvcConfig;
@@ -34,5 +35,7 @@ export interface AppContext {
   readonly idempotency: IdempotencyStore;
   /** The application's hooks and custom routes (docs/hooks.md), replaced by a reload. */
   readonly hooks: HookRunner;
+  /** File fields: uploads, their storage, signed download URLs. */
+  readonly files: FileService;
   readonly log: FastifyBaseLogger;
 }

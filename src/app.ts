@@ -13,6 +13,7 @@ import { lazyChildLogger } from './http/server/lazy-request-logger.ts';
 import { installCors } from './http/server/cors.ts';
 import { installConnectionLimit, requestTimeoutOptions } from './http/server/connection-limits.ts';
 import { registerResourceRoutes } from './http/routes/resource-routes.ts';
+import { registerRecordHistoryRoutes } from './http/routes/record-history-routes.ts';
 import { registerOperationsRoutes } from './http/routes/operations-routes.ts';
 import { registerMetaRoutes } from './http/routes/meta-routes.ts';
 import { registerMetricsRoutes } from './http/routes/metrics-routes.ts';
@@ -81,6 +82,7 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
   await registerConsoleRoutes(app, ctx);
   await registerOperationsRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);
+  await registerRecordHistoryRoutes(app, ctx);
   bodies.done();
   // Last: a hooks file's routes, checked against every generated one.
   await registerCustomRoutes(app, ctx, generated, customDocs);

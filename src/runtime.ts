@@ -36,6 +36,9 @@ import { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { HookRunner } from './hooks/hook-runner.ts';
 import { loadConfiguredHooks } from './hooks/hooks-loader.ts';
 import { SERVER_LIMIT_DEFAULTS } from './config/config-schema.ts';
+import { FileService } from './files/file-service.ts';
+import { createFileStorage } from './files/storage/create-file-storage.ts';
+import { FILES_DEFAULTS } from './config/files-settings.ts';
 
 /** How soon other nodes learn of a key, user or definitions change. */
 const SIGNAL_POLL_MS = 500;
@@ -121,7 +124,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const records = new RecordService(store, registry, log, includeBounds(config.server));
   const events = await createEventHub({ config, store, registry, records, log });
   // The identity component's secret (resolved again: on SQLite it is the file the component just read).
-  const secrets = webhookSecretBox(resolveIdentitySecret(config, store), previousServiceSecret());
+  const serviceSecret = resolveIdentitySecret(config, store);
+  const secrets = webhookSecretBox(serviceSecret, previousServiceSecret());
+  const files = new FileService({
+    storage: createFileStorage(config),
+    serviceSecret,
+    urlTtlSeconds: (config.files ?? FILES_DEFAULTS).urlTtlSeconds,
+    resourceNamed: (name) => registry.find(name),
+    warn: (message, error) => log.warn({ err: error }, message),
+  });
+  // Only the node that committed a change removes what it let go of; a crash in between leaves orphans
+  // for the sweeper.
+  records.onCommitted((events) => void files.afterCommit(events));
   const webhooks = await createWebhookService({ config, store, registry, records, signals, log, secrets });
   const resourceNames = () => registry.all().map((resource) => resource.name);
   const streams = createStreamRegistry({ settings: config.stream, auth, resources: registry, log });
@@ -139,6 +153,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     idempotencyTtlMs: idempotency.settings.ttlMs,
     resources: resourceNames,
     log,
+    pruneConsoleKeys: (batchSize) => auth.keys.pruneConsoleKeys(batchSize),
   });
   const hooks = new HookRunner({
     records,
@@ -187,6 +202,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics,
     idempotency,
     hooks,
+    files,
     log,
   };
 
@@ -213,6 +229,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       (closing ??= (async () => {
         await stop();
         await auth.close();
+        await files.close();
         if (ownsStore) await store.close();
         streams.stopListening();
         metrics.close();

@@ -84,6 +84,8 @@ export async function createAuthComponent(
   const secret = resolveIdentitySecret(config, store, options.env);
   const roles = options.definedRoles ?? (() => definedRoles(config, config.resources));
   const keyRepository = new ApiKeyRepository(store);
+  // Users whose reset link is being sent as an invitation right now (the mail goes out within the call).
+  const invitations = new Set<string>();
   // Resets and deletions through better-auth's endpoints revoke keys as the admin API does.
   const accountEvents: AccountEvents = {
     passwordReset: async (userId) => {
@@ -92,6 +94,7 @@ export async function createAuthComponent(
     },
     userDeleting: (userId) => keyRepository.deleteByUser(userId),
     userDeleted: (userId) => userChanged(userId),
+    isInvitation: (userId) => invitations.has(userId),
   };
   const identityOptions = buildIdentityOptions({
     config,
@@ -145,8 +148,17 @@ export async function createAuthComponent(
     {
       userChanged,
       userDeleting: (userId) => keyRepository.deleteByUser(userId),
+      async asInvitation(userId, send) {
+        invitations.add(userId);
+        try {
+          await send();
+        } finally {
+          invitations.delete(userId);
+        }
+      },
     },
     roles,
+    store,
   );
   const cache = new KeyCache<ApiKeyRecord>(
     async (hash) => {

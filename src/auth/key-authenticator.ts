@@ -16,6 +16,7 @@ import type { RateLimitDecision, RateLimiter } from './rate-limit/rate-limiter.t
 import { rateLimitHeaders, toRateLimitState, windowLimitFor, type WindowLimit } from './rate-limit/key-rate-limit.ts';
 import { resolveRole } from './resolve-role.ts';
 import { hashToken } from './token-hash.ts';
+import { consoleKeyIdleUntil } from './keys/console-key.ts';
 import type { JwtAuthenticator } from './jwt/jwt-authenticator.ts';
 import { looksLikeJwt } from './jwt/jwt-shape.ts';
 
@@ -185,6 +186,11 @@ function usableKey(cached: CachedKey<ApiKeyRecord> | null, now: number): UsableK
   if (!key.enabled) throw keyRefused('API_KEY_DISABLED', 'This API key has been disabled');
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
     throw keyRefused('API_KEY_EXPIRED', `This API key expired at ${key.expiresAt}`);
+  }
+  // The cached row's last use lags the real one by at most the cache's lifetime and a usage flush:
+  // seconds, against an idle limit of minutes.
+  if (key.console && consoleKeyIdleUntil(key) <= now) {
+    throw keyRefused('API_KEY_EXPIRED', 'This console key expired: it was not used for too long. Sign in again');
   }
   return { key, owner };
 }

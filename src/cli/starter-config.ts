@@ -95,6 +95,13 @@ retention:
 # Idempotency-Key on POST: how long an answer is kept for retries, how long a running request holds its key.
 idempotency: { ttlMs: 86400000, leaseMs: 60000 }
 
+# Where uploaded files are kept: this folder (shared: true when every node mounts it), or driver: s3 with
+# bucket, endpoint, region, accessKeyId, secretAccessKey and forcePathStyle (AWS, MinIO, R2, Backblaze, Garage).
+storage: { driver: local, dir: ./.svc/files, shared: false }
+
+# How long the signed download URL of a file attribute works (seconds).
+files: { urlTtlSeconds: 300 }
+
 # The roles users may have; every role under a resource's permissions must be one of them.
 roles: [manager, user]
 

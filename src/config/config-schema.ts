@@ -15,6 +15,7 @@ import type {
 import { SOCIAL_PROVIDER_NAMES } from './social-provider-names.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 import { IDEMPOTENCY_SCHEMA } from './idempotency-settings.ts';
+import { FILES_SCHEMA, STORAGE_SCHEMA } from './files-settings.ts';
 
 /** The lists the schema's enums and operator keys are made of, for whoever reads the schema. */
 export { FIELD_TYPE_NAMES, FILTER_OPERATORS };
@@ -656,6 +657,8 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
       },
     },
     idempotency: IDEMPOTENCY_SCHEMA,
+    storage: STORAGE_SCHEMA,
+    files: FILES_SCHEMA,
     dataDir: {
       description: 'Folder for generated secrets and the default SQLite file, relative to the working directory.',
       type: 'string',
@@ -755,6 +758,33 @@ export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = deepFreeze({
         },
         resource: { description: 'relation only: the target resource.', type: 'string' },
         onDelete: { description: 'relation only; default restrict.', enum: ON_DELETE_ACTIONS },
+        maxSize: {
+          description: 'file and files: the largest upload in bytes; default 10 MiB.',
+          type: 'integer',
+          minimum: 1,
+        },
+        accept: {
+          description: 'file and files: media types an upload may have, sniffed from its bytes (`image/*` allowed).',
+          type: 'array',
+          minItems: 1,
+          uniqueItems: true,
+          items: { type: 'string', pattern: '^[a-z0-9.+-]+/([a-z0-9.+-]+|\\*)$' },
+        },
+        thumbs: {
+          description: 'file and files: thumbnail sizes that may be asked for, WIDTHxHEIGHT (0 keeps the ratio).',
+          type: 'array',
+          uniqueItems: true,
+          items: { type: 'string', pattern: '^(0|[1-9][0-9]{0,3})x(0|[1-9][0-9]{0,3})$' },
+        },
+        protected: {
+          description: "file and files: downloads need the caller's read permission (default true).",
+          type: 'boolean',
+        },
+        maxCount: {
+          description: 'files only: the most files the list holds; default 10.',
+          type: 'integer',
+          minimum: 1,
+        },
       },
     },
     rolePermissions: {

@@ -35,6 +35,16 @@ export interface FieldDefinition {
   resource?: string;
   /** relation only */
   onDelete?: OnDeleteAction;
+  /** file and files: the largest upload in bytes (FILE_DEFAULTS.maxSize unless set). */
+  maxSize?: number;
+  /** file and files: the media types an upload may have, as sniffed from its bytes (`image/*` allowed). */
+  accept?: string[];
+  /** file and files: the image sizes thumbnails may be asked for, `WIDTHxHEIGHT` (0 keeps the ratio). */
+  thumbs?: string[];
+  /** file and files: downloads need the caller's read permission (default true). */
+  protected?: boolean;
+  /** files only: the most files the list holds (FILE_DEFAULTS.maxCount unless set). */
+  maxCount?: number;
 }
 
 /** Filter grammar: `{ field: { op: value } }`, `_and`, `_or`, `_not`. */
@@ -238,10 +248,35 @@ export interface SvcConfig {
   idempotency?: IdempotencyConfig;
   /** Folder for generated secrets and the default SQLite file. */
   dataDir: string;
+  /** Where uploaded files are kept; absent means a local folder under dataDir. */
+  storage?: StorageConfig;
+  /** Present once validated; absent means FILES_DEFAULTS. */
+  files?: FilesConfig;
   /**
    * The roles users may have. When declared, every role under a resource's `permissions` and
    * `auth.defaultRole` must be one of them; when absent, those roles are the defined ones.
    */
   roles?: string[];
   resources: Record<string, ResourceDefinition>;
+}
+
+/** `storage`: a local folder (`dir`, default `<dataDir>/files`) or an S3-compatible bucket. */
+export interface StorageConfig {
+  driver: 'local' | 's3';
+  /** local: the folder. */
+  dir?: string;
+  /** local: every node mounts the same folder. */
+  shared?: boolean;
+  /** s3 (required there). */
+  bucket?: string;
+  endpoint?: string;
+  region?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle?: boolean;
+}
+
+export interface FilesConfig {
+  /** How long a signed download URL works, in seconds. */
+  urlTtlSeconds: number;
 }

@@ -14,6 +14,8 @@ export const FIELD_TYPE_NAMES = [
   'enum',
   'json',
   'relation',
+  'file',
+  'files',
 ] as const;
 
 export type FieldTypeName = (typeof FIELD_TYPE_NAMES)[number];

@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   CLIENT_GENERATED_ID_FORBIDDEN: { status: 403, title: 'Client-generated id not allowed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range not satisfiable' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   ROUTE_NOT_FOUND: { status: 404, title: 'Route not found' },

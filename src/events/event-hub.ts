@@ -14,6 +14,11 @@ export interface EventHub {
    */
   replaySince(resource: string, eventId: string): Promise<RecordEvent[] | null>;
   /**
+   * Events of any of `resources` committed after `eventId` (an event of one of them), in commit order,
+   * or null as for `replaySince` when any of them may have lost events since to the replay window.
+   */
+  replayAcross(resources: readonly string[], eventId: string): Promise<RecordEvent[] | null>;
+  /**
    * Of `events` (just replayed from the outbox), the ids this process has not published yet: committed
    * but still on their way (a local write whose answer is being read, another process's write the tail
    * has not reached). Each of them will still reach this resource's subscribers.

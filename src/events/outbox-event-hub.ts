@@ -7,7 +7,7 @@ import type { RecordEvent } from '../model/record-event.ts';
 import type { ChangeNotifier } from './change-notifier.ts';
 import { InProcessBus } from './in-process-bus.ts';
 import { OutboxTailer } from './outbox-tailer.ts';
-import { replayFromOutbox } from './outbox-replay.ts';
+import { replayAcrossFromOutbox, replayFromOutbox, type ReplayedEvent } from './outbox-replay.ts';
 import { pruneOutbox } from './outbox-pruner.ts';
 import { announceHubClosing } from './hub-lifecycle.ts';
 import { parseNotifyPayload } from '../store/commit-signal.ts';
@@ -84,7 +84,17 @@ export class OutboxEventHub implements EventHub {
   }
 
   async replaySince(resource: string, eventId: string): Promise<RecordEvent[] | null> {
-    const replayed = await replayFromOutbox(this.#options.db, resource, eventId, this.#options.replayWindow);
+    return this.#remember(await replayFromOutbox(this.#options.db, resource, eventId, this.#options.replayWindow));
+  }
+
+  async replayAcross(resources: readonly string[], eventId: string): Promise<RecordEvent[] | null> {
+    return this.#remember(
+      await replayAcrossFromOutbox(this.#options.db, resources, eventId, this.#options.replayWindow),
+    );
+  }
+
+  /** Keeps each replayed event's `seq` for notYetPublished. */
+  #remember(replayed: ReplayedEvent[] | null): RecordEvent[] | null {
     if (!replayed) return null;
     return replayed.map(({ seq, event }) => {
       this.#replayedSeqs.set(event, seq);

@@ -27,6 +27,13 @@ export async function createOutboxTable(db: Db, dialect: StoreDialect): Promise<
     .on(EVENTS_TABLE)
     .columns(['resource', 'seq'])
     .execute();
+  // A record's history (GET /v1/:resource/:id/_history) reads its events only.
+  await db.schema
+    .createIndex('ix_svc_events_record_seq')
+    .ifNotExists()
+    .on(EVENTS_TABLE)
+    .columns(['resource', 'resource_id', 'seq'])
+    .execute();
 }
 
 /**

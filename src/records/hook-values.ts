@@ -5,6 +5,7 @@ import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../model/record-values.ts';
 import { isSystemColumn } from './record-codec.ts';
+import { cloneKeepingVouch } from '../resources/field-types/file-metadata.ts';
 
 /**
  * The values handed to a hook: a copy, since the hook changes it and a group commit may run the write
@@ -14,7 +15,8 @@ export function hookCopy(values: RecordValues): RecordValues {
   const copy: RecordValues = {};
   for (const name of Object.keys(values)) {
     const value = values[name];
-    copy[name] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
+    // File metadata stays storable in the copy: an upload made it, and a hook is trusted to keep it.
+    copy[name] = typeof value === 'object' && value !== null ? cloneKeepingVouch(value) : value;
   }
   return copy;
 }

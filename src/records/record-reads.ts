@@ -26,6 +26,7 @@ import { NO_COMPOUND, type CompoundQuery, type IncludeBounds } from '../query/pa
 import type { VisibleRows } from '../query/visible-rows.ts';
 import { IncludeReads } from './include-reads.ts';
 import type { Principal } from '../model/principal.ts';
+import { rowRights, type RowRights } from '../permissions/row-rights.ts';
 
 /** A list read as http/ parsed it: the list query and the compound query (include, fields[type]). */
 export interface ListRead {
@@ -95,9 +96,11 @@ export class RecordReads {
     const { query: parsed, compound } = read;
     const attributes = sparseFields(resource, parsed.fields, compound) ?? [...grant.fields];
     const query = scope ? { ...parsed, filter: allOf([scopeCondition(scope), parsed.filter]) } : parsed;
+    const rights = rowRights(resource, meta.principal);
     const page = await guard(this.#store.dialect, 'RESOURCE_FETCH_ERROR', async () => {
       const { db, dialect } = this.#store;
-      const plan = this.#lists.planOf(resource, grant.filter, query, withIncludedFields(attributes, compound));
+      const columns = withRightsFields(withIncludedFields(attributes, compound), rights);
+      const plan = this.#lists.planOf(resource, grant.filter, query, columns);
       const readPage = (mark?: string) => this.#readPage(resource, query, plan, mark);
       const read = await this.#pages.get(db, dialect, plan.pageKey, readPage);
       return query.keyset
@@ -105,10 +108,22 @@ export class RecordReads {
         : { records: read.records, total: read.total, more: undefined };
     });
     const { records, total, more } = page;
+    const can = rights ? { can: records.map((record) => rights.of(record)) } : {};
     if (compound === NO_COMPOUND && !scope)
-      return more === undefined ? { records, total, query, attributes } : { records, total, query, attributes, more };
+      return more === undefined
+        ? { records, total, query, attributes, ...can }
+        : { records, total, query, attributes, more, ...can };
     const included = await this.#included(meta.principal, resource, records, compound);
-    return { records, total, query, attributes, included, path: scope?.path, ...(more === undefined ? {} : { more }) };
+    return {
+      records,
+      total,
+      query,
+      attributes,
+      included,
+      path: scope?.path,
+      ...(more === undefined ? {} : { more }),
+      ...can,
+    };
   }
 
   /**
@@ -211,6 +226,13 @@ function withIncludedFields(attributes: string[], compound: CompoundQuery): stri
     node.kind === 'to-one' && !attributes.includes(node.relation.field) ? [node.relation.field] : [],
   );
   return followed.length === 0 ? attributes : [...attributes, ...new Set(followed)];
+}
+
+/** The columns a page selects, with those the caller's row rights read (row-rights.ts), shown or not. */
+function withRightsFields(columns: string[], rights: RowRights | undefined): string[] {
+  if (!rights) return columns;
+  const missing = rights.fields.filter((field) => !columns.includes(field));
+  return missing.length === 0 ? columns : [...columns, ...missing];
 }
 
 function scopeCondition(scope: ListScope): FilterNode {

@@ -3,6 +3,7 @@ import type { EventOrigin } from '../events/build-record-event.ts';
 import type { RecordValues } from '../model/record-values.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Inclusion } from './include-reads.ts';
+import type { RecordRights } from '../permissions/row-rights.ts';
 
 /** The caller, and the request's ids that its events carry. */
 export type RequestMeta = EventOrigin;
@@ -19,6 +20,8 @@ export interface ListResult {
   included?: Inclusion;
   /** Where the list was read, when not at /v1/<resource> (the to-many side of a relation). */
   path?: string;
+  /** Per record (same order), what the caller may do to it, when a row filter decides it (row-rights.ts). */
+  can?: RecordRights[];
 }
 
 export interface ReadResult {

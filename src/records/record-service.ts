@@ -42,6 +42,8 @@ import { OneStatementChanges } from './one-statement-changes.ts';
 import { QueuedCreates } from './queued-creates.ts';
 import type { BatchedInsertWriter } from '../store/batched-inserts.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
+import { restoreRecord } from './restore-record.ts';
+import { readRecordHistory, type HistoryPage } from './record-history.ts';
 import type { ExportedRecords } from './record-export.ts';
 import type { AggregateGroup } from './aggregate-groups.ts';
 import type { AggregateQuery } from '../query/aggregate-query.ts';
@@ -670,6 +672,25 @@ export class RecordService {
     precondition?: WritePrecondition,
   ): Promise<ReadResult> {
     return this.#update(resource, meta, id, body, 'patch', precondition);
+  }
+
+  /**
+   * A record's changes from the outbox, through the caller's read permissions (record-history.ts):
+   * 404 RESOURCE_NOT_FOUND, as for the record, when the caller cannot read it now.
+   */
+  async history(
+    resource: Resource,
+    meta: RequestMeta,
+    id: string,
+    page: { limit: number; offset: number; maxAgeMs: number },
+  ): Promise<HistoryPage> {
+    await this.#reads.get(resource, meta, id);
+    return readRecordHistory(this.#store, resource, meta.principal, id, page);
+  }
+
+  /** Brings a soft-deleted record back, with an `updated` event (restore-record.ts); for the administrator. */
+  restore(resource: Resource, meta: RequestMeta, id: string): Promise<RecordValues> {
+    return restoreRecord({ store: this.#store, registry: this.#registry, runner: this.#runner }, resource, meta, id);
   }
 
   async remove(resource: Resource, meta: RequestMeta, id: string, precondition?: WritePrecondition): Promise<void> {

@@ -4,6 +4,8 @@ import { DEFAULT_SEARCH_LANGUAGE } from '../config/search-languages.ts';
 import { FIELD_TYPES } from './field-types/index.ts';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from './field-types/url-field.ts';
 import { compileValueSchema } from './field-types/value-validator.ts';
+import { isFileType } from './field-types/file-field.ts';
+import { isVouched } from './field-types/file-metadata.ts';
 import { SYSTEM_FIELDS, type Resource, type ResourceField } from './resource.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
 
@@ -20,6 +22,7 @@ export function compileResource(name: string, definition: ResourceDefinition): R
   for (const [fieldName, fieldDef] of Object.entries(definition.fields)) {
     const type = FIELD_TYPES[fieldDef.type];
     const check = compileValueSchema(type.valueSchema(fieldDef));
+    const fileField = isFileType(fieldDef);
     fields.set(fieldName, {
       name: fieldName,
       id: fieldDef.id ?? `${name}.${fieldName}`,
@@ -30,6 +33,8 @@ export function compileResource(name: string, definition: ResourceDefinition): R
       nullable: fieldDef.nullable ?? fieldDef.required !== true,
       sortable: fieldDef.sortable === true,
       validate(value) {
+        if (fileField && !fileValueVouched(value))
+          return ["must be uploaded: send the file as multipart/form-data, or PUT it to the field's URL"];
         if (check(value)) return [];
         const errors = check.errors ?? [];
         const notUri = errors.some((e) => e.keyword === 'format');
@@ -61,4 +66,9 @@ export function compileResource(name: string, definition: ResourceDefinition): R
     permissions: new Map(Object.entries(definition.permissions ?? {})),
     storageOf: (column) => SYSTEM_STORAGE.get(column) ?? fields.get(column)?.storage,
   };
+}
+
+/** Every file in the value was made by an upload or is the record's own (file-metadata.ts). */
+function fileValueVouched(value: unknown): boolean {
+  return Array.isArray(value) ? value.every(isVouched) : isVouched(value);
 }

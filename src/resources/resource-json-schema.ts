@@ -37,6 +37,26 @@ function withNull(schema: JsonSchema): JsonSchema {
   return widened;
 }
 
+/**
+ * A file field is metadata the server writes from an upload: read-only, with the `url` reads add.
+ * Written in JSON it only keeps, reorders or clears the record's own files (docs/files.md).
+ */
+function fileSchema(schema: JsonSchema, type: 'file' | 'files', use: FieldSchemaUse): JsonSchema {
+  const addUrl = (metadata: JsonSchema): JsonSchema => {
+    const properties = { ...(metadata.properties as Record<string, JsonSchema>) };
+    properties.url = {
+      type: 'string',
+      description: 'Where to download it; for a protected field it carries a short-lived signed token.',
+    };
+    return { ...metadata, properties, required: [...(metadata.required as string[]), 'url'] };
+  };
+  if (use === 'read') {
+    const read = type === 'file' ? addUrl(schema) : { ...schema, items: addUrl(schema.items as JsonSchema) };
+    return { ...read, readOnly: true, 'x-file': true };
+  }
+  return { ...schema, readOnly: true, 'x-file': true };
+}
+
 /** Schema of one declared field: the type's value schema plus what the definition adds. */
 export function fieldJsonSchema(field: ResourceField, use: FieldSchemaUse = 'read'): JsonSchema {
   const definition = field.definition;
@@ -48,6 +68,7 @@ export function fieldJsonSchema(field: ResourceField, use: FieldSchemaUse = 'rea
     // The table spec defaults onDelete to restrict (table-spec.ts), so the annotation says so too.
     schema['x-relation'] = { resource: definition.resource, onDelete: definition.onDelete ?? 'restrict' };
   }
+  if (definition.type === 'file' || definition.type === 'files') schema = fileSchema(schema, definition.type, use);
   if (field.nullable) schema = withNull(schema);
   // In a patch an omitted field keeps its value, so announcing a default there would mislead.
   if (definition.default !== undefined && use !== 'patch') schema.default = structuredClone(definition.default);

@@ -1,5 +1,6 @@
 // The retention job every node runs: on an interval, it prunes the event outbox and the webhook delivery
-// records by the `retention` settings, and Idempotency-Keys past `idempotency.ttlMs`. Passes never
+// records by the `retention` settings, Idempotency-Keys past `idempotency.ttlMs`, and the web console's
+// keys that stopped working (unused too long, or past their expiry). Passes never
 // overlap within a process; nodes on one database may prune side by side (each batch skips the rows
 // another is deleting).
 import type { FastifyBaseLogger } from 'fastify';
@@ -24,6 +25,8 @@ export interface RetentionJobOptions {
   /** Configured resource names, read at each pass (definitions can be reloaded). */
   resources: () => readonly string[];
   log: FastifyBaseLogger;
+  /** Deletes console keys that stopped working, `batchSize` at a time; answers how many (the auth component's). */
+  pruneConsoleKeys?: (batchSize: number) => Promise<number>;
 }
 
 /** Rows one pass deleted. */
@@ -31,6 +34,7 @@ export interface RetentionPass {
   events: number;
   deliveries: number;
   idempotencyKeys: number;
+  consoleKeys: number;
 }
 
 export class RetentionJob {
@@ -89,7 +93,11 @@ export class RetentionJob {
     const idempotencyKeys = await this.#prune(IDEMPOTENCY_TABLE, () =>
       pruneIdempotencyKeys(store, { ...batches(IDEMPOTENCY_TABLE), ttlMs }),
     );
-    return { events, deliveries, idempotencyKeys };
+    const { pruneConsoleKeys } = this.#options;
+    const consoleKeys = pruneConsoleKeys
+      ? await this.#prune('svc_api_keys', () => pruneConsoleKeys(settings.batchSize))
+      : 0;
+    return { events, deliveries, idempotencyKeys, consoleKeys };
   }
 
   /** A failure is logged and retried at the next pass; it does not stop the other table's pruning. */

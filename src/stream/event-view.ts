@@ -23,6 +23,13 @@ export type EventView = (event: RecordEvent) => ViewedEvent | null;
 
 type ViewQuery = Pick<StreamQuery, 'kinds' | 'fields'> & Partial<Pick<StreamQuery, 'deletedAt' | 'filter'>>;
 
+/**
+ * Per event, the viewed events made of it so far, by outcome (see buildEventView): 1,000 streams with
+ * 1,000 different filters that all admit a record project and serialize it once, not 1,000 times.
+ * Collected with the event.
+ */
+const outcomes = new WeakMap<RecordEvent, Map<string, ViewedEvent | null>>();
+
 /** Views per resource object (a reloaded registry brings new ones); a full map starts over, as in resolve-access.ts. */
 const views = new WeakMap<Resource, Map<string, EventView>>();
 const MAX_VIEWS_PER_RESOURCE = 10_000;
@@ -82,6 +89,13 @@ function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery
   });
   const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges =>
     reduce(diffRecords(before, after));
+  const shape = delivered.join(',');
+  // Every outcome's key made once: a key built per event and view was a string allocation per test.
+  const outcomeKeys = (['created', 'updated', 'deleted'] as const).flatMap((kind) =>
+    [false, true].flatMap((before) =>
+      [false, true].map((shown) => `${shape}\u0000${kind}\u0000${before}\u0000${shown}`),
+    ),
+  );
   return (event) => {
     if (event.resource !== resource.name) return null;
     const { old, new: next } = event.data;
@@ -89,13 +103,21 @@ function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery
     const after = event.kind !== 'deleted' && next !== null && matches(next);
     const kind = viewKind(before, after);
     if (kind === null || !kinds.has(kind)) return null;
-    const oldOut = before ? project(old!) : null;
     // A soft delete keeps its record (with `deleted_at`) for a reader that asked for `deleted_at`.
-    const newOut = after
-      ? project(next!)
-      : kind === 'deleted' && deletedAt && next !== null && matches(next)
-        ? project(next)
-        : null;
+    const newShown = after || (kind === 'deleted' && deletedAt && next !== null && matches(next));
+    // Past the filter, what a view makes of the event depends only on the fields it delivers and on
+    // which records it shows: views that differ only in their filters share the result (and its frame).
+    let byOutcome = outcomes.get(event);
+    if (!byOutcome) {
+      byOutcome = new Map();
+      outcomes.set(event, byOutcome);
+    }
+    const outcome =
+      outcomeKeys[(kind === 'created' ? 0 : kind === 'updated' ? 4 : 8) + (before ? 2 : 0) + (newShown ? 1 : 0)]!;
+    const known = byOutcome.get(outcome);
+    if (known !== undefined) return known;
+    const oldOut = before ? project(old!) : null;
+    const newOut = newShown ? project(next!) : null;
     // Same kind and shape as stored: its changes, reduced. Otherwise they are worked out from what the
     // reader sees, so a row that came into view lists as added only the values it can read.
     const changes =
@@ -104,7 +126,11 @@ function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery
         : recompute(oldOut, newOut);
     // An update of nothing the reader can see (`updated_at` moves on every update) would only tell it
     // that a hidden value changed.
-    if (kind === 'updated' && changes.added.length + changes.updated.length + changes.removed.length === 0) return null;
-    return { kind, data: { old: oldOut, new: newOut, changes } };
+    const viewed: ViewedEvent | null =
+      kind === 'updated' && changes.added.length + changes.updated.length + changes.removed.length === 0
+        ? null
+        : { kind, data: { old: oldOut, new: newOut, changes } };
+    byOutcome.set(outcome, viewed);
+    return viewed;
   };
 }

@@ -30,15 +30,18 @@ export class StreamSlot {
   readonly principal: Principal;
   /** The X-Service-Role the stream was opened with: a re-check resolves the role the same way. */
   readonly requestedRole: string | undefined;
-  /** What the stream was granted and sends; null for a stream registered without it (it is never narrowed). */
-  readonly read: GrantedRead | null;
+  /**
+   * What the stream was granted and sends, per resource it reads (several for `GET /v1/stream`); empty
+   * for a stream registered without it (it is never narrowed).
+   */
+  readonly reads: readonly GrantedRead[];
   #revoke: ((reason: RevokeReason) => void) | null = null;
   #ended: RevokeReason | null = null;
 
-  constructor(principal: Principal, requestedRole: string | undefined, read: GrantedRead | null = null) {
+  constructor(principal: Principal, requestedRole: string | undefined, reads: readonly GrantedRead[] = []) {
     this.principal = principal;
     this.requestedRole = requestedRole;
-    this.read = read;
+    this.reads = reads;
   }
 
   /** How the stream is ended; called at once if it was revoked before its connection existed. */
@@ -93,18 +96,19 @@ export class StreamRegistry {
   /**
    * Takes a place for a stream of `principal`, or throws 429 RATE_LIMITED when the key or the node
    * holds its maximum. Synchronous, so the count and the check cannot be split by another request.
+   * A stream of several resources takes one place, as it is one connection.
    */
   register(
     principal: Principal,
     requestedRole: string | undefined,
     changesSeen: number,
-    read: GrantedRead | null = null,
+    reads: readonly GrantedRead[] = [],
   ): StreamSlot {
     const { maxPerKey, maxPerNode, retryAfterSeconds } = this.#options;
     const headers = { 'Retry-After': String(retryAfterSeconds) };
     if (this.#open >= maxPerNode)
       throw new ApiError('RATE_LIMITED', 'This node serves as many streams as it may; try again later', { headers });
-    const slot = new StreamSlot(principal, requestedRole, read);
+    const slot = new StreamSlot(principal, requestedRole, reads);
     if (principal.kind !== 'admin') {
       const holder = holderOf(principal);
       const ofKey = this.#byKey.get(holder);
@@ -165,10 +169,10 @@ export class StreamRegistry {
     const open = [...this.#admin];
     for (const slots of this.#byKey.values()) open.push(...slots);
     for (const slot of open) {
-      if (slot.read === null) continue;
       let narrowed: boolean;
       try {
-        narrowed = readNarrowed(slot.read, find(slot.read.resource.name), slot.principal);
+        // Any of its resources narrowed ends the whole connection: it cannot go on with fewer.
+        narrowed = slot.reads.some((read) => readNarrowed(read, find(read.resource.name), slot.principal));
       } catch (error) {
         // Undecided is narrowed: the stream ends rather than keep rules that may no longer hold.
         this.#options.onCheckError(error);

@@ -4,21 +4,45 @@
 // one view cost one JSON.stringify per event, not 1,000, and one socket write per flush, not per event.
 import type { EventHub } from '../events/event-hub.ts';
 import type { RecordEvent } from '../model/record-event.ts';
-import type { EventView } from './event-view.ts';
+import type { EventView, ViewedEvent } from './event-view.ts';
 import { streamFlushes, type Flushable } from './flush-scheduler.ts';
 import type { SseConnection } from './sse-connection.ts';
 import { formatSseMessage } from './sse-format.ts';
 import { SseFrames } from './sse-frames.ts';
 
+/** Frames of viewed events, which views share (event-view.ts): serialized once, whichever view asks first. */
+const framesOf = new WeakMap<ViewedEvent, { retryMs: number; frame: SseFrames }>();
+
 /** An event as one view's clients receive it, or null when the view hides it. */
 export function encodeEventFrame(view: EventView, event: RecordEvent, retryMs: number): SseFrames | null {
   const viewed = view(event);
   if (viewed === null) return null;
+  const known = framesOf.get(viewed);
+  if (known !== undefined && known.retryMs === retryMs) return known.frame;
   // The delivered kind, which may differ from the stored one (see event-view.ts).
   const type = viewed.kind === event.kind ? event.type : `${event.resource}.${viewed.kind}`;
-  return SseFrames.of(
+  const frame = SseFrames.of(
     formatSseMessage({ event: type, data: JSON.stringify(viewed.data), id: event.id, retry: retryMs }),
   );
+  framesOf.set(viewed, { retryMs, frame });
+  return frame;
+}
+
+/** The batch the last flush wrote, and its frames: see framesOfBatch. */
+let lastBatch: { pending: Buffer[]; frames: SseFrames } | null = null;
+
+/**
+ * The frames of one flush's queued buffers. Groups whose views differ only in their filters queue the
+ * very same buffers for an event all of them admit (event-view.ts shares it), and flush one after
+ * another: such a batch is joined (and chunk-framed) once, not once per group.
+ */
+function framesOfBatch(pending: Buffer[]): SseFrames {
+  const last = lastBatch;
+  if (last !== null && last.pending.length === pending.length && last.pending.every((b, i) => b === pending[i]))
+    return last.frames;
+  const frames = new SseFrames(pending.length === 1 ? pending[0]! : Buffer.concat(pending), pending.length);
+  lastBatch = { pending, frames };
+  return frames;
 }
 
 /** Groups per hub (two apps in one process never share one), then per view and retry hint. */
@@ -99,7 +123,7 @@ export class ViewGroup implements Flushable {
     if (pending.length === 0) return 0;
     this.#pending = [];
     streamFlushes.forget(this);
-    const frames = new SseFrames(pending.length === 1 ? pending[0]! : Buffer.concat(pending), pending.length);
+    const frames = framesOfBatch(pending);
     // A connection dropped for overflow leaves the set during this loop; Set iteration allows that.
     const writes = this.#live.size;
     for (const connection of this.#live) connection.sendFrames(frames);

@@ -8,6 +8,7 @@ import type { RecordService } from '../records/record-service.ts';
 import type { ClusterSignals } from '../cluster/cluster-signals.ts';
 import { deliveryQueueHook } from './delivery/delivery-queue-hook.ts';
 import { DeliveryRepository } from './delivery/delivery-repository.ts';
+import { DeliveryCatchUp } from './delivery/delivery-catch-up.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/delivery-worker.ts';
 import { SubscriptionCache } from './subscriptions/subscription-cache.ts';
 import { SubscriptionRepository } from './subscriptions/subscription-repository.ts';
@@ -57,6 +58,8 @@ export async function createWebhookService(
     { ...options.worker, ...config.webhooks },
   );
   records.onEventRows(deliveryQueueHook(cache, deliveries, registry, worker));
+  // Writes made here before this cache had a subscription get its deliveries afterwards.
+  const catchUp = new DeliveryCatchUp({ deliveries, subscriptions: cache, registry, log, queued: () => worker.wake() });
   // Deliveries queued by a local commit go out at once instead of at the next poll.
   records.onCommitted((events) => worker.holdCommitted(events.map((event) => event.id)));
   // A write run again or rolled back leased attempts that were never stored: they hold no room.
@@ -73,9 +76,13 @@ export async function createWebhookService(
   signals?.on(SUBSCRIPTIONS_TOPIC, () => cache.reload());
   return {
     admin,
-    start: async () => worker.start(),
+    start: async () => {
+      worker.start();
+      catchUp.start();
+    },
     async close() {
       cache.stopRefreshing();
+      await catchUp.stop();
       await worker.close();
     },
   };

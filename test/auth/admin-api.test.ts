@@ -157,6 +157,7 @@ for (const dialect of testDialects()) {
       assert.equal(resource.type, 'api-keys');
       assert.equal(resource.id, alice.keyId);
       assert.deepEqual(Object.keys(resource.attributes).sort(), [
+        'console',
         'createdAt',
         'enabled',
         'expiresAt',

@@ -34,8 +34,8 @@ describe('CONFIG_SCHEMA', () => {
     assert.ok(validate(example), JSON.stringify(validate.errors, null, 2));
   });
 
-  it('lists the 13 field types and 14 filter operators that docs/configuration.md lists', () => {
-    assert.equal(FIELD_TYPE_NAMES.length, 13);
+  it('lists the 15 field types and 14 filter operators that docs/configuration.md lists', () => {
+    assert.equal(FIELD_TYPE_NAMES.length, 15);
     assert.equal(FILTER_OPERATORS.length, 14);
     const defs = CONFIG_SCHEMA.$defs as Record<string, any>;
     assert.deepEqual(defs.field.properties.type.enum, FIELD_TYPE_NAMES);

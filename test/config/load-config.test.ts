@@ -70,7 +70,7 @@ describe('loadConfig', () => {
     assert.equal(config.resources.comments?.fields.post_id?.onDelete, 'cascade');
   });
 
-  it('has every one of the 13 field types in the bundled example', async () => {
+  it('has every one of the 15 field types in the bundled example', async () => {
     const config = await loadConfig({ file: BUNDLED_CONFIG_FILE, env: {} });
     const used = new Set(Object.values(config.resources).flatMap((r) => Object.values(r.fields).map((f) => f.type)));
     assert.deepEqual([...used].sort(), [...FIELD_TYPE_NAMES].sort());
@@ -270,6 +270,8 @@ describe('loadConfigFromObject', () => {
           deliveries: { maxAgeMs: 604800000, maxCount: 1000000 },
         },
         idempotency: { ttlMs: 86400000, leaseMs: 60000 },
+        storage: { driver: 'local' },
+        files: { urlTtlSeconds: 300 },
         dataDir: '/srv/app/.svc',
         resources: {},
       },
@@ -429,6 +431,16 @@ describe('checkConfigFile', () => {
       result.lines.join('\n'),
     );
     assert.equal(result.lines.length, 5);
+  });
+
+  it('refuses a resource named stream, which GET /v1/stream (several resources at once) would shadow', async () => {
+    await writeFile(file('stream-resource.yaml'), 'resources:\n  stream:\n    fields:\n      name: { type: string }\n');
+    const result = await checkConfigFile(file('stream-resource.yaml'), {}, dir);
+    assert.equal(result.ok, false);
+    assert.ok(
+      result.lines.some((line) => /^resources\.stream: .*\/v1\/stream is svc's own endpoint/.test(line)),
+      result.lines.join('\n'),
+    );
   });
 
   it('reports a file it cannot read', async () => {

@@ -79,6 +79,12 @@ const PROBLEMS: ProblemScenario[] = [
     message: /\/v1\/operations is svc's own endpoint/,
   },
   {
+    name: 'the resource name stream (GET /v1/stream, several resources on one connection)',
+    change: (c) => (c.resources.stream = { fields: {} }),
+    path: 'resources.stream',
+    message: /\/v1\/stream is svc's own endpoint/,
+  },
+  {
     name: 'a field name with a dash',
     change: (c) => (fields(c)['sub-title'] = { type: 'string' }),
     path: 'resources.posts.fields.sub-title',

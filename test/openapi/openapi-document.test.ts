@@ -62,7 +62,10 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
   '/admin/webhooks/{id}/test': {
     post: ['202', 'AdminWebhookDeliveryDocument', ['400', '401', '403', '404', '406', '409', '413', '415', '500']],
   },
-  '/admin/users': { get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']] },
+  '/admin/users': {
+    get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']],
+    post: ['201', 'AdminUserDocument', ['400', '401', '403', '406', '409', '413', '415', '500']],
+  },
   '/admin/users/{id}': {
     get: ['200', 'AdminUserDocument', ['401', '403', '404', '406', '500']],
     patch: ['200', 'AdminUserDocument', ['400', '401', '403', '404', '406', '413', '415', '500']],
@@ -156,7 +159,9 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('describes every enabled resource, and the disabled one nowhere', () => {
-    const resourcePaths = Object.keys(paths).filter((p) => p.startsWith('/v1/') && p !== '/v1/operations');
+    const resourcePaths = Object.keys(paths).filter(
+      (p) => p.startsWith('/v1/') && p !== '/v1/operations' && p !== '/v1/stream',
+    );
     const expected = ENABLED.flatMap((n) => [
       `/v1/${n}`,
       `/v1/${n}/{id}`,
@@ -305,7 +310,7 @@ describe('buildOpenApiDocument', () => {
         const body = op.requestBody as Json | undefined;
         assert.equal(
           body !== undefined,
-          method === 'patch' || (method === 'post' && path === '/admin/webhooks'),
+          method === 'patch' || (method === 'post' && (path === '/admin/webhooks' || path === '/admin/users')),
           where,
         );
         for (const name of (path.match(/\{(\w+)\}/g) ?? []).map((p) => p.slice(1, -1))) {
@@ -334,7 +339,23 @@ describe('buildOpenApiDocument', () => {
         .schema as Json;
     assert.equal(bodyOf('/admin/webhooks', 'post').$ref, '#/components/schemas/AdminWebhookCreateBody');
     assert.deepEqual(schemas.AdminWebhookCreateBody!.required, ['name', 'url', 'eventPattern']);
-    assert.deepEqual(Object.keys(schemas.AdminUserUpdateBody!.properties as Json), ['primaryRole', 'allowedRoles']);
+    assert.deepEqual(Object.keys(schemas.AdminUserUpdateBody!.properties as Json), [
+      'primaryRole',
+      'allowedRoles',
+      'name',
+      'emailVerified',
+    ]);
+    assert.equal(bodyOf('/admin/users', 'post').$ref, '#/components/schemas/AdminUserCreateBody');
+    assert.deepEqual(schemas.AdminUserCreateBody!.required, ['email']);
+    assert.deepEqual(Object.keys(schemas.AdminUserCreateBody!.properties as Json).sort(), [
+      'allowedRoles',
+      'email',
+      'emailVerified',
+      'invite',
+      'name',
+      'password',
+      'primaryRole',
+    ]);
     for (const field of ['enabled', 'rateLimitMax', 'rateLimitTimeWindow', 'permissions', 'expiresAt', 'remaining']) {
       assert.ok(Object.hasOwn(schemas.AdminApiKeyUpdateBody!.properties as Json, field), field);
     }
@@ -489,6 +510,26 @@ describe('buildOpenApiDocument', () => {
     const ok = ((stream.op.responses as Json)['200'] as Json).content as Json;
     assert.deepEqual(Object.keys(ok), ['text/event-stream']);
     assert.deepEqual(stream.op.security, [{ bearer: [] }, { queryToken: [] }]);
+  });
+
+  it('documents the stream of several resources: the list of enabled resources, per-resource fields and filters', () => {
+    const stream = operations().find((o) => o.path === '/v1/stream')!;
+    assert.equal(stream.method, 'get');
+    const byName = new Map(stream.params.map((p) => [p.name as string, p]));
+    for (const name of ['resources', 'events', 'fields', '_filter', 'token', 'Last-Event-ID', 'lastEventId'])
+      assert.ok(byName.has(name), name);
+    const resources = byName.get('resources')!;
+    assert.equal(resources.required, true);
+    const enumerated = ((resources.schema as Json).items as Json).enum as string[];
+    assert.deepEqual([...enumerated].sort(), [...ENABLED].sort());
+    const filter = byName.get('_filter')!;
+    assert.equal(filter.style, 'deepObject');
+    assert.deepEqual(Object.keys((filter.schema as Json).properties as Json).sort(), [...ENABLED].sort());
+    const ok = ((stream.op.responses as Json)['200'] as Json).content as Json;
+    assert.deepEqual(Object.keys(ok), ['text/event-stream']);
+    assert.deepEqual(stream.op.security, [{ bearer: [] }, { queryToken: [] }]);
+    const responses = stream.op.responses as Json;
+    for (const status of ['400', '401', '403', '404', '429']) assert.ok(responses[status], status);
   });
 
   it('leaves out the query token where the config does not allow it', () => {

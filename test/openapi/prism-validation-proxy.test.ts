@@ -28,6 +28,7 @@ const NOT_DRIVEN = new Set([
   'GET /v1/categories/stream',
   'GET /v1/posts/stream',
   'GET /v1/comments/stream',
+  'GET /v1/stream',
   'GET /auth/verify-email',
   'GET /auth/reset-password/{token}',
   'POST /auth/reset-password',

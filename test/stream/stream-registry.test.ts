@@ -140,12 +140,14 @@ describe('StreamRegistry', () => {
     });
     const posts = compileResource('posts', definition('*'));
     const withRead = (principal: KeyPrincipal | AdminPrincipal) => {
-      const slot = r.register(principal, undefined, r.changes, {
-        resource: posts,
-        grant: resolveAccess(posts, principal, 'read'),
-        fields: ['title', 'body'],
-        deletedAt: false,
-      });
+      const slot = r.register(principal, undefined, r.changes, [
+        {
+          resource: posts,
+          grant: resolveAccess(posts, principal, 'read'),
+          fields: ['title', 'body'],
+          deletedAt: false,
+        },
+      ]);
       const state: { ended: RevokeReason | null } = { ended: null };
       slot.attach((reason) => {
         state.ended = reason;

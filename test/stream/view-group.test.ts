@@ -15,6 +15,12 @@ import { runEventStream } from '../../src/stream/event-stream.ts';
 import type { EventView, ViewedEvent } from '../../src/stream/event-view.ts';
 import { SseConnection } from '../../src/stream/sse-connection.ts';
 import { MAX_FLUSH_INTERVAL_MS } from '../../src/stream/flush-scheduler.ts';
+import type { AdminPrincipal } from '../../src/model/principal.ts';
+import { resolveAccess } from '../../src/permissions/resolve-access.ts';
+import { compileFilter } from '../../src/query/compile-filter.ts';
+import { compileResource } from '../../src/resources/compile-resource.ts';
+import { createEventView } from '../../src/stream/event-view.ts';
+import { EVENT_KINDS } from '../../src/stream/stream-query.ts';
 
 /** Long enough for any queued frame to be written. */
 const flushed = () => sleep(MAX_FLUSH_INTERVAL_MS + 20);
@@ -37,6 +43,9 @@ class TestHub implements EventHub {
   async replaySince(): Promise<RecordEvent[] | null> {
     await this.replayGate;
     return this.replayed;
+  }
+  async replayAcross(): Promise<RecordEvent[] | null> {
+    return this.replaySince();
   }
   /** Replayed events the test says this process has yet to publish (committed, answer still on its way). */
   unpublished = new Set<string>();
@@ -180,6 +189,31 @@ describe('stream fan-out by view', () => {
 
     for (const { connection } of [...shared, ...own]) connection.close();
     assert.equal(hub.bus.subscriberCount('posts'), 0);
+  });
+
+  it('writes clients whose views differ only in their filters the very same bytes for events all of them admit', async () => {
+    const hub = new TestHub();
+    const posts = compileResource('posts', {
+      fields: { title: { type: 'string' }, author_id: { type: 'string' } },
+      permissions: {},
+    });
+    const grant = resolveAccess(posts, { kind: 'admin' } as AdminPrincipal, 'read');
+    const views = Array.from({ length: 4 }, (_, i) =>
+      createEventView(posts, grant, {
+        kinds: new Set(EVENT_KINDS),
+        fields: ['title', 'author_id'],
+        filter: compileFilter({ title: { neq: `not-${i}` } }, posts, { userId: null, role: 'admin' }),
+      }),
+    );
+    assert.equal(new Set(views).size, 4, 'four filters, four views and four groups');
+    const streams = await Promise.all(views.map((view) => openStream(hub, view)));
+    for (const title of ['one', 'two', 'three']) hub.bus.publish(postEvent(title, 'u1'));
+    await flushed();
+    const lastWrites = streams.map(({ response }) => response.chunks.at(-1));
+    assert.ok(Buffer.isBuffer(lastWrites[0]));
+    assert.equal((lastWrites[0] as Buffer).toString().match(/^event: /gm)?.length, 3);
+    for (const chunk of lastWrites) assert.equal(chunk, lastWrites[0], 'one Buffer, joined once');
+    for (const { connection } of streams) connection.close();
   });
 
   it('sends a client that goes live while frames are queued each event exactly once', async () => {

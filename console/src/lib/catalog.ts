@@ -162,10 +162,14 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
     isAdmin ? Promise.resolve(null) : loadAccess(),
   ]);
   const fieldsOf = (schema: JsonSchema | null): string[] => Object.keys(schema?.properties ?? {});
-  // A resource is listed (GET); POST-only paths beside them (/v1/operations) are not resources.
+  // A resource is listed (GET) under a tag of its own name; svc's own paths beside them are not resources
+  // (POST /v1/operations has no GET, GET /v1/stream is tagged `streams`).
   const names = Object.entries(openApi.paths ?? {})
     .filter(([, item]: [string, any]) => item?.get !== undefined)
-    .map(([path]) => /^\/v1\/([^/{}]+)$/.exec(path)?.[1])
+    .map(([path, item]: [string, any]) => {
+      const name = /^\/v1\/([^/{}]+)$/.exec(path)?.[1];
+      return name !== undefined && Array.isArray(item.get.tags) && item.get.tags.includes(name) ? name : undefined;
+    })
     .filter((name): name is string => name !== undefined);
   const schemaOf = (ref: unknown): JsonSchema | null => {
     if (typeof ref !== 'string') return null;

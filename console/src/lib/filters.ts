@@ -52,7 +52,8 @@ export function isValueless(operators: FilterOperators, field: string, op: strin
 export function filtersOf(params: URLSearchParams, operators: FilterOperators): Filter[] {
   const out: Filter[] = [];
   for (const [key, value] of params) {
-    if (VIEW_PARAMS.has(key) || LIST_PARAMS.has(key)) continue;
+    // `_filter` is the builder's groups (filter-tree.ts), not a field.
+    if (VIEW_PARAMS.has(key) || LIST_PARAMS.has(key) || key === '_filter') continue;
     const at = key.lastIndexOf('__');
     const field = key.slice(0, at);
     const op = key.slice(at + 2);

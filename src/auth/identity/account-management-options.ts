@@ -15,6 +15,8 @@ export interface AccountEvents {
   userDeleting(userId: string): Promise<void>;
   /** After: drop cached keys and end streams on every node. */
   userDeleted(userId: string): Promise<void>;
+  /** Whether the reset link being sent now is an administrator's invitation (another wording). */
+  isInvitation?(userId: string): boolean;
 }
 
 /** Where the console's reset page is: the link lands there when the request named no redirectTo. */
@@ -47,7 +49,12 @@ export function accountManagementOptions(
       resetPasswordTokenExpiresIn: reset.expiresIn,
       revokeSessionsOnPasswordReset: true,
       sendResetPassword: async ({ user, url }) =>
-        sendInBackground(user.email, withDefaultCallback(url, config), 'reset-password', user.id),
+        sendInBackground(
+          user.email,
+          withDefaultCallback(url, config),
+          events.isInvitation?.(user.id) === true ? 'invitation' : 'reset-password',
+          user.id,
+        ),
       onPasswordReset: async ({ user }) => {
         if (reset.revokeKeys) await events.passwordReset(user.id);
       },

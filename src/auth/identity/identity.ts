@@ -15,6 +15,11 @@ export interface Identity {
   handler(request: Request): Promise<Response>;
   /** The session the headers carry (cookie, or `Authorization: Bearer <session token>`); null when none is valid. */
   session(headers: Headers): Promise<IdentitySession | null>;
+  /**
+   * Mails the user a single-use link to set a new password, as POST {basePath}/request-password-reset
+   * does (the administrator's reset and invitation, which pass no throttle: the admin token is checked).
+   */
+  requestPasswordReset(email: string): Promise<void>;
   /** better-auth's context: internal adapter, password hashing, options. */
   readonly context: Promise<AuthContext>;
   readonly options: BetterAuthOptions;
@@ -34,6 +39,9 @@ export function createIdentity(options: BetterAuthOptions): Identity {
       const found = await instance().api.getSession({ headers, query: { disableCookieCache: true } });
       if (!found) return null;
       return { userId: found.user.id, email: found.user.email, emailVerified: found.user.emailVerified };
+    },
+    async requestPasswordReset(email) {
+      await instance().api.requestPasswordReset({ body: { email } });
     },
     get context() {
       return instance().$context as Promise<AuthContext>;

@@ -5,18 +5,28 @@ import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { UserChanges } from './user-directory.ts';
 import { parseAllowedRolesInput, roleProblem } from './user-roles.ts';
 
-/** The body as its schema accepts it. */
-export interface UserChangesBody {
+/** Bounds of a user's name, shared by the create and change bodies and their schemas. */
+export const USER_NAME_MAX_LENGTH = 255;
+
+/** The role members, as the create and change bodies' schemas accept them. */
+export interface UserRolesBody {
   primaryRole?: string;
   /** An array of role names, or the same array JSON-encoded. */
   allowedRoles?: string[] | string;
 }
 
+/** The body as its schema accepts it. */
+export interface UserChangesBody extends UserRolesBody {
+  /** Trimmed before use. */
+  name?: string;
+  emailVerified?: boolean;
+}
+
 /** A pointer into the body. */
 const pointerTo = (member: string): string => `/${member}`;
 
-/** What the schema cannot say of the members it accepted. */
-export function userChangesProblems(body: Partial<UserChangesBody>): ErrorIssue[] {
+/** What the schema cannot say of the role members it accepted. */
+export function userRolesProblems(body: Partial<UserRolesBody>): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
   if (body.primaryRole !== undefined) {
     const problem = roleProblem(body.primaryRole);
@@ -29,13 +39,30 @@ export function userChangesProblems(body: Partial<UserChangesBody>): ErrorIssue[
   return issues;
 }
 
-/** The changes a checked body asks for (userChangesProblems found none). */
-export function userChangesOf(body: UserChangesBody): UserChanges {
-  const changes: UserChanges = {};
-  if (body.primaryRole !== undefined) changes.primaryRole = body.primaryRole;
+/** What the schema cannot say of the members it accepted. */
+export function userChangesProblems(body: Partial<UserChangesBody>): ErrorIssue[] {
+  const issues = userRolesProblems(body);
+  // Trimmed before use, so blank is empty.
+  if (typeof body.name === 'string' && body.name.trim() === '')
+    issues.push({ detail: 'name must not be blank', pointer: pointerTo('name') });
+  return issues;
+}
+
+/** The roles a checked body names (userRolesProblems found none). */
+export function userRolesOf(body: UserRolesBody): { primaryRole?: string; allowedRoles?: string[] } {
+  const roles: { primaryRole?: string; allowedRoles?: string[] } = {};
+  if (body.primaryRole !== undefined) roles.primaryRole = body.primaryRole;
   if (body.allowedRoles !== undefined) {
     const parsed = parseAllowedRolesInput(body.allowedRoles);
-    if ('roles' in parsed) changes.allowedRoles = parsed.roles;
+    if ('roles' in parsed) roles.allowedRoles = parsed.roles;
   }
+  return roles;
+}
+
+/** The changes a checked body asks for (userChangesProblems found none). */
+export function userChangesOf(body: UserChangesBody): UserChanges {
+  const changes: UserChanges = userRolesOf(body);
+  if (body.name !== undefined) changes.name = body.name.trim();
+  if (body.emailVerified !== undefined) changes.emailVerified = body.emailVerified;
   return changes;
 }

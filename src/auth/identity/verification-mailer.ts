@@ -6,7 +6,7 @@ import type { SvcConfig } from '../../config/config-types.ts';
 import { loadNodemailer } from '../../tools/optional-packages.ts';
 
 /** Which message a link goes out in. */
-export type MailKind = 'verify-email' | 'reset-password' | 'delete-account';
+export type MailKind = 'verify-email' | 'reset-password' | 'invitation' | 'delete-account';
 
 interface MailText {
   subject: string;
@@ -33,6 +33,17 @@ const MESSAGES: ReadonlyMap<MailKind, MailText> = new Map<MailKind, MailText>([
       lead: 'Open this link to choose a new password (it works once, and expires):',
       ignore: 'If you did not ask for a new password, ignore this message: your password stays as it is.',
       logLabel: 'password reset link',
+    },
+  ],
+  [
+    // The same single-use reset link, for an account an administrator made without a password.
+    'invitation',
+    {
+      subject: 'Your account is ready: choose a password',
+      lead: 'An account was made for you. Open this link to choose your password (it works once, and expires):',
+      ignore:
+        'If you did not expect this, ignore this message: nobody can sign in with a password until one is chosen.',
+      logLabel: 'invitation link',
     },
   ],
   [

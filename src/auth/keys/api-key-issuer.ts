@@ -13,6 +13,7 @@ import { hashToken } from '../token-hash.ts';
 import { generateApiKey } from './api-key-format.ts';
 import type { ApiKeyRepository } from './api-key-repository.ts';
 import type { TokenRequest } from './token-request.ts';
+import { CONSOLE_KEY_IDLE_MS, CONSOLE_KEY_MAX_AGE_SECONDS, CONSOLE_KEY_NAME } from './console-key.ts';
 
 /** The /token answer (docs/authentication.md): flat JSON. */
 export interface IssuedApiKey {
@@ -23,6 +24,8 @@ export interface IssuedApiKey {
   prefix: string;
   expiresAt: string | null;
   permissions: KeyPermissions | null;
+  /** A console key: unused for `idleTimeoutSeconds` it stops working (console-key.ts). */
+  console?: { idleTimeoutSeconds: number };
 }
 
 /** How a failed issue() counts for the login throttle: only a wrong email or password is a failure. */
@@ -81,16 +84,17 @@ export class ApiKeyIssuer {
     this.#requireVerified(user);
     const { key, prefix, start } = generateApiKey();
     const createdAt = now.toISOString();
+    const expiresIn = request.console ? CONSOLE_KEY_MAX_AGE_SECONDS : request.expiresIn;
     const record = await this.#keys.insert({
       id: randomUUID(),
-      name: request.name,
+      name: request.name ?? (request.console ? CONSOLE_KEY_NAME : null),
       prefix,
       start,
       userId: user.id,
       enabled: true,
       permissions: request.permissions,
       metadata: request.metadata,
-      expiresAt: request.expiresIn === null ? null : new Date(now.getTime() + request.expiresIn * 1000).toISOString(),
+      expiresAt: expiresIn === null ? null : new Date(now.getTime() + expiresIn * 1000).toISOString(),
       rateLimitEnabled: true,
       rateLimitMax: request.rateLimitMax,
       rateLimitTimeWindow: request.rateLimitTimeWindow,
@@ -100,6 +104,7 @@ export class ApiKeyIssuer {
       lastRefillAt: request.remaining === null ? null : createdAt,
       keyHash: hashToken(key),
       createdAt,
+      console: request.console,
     });
     return {
       key,
@@ -109,6 +114,7 @@ export class ApiKeyIssuer {
       prefix: record.prefix,
       expiresAt: record.expiresAt,
       permissions: record.permissions,
+      ...(record.console ? { console: { idleTimeoutSeconds: CONSOLE_KEY_IDLE_MS / 1000 } } : {}),
     };
   }
 

@@ -24,6 +24,8 @@ export interface ApiKeyRecord {
   lastRefillAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The web console's own key: ends when unused for a while, and is hidden from key lists unless asked for. */
+  console: boolean;
 }
 
 /** Every column but the hash: what reads select, so the hash never leaves the database by accident. */
@@ -56,5 +58,6 @@ export function decodeApiKeyRow(row: Record<string, unknown>, dialect: StoreDial
     lastRefillAt: timestamp('last_refill_at'),
     createdAt: timestamp('created_at') ?? new Date(0).toISOString(),
     updatedAt: timestamp('updated_at') ?? new Date(0).toISOString(),
+    console: get('console') === true,
   };
 }

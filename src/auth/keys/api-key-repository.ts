@@ -87,6 +87,7 @@ export class ApiKeyRepository {
       key_hash: key.keyHash,
       created_at: key.createdAt,
       updated_at: key.createdAt,
+      console: key.console,
     };
     const encoded = Object.fromEntries(
       Object.entries(values).map(([column, value]) => [column, this.#encode(column as ApiKeyColumn, value)]),
@@ -117,11 +118,17 @@ export class ApiKeyRepository {
 
   async list(filter: {
     userId?: string;
+    /** Console keys too (they are left out unless asked for). */
+    includeConsole?: boolean;
     limit: number;
     offset: number;
   }): Promise<{ keys: ApiKeyRecord[]; total: number }> {
     let query = this.#store.db.selectFrom(API_KEY_TABLE);
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+    if (filter.includeConsole !== true)
+      query = query.where((eb) =>
+        eb.or([eb('console', 'is', null), eb('console', '=', this.#encode('console', false) as boolean)]),
+      );
     const [rows, count] = await Promise.all([
       query
         .select(API_KEY_PUBLIC_COLUMNS)
@@ -151,6 +158,31 @@ export class ApiKeyRepository {
   async delete(id: string): Promise<boolean> {
     const result = await this.#store.db.deleteFrom(API_KEY_TABLE).where('id', '=', id).executeTakeFirst();
     return result.numDeletedRows > 0n;
+  }
+
+  /**
+   * Ids of console keys that no longer work (unused for `idleMs`, or past their expiry), at most `limit`
+   * of them: those the retention job deletes.
+   */
+  async idleConsoleKeys(now: Date, idleMs: number, limit: number): Promise<string[]> {
+    const at = (time: Date) => this.#encode('created_at', time.toISOString()) as string;
+    const idleSince = at(new Date(now.getTime() - idleMs));
+    const rows = await this.#store.db
+      .selectFrom(API_KEY_TABLE)
+      .select('id')
+      .where('console', '=', this.#encode('console', true) as boolean)
+      .where((eb) =>
+        eb.or([
+          eb('expires_at', '<=', at(now)),
+          eb.and([
+            eb('created_at', '<', idleSince),
+            eb.or([eb('last_request', 'is', null), eb('last_request', '<', idleSince)]),
+          ]),
+        ]),
+      )
+      .limit(limit)
+      .execute();
+    return rows.map((row) => String(row.id));
   }
 
   async deleteByUser(userId: string): Promise<void> {

@@ -29,6 +29,9 @@ export const API_KEY_COLUMNS = {
   key_hash: 'text',
   created_at: 'timestamp',
   updated_at: 'timestamp',
+  // The web console's own key (one per sign-in, ended by idle time: console-key.ts). Added after the
+  // first release, so createApiKeyTable adds it to tables made before it.
+  console: 'boolean',
 } as const satisfies Record<string, StorageKind>;
 
 export type ApiKeyColumn = keyof typeof API_KEY_COLUMNS;
@@ -54,6 +57,15 @@ export async function createApiKeyTable(store: Store): Promise<void> {
     });
   }
   await table.execute();
+  const existing = new Set((await store.dialect.listColumns(store.db, API_KEY_TABLE)).map((column) => column.name));
+  for (const [name, kind] of Object.entries(API_KEY_COLUMNS) as [ApiKeyColumn, StorageKind][]) {
+    // A column added since the table was made: nullable, so the rows already there need no value.
+    if (!existing.has(name) && !NOT_NULL.has(name))
+      await store.db.schema
+        .alterTable(API_KEY_TABLE)
+        .addColumn(name, sql.raw(store.dialect.columnType(kind)))
+        .execute();
+  }
   await store.db.schema
     .createIndex('svc_api_keys_key_hash_uq')
     .ifNotExists()

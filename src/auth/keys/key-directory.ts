@@ -4,9 +4,11 @@ import { ApiError, pointerTo } from '../../errors/api-error.ts';
 import type { ApiKeyChanges, ApiKeyRepository } from './api-key-repository.ts';
 import type { ApiKeyRecord } from './api-key-record.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
+import { CONSOLE_KEY_IDLE_MS } from './console-key.ts';
 
 export interface KeyListQuery {
   userId?: string;
+  includeConsole?: boolean;
   limit: number;
   offset: number;
 }
@@ -47,6 +49,22 @@ export class KeyDirectory {
     await this.#keyChanged(id);
     // Read again for its counters: a flush may have overlapped the update.
     return updated ? ((await this.get(id)) ?? this.#withPending(updated)) : undefined;
+  }
+
+  /**
+   * Deletes the console keys that stopped working (console-key.ts), in batches of `batchSize`, each with
+   * the notice a revoke sends (caches, other nodes, open streams). Answers how many went.
+   */
+  async pruneConsoleKeys(batchSize: number, now = new Date()): Promise<number> {
+    let pruned = 0;
+    // Bounded: each pass deletes what it found, so the next finds only newer idle keys; a busy table
+    // waits for the next run rather than holding the job.
+    for (let pass = 0; pass < 10; pass++) {
+      const ids = await this.#keys.idleConsoleKeys(now, CONSOLE_KEY_IDLE_MS, batchSize);
+      for (const id of ids) if (await this.delete(id)) pruned += 1;
+      if (ids.length < batchSize) break;
+    }
+    return pruned;
   }
 
   async delete(id: string): Promise<boolean> {

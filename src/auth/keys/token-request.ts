@@ -25,6 +25,8 @@ export interface TokenRequestBody {
   refillInterval?: number | null;
   refillAmount?: number | null;
   remaining?: number | null;
+  /** Ask for the web console's own key (console-key.ts). */
+  console?: boolean;
 }
 
 export interface TokenRequest {
@@ -43,6 +45,8 @@ export interface TokenRequest {
   refillInterval: number | null;
   refillAmount: number | null;
   remaining: number | null;
+  /** The web console's own key (console-key.ts): idle-limited, hidden from key lists. */
+  console: boolean;
 }
 
 /** 100 years: far enough for "long-lived", near enough to stay a valid date everywhere. */
@@ -97,6 +101,11 @@ export function tokenRequestProblems(
     issues.push({ detail: 'refillInterval is required with refillAmount', pointer: pointerTo('refillInterval') });
   if ((refillAmount ?? null) === null && typeof refillInterval === 'number')
     issues.push({ detail: 'refillAmount is required with refillInterval', pointer: pointerTo('refillAmount') });
+  if (body.console === true && typeof body.expiresIn === 'number')
+    issues.push({
+      detail: 'A console key ends when unused for a while, and after a fixed maximum: leave expiresIn out',
+      pointer: pointerTo('expiresIn'),
+    });
   return issues;
 }
 
@@ -122,5 +131,6 @@ export function tokenRequestOf(body: TokenRequestBody, registry: Pick<ResourceRe
     refillAmount,
     // A refill schedule without a starting quota starts full.
     remaining: body.remaining ?? refillAmount,
+    console: body.console === true,
   };
 }

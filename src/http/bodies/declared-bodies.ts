@@ -8,10 +8,11 @@ import type { RequestBody } from './request-body.ts';
 /**
  * Bodies read by something other than one fixed schema: a resource's records (their fields' schemas,
  * per caller: records/validate-record-body.ts), an Atomic Operations document (http/atomic/), the
- * identity component's own endpoints (better-auth checks those), or none: the route reads no body (one
+ * identity component's own endpoints (better-auth checks those), a file field's raw upload (the bytes
+ * as sent, streamed into storage: http/files/), or none: the route reads no body (one
  * sent is still parsed, or refused, like any other, then ignored).
  */
-export type NamedReader = 'records' | 'atomic-operations' | 'identity-component' | 'none';
+export type NamedReader = 'records' | 'atomic-operations' | 'identity-component' | 'file-upload' | 'none';
 
 export type DeclaredBody = RequestBody<object> | NamedReader;
 

@@ -78,6 +78,11 @@ export function tokenRequestSchema(config: SvcConfig): JsonSchema {
         MAX_COUNT,
         'Request quota; when used up: 429 `USAGE_EXCEEDED`. Omitted with a refill: starts at refillAmount',
       ),
+      console: {
+        type: 'boolean',
+        description:
+          "The web console's own key: it ends when unused for a while and after a fixed maximum, and is left out of key lists; refused with expiresIn",
+      },
     },
     dependentRequired: { email: ['password'], password: ['email'] },
     additionalProperties: false,

@@ -16,11 +16,16 @@ const MAX_SPELLINGS = 4;
 const bodies = new WeakMap<readonly RecordValues[], Map<string, TaggedBody>>();
 
 export function listBody(resource: Resource, result: ListResult): TaggedBody {
-  const { records, attributes, total, query, more } = result;
+  const { records, attributes, total, query, more, can } = result;
   // Included records are read anew for each request, and a relation's list has its own links: not kept.
   if (result.included !== undefined || result.path !== undefined) {
     const body = JSON.stringify(
-      listDocument(resource, records, attributes, total, query, { path: result.path, included: result.included, more }),
+      listDocument(resource, records, attributes, total, query, {
+        path: result.path,
+        included: result.included,
+        more,
+        ...(can ? { can } : {}),
+      }),
     );
     return { body, tag: entityTagOf(body) };
   }
@@ -34,11 +39,15 @@ export function listBody(resource: Resource, result: ListResult): TaggedBody {
     query.pageStyle,
     query.keyset?.text,
     more,
+    // A cached page is shared by callers who read the same rows but may change different ones.
+    can?.map((rights) => (rights.update ? 'u' : '-') + (rights.delete ? 'd' : '-')).join(''),
   ]);
   let texts = bodies.get(records);
   const kept = texts?.get(spelling);
   if (kept !== undefined) return kept;
-  const body = JSON.stringify(listDocument(resource, records, attributes, total, query, { more }));
+  const body = JSON.stringify(
+    listDocument(resource, records, attributes, total, query, { more, ...(can ? { can } : {}) }),
+  );
   const tagged = { body, tag: entityTagOf(body) };
   if (!texts) bodies.set(records, (texts = new Map()));
   if (texts.size >= MAX_SPELLINGS) texts.clear();

@@ -6,6 +6,7 @@ import { keysetLinks } from './keyset-links.ts';
 import { listLink } from './list-link.ts';
 import { toOneRelations } from '../../resources/relations.ts';
 import type { Inclusion, ToManyLinkage } from '../../records/include-reads.ts';
+import type { RecordRights } from '../../permissions/row-rights.ts';
 
 export interface ResourceObject {
   type: string;
@@ -13,6 +14,8 @@ export interface ResourceObject {
   attributes: Record<string, unknown>;
   relationships?: Record<string, RelationshipObject>;
   links: { self: string };
+  /** `can`: what the caller may do to this record, where a row filter decides it (permissions/row-rights.ts). */
+  meta?: { can: RecordRights };
 }
 
 /** A to-one relationship: its linkage, and where the related record is read. */
@@ -21,12 +24,13 @@ export interface RelationshipObject {
   links?: { related: string };
 }
 
-/** `toMany`: the linkage of the to-many relationships an include read (include-reads.ts). */
+/** `toMany`: the linkage of the to-many relationships an include read (include-reads.ts); `can`: meta.can. */
 export function resourceObject(
   resource: Resource,
   record: RecordValues,
   attributes: readonly string[],
   toMany?: ToManyLinkage,
+  can?: RecordRights,
 ): ResourceObject {
   const shown: Record<string, unknown> = {};
   for (const name of attributes) shown[name] = Object.hasOwn(record, name) ? (record[name] ?? null) : null;
@@ -41,9 +45,11 @@ export function resourceObject(
       relationships[name] = { data, links: { related: `/v1/${resource.name}/${id}/${name}` } };
   }
   const links = { self: `/v1/${resource.name}/${id}` };
-  return relationships
+  const object: ResourceObject = relationships
     ? { type: resource.name, id, attributes: shown, relationships, links }
     : { type: resource.name, id, attributes: shown, links };
+  if (can) object.meta = { can };
+  return object;
 }
 
 /** The to-one relationships among the shown fields: a relation field the caller may not read is not one. */
@@ -83,8 +89,9 @@ export function recordDocument(
   record: RecordValues,
   attributes: readonly string[],
   included?: Inclusion,
+  can?: RecordRights,
 ) {
-  const data = resourceObject(resource, record, attributes, included?.toMany);
+  const data = resourceObject(resource, record, attributes, included?.toMany, can);
   return { data, links: { self: data.links.self }, ...includedObjects(included) };
 }
 
@@ -102,14 +109,16 @@ export function listDocument(
   attributes: readonly string[],
   total: number,
   query: ListQuery,
-  options: { path?: string; included?: Inclusion; more?: boolean } = {},
+  options: { path?: string; included?: Inclusion; more?: boolean; can?: readonly RecordRights[] } = {},
 ) {
   const base = options.path ?? `/v1/${resource.name}`;
   const links = query.keyset
     ? keysetLinks(base, query, query.keyset, records, options.more === true)
     : offsetLinks(base, query, total);
   return {
-    data: records.map((record) => resourceObject(resource, record, attributes, options.included?.toMany)),
+    data: records.map((record, index) =>
+      resourceObject(resource, record, attributes, options.included?.toMany, options.can?.[index]),
+    ),
     ...includedObjects(options.included),
     meta: { total },
     links,

@@ -4,6 +4,7 @@
 // would hold a retry back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../model/principal.ts';
+import { rightsOn } from '../documents/record-view.ts';
 import type { Resource } from '../../resources/resource.ts';
 import type { ReadResult } from '../../records/record-results.ts';
 import type { UpsertResult } from '../../records/write-batch.ts';
@@ -22,18 +23,19 @@ function callerOf(principal: Principal): string {
 }
 
 /** 201 with its Location; an upsert that updated answers 200 without one. */
-function createdAnswer(resource: Resource, result: ReadResult | UpsertResult): StoredResponse {
+function createdAnswer(resource: Resource, principal: Principal, result: ReadResult | UpsertResult): StoredResponse {
+  const can = rightsOn(resource, principal, result.record);
   if ('created' in result && !result.created) {
     return {
       status: 200,
       headers: { 'Content-Type': JSON_API_MEDIA_TYPE },
-      body: JSON.stringify(recordDocument(resource, result.record, result.attributes)),
+      body: JSON.stringify(recordDocument(resource, result.record, result.attributes, undefined, can)),
     };
   }
   return {
     status: 201,
     headers: { Location: `/v1/${resource.name}/${String(result.record.id)}`, 'Content-Type': JSON_API_MEDIA_TYPE },
-    body: JSON.stringify(recordDocument(resource, result.record, result.attributes)),
+    body: JSON.stringify(recordDocument(resource, result.record, result.attributes, undefined, can)),
   };
 }
 
@@ -62,9 +64,9 @@ export async function createIdempotently(
     // An upsert holds its key under a lease (as POST /token does) and stores its answer in its own transaction.
     const leased = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
       const result = await ctx.records.upsert(resource, meta, body, upsert, clientId, (trx, written) =>
-        ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)),
+        ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, principal, written)),
       );
-      return createdAnswer(resource, result);
+      return createdAnswer(resource, principal, result);
     });
     return sendAnswer(reply, leased);
   }
@@ -75,12 +77,12 @@ export async function createIdempotently(
       meta,
       body,
       clientId,
-      (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, written)),
+      (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, principal, written)),
       async (trx) => {
         attempt = await claim(trx);
       },
     );
-    return createdAnswer(resource, result);
+    return createdAnswer(resource, principal, result);
   });
   return sendAnswer(reply, outcome);
 }

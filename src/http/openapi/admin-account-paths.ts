@@ -14,7 +14,7 @@ import {
 } from './admin-operation.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 import { adminKeyPermissionsSchema, adminKeyUpdateSchema } from '../bodies/admin-key-body.ts';
-import { adminUserUpdateSchema } from '../bodies/admin-user-body.ts';
+import { adminUserCreateSchema, adminUserUpdateSchema } from '../bodies/admin-user-body.ts';
 
 export const ADMIN_ACCOUNT_SCHEMAS = [
   'AdminUserAttributes',
@@ -22,6 +22,7 @@ export const ADMIN_ACCOUNT_SCHEMAS = [
   'AdminUserDocument',
   'AdminUserListDocument',
   'AdminUserUpdateBody',
+  'AdminUserCreateBody',
   'AdminApiKeyAttributes',
   'AdminApiKey',
   'AdminApiKeyDocument',
@@ -30,6 +31,7 @@ export const ADMIN_ACCOUNT_SCHEMAS = [
 ] as const;
 export const ADMIN_ACCOUNT_OPERATIONS = [
   'adminListUsers',
+  'adminCreateUser',
   'adminGetUser',
   'adminUpdateUser',
   'adminDeleteUser',
@@ -82,6 +84,10 @@ function keyAttributes(): JsonSchema {
     lastRequest: nullableTimestamp(),
     createdAt: timestamp(),
     updatedAt: timestamp(),
+    console: {
+      type: 'boolean',
+      description: "The web console's own key (ends when unused for 30 minutes); listed only with includeConsole=true",
+    },
   };
   return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
 }
@@ -93,6 +99,7 @@ export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[num
     AdminUserDocument: singleDocument('AdminUser'),
     AdminUserListDocument: listDocument('AdminUser'),
     AdminUserUpdateBody: adminUserUpdateSchema(),
+    AdminUserCreateBody: adminUserCreateSchema(),
     AdminApiKeyAttributes: keyAttributes(),
     AdminApiKey: resourceObject('api-keys', 'AdminApiKeyAttributes', '/admin/keys/{id}'),
     AdminApiKeyDocument: singleDocument('AdminApiKey'),
@@ -114,6 +121,20 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
         success: { status: 200, description: 'A page of users.', schema: 'AdminUserListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],
       }),
+      post: adminOperation({
+        operationId: 'adminCreateUser',
+        summary: 'Create a user',
+        description:
+          'With a password, or `invite: true` to mail the user a link to choose one; `meta.invitationSent` says which.',
+        body: { schema: 'AdminUserCreateBody', description: 'The new user.' },
+        success: {
+          status: 201,
+          description: 'The user as created.',
+          schema: 'AdminUserDocument',
+          location: true,
+        },
+        codes: ['CONFLICT'],
+      }),
     },
     '/admin/users/{id}': {
       get: adminOperation({
@@ -130,7 +151,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
         description:
           'Sets the primary role and the roles the user may switch to with `X-Service-Role`; only roles the configuration defines are accepted.',
         parameters: [userId()],
-        body: { schema: 'AdminUserUpdateBody', description: 'The role fields to change.' },
+        body: { schema: 'AdminUserUpdateBody', description: 'The fields to change.' },
         success: { status: 200, description: 'The user as changed.', schema: 'AdminUserDocument' },
         codes: ['INVALID_RESOURCE_DATA', 'RESOURCE_NOT_FOUND'],
       }),

@@ -74,6 +74,16 @@ export function identityAndReloadSchemas(): Record<(typeof IDENTITY_AND_RELOAD_S
           },
           remaining: { type: ['integer', 'null'], description: "Requests left of the key's quota; null without one." },
           requestCount: { type: 'integer' },
+          console: {
+            type: 'boolean',
+            description: "Whether this is the web console's own key (POST /token with console: true).",
+          },
+          idleExpiresAt: {
+            type: ['string', 'null'],
+            format: 'date-time',
+            description:
+              'A console key stops working at this time unless a request comes before (each one renews it); null for other keys.',
+          },
         },
         additionalProperties: false,
       },

@@ -9,6 +9,7 @@ import { allocateOpenApiNames } from './openapi-names.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 import { resourcePaths } from './resource-paths.ts';
 import { relatedPaths } from './related-paths.ts';
+import { filePaths } from './file-paths.ts';
 import { resourceSchemas } from './resource-schemas.ts';
 import {
   AUTH_TAG,
@@ -71,6 +72,7 @@ import {
   operationsPaths,
   operationsSchemas,
 } from './operations-path.ts';
+import { MULTI_STREAM_OPERATIONS, MULTI_STREAM_TAG, multiStreamPaths } from './multi-stream-path.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -108,6 +110,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...ADMIN_DELETED_RECORD_OPERATIONS,
       ...METRICS_OPERATIONS,
       ...OPERATIONS_OPERATIONS,
+      ...MULTI_STREAM_OPERATIONS,
     ],
   );
 
@@ -135,6 +138,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     if (!resourceNames) throw new Error(`no OpenAPI names allocated for resource '${resource.name}'`);
     Object.assign(paths, resourcePaths(resource, resourceNames, config));
     Object.assign(paths, relatedPaths(resource, resourceNames, new Set(resources.map((r) => r.name)), config));
+    Object.assign(paths, filePaths(resource, resourceNames, config));
     Object.assign(schemas, resourceSchemas(resource, resourceNames));
     const tag: OpenApiObject = { name: resource.name };
     if (resource.definition.description !== undefined) tag.description = resource.definition.description;
@@ -158,10 +162,15 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
     adminDeletedRecordPaths(),
     metricsPaths(config),
     operationsPaths(config),
+    multiStreamPaths(
+      config,
+      resources.map((resource) => resource.name),
+    ),
   );
   Object.assign(schemas, operationsSchemas(resources.map((resource) => resource.name)));
   tags.push(
     { name: OPERATIONS_TAG, description: 'Several writes as one transaction (JSON:API Atomic Operations)' },
+    { name: MULTI_STREAM_TAG, description: 'The events of several resources on one connection' },
     { name: AUTH_TAG, description: 'Issuing API keys, and who holds one' },
     {
       name: IDENTITY_TAG,

@@ -1,4 +1,5 @@
 // Path items of one resource: collection, record, JSON Schema and event stream (docs/records.md, docs/streams.md).
+import { hasFileFields, multipartWriteContent } from './file-paths.ts';
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import type { Resource } from '../../resources/resource.ts';
@@ -50,13 +51,22 @@ const WRITE: readonly ErrorCode[] = [
 const CREATE: readonly ErrorCode[] = [...WRITE, 'CLIENT_GENERATED_ID_FORBIDDEN'];
 
 /** A write's body: the flat object as application/json, the JSON:API document as its media type (docs/records.md). */
-function writeRequestBody(flatSchema: string, documentSchema: string, description: string): OpenApiObject {
+function writeRequestBody(
+  resource: Resource,
+  flatSchema: string,
+  documentSchema: string,
+  description: string,
+): OpenApiObject {
+  const files = hasFileFields(resource);
   return {
-    description: `${description} As \`${JSON_MEDIA_TYPE}\`, a flat object of field values; as \`${JSON_API_MEDIA_TYPE}\`, a JSON:API document whose relation fields are \`relationships\` with {type, id} linkage.`,
+    description:
+      `${description} As \`${JSON_MEDIA_TYPE}\`, a flat object of field values; as \`${JSON_API_MEDIA_TYPE}\`, a JSON:API document whose relation fields are \`relationships\` with {type, id} linkage.` +
+      (files ? ' As `multipart/form-data`, form fields and the files to upload.' : ''),
     required: true,
     content: {
       [JSON_MEDIA_TYPE]: { schema: schemaRef(flatSchema) },
       [JSON_API_MEDIA_TYPE]: { schema: schemaRef(documentSchema) },
+      ...(files ? multipartWriteContent(resource) : {}),
     },
   };
 }
@@ -145,6 +155,7 @@ export function resourcePaths(
         ...upsertParameter(resource),
       ],
       requestBody: writeRequestBody(
+        resource,
         names.schema('CreateBody'),
         names.schema('CreateRequestDocument'),
         `The new record's fields.`,
@@ -199,6 +210,7 @@ export function resourcePaths(
         'Every writable field is set from the body: a field left out takes its default, or null. `updated_at` is set by the server.',
       parameters: [ifMatchParameter()],
       requestBody: writeRequestBody(
+        resource,
         names.schema('ReplaceBody'),
         names.schema('ReplaceRequestDocument'),
         'Every field of the record.',
@@ -221,6 +233,7 @@ export function resourcePaths(
         'Only the fields in the body change; the others keep their values. `updated_at` is set by the server.',
       parameters: [ifMatchParameter()],
       requestBody: writeRequestBody(
+        resource,
         names.schema('PatchBody'),
         names.schema('PatchRequestDocument'),
         'The fields to change.',

@@ -1,4 +1,4 @@
-// Admin API for API keys (docs/admin-api.md): GET /admin/keys (?userId=, _limit, _offset), GET/PATCH/DELETE
+// Admin API for API keys (docs/admin-api.md): GET /admin/keys (?userId=, ?includeConsole=, _limit, _offset), GET/PATCH/DELETE
 // /admin/keys/:id. The secret and its hash never appear here: keys are shown by prefix and start.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
@@ -44,7 +44,17 @@ export async function registerAdminKeyRoutes(
       const query = request.query as Record<string, unknown>;
       const page = parseAdminPage(query);
       const userId = optionalQueryString(query, 'userId');
-      const { keys, total } = await ctx.auth.keys.list({ ...page, ...(userId !== undefined ? { userId } : {}) });
+      const includeConsole = optionalQueryString(query, 'includeConsole');
+      if (includeConsole !== undefined && includeConsole !== 'true' && includeConsole !== 'false')
+        throw new ApiError('INVALID_QUERY_PARAMS', {
+          detail: 'includeConsole must be true or false',
+          parameter: 'includeConsole',
+        });
+      const { keys, total } = await ctx.auth.keys.list({
+        ...page,
+        ...(userId !== undefined ? { userId } : {}),
+        includeConsole: includeConsole === 'true',
+      });
       return jsonApiAnswer(reply, 200, { data: keys.map(keyResource), meta: { total }, links: { self: request.url } });
     });
 

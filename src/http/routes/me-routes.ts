@@ -8,6 +8,7 @@ import type { AppContext } from '../../app-context.ts';
 import { decodeAllowedRoles } from '../../auth/identity/user-roles.ts';
 import type { JwtPrincipal, KeyPrincipal } from '../../model/principal.ts';
 import { windowLimitFor } from '../../auth/rate-limit/key-rate-limit.ts';
+import { consoleKeyIdleUntil } from '../../auth/keys/console-key.ts';
 import { accessSummary } from '../../permissions/access-summary.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
@@ -111,6 +112,9 @@ async function keyHolder(
         rateLimit: window ? { max: window.max, timeWindow: window.windowMs, ...(windowState(reply) ?? {}) } : null,
         remaining: key.remaining,
         requestCount: key.requestCount,
+        // The console's key ends when unused (console-key.ts): when, unless a request comes before.
+        console: key.console,
+        idleExpiresAt: key.console ? new Date(consoleKeyIdleUntil(key)).toISOString() : null,
       },
     },
   };

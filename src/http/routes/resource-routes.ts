@@ -10,7 +10,7 @@ import { requestMeta } from './request-meta.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { listBody } from '../documents/list-body.ts';
 import { recordDocument } from '../documents/resource-document.ts';
-import { ifMatchOf, recordView, type TaggedBody } from '../documents/record-view.ts';
+import { ifMatchOf, recordView, rightsOn, type TaggedBody } from '../documents/record-view.ts';
 import { matchesWeakly, parseEntityTags } from '../documents/entity-tag.ts';
 import { authorizeAction } from '../guards/authorize-action.ts';
 import { refusingRoute } from '../guards/refusing-route.ts';
@@ -27,6 +27,18 @@ import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 import { includeBounds } from '../../query/parse-compound-query.ts';
 import { upsertFieldOf } from './upsert-parameter.ts';
 import { filterLimits } from '../../query/filter-limits.ts';
+import multipart from '@fastify/multipart';
+import { writeWithFiles } from '../files/write-with-files.ts';
+import {
+  authenticateUnlessSignedDownload,
+  authorizeReadUnlessFile,
+  downloadFile,
+  type FileParams,
+  fileFieldOf,
+  registerFileUploadRoute,
+} from '../files/file-routes.ts';
+import { fileUrlHook } from '../files/file-urls.ts';
+import { multipartLimits } from '../files/multipart-limits.ts';
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
@@ -53,18 +65,19 @@ function taggedAnswer(
   return jsonApiAnswer(reply, status, body);
 }
 
+function methodNotAllowedError(request: FastifyRequest, allowed: string): ApiError {
+  return new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`, {
+    headers: { Allow: allowed },
+  });
+}
+
 function methodNotAllowed(allowed: string) {
-  return refusingRoute(
-    (request) =>
-      new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed}`, {
-        headers: { Allow: allowed },
-      }),
-  );
+  return refusingRoute((request) => methodNotAllowedError(request, allowed));
 }
 
 export async function registerResourceRoutes(
   app: FastifyInstance,
-  ctx: Pick<AppContext, 'auth' | 'config' | 'registry' | 'records' | 'idempotency'>,
+  ctx: Pick<AppContext, 'auth' | 'config' | 'registry' | 'records' | 'idempotency' | 'files'>,
 ): Promise<void> {
   const { registry, records } = ctx;
   const reads = new ReadQueries(
@@ -76,8 +89,12 @@ export async function registerResourceRoutes(
 
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', authenticateHook(ctx));
+      v1.addHook('onRequest', authenticateUnlessSignedDownload(ctx, authenticateHook(ctx)));
       v1.addHook('preParsing', refuseModifiedJsonApiAccept);
+      v1.addHook('onSend', fileUrlHook(ctx));
+      // multipart/form-data bodies are not read when parsed: the handler streams their files after the
+      // caller, the action and each file's field were allowed (http/files/multipart-body.ts).
+      await v1.register(multipart, { limits: multipartLimits(ctx.config.server.bodyLimitBytes) });
       // Route hooks run after the plugin's: the caller is known when they decide.
       const mayRead = { onRequest: authorizeAction(ctx, 'read') };
       // A record body is checked by the record service against the fields this caller may write.
@@ -106,22 +123,35 @@ export async function registerResourceRoutes(
         const resource = registry.require(request.params.resource);
         const idempotencyKey = idempotencyKeyOf(request.headers);
         const upsert = upsertFieldOf(resource, request.query as RawQuery);
-        return writeWithBody(request, { resource, urlId: undefined }, async (body, clientId) => {
-          if (idempotencyKey !== undefined)
-            return createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert);
-          if (upsert !== undefined) {
-            const result = await records.upsert(resource, requestMeta(request), body, upsert, clientId);
-            if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-            return jsonApiAnswer(
-              reply,
-              result.created ? 201 : 200,
-              recordDocument(resource, result.record, result.attributes),
-            );
-          }
-          const result = await records.create(resource, requestMeta(request), body, clientId);
-          reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
-          return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes));
-        });
+        const target = { resource, urlId: undefined, action: 'create' as const };
+        if (idempotencyKey !== undefined) {
+          if (request.isMultipart())
+            throw new ApiError('BAD_REQUEST', {
+              detail: 'An Idempotency-Key is taken with JSON bodies only; upload the files with PUT on their fields',
+              parameter: 'Idempotency-Key',
+            });
+          return writeWithBody(request, target, (body, clientId) =>
+            createIdempotently(ctx, request, reply, resource, idempotencyKey, body, clientId, upsert),
+          );
+        }
+        if (upsert !== undefined) {
+          const result = await writeWithFiles(ctx, request, target, (body, clientId) =>
+            records.upsert(resource, requestMeta(request), body, upsert, clientId),
+          );
+          if (result.created) reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
+          const can = rightsOn(resource, principalOf(request), result.record);
+          return jsonApiAnswer(
+            reply,
+            result.created ? 201 : 200,
+            recordDocument(resource, result.record, result.attributes, undefined, can),
+          );
+        }
+        const result = await writeWithFiles(ctx, request, target, (body, clientId) =>
+          records.create(resource, requestMeta(request), body, clientId),
+        );
+        reply.header('Location', `/v1/${resource.name}/${String(result.record.id)}`);
+        const can = rightsOn(resource, principalOf(request), result.record);
+        return jsonApiAnswer(reply, 201, recordDocument(resource, result.record, result.attributes, undefined, can));
       });
 
       v1.get<{ Params: ResourceParams }>(
@@ -166,14 +196,16 @@ export async function registerResourceRoutes(
           request,
           reply,
           200,
-          recordView(resource, result.record, result.attributes, result.included),
+          recordView(resource, result.record, result.attributes, meta.principal, result.included),
         );
       });
 
       v1.get<{ Params: RelatedParams; Querystring: RawQuery }>(
         '/:resource/:id/:related',
-        mayRead,
+        { onRequest: authorizeReadUnlessFile(ctx) },
         async (request, reply) => {
+          const fileField = fileFieldOf(ctx, request.params);
+          if (fileField) return downloadFile(ctx, request, reply, fileField);
           const target = registry.require(request.params.resource);
           const child = registry.require(request.params.related);
           const meta = requestMeta(request);
@@ -185,20 +217,44 @@ export async function registerResourceRoutes(
         },
       );
 
+      v1.get<{ Params: FileParams; Querystring: RawQuery }>(
+        '/:resource/:id/:related/:index',
+        { onRequest: authorizeReadUnlessFile(ctx), config: { jsonApi: false } },
+        async (request, reply) => {
+          const fileField = fileFieldOf(ctx, request.params);
+          if (!fileField) throw new ApiError('ROUTE_NOT_FOUND', `Route GET ${request.url.split('?')[0]} not found`);
+          return downloadFile(ctx, request, reply, fileField);
+        },
+      );
+
+      await registerFileUploadRoute(v1, ctx, (request) => methodNotAllowedError(request, 'GET'));
+
       v1.put<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
+        const urlId = request.params.id;
+        const result = await writeWithFiles(ctx, request, { resource, urlId, action: 'update' }, (body) =>
           records.replace(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
         );
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, principalOf(request)),
+        );
       });
 
       v1.patch<{ Params: RecordParams }>('/:resource/:id', mayUpdate, async (request, reply) => {
         const resource = registry.require(request.params.resource);
-        const result = await writeWithBody(request, { resource, urlId: request.params.id }, (body) =>
+        const urlId = request.params.id;
+        const result = await writeWithFiles(ctx, request, { resource, urlId, action: 'update' }, (body) =>
           records.patch(resource, requestMeta(request), request.params.id, body, ifMatchOf(request, resource)),
         );
-        return taggedAnswer(request, reply, 200, recordView(resource, result.record, result.attributes));
+        return taggedAnswer(
+          request,
+          reply,
+          200,
+          recordView(resource, result.record, result.attributes, principalOf(request)),
+        );
       });
 
       v1.delete<{ Params: RecordParams }>('/:resource/:id', mayDelete, async (request, reply) => {
@@ -212,7 +268,7 @@ export async function registerResourceRoutes(
       v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/schema', ...methodNotAllowed('GET') });
       v1.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/:resource/aggregate', ...methodNotAllowed('GET') });
       v1.route({
-        method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+        method: ['POST', 'PATCH', 'DELETE'],
         url: '/:resource/:id/:related',
         ...methodNotAllowed('GET'),
       });

@@ -9,36 +9,20 @@ import { resolveAccess } from '../../permissions/resolve-access.ts';
 import { fieldsTested } from '../../permissions/read-narrowed.ts';
 import { parseStreamQuery, type StreamRawQuery } from '../../stream/stream-query.ts';
 import { createEventView } from '../../stream/event-view.ts';
-import { SseConnection } from '../../stream/sse-connection.ts';
 import { runEventStream } from '../../stream/event-stream.ts';
-import type { RevokeReason, StreamRegistry } from '../../stream/stream-registry.ts';
+import type { StreamRegistry } from '../../stream/stream-registry.ts';
 import { authenticateHook, principalOf } from '../guards/authenticate-hook.ts';
 import { refusingRoute } from '../guards/refusing-route.ts';
 import { authorizeAction } from '../guards/authorize-action.ts';
 import { sessionVariablesOf } from '../../model/session-variables.ts';
 import { filterLimits } from '../../query/filter-limits.ts';
 import { likePatternLimits } from '../../query/like-pattern-limits.ts';
+import { openMultiStream } from './multi-stream-route.ts';
+import { openSseConnection, STREAM_MAX_QUEUED_MESSAGES } from './sse-response.ts';
 
 type StreamParams = { resource: string };
 
 type StreamRouteDeps = Pick<AppContext, 'config' | 'auth' | 'registry' | 'events' | 'streams' | 'log'>;
-
-/** A client that stops reading is dropped past either bound (it resumes with Last-Event-ID). */
-export const STREAM_MAX_QUEUED_MESSAGES = 1000;
-export const STREAM_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
-
-const REVOKED_REASONS: Record<RevokeReason, string> = {
-  revoked: 'The API key or its owner changed; reconnect to be authorized again.',
-  expired: 'The API key expired.',
-  narrowed: 'The resource definitions changed what this stream may read; reconnect to be authorized again.',
-};
 
 /** Access changes heard before each stream request was authenticated (see StreamRegistry.changes). */
 const changesSeenAt = new WeakMap<FastifyRequest, number>();
@@ -61,6 +45,19 @@ export async function registerStreamRoutes(app: FastifyInstance, ctx: StreamRout
         { exposeHeadRoute: false, onRequest: authorizeAction(ctx, 'read') },
         (request, reply) => openStream(ctx, registry, request, reply),
       );
+
+      // Several resources on one connection; each is authorized in the handler, as it is named in the query.
+      v1.get<{ Querystring: StreamRawQuery }>('/stream', { exposeHeadRoute: false }, (request, reply) =>
+        openMultiStream(ctx, registry, request, reply, changesSeenAt.get(request) ?? -1),
+      );
+
+      v1.route({
+        method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+        url: '/stream',
+        ...refusingRoute(
+          () => new ApiError('METHOD_NOT_ALLOWED', 'The stream is read with GET', { headers: { Allow: 'GET' } }),
+        ),
+      });
 
       v1.route({
         method: ['POST', 'PUT', 'PATCH', 'DELETE'],
@@ -107,36 +104,17 @@ async function openStream(
     principal,
     Array.isArray(roleHeader) ? roleHeader[0] : roleHeader,
     changesSeenAt.get(request) ?? -1,
-    read,
+    [read],
   );
 
-  reply.hijack();
-  const { stream } = ctx.config;
-  const connection = new SseConnection(reply.raw, {
-    retryMs: stream.retryMs,
-    heartbeatMs: stream.heartbeatMs,
-    maxQueuedMessages: STREAM_MAX_QUEUED_MESSAGES,
-    maxQueuedBytes: STREAM_MAX_QUEUED_BYTES,
-  });
-  // Keep what earlier hooks set (X-Request-Id, CORS, RateLimit-*); hijacking skips Fastify's own send.
-  const headers: Record<string, string | number | string[]> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-  connection.onClosed(() => registry.release(slot));
-  connection.open({ ...headers, ...SSE_HEADERS });
-  request.raw.socket?.setNoDelay(true);
-  // Nothing more reaches a stream whose right to read is gone; the client learns why, and a reconnection
-  // is authenticated afresh (refused for a disabled, deleted or expired key).
-  slot.attach((reason) =>
-    connection.closeWith({ event: 'revoked', data: JSON.stringify({ reason: REVOKED_REASONS[reason] }) }),
-  );
-
+  const connection = openSseConnection(ctx, registry, slot, request, reply);
   await runEventStream({
     hub: ctx.events,
     resource: resource.name,
     connection,
     view,
     lastEventId: query.lastEventId,
-    retryMs: stream.retryMs,
+    retryMs: ctx.config.stream.retryMs,
     maxHeld: STREAM_MAX_QUEUED_MESSAGES * 10,
     // A child logger without the URL: `?token=` must never reach a log line.
     log: ctx.log.child({ reqId: request.id, resource: resource.name }),

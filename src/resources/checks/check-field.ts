@@ -69,6 +69,12 @@ export function checkField(
     }
   }
 
+  if (type === 'file' || type === 'files') {
+    // The value is what an upload made; nothing in a config can name an uploaded file.
+    if (field.default !== undefined) at('default', `${type} fields take no default`);
+    if (field.unique === true) at('unique', `${type} fields cannot be unique`);
+  }
+
   if (field.sortable === true && !fieldType.sortable) at('sortable', `${type} fields cannot be sortable`);
   // Words are what a search matches: other types hold values (numbers, ids, addresses) a filter compares.
   if (field.searchable === true && type !== 'string' && type !== 'text')
@@ -107,7 +113,7 @@ export function checkField(
   // A default cannot be judged against a pattern that does not compile or enum values that are not there.
   const soundDefinition =
     patternOk && (type !== 'enum' || (Array.isArray(field.values) && field.values.every((v) => typeof v === 'string')));
-  if (soundDefinition && field.default !== undefined) {
+  if (soundDefinition && field.default !== undefined && type !== 'file' && type !== 'files') {
     const reason = checkFieldDefault(field as unknown as FieldDefinition);
     if (reason) at('default', reason);
   }

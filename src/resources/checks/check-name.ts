@@ -18,7 +18,7 @@ export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Paths under /v1 that are svc's own: a resource of that name could not be reached there. */
-export const RESERVED_RESOURCE_NAMES: ReadonlySet<string> = new Set(['operations']);
+export const RESERVED_RESOURCE_NAMES: ReadonlySet<string> = new Set(['operations', 'stream']);
 
 /** Prefix of the service's own tables. */
 export const INTERNAL_TABLE_PREFIX = 'svc_';

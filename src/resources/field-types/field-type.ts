@@ -32,6 +32,11 @@ export const TYPE_SPECIFIC_ATTRIBUTES = [
   'values',
   'resource',
   'onDelete',
+  'maxSize',
+  'accept',
+  'thumbs',
+  'protected',
+  'maxCount',
 ] as const;
 
 export type TypeSpecificAttribute = (typeof TYPE_SPECIFIC_ATTRIBUTES)[number];

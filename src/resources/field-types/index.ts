@@ -14,6 +14,7 @@ import { urlField } from './url-field.ts';
 import { enumField } from './enum-field.ts';
 import { jsonField } from './json-field.ts';
 import { relationField } from './relation-field.ts';
+import { fileField, filesField } from './file-field.ts';
 
 export const FIELD_TYPES: Readonly<Record<FieldTypeName, FieldType>> = {
   string: stringField,
@@ -29,6 +30,8 @@ export const FIELD_TYPES: Readonly<Record<FieldTypeName, FieldType>> = {
   enum: enumField,
   json: jsonField,
   relation: relationField,
+  file: fileField,
+  files: filesField,
 };
 
 export type { FieldType, JsonSchema } from './field-type.ts';

@@ -5,18 +5,22 @@ import { CompiledQuery, sql } from 'kysely';
 import type { Store } from '../../store/create-store.ts';
 import type { Db } from '../../store/store-dialect.ts';
 import type { StorageKind } from '../../store/storage-kind.ts';
-import { uuidv7 } from '../../store/uuid-v7.ts';
+import { uuidv7, uuidv7TimeFloor } from '../../store/uuid-v7.ts';
+import { EVENTS_TABLE } from '../../events/outbox.ts';
+import type { RecordEvent } from '../../model/record-event.ts';
 import { insertStatement, type TableRows } from '../../store/write-statements.ts';
 import type { AttemptOutcome, SuccessOutcome } from './attempt-outcome.ts';
 import { ClaimStatement } from './claim-statement.ts';
 import { payloadForAttempt } from './delivery-payload.ts';
 import type { Page } from '../subscriptions/subscription-repository.ts';
 import { targetUrlOf } from '../targets/target-url.ts';
-import { DELIVERIES_TABLE } from '../webhook-tables.ts';
+import { DELIVERIES_TABLE, WEBHOOKS_TABLE } from '../webhook-tables.ts';
 import type { DeliveryStatus, WebhookDelivery } from './webhook-delivery.ts';
 
 /** Rows per statement when releasing claims, well under SQLite's bound-parameter limit. */
 const RELEASE_CHUNK = 500;
+/** Outbox rows one catch-up step looks at; a busier window is read in several steps. */
+const CATCH_UP_PAGE = 500;
 
 /** An attempt to be sent, as queued. */
 export interface QueuedAttempt {
@@ -221,6 +225,62 @@ export class DeliveryRepository {
       };
       await this.queue([next], trx);
       return true;
+    });
+  }
+
+  /**
+   * Queues the deliveries a subscription is missing for the events committed since `sinceMs` that
+   * match it: events written by a process whose subscription cache did not have it yet. `attemptOf`
+   * builds the first attempt of one; it answers undefined for an event it does not match. Run by
+   * several processes at once, the catch-ups of one subscription take turns (each first writes its
+   * subscription's row, which holds that row until it commits), and each sees what the one before
+   * queued, so no event is queued twice. Returns how many were queued; 0 when the subscription is gone.
+   */
+  async catchUp(
+    webhookId: string,
+    sinceMs: number,
+    attemptOf: (event: RecordEvent) => QueuedAttempt | undefined,
+  ): Promise<number> {
+    return this.#store.db.transaction().execute(async (trx) => {
+      const turn = await trx
+        .updateTable(WEBHOOKS_TABLE)
+        .set({ id: webhookId })
+        .where('id', '=', webhookId)
+        .executeTakeFirst();
+      if (Number(turn.numUpdatedRows) === 0) return 0;
+      let queued = 0;
+      // Event ids are UUIDv7, so the time bound is a range of the id's unique index.
+      // A floor is a prefix of the ids of its millisecond, so `>` includes them.
+      let after = uuidv7TimeFloor(sinceMs);
+      for (;;) {
+        const page = await trx
+          .selectFrom(EVENTS_TABLE)
+          .select(['id', 'payload'])
+          .where('id', '>', after)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom(DELIVERIES_TABLE)
+                  .select('event_id')
+                  .whereRef(`${DELIVERIES_TABLE}.event_id`, '=', `${EVENTS_TABLE}.id`)
+                  .where(`${DELIVERIES_TABLE}.webhook_id`, '=', webhookId),
+              ),
+            ),
+          )
+          .orderBy('id')
+          .limit(CATCH_UP_PAGE)
+          .execute();
+        const attempts: QueuedAttempt[] = [];
+        for (const row of page) {
+          const attempt = attemptOf(JSON.parse(String(row.payload)) as RecordEvent);
+          if (attempt) attempts.push(attempt);
+        }
+        await this.queue(attempts, trx);
+        queued += attempts.length;
+        if (page.length < CATCH_UP_PAGE) return queued;
+        after = String(page[page.length - 1]!.id);
+      }
     });
   }
 

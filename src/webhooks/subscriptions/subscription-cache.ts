@@ -73,6 +73,11 @@ export class SubscriptionCache {
     return found;
   }
 
+  /** Enabled subscriptions created or changed at `sinceMs` or later (by their own clock). */
+  enabledChangedSince(sinceMs: number): readonly StoredSubscription[] {
+    return this.#enabled.filter((s) => Date.parse(s.updatedAt) >= sinceMs);
+  }
+
   get(id: string): StoredSubscription | undefined {
     return this.#byId.get(id);
   }
