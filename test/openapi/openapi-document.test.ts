@@ -64,7 +64,7 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
   },
   '/admin/users': {
     get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']],
-    post: ['201', 'AdminUserDocument', ['400', '401', '403', '406', '409', '413', '415', '500']],
+    post: ['201', 'AdminUserCreatedDocument', ['400', '401', '403', '406', '409', '413', '415', '500']],
   },
   '/admin/users/{id}': {
     get: ['200', 'AdminUserDocument', ['401', '403', '404', '406', '500']],

@@ -23,6 +23,7 @@ export const ADMIN_ACCOUNT_SCHEMAS = [
   'AdminUserListDocument',
   'AdminUserUpdateBody',
   'AdminUserCreateBody',
+  'AdminUserCreatedDocument',
   'AdminApiKeyAttributes',
   'AdminApiKey',
   'AdminApiKeyDocument',
@@ -100,11 +101,30 @@ export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[num
     AdminUserListDocument: listDocument('AdminUser'),
     AdminUserUpdateBody: adminUserUpdateSchema(),
     AdminUserCreateBody: adminUserCreateSchema(),
+    AdminUserCreatedDocument: createdUserDocument(),
     AdminApiKeyAttributes: keyAttributes(),
     AdminApiKey: resourceObject('api-keys', 'AdminApiKeyAttributes', '/admin/keys/{id}'),
     AdminApiKeyDocument: singleDocument('AdminApiKey'),
     AdminApiKeyListDocument: listDocument('AdminApiKey'),
     AdminApiKeyUpdateBody: adminKeyUpdateSchema(),
+  };
+}
+
+/** The user as created, and whether an invitation to choose a password was mailed. */
+function createdUserDocument(): JsonSchema {
+  const document = singleDocument('AdminUser');
+  return {
+    ...document,
+    required: ['data', 'meta'],
+    properties: {
+      ...(document.properties as Record<string, JsonSchema>),
+      meta: {
+        type: 'object',
+        required: ['invitationSent'],
+        properties: { invitationSent: { type: 'boolean' } },
+        additionalProperties: false,
+      },
+    },
   };
 }
 
@@ -130,7 +150,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
         success: {
           status: 201,
           description: 'The user as created.',
-          schema: 'AdminUserDocument',
+          schema: 'AdminUserCreatedDocument',
           location: true,
         },
         codes: ['CONFLICT'],
