@@ -20,4 +20,6 @@ export const EXTERNAL = [
   'pg-native',
   'ioredis',
   'nodemailer',
+  // Native image code with its own prebuilt binaries; loaded the first time a thumbnail is made.
+  'sharp',
 ];

@@ -36,8 +36,10 @@ import { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { HookRunner } from './hooks/hook-runner.ts';
 import { loadConfiguredHooks } from './hooks/hooks-loader.ts';
 import { SERVER_LIMIT_DEFAULTS } from './config/config-schema.ts';
-import { FileService } from './files/file-service.ts';
+import { FileService, fileFieldNames } from './files/file-service.ts';
 import { createFileStorage } from './files/storage/create-file-storage.ts';
+import { auditStorage, ORPHAN_GRACE_MS, repairStorage } from './files/storage-audit.ts';
+import { referencedFiles } from './records/referenced-files.ts';
 import { FILES_DEFAULTS } from './config/files-settings.ts';
 
 /** How soon other nodes learn of a key, user or definitions change. */
@@ -154,6 +156,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     resources: resourceNames,
     log,
     pruneConsoleKeys: (batchSize) => auth.keys.pruneConsoleKeys(batchSize),
+    sweepFiles: () => sweepOrphanedFiles(store, registry, files),
   });
   const hooks = new HookRunner({
     records,
@@ -235,4 +238,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         metrics.close();
       })()),
   };
+}
+
+/** The retention pass over storage: orphans older than the grace period go (nothing to do without file fields). */
+async function sweepOrphanedFiles(
+  store: Pick<Store, 'db' | 'dialect'>,
+  registry: ResourceRegistry,
+  files: FileService,
+): Promise<number> {
+  const resources = registry.all();
+  if (!resources.some((resource) => fileFieldNames(resource).length > 0)) return 0;
+  const audit = await auditStorage(files.storage, await referencedFiles(store, resources), {
+    graceMs: ORPHAN_GRACE_MS,
+  });
+  return repairStorage(files.storage, { ...audit, unmoved: [] });
 }

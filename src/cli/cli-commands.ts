@@ -70,6 +70,21 @@ export const COMMANDS: readonly CliCommand[] = [
     optionHelp: [CONFIG_HELP],
   },
   {
+    name: 'check-storage',
+    synopsis: 'svc check-storage [--config FILE] [--repair] [--older-than SECONDS]',
+    summary:
+      'compare file storage with the records: orphaned objects, uploads not moved into place, missing files; exit 1 if any',
+    options: { ...CONFIG, ...HELP, repair: { type: 'boolean' }, 'older-than': { type: 'string' } },
+    optionHelp: [
+      CONFIG_HELP,
+      ['--repair', 'remove the orphans and move committed uploads into place (missing files stay reported)'],
+      [
+        '--older-than SECONDS',
+        'only objects at least this old count as orphans (default 3600: uploads in flight are not)',
+      ],
+    ],
+  },
+  {
     name: 'openapi',
     synopsis: 'svc openapi [--config FILE] [--yaml]',
     summary: 'print the OpenAPI document',

@@ -20,5 +20,7 @@ export interface CliValues {
   format?: string;
   report?: string;
   skip?: string;
+  repair?: boolean;
+  'older-than'?: string;
   help?: boolean;
 }

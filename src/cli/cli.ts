@@ -114,6 +114,11 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       (result.ok ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
       return result.ok ? 0 : 1;
     }
+    case 'check-storage':
+      return await (await import('./check-storage-command.ts')).runCheckStorageCommand(
+        await loadConfig({ file: values.config }),
+        values,
+      );
     case 'openapi': {
       const [{ stringify }, { ResourceRegistry }, { buildOpenApiDocument }] = await Promise.all([
         import('yaml'),

@@ -9,6 +9,7 @@ import { isFileType } from '../resources/field-types/file-field.ts';
 import { type FileMetadata, fileMetadataOf } from '../resources/field-types/file-metadata.ts';
 import type { Resource } from '../resources/resource.ts';
 import { derivedPrefix, type FileOwner, fileKey, pendingKey } from './file-keys.ts';
+import { ensureThumb, openThumb, type ThumbSize } from './file-thumbs.ts';
 import { FileUrlSigner } from './file-url-token.ts';
 import { type IncomingFile, receiveUpload } from './receive-upload.ts';
 import type { ByteRange, FileStorage, StoredObject } from './storage/file-storage.ts';
@@ -80,6 +81,17 @@ export class FileService {
 
   async head(owner: FileOwner, file: FileMetadata): Promise<StoredObject | undefined> {
     return (await this.storage.head(fileKey(owner, file))) ?? (await this.storage.head(pendingKey(file.id)));
+  }
+
+  /** The thumbnail of an image in `size`, made and stored on first request; undefined without the file. */
+  async thumb(
+    owner: FileOwner,
+    file: FileMetadata,
+    size: ThumbSize,
+  ): Promise<{ object: StoredObject; open: (range?: ByteRange) => Promise<Readable | undefined> } | undefined> {
+    const object = await ensureThumb(this.storage, () => this.open(owner, file), owner, file, size);
+    if (!object) return undefined;
+    return { object, open: (range) => openThumb(this.storage, owner, file, size, range) };
   }
 
   /** Committed events of this process: objects their change let go of are removed. */

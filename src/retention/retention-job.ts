@@ -1,6 +1,7 @@
 // The retention job every node runs: on an interval, it prunes the event outbox and the webhook delivery
-// records by the `retention` settings, Idempotency-Keys past `idempotency.ttlMs`, and the web console's
-// keys that stopped working (unused too long, or past their expiry). Passes never
+// records by the `retention` settings, Idempotency-Keys past `idempotency.ttlMs`, the web console's
+// keys that stopped working (unused too long, or past their expiry), and file objects no record
+// references (storage-audit.ts). Passes never
 // overlap within a process; nodes on one database may prune side by side (each batch skips the rows
 // another is deleting).
 import type { FastifyBaseLogger } from 'fastify';
@@ -27,6 +28,8 @@ export interface RetentionJobOptions {
   log: FastifyBaseLogger;
   /** Deletes console keys that stopped working, `batchSize` at a time; answers how many (the auth component's). */
   pruneConsoleKeys?: (batchSize: number) => Promise<number>;
+  /** Removes file objects no record references (a crash's leftovers); answers how many went. */
+  sweepFiles?: () => Promise<number>;
 }
 
 /** Rows one pass deleted. */
@@ -35,6 +38,8 @@ export interface RetentionPass {
   deliveries: number;
   idempotencyKeys: number;
   consoleKeys: number;
+  /** Orphaned file objects removed. */
+  files: number;
 }
 
 export class RetentionJob {
@@ -93,11 +98,12 @@ export class RetentionJob {
     const idempotencyKeys = await this.#prune(IDEMPOTENCY_TABLE, () =>
       pruneIdempotencyKeys(store, { ...batches(IDEMPOTENCY_TABLE), ttlMs }),
     );
-    const { pruneConsoleKeys } = this.#options;
+    const { pruneConsoleKeys, sweepFiles } = this.#options;
     const consoleKeys = pruneConsoleKeys
       ? await this.#prune('svc_api_keys', () => pruneConsoleKeys(settings.batchSize))
       : 0;
-    return { events, deliveries, idempotencyKeys, consoleKeys };
+    const files = sweepFiles ? await this.#prune('files', sweepFiles) : 0;
+    return { events, deliveries, idempotencyKeys, consoleKeys, files };
   }
 
   /** A failure is logged and retried at the next pass; it does not stop the other table's pruning. */

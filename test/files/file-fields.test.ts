@@ -10,7 +10,7 @@ import { buildApp } from '../../src/server.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import type { ResourceDefinition, StorageConfig } from '../../src/config/config-types.ts';
 import { multipartPayload, type FormPart } from '../helpers/multipart-payload.ts';
-import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.ts';
+import { s3StorageOf, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.ts';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
@@ -78,15 +78,7 @@ for (const dialect of testDialects()) {
         let storage: StorageConfig | undefined;
         if (driver === 's3') {
           s3 = await startS3TestServer();
-          storage = {
-            driver: 's3',
-            bucket: s3.bucket,
-            endpoint: s3.endpoint,
-            region: 'us-east-1',
-            accessKeyId: 'S3RVER',
-            secretAccessKey: 'S3RVER',
-            forcePathStyle: true,
-          };
+          storage = s3StorageOf(s3);
         }
         t = await startTestApp(dialect, { resources: RESOURCES, ...(storage ? { storage } : {}) });
         editor = await t.as('editor');

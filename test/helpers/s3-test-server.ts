@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
+import type { StorageConfig } from '../../src/config/config-types.ts';
 
 export interface S3TestServer {
   endpoint: string;
@@ -28,5 +29,18 @@ export async function startS3TestServer(bucket = 'svc-files'): Promise<S3TestSer
       await server.close();
       rmSync(directory, { recursive: true, force: true });
     },
+  };
+}
+
+/** The storage settings that point svc's s3 driver at a test server. */
+export function s3StorageOf(server: S3TestServer): StorageConfig {
+  return {
+    driver: 's3',
+    bucket: server.bucket,
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    forcePathStyle: true,
   };
 }

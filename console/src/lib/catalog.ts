@@ -25,6 +25,8 @@ export interface ResourceInfo {
   /** Fields the signed-in caller may read (system fields excluded); empty when reading is not allowed. */
   fields: FieldInfo[];
   readable: boolean;
+  /** The resource's `description` from the config, shown as help on its pages. */
+  description: string | null;
   readProblem: string | null;
   softDelete: boolean;
   sortable: Set<string>;
@@ -195,11 +197,13 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
       let fields: FieldInfo[] = [];
       let readable = true;
       let readProblem: string | null = null;
+      let description: string | null = null;
       try {
         const schema: JsonSchema = await call(`/v1/${name}/schema`, {
           accept: 'application/schema+json, application/json',
         });
         const required = new Set<string>(schema.required ?? []);
+        description = typeof schema.description === 'string' && schema.description !== '' ? schema.description : null;
         fields = Object.entries(schema.properties ?? {})
           .filter(([field]) => !SYSTEM_FIELDS.includes(field))
           .map(([field, fieldSchema]) => {
@@ -224,6 +228,7 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
         name,
         fields,
         readable,
+        description,
         readProblem,
         softDelete,
         sortable,

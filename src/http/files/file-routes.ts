@@ -16,7 +16,10 @@ import { authorizeAction } from '../guards/authorize-action.ts';
 import { requestMeta } from '../routes/request-meta.ts';
 import { ifMatchOf, recordView } from '../documents/record-view.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
-import { sendFile } from './send-file.ts';
+import { type ServedBytes, sendFile } from './send-file.ts';
+import type { FileOwner } from '../../files/file-keys.ts';
+import type { FileService } from '../../files/file-service.ts';
+import { configuredThumb, ThumbRefusal, type ThumbSize, thumbType } from '../../files/file-thumbs.ts';
 import { uploadFailure } from './upload-failure.ts';
 import { resolveKeptFiles } from './kept-files.ts';
 
@@ -91,6 +94,7 @@ export async function downloadFile(
 ): Promise<FastifyReply> {
   const { id, index } = request.params;
   const resource = ctx.registry.require(request.params.resource);
+  const thumb = askedThumb(field, request.query);
   let record: RecordValues;
   if (request.principal === undefined) {
     // A signed or unprotected download: the row is read as the service, the token (if any) checked below.
@@ -121,7 +125,63 @@ export async function downloadFile(
       });
     }
   }
-  return sendFile(request, reply, ctx.files, { resource: resource.name, recordId: id, field: field.name }, file);
+  const owner = { resource: resource.name, recordId: id, field: field.name };
+  if (thumb) return sendFile(request, reply, await thumbOf(ctx.files, owner, file, thumb));
+  return sendFile(request, reply, {
+    name: file.name,
+    type: file.type,
+    size: file.size,
+    tag: `"${file.sha256}"`,
+    open: (range) => ctx.files.open(owner, file, range),
+  });
+}
+
+/** `?thumb=WxH`: one of the sizes the field lists, checked before anything is read. */
+function askedThumb(field: ResourceField, query: Record<string, unknown>): ThumbSize | undefined {
+  const asked = query.thumb;
+  if (asked === undefined) return undefined;
+  const size = typeof asked === 'string' ? configuredThumb(field.definition, asked) : undefined;
+  if (!size) {
+    const listed = field.definition.thumbs ?? [];
+    throw new ApiError('INVALID_QUERY_PARAMS', {
+      detail:
+        listed.length > 0
+          ? `'${field.name}' has thumbnails in ${listed.join(', ')} only`
+          : `'${field.name}' has no thumbnails`,
+      parameter: 'thumb',
+    });
+  }
+  return size;
+}
+
+async function thumbOf(
+  files: FileService,
+  owner: FileOwner,
+  file: FileMetadata,
+  size: ThumbSize,
+): Promise<ServedBytes> {
+  let made: Awaited<ReturnType<FileService['thumb']>>;
+  try {
+    made = await files.thumb(owner, file, size);
+  } catch (error) {
+    if (!(error instanceof ThumbRefusal)) throw error;
+    throw new ApiError('INVALID_QUERY_PARAMS', { detail: error.message, parameter: 'thumb' });
+  }
+  if (!made) throw new ApiError('RESOURCE_NOT_FOUND', 'The file is missing from storage');
+  const dot = file.name.lastIndexOf('.');
+  const base = dot > 0 ? file.name.slice(0, dot) : file.name;
+  return {
+    name: `${base}-${size.width}x${size.height}${thumbExtension(thumbType(file))}`,
+    type: thumbType(file),
+    size: made.object.size,
+    // The thumbnail follows from the file's bytes and the size, so this tag changes exactly when it does.
+    tag: `"${file.sha256}-${size.width}x${size.height}"`,
+    open: made.open,
+  };
+}
+
+function thumbExtension(type: string): string {
+  return type === 'image/jpeg' ? '.jpg' : `.${type.slice('image/'.length)}`;
 }
 
 /** The file name a raw upload gives in `Content-Disposition: …; filename="…"`, if any. */

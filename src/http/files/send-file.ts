@@ -3,9 +3,8 @@
 // attachment unless an image or a PDF).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
-import type { FileOwner } from '../../files/file-keys.ts';
-import type { FileService } from '../../files/file-service.ts';
-import type { FileMetadata } from '../../resources/field-types/file-metadata.ts';
+import type { Readable } from 'node:stream';
+import type { ByteRange } from '../../files/storage/file-storage.ts';
 import { matchesWeakly, parseEntityTags } from '../documents/entity-tag.ts';
 import { byteRangeOf } from './byte-range.ts';
 
@@ -14,7 +13,17 @@ function isInline(type: string): boolean {
   return (type.startsWith('image/') && type !== 'image/svg+xml') || type === 'application/pdf';
 }
 
-function disposition(file: FileMetadata): string {
+/** What a download sends: a file as uploaded, or a thumbnail made of one. */
+export interface ServedBytes {
+  readonly name: string;
+  readonly type: string;
+  readonly size: number;
+  /** A strong entity tag, quoted. */
+  readonly tag: string;
+  open(range?: ByteRange): Promise<Readable | undefined>;
+}
+
+function disposition(file: ServedBytes): string {
   const ascii = file.name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   return `${isInline(file.type) ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`;
 }
@@ -23,14 +32,8 @@ function disposition(file: FileMetadata): string {
 const SANDBOXED = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
 const PDF_POLICY = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; object-src 'self'";
 
-export async function sendFile(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  files: FileService,
-  owner: FileOwner,
-  file: FileMetadata,
-): Promise<FastifyReply> {
-  const tag = `"${file.sha256}"`;
+export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: ServedBytes): Promise<FastifyReply> {
+  const tag = file.tag;
   reply
     .header('ETag', tag)
     .header('Accept-Ranges', 'bytes')
@@ -47,7 +50,7 @@ export async function sendFile(
     });
   }
   const part = range.kind === 'part' ? range.range : undefined;
-  const body = await files.open(owner, file, part);
+  const body = await file.open(part);
   if (!body) throw new ApiError('RESOURCE_NOT_FOUND', 'The file is missing from storage');
   reply.type(file.type);
   if (part) {
