@@ -30,6 +30,7 @@ import { registerMeRoutes } from './http/routes/me-routes.ts';
 import { registerAdminReloadRoutes } from './http/routes/admin-reload-routes.ts';
 import { GeneratedRoutes, registerCustomRoutes } from './http/routes/custom-routes.ts';
 import { CustomRouteDocs } from './http/openapi/custom-route-docs.ts';
+import { DeclaredBodies } from './http/bodies/declared-bodies.ts';
 
 export interface MountOptions {
   /** Where requests are logged (through a child per request); without it Fastify logs nothing. */
@@ -63,6 +64,8 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
   installUnstorableUrlCheck(app);
   await installCors(app, config.server.cors.origins);
   const generated = new GeneratedRoutes(app);
+  const bodies = new DeclaredBodies(app);
+  app.decorate('bodyRoutes', bodies.routes);
   const customDocs = new CustomRouteDocs();
   await registerMetaRoutes(app, ctx, customDocs);
   await registerMetricsRoutes(app, ctx);
@@ -80,6 +83,7 @@ export async function mountApp(runtime: Runtime, options: MountOptions = {}): Pr
   await registerOperationsRoutes(app, ctx);
   await registerResourceRoutes(app, ctx);
   await registerRecordHistoryRoutes(app, ctx);
+  bodies.done();
   // Last: a hooks file's routes, checked against every generated one.
   await registerCustomRoutes(app, ctx, generated, customDocs);
 

@@ -1,4 +1,4 @@
-// Subscriptions and their deliveries as the admin API manages them: validated writes, the signing secret
+// Subscriptions and their deliveries as the admin API manages them: checked writes, the signing secret
 // shown once, listings, manual redelivery and test pings, each queued for the worker like any delivery.
 import { ApiError } from '../errors/api-error.ts';
 import { UUID_PATTERN } from '../resources/field-types/uuid-field.ts';
@@ -8,7 +8,8 @@ import type { DeliveryFilter, DeliveryRepository } from './delivery/delivery-rep
 import { pingEvent } from './delivery/ping-event.ts';
 import type { SubscriptionCache } from './subscriptions/subscription-cache.ts';
 import type { Page, SubscriptionRepository } from './subscriptions/subscription-repository.ts';
-import { validateWebhookInput } from './subscriptions/validate-webhook-input.ts';
+import type { ErrorIssue } from '../errors/api-error.ts';
+import { type WebhookBody, webhookBodyProblems, webhookInputOf } from './subscriptions/webhook-input.ts';
 import type { WebhookDelivery } from './delivery/webhook-delivery.ts';
 import type { StoredSubscription, WebhookSubscription } from './subscriptions/webhook-subscription.ts';
 
@@ -42,10 +43,16 @@ export class WebhookAdmin {
     this.#deps = deps;
   }
 
-  async create(body: unknown): Promise<CreatedWebhook> {
-    const input = validateWebhookInput(body, 'create', { allowPrivateTargets: this.#deps.allowPrivateTargets });
+  /** What the shape of a create or update body cannot say: a url it may send to, a pattern, headers. */
+  bodyProblems(body: Partial<WebhookBody>): ErrorIssue[] {
+    return webhookBodyProblems(body, { allowPrivateTargets: this.#deps.allowPrivateTargets });
+  }
+
+  /** A subscription from a body whose shape and problems are checked. */
+  async create(body: WebhookBody): Promise<CreatedWebhook> {
+    const input = webhookInputOf(body);
     const { name, url, eventPattern } = input;
-    // validateWebhookInput refuses a create body without these; the check narrows the types.
+    // The create body's schema requires these; the check narrows the types.
     if (name === undefined || url === undefined || eventPattern === undefined)
       throw new ApiError('INVALID_RESOURCE_DATA');
     const stored = await this.#deps.subscriptions.insert({ ...input, name, url, eventPattern });
@@ -67,9 +74,9 @@ export class WebhookAdmin {
     return shown(await this.#require(id));
   }
 
-  async update(id: string, body: unknown): Promise<WebhookSubscription> {
+  async update(id: string, body: WebhookBody): Promise<WebhookSubscription> {
     await this.#require(id);
-    const input = validateWebhookInput(body, 'update', { allowPrivateTargets: this.#deps.allowPrivateTargets });
+    const input = webhookInputOf(body);
     const updated = await this.#deps.subscriptions.update(id, input);
     if (!updated) throw notFound(id);
     if (input.url !== undefined) await this.#deps.deliveries.retarget(id, input.url);

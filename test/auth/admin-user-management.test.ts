@@ -207,6 +207,28 @@ for (const dialect of testDialects()) {
       const taken = await create({ email: 'ada@example.test', password: PASSWORD });
       assert.equal(taken.statusCode, 409);
       assert.deepEqual(errorPointers(taken), ['/data/attributes/email']);
+      // The schema's problems and the ones it cannot see (a blank name, a role name's spaces) in one answer.
+      const several = await create({ email: 'several@example.test', name: '   ', allowedRoles: '[1]', invite: 'yes' });
+      assert.equal(several.statusCode, 400);
+      assert.deepEqual(errorPointers(several).sort(), [
+        '/data/attributes/allowedRoles',
+        '/data/attributes/invite',
+        '/data/attributes/name',
+      ]);
+      const blankName = await call({
+        method: 'PATCH',
+        url: '/admin/users/whatever',
+        headers: ADMIN,
+        payload: { name: ' ' },
+      });
+      assert.deepEqual(errorPointers(blankName), ['/data/attributes/name']);
+      const resetWithBody = await call({
+        method: 'POST',
+        url: '/admin/users/no-such-user/password-reset',
+        headers: ADMIN,
+        payload: { redirectTo: 'x' },
+      });
+      assert.equal(resetWithBody.statusCode, 400);
       const short = await create({ email: 'short@example.test', password: 'x' });
       assert.deepEqual(errorPointers(short), ['/data/attributes/password']);
       const verified = await call({

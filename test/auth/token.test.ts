@@ -154,6 +154,26 @@ for (const dialect of testDialects()) {
         pointers: ['/data/attributes/metadata'],
       },
       {
+        name: 'members named after Object members',
+        body: { email: 'a@b.c', password: 'x', constructor: 1, toString: 'x' },
+        pointers: ['/data/attributes/constructor', '/data/attributes/toString'],
+      },
+      {
+        name: 'a password without an email',
+        body: { password: 'x' },
+        pointers: ['/data/attributes/email'],
+      },
+      {
+        name: 'a blank email',
+        body: { email: '   ', password: 'x' },
+        pointers: ['/data/attributes/email'],
+      },
+      {
+        name: 'metadata over 8192 bytes of JSON',
+        body: { email: 'a@b.c', password: 'x', metadata: { text: 'x'.repeat(8200) } },
+        pointers: ['/data/attributes/metadata'],
+      },
+      {
         name: 'a name too long',
         body: { email: 'a@b.c', password: 'x', name: 'n'.repeat(256) },
         pointers: ['/data/attributes/name'],

@@ -67,7 +67,6 @@ const ADMIN_OPERATIONS: Record<string, Record<string, [string, string | null, st
   },
   '/admin/users': {
     get: ['200', 'AdminUserListDocument', ['400', '401', '403', '406', '500']],
-    // Its request body is described with the other admin bodies; only the answers are listed here.
     post: ['201', 'AdminUserCreatedDocument', ['400', '401', '403', '406', '409', '413', '415', '500']],
   },
   '/admin/users/{id}/password-reset': {
@@ -344,7 +343,7 @@ describe('buildOpenApiDocument', () => {
         const body = op.requestBody as Json | undefined;
         assert.equal(
           body !== undefined,
-          method === 'patch' || (method === 'post' && path === '/admin/webhooks'),
+          method === 'patch' || (method === 'post' && (path === '/admin/webhooks' || path === '/admin/users')),
           where,
         );
         for (const name of (path.match(/\{(\w+)\}/g) ?? []).map((p) => p.slice(1, -1))) {
@@ -379,7 +378,23 @@ describe('buildOpenApiDocument', () => {
         .schema as Json;
     assert.equal(bodyOf('/admin/webhooks', 'post').$ref, '#/components/schemas/AdminWebhookCreateBody');
     assert.deepEqual(schemas.AdminWebhookCreateBody!.required, ['name', 'url', 'eventPattern']);
-    assert.deepEqual(Object.keys(schemas.AdminUserUpdateBody!.properties as Json), ['primaryRole', 'allowedRoles']);
+    assert.deepEqual(Object.keys(schemas.AdminUserUpdateBody!.properties as Json), [
+      'primaryRole',
+      'allowedRoles',
+      'name',
+      'emailVerified',
+    ]);
+    assert.equal(bodyOf('/admin/users', 'post').$ref, '#/components/schemas/AdminUserCreateBody');
+    assert.deepEqual(schemas.AdminUserCreateBody!.required, ['email']);
+    assert.deepEqual(Object.keys(schemas.AdminUserCreateBody!.properties as Json).sort(), [
+      'allowedRoles',
+      'email',
+      'emailVerified',
+      'invite',
+      'name',
+      'password',
+      'primaryRole',
+    ]);
     for (const field of ['enabled', 'rateLimitMax', 'rateLimitTimeWindow', 'permissions', 'expiresAt', 'remaining']) {
       assert.ok(Object.hasOwn(schemas.AdminApiKeyUpdateBody!.properties as Json, field), field);
     }

@@ -490,6 +490,21 @@ describe("Prism's validation proxy finds nothing /openapi.json does not describe
       { operation: 'GET /admin/roles', path: '/admin/roles', auth: admin, status: 200 },
       { operation: 'POST /admin/reload', path: '/admin/reload', auth: admin, status: 409 },
       { operation: 'GET /admin/users', path: '/admin/users', auth: admin, status: 200 },
+      {
+        operation: 'POST /admin/users',
+        path: '/admin/users',
+        auth: admin,
+        body: { email: 'prism-created@example.test', password: 'a password long enough', name: 'Prism' },
+        status: 201,
+      },
+      {
+        operation: 'POST /admin/users',
+        path: '/admin/users',
+        auth: admin,
+        body: { email: 'prism-bad@example.test', invite: 'yes' },
+        status: 400,
+        bad: true,
+      },
       { operation: 'GET /admin/users/{id}', path: '/admin/users/user-user', auth: admin, status: 200 },
       { operation: 'GET /admin/users/{id}', path: '/admin/users/nobody', auth: admin, status: 404 },
       {

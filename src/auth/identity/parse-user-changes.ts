@@ -1,35 +1,68 @@
-// The body of PATCH /admin/users/:id: flat `{ primaryRole?, allowedRoles?, name?, emailVerified? }` (docs/admin-api.md).
-import { BodyReader } from '../validation/body-reader.ts';
+// The body of PATCH /admin/users/:id (docs/admin-api.md) once its shape is checked
+// (http/bodies/admin-user-body.ts): each role must be one a role name may be, and allowedRoles may come
+// JSON-encoded, as the identity component stores it.
+import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { UserChanges } from './user-directory.ts';
 import { parseAllowedRolesInput, roleProblem } from './user-roles.ts';
 
-/** Bounds of a user's name, shared by the create and change bodies and their OpenAPI description. */
+/** Bounds of a user's name, shared by the create and change bodies and their schemas. */
 export const USER_NAME_MAX_LENGTH = 255;
 
-/** Reads the role members into `changes`, recording each problem on the reader. */
-export function readUserRoles(reader: BodyReader, changes: { primaryRole?: string; allowedRoles?: string[] }): void {
-  if (reader.has('primaryRole')) {
-    const role = reader.raw('primaryRole');
-    const problem = roleProblem(role);
-    if (problem) reader.problem('primaryRole', `primaryRole: ${problem}`);
-    else changes.primaryRole = role as string;
-  }
-  if (reader.has('allowedRoles')) {
-    const parsed = parseAllowedRolesInput(reader.raw('allowedRoles'));
-    if ('problem' in parsed) reader.problem('allowedRoles', parsed.problem);
-    else changes.allowedRoles = parsed.roles;
-  }
+/** The role members, as the create and change bodies' schemas accept them. */
+export interface UserRolesBody {
+  primaryRole?: string;
+  /** An array of role names, or the same array JSON-encoded. */
+  allowedRoles?: string[] | string;
 }
 
-export function parseUserChanges(body: unknown): UserChanges {
-  const reader = BodyReader.of(body);
-  reader.rejectUnknown(['primaryRole', 'allowedRoles', 'name', 'emailVerified']);
-  const changes: UserChanges = {};
-  readUserRoles(reader, changes);
-  const name = reader.string('name', { minLength: 1, maxLength: USER_NAME_MAX_LENGTH, trim: true });
-  if (typeof name === 'string') changes.name = name;
-  const emailVerified = reader.boolean('emailVerified');
-  if (typeof emailVerified === 'boolean') changes.emailVerified = emailVerified;
-  reader.throwIfInvalid();
+/** The body as its schema accepts it. */
+export interface UserChangesBody extends UserRolesBody {
+  /** Trimmed before use. */
+  name?: string;
+  emailVerified?: boolean;
+}
+
+/** A pointer into the body. */
+const pointerTo = (member: string): string => `/${member}`;
+
+/** What the schema cannot say of the role members it accepted. */
+export function userRolesProblems(body: Partial<UserRolesBody>): ErrorIssue[] {
+  const issues: ErrorIssue[] = [];
+  if (body.primaryRole !== undefined) {
+    const problem = roleProblem(body.primaryRole);
+    if (problem) issues.push({ detail: `primaryRole: ${problem}`, pointer: pointerTo('primaryRole') });
+  }
+  if (body.allowedRoles !== undefined) {
+    const parsed = parseAllowedRolesInput(body.allowedRoles);
+    if ('problem' in parsed) issues.push({ detail: parsed.problem, pointer: pointerTo('allowedRoles') });
+  }
+  return issues;
+}
+
+/** What the schema cannot say of the members it accepted. */
+export function userChangesProblems(body: Partial<UserChangesBody>): ErrorIssue[] {
+  const issues = userRolesProblems(body);
+  // Trimmed before use, so blank is empty.
+  if (typeof body.name === 'string' && body.name.trim() === '')
+    issues.push({ detail: 'name must not be blank', pointer: pointerTo('name') });
+  return issues;
+}
+
+/** The roles a checked body names (userRolesProblems found none). */
+export function userRolesOf(body: UserRolesBody): { primaryRole?: string; allowedRoles?: string[] } {
+  const roles: { primaryRole?: string; allowedRoles?: string[] } = {};
+  if (body.primaryRole !== undefined) roles.primaryRole = body.primaryRole;
+  if (body.allowedRoles !== undefined) {
+    const parsed = parseAllowedRolesInput(body.allowedRoles);
+    if ('roles' in parsed) roles.allowedRoles = parsed.roles;
+  }
+  return roles;
+}
+
+/** The changes a checked body asks for (userChangesProblems found none). */
+export function userChangesOf(body: UserChangesBody): UserChanges {
+  const changes: UserChanges = userRolesOf(body);
+  if (body.name !== undefined) changes.name = body.name.trim();
+  if (body.emailVerified !== undefined) changes.emailVerified = body.emailVerified;
   return changes;
 }

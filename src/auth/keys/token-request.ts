@@ -1,11 +1,33 @@
-// The body of POST /token (docs/authentication.md), validated. Rate-limit fields may only tighten the global
-// default: the key's own limit must never allow more requests than the default in any interval.
+// The body of POST /token (docs/authentication.md) once its shape is checked (http/bodies/token-body.ts),
+// and what only the service can check of it: rate-limit fields may only tighten the global default (the
+// key's own limit must never allow more requests than the default in any interval), a refill schedule
+// needs both its fields, and every scoped resource and field must exist.
 import type { SvcConfig } from '../../config/config-types.ts';
+import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import type { KeyPermissions } from '../../model/principal.ts';
 import { overrideProblem } from '../rate-limit/override-within-default.ts';
-import { BodyReader, type JsonObject } from '../validation/body-reader.ts';
-import { validateKeyPermissions } from './validate-key-permissions.ts';
+import { readKeyPermissions } from './read-key-permissions.ts';
+
+type JsonObject = Record<string, unknown>;
+
+/** The body as its schema accepts it: null is the same as leaving a field out (except for email and password). */
+export interface TokenRequestBody {
+  email?: string;
+  password?: string;
+  otp?: string | null;
+  permissions?: JsonObject | null;
+  name?: string | null;
+  metadata?: JsonObject | null;
+  expiresIn?: number | null;
+  rateLimitMax?: number | null;
+  rateLimitTimeWindow?: number | null;
+  refillInterval?: number | null;
+  refillAmount?: number | null;
+  remaining?: number | null;
+  /** Ask for the web console's own key (console-key.ts). */
+  console?: boolean;
+}
 
 export interface TokenRequest {
   /** Both null: the key is for the signed-in session the request carries instead. */
@@ -27,27 +49,11 @@ export interface TokenRequest {
   console: boolean;
 }
 
-const FIELDS = [
-  'email',
-  'password',
-  'otp',
-  'permissions',
-  'name',
-  'metadata',
-  'expiresIn',
-  'rateLimitMax',
-  'rateLimitTimeWindow',
-  'refillInterval',
-  'refillAmount',
-  'remaining',
-  'console',
-] as const;
-
 /** 100 years: far enough for "long-lived", near enough to stay a valid date everywhere. */
 export const MAX_EXPIRES_IN_SECONDS = 100 * 365 * 24 * 3600;
 export const MAX_INTERVAL_MS = 365 * 24 * 3600 * 1000;
 export const MAX_COUNT = 1_000_000_000;
-/** Bounds of the text fields, shared with the OpenAPI description of the body. */
+/** Bounds of the text fields, shared with the body's schema. */
 export const TOKEN_FIELD_LIMITS = {
   emailMaxLength: 320,
   passwordMaxLength: 1024,
@@ -56,91 +62,75 @@ export const TOKEN_FIELD_LIMITS = {
   metadataMaxBytes: 8192,
 } as const;
 
-export function parseTokenRequest(
-  body: unknown,
+/** A pointer into the body. */
+const pointerTo = (member: string): string => `/${member}`;
+
+/** Problems of the members the schema accepted that need the config or the resources to see. */
+export function tokenRequestProblems(
+  body: Partial<TokenRequestBody>,
   config: SvcConfig,
   registry: Pick<ResourceRegistry, 'find'>,
-): TokenRequest {
-  const reader = BodyReader.of(body);
-  reader.rejectUnknown(FIELDS);
-  // Neither: the caller's session stands in for them. One without the other is a mistake.
-  const withCredentials = reader.has('email') || reader.has('password');
-  const email =
-    !withCredentials || reader.required('email')
-      ? reader.string('email', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.emailMaxLength, trim: true })
-      : undefined;
-  const password =
-    !withCredentials || reader.required('password')
-      ? reader.string('password', { minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength })
-      : undefined;
-  const otp = reader.string('otp', {
-    nullable: true,
-    minLength: 1,
-    maxLength: TOKEN_FIELD_LIMITS.otpMaxLength,
-    trim: true,
-  });
-  const name = reader.string('name', { nullable: true, minLength: 1, maxLength: TOKEN_FIELD_LIMITS.nameMaxLength });
-  const metadata = reader.object('metadata', { nullable: true, maxBytes: TOKEN_FIELD_LIMITS.metadataMaxBytes });
-  const expiresIn = reader.integer('expiresIn', { nullable: true, minimum: 1, maximum: MAX_EXPIRES_IN_SECONDS });
-
+): ErrorIssue[] {
+  const issues: ErrorIssue[] = [];
+  if (body.permissions) issues.push(...readKeyPermissions(body.permissions, registry).issues);
+  // Trimmed before use, so blank is empty.
+  for (const member of ['email', 'otp'] as const) {
+    const value = body[member];
+    if (typeof value === 'string' && value.trim() === '')
+      issues.push({ detail: `'${member}' must not be blank`, pointer: pointerTo(member) });
+  }
+  if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > TOKEN_FIELD_LIMITS.metadataMaxBytes) {
+    issues.push({
+      detail: `'metadata' must be at most ${TOKEN_FIELD_LIMITS.metadataMaxBytes} bytes of JSON`,
+      pointer: pointerTo('metadata'),
+    });
+  }
   const defaults = config.apiKeys.rateLimit;
-  const rateLimitMax = reader.integer('rateLimitMax', { nullable: true, minimum: 1, maximum: MAX_COUNT });
-  const rateLimitTimeWindow = reader.integer('rateLimitTimeWindow', {
-    nullable: true,
-    minimum: 1,
-    maximum: MAX_INTERVAL_MS,
-  });
+  const { rateLimitMax, rateLimitTimeWindow } = body;
   const givesLimit = typeof rateLimitMax === 'number' || typeof rateLimitTimeWindow === 'number';
-  // Only when each field was valid on its own (or absent: then the default's value is in force for it).
-  const bothReadable =
-    (rateLimitMax !== undefined || !reader.has('rateLimitMax')) &&
-    (rateLimitTimeWindow !== undefined || !reader.has('rateLimitTimeWindow'));
-  if (defaults.enabled && givesLimit && bothReadable) {
+  // Absent (or refused by the schema): the default's value is in force for it.
+  if (defaults.enabled && givesLimit) {
     const problem = overrideProblem(
       { max: rateLimitMax ?? defaults.max, windowMs: rateLimitTimeWindow ?? defaults.timeWindow },
       { max: defaults.max, windowMs: defaults.timeWindow },
     );
-    if (problem) reader.problem(problem.field, problem.detail);
+    if (problem) issues.push({ detail: problem.detail, pointer: pointerTo(problem.field) });
   }
-  const refillInterval = reader.integer('refillInterval', { nullable: true, minimum: 1, maximum: MAX_INTERVAL_MS });
-  const refillAmount = reader.integer('refillAmount', { nullable: true, minimum: 1, maximum: MAX_COUNT });
-  if ((refillInterval ?? null) === null && typeof refillAmount === 'number') {
-    reader.problem('refillInterval', 'refillInterval is required with refillAmount');
-  }
-  if ((refillAmount ?? null) === null && typeof refillInterval === 'number') {
-    reader.problem('refillAmount', 'refillAmount is required with refillInterval');
-  }
-  const remaining = reader.integer('remaining', { nullable: true, minimum: 1, maximum: MAX_COUNT });
-  const forConsole = reader.boolean('console') === true;
-  if (forConsole && typeof expiresIn === 'number')
-    reader.problem(
-      'expiresIn',
-      'A console key ends when unused for a while, and after a fixed maximum: leave expiresIn out',
-    );
-  reader.throwIfInvalid();
+  const { refillInterval, refillAmount } = body;
+  if ((refillInterval ?? null) === null && typeof refillAmount === 'number')
+    issues.push({ detail: 'refillInterval is required with refillAmount', pointer: pointerTo('refillInterval') });
+  if ((refillAmount ?? null) === null && typeof refillInterval === 'number')
+    issues.push({ detail: 'refillAmount is required with refillInterval', pointer: pointerTo('refillAmount') });
+  if (body.console === true && typeof body.expiresIn === 'number')
+    issues.push({
+      detail: 'A console key ends when unused for a while, and after a fixed maximum: leave expiresIn out',
+      pointer: pointerTo('expiresIn'),
+    });
+  return issues;
+}
 
-  // Checked after the plain fields: a body with both kinds of problems reports the data ones first.
-  const permissionsValue = reader.raw('permissions');
+/** The request a checked body stands for (tokenRequestProblems found nothing wrong with it). */
+export function tokenRequestOf(body: TokenRequestBody, registry: Pick<ResourceRegistry, 'find'>): TokenRequest {
   const permissions =
-    permissionsValue === undefined || permissionsValue === null
+    body.permissions === undefined || body.permissions === null
       ? null
-      : validateKeyPermissions(permissionsValue, registry);
-
+      : readKeyPermissions(body.permissions, registry).permissions;
+  const refillAmount = body.refillAmount ?? null;
   return {
-    // throwIfInvalid() above guarantees both are strings, or both absent.
-    email: email ?? null,
-    password: password ?? null,
-    otp: otp ?? null,
+    // The schema takes email and password together, or neither.
+    email: body.email?.trim() ?? null,
+    password: body.password ?? null,
+    otp: body.otp?.trim() ?? null,
     permissions,
-    name: name ?? null,
-    metadata: metadata ?? null,
-    expiresIn: expiresIn ?? null,
-    rateLimitMax: rateLimitMax ?? null,
-    rateLimitTimeWindow: rateLimitTimeWindow ?? null,
-    refillInterval: refillInterval ?? null,
-    refillAmount: refillAmount ?? null,
+    name: body.name ?? null,
+    metadata: body.metadata ?? null,
+    expiresIn: body.expiresIn ?? null,
+    rateLimitMax: body.rateLimitMax ?? null,
+    rateLimitTimeWindow: body.rateLimitTimeWindow ?? null,
+    refillInterval: body.refillInterval ?? null,
+    refillAmount,
     // A refill schedule without a starting quota starts full.
-    remaining: remaining ?? (typeof refillAmount === 'number' ? refillAmount : null),
-    console: forConsole,
+    remaining: body.remaining ?? refillAmount,
+    console: body.console === true,
   };
 }

@@ -270,7 +270,7 @@ export async function registerFileUploadRoute(
     uploads.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     uploads.put<{ Params: FileParams }>(
       '/:resource/:id/:related',
-      { onRequest: authorizeAction(ctx, 'update') },
+      { onRequest: authorizeAction(ctx, 'update'), config: { requestBody: 'file-upload' } },
       async (request, reply) => {
         const field = fileFieldOf(ctx, request.params);
         if (!field) throw notFileField(request);

@@ -5,6 +5,8 @@ import type { ApiError } from '../../errors/api-error.ts';
 
 export function refusingRoute(refusal: (request: FastifyRequest) => ApiError) {
   return {
+    // It reads no body (http/bodies/declared-bodies.ts).
+    config: { requestBody: 'none' as const },
     onRequest: (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void =>
       done(refusal(request)),
     // Never reached: onRequest always ends the request.

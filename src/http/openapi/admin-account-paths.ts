@@ -1,10 +1,6 @@
 // The admin user and API key endpoints (/admin/users…, /admin/keys…), with the bodies
-// parse-user-changes and parse-key-changes accept and the objects their routes render.
-// `POST /admin/users` is described by its answers only: its body's schema comes with the admin bodies.
-import { MAX_COUNT, MAX_INTERVAL_MS } from '../../auth/keys/parse-key-changes.ts';
-import { ACTIONS } from '../../config/config-types.ts';
+// the routes check (http/bodies/) and the objects their routes render.
 import { USER_SEARCH_MAX_LENGTH } from '../../auth/identity/user-search.ts';
-import { MAX_ROLE_LENGTH } from '../../config/role-name.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
   adminOperation,
@@ -18,7 +14,9 @@ import {
   timestamp,
 } from './admin-operation.ts';
 import { BODY_CODES } from './error-responses.ts';
-import { schemaRef, type OpenApiObject } from './openapi-refs.ts';
+import type { OpenApiObject } from './openapi-refs.ts';
+import { adminKeyPermissionsSchema, adminKeyUpdateSchema } from '../bodies/admin-key-body.ts';
+import { adminUserCreateSchema, adminUserUpdateSchema } from '../bodies/admin-user-body.ts';
 
 export const ADMIN_ACCOUNT_SCHEMAS = [
   'AdminUserAttributes',
@@ -28,6 +26,8 @@ export const ADMIN_ACCOUNT_SCHEMAS = [
   'AdminUserCreatedDocument',
   'AdminPasswordLinkDocument',
   'AdminUserUpdateBody',
+  'AdminUserCreateBody',
+  'AdminUserCreatedDocument',
   'AdminApiKeyAttributes',
   'AdminApiKey',
   'AdminApiKeyDocument',
@@ -46,21 +46,6 @@ export const ADMIN_ACCOUNT_OPERATIONS = [
   'adminUpdateApiKey',
   'adminDeleteApiKey',
 ] as const;
-
-const role = (): JsonSchema => ({ type: 'string', minLength: 1, maxLength: MAX_ROLE_LENGTH, pattern: '^\\S(.*\\S)?$' });
-
-/** Per resource, per action, the fields the key may use (`["*"]`: all). */
-function keyPermissions(): JsonSchema {
-  return {
-    type: 'object',
-    additionalProperties: {
-      type: 'object',
-      properties: Object.fromEntries(ACTIONS.map((action) => [action, { type: 'array', items: { type: 'string' } }])),
-      additionalProperties: false,
-    },
-    examples: [{ posts: { read: ['*'], create: ['title', 'body'] } }],
-  };
-}
 
 function userAttributes(): JsonSchema {
   const properties: Record<string, JsonSchema> = {
@@ -88,7 +73,11 @@ function keyAttributes(): JsonSchema {
     start: { type: 'string', description: 'The first characters of the key, to recognise it' },
     userId: { type: 'string' },
     enabled: { type: 'boolean' },
-    permissions: { ...keyPermissions(), type: ['object', 'null'], description: 'null: the role’s permissions' },
+    permissions: {
+      ...adminKeyPermissionsSchema(),
+      type: ['object', 'null'],
+      description: 'null: the role’s permissions',
+    },
     metadata: { type: ['object', 'null'] },
     expiresAt: nullableTimestamp(),
     rateLimitEnabled: { type: 'boolean' },
@@ -109,63 +98,15 @@ function keyAttributes(): JsonSchema {
   return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
 }
 
-function keyUpdateBody(): JsonSchema {
-  const bounded = (minimum: number, maximum: number, description?: string): JsonSchema => ({
-    type: ['integer', 'null'],
-    minimum,
-    maximum,
-    ...(description ? { description } : {}),
-  });
-  return {
-    type: 'object',
-    description:
-      'The key settings to change; `null` clears a per-key setting (back to the global default, or no quota).',
-    properties: {
-      name: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
-      enabled: { type: 'boolean' },
-      permissions: {
-        ...keyPermissions(),
-        type: ['object', 'null'],
-        description: 'Resources and fields must exist; null: the role’s permissions',
-      },
-      metadata: { type: ['object', 'null'], description: 'At most 8 KiB as JSON' },
-      expiresAt: { type: ['string', 'null'], format: 'date-time' },
-      rateLimitEnabled: { type: 'boolean' },
-      rateLimitMax: bounded(1, MAX_COUNT),
-      rateLimitTimeWindow: bounded(1, MAX_INTERVAL_MS, 'Milliseconds'),
-      refillInterval: bounded(1, MAX_INTERVAL_MS, 'Milliseconds'),
-      refillAmount: bounded(1, MAX_COUNT),
-      remaining: bounded(0, MAX_COUNT),
-    },
-    additionalProperties: false,
-  };
-}
-
 export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[number], JsonSchema> {
   return {
     AdminUserAttributes: userAttributes(),
     AdminUser: resourceObject('users', 'AdminUserAttributes', '/admin/users/{id}'),
     AdminUserDocument: singleDocument('AdminUser'),
     AdminUserListDocument: listDocument('AdminUser'),
-    AdminUserCreatedDocument: {
-      type: 'object',
-      required: ['data', 'meta'],
-      properties: {
-        data: schemaRef('AdminUser'),
-        meta: {
-          type: 'object',
-          required: ['invitationSent'],
-          properties: {
-            invitationSent: {
-              type: 'boolean',
-              description: 'Whether a set-password link was mailed to the new user (an invitation).',
-            },
-          },
-          additionalProperties: false,
-        },
-      },
-      additionalProperties: false,
-    },
+    AdminUserUpdateBody: adminUserUpdateSchema(),
+    AdminUserCreateBody: adminUserCreateSchema(),
+    AdminUserCreatedDocument: createdUserDocument(),
     AdminPasswordLinkDocument: {
       type: 'object',
       required: ['meta'],
@@ -179,26 +120,29 @@ export function adminAccountSchemas(): Record<(typeof ADMIN_ACCOUNT_SCHEMAS)[num
       },
       additionalProperties: false,
     },
-    AdminUserUpdateBody: {
-      type: 'object',
-      description:
-        'The role fields to change, each a role the configuration defines; keys see the change on their next request.',
-      properties: {
-        primaryRole: role(),
-        allowedRoles: {
-          anyOf: [
-            { type: 'array', items: role() },
-            { type: 'string', description: 'The same array, JSON-encoded' },
-          ],
-        },
-      },
-      additionalProperties: false,
-    },
     AdminApiKeyAttributes: keyAttributes(),
     AdminApiKey: resourceObject('api-keys', 'AdminApiKeyAttributes', '/admin/keys/{id}'),
     AdminApiKeyDocument: singleDocument('AdminApiKey'),
     AdminApiKeyListDocument: listDocument('AdminApiKey'),
-    AdminApiKeyUpdateBody: keyUpdateBody(),
+    AdminApiKeyUpdateBody: adminKeyUpdateSchema(),
+  };
+}
+
+/** The user as created, and whether an invitation to choose a password was mailed. */
+function createdUserDocument(): JsonSchema {
+  const document = singleDocument('AdminUser');
+  return {
+    ...document,
+    required: ['data', 'meta'],
+    properties: {
+      ...(document.properties as Record<string, JsonSchema>),
+      meta: {
+        type: 'object',
+        required: ['invitationSent'],
+        properties: { invitationSent: { type: 'boolean' } },
+        additionalProperties: false,
+      },
+    },
   };
 }
 
@@ -227,10 +171,15 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
         operationId: 'adminCreateUser',
         summary: 'Create a user',
         description:
-          'A user with a name, email and roles, and either a password or an invitation: a set-password link mailed through the ' +
-          'password-reset flow. `meta.invitationSent` says which.',
-        success: { status: 201, description: 'The new user.', schema: 'AdminUserCreatedDocument', location: true },
-        codes: ['INVALID_RESOURCE_DATA', 'CONFLICT', ...BODY_CODES],
+          'With a password, or `invite: true` to mail the user a link to choose one; `meta.invitationSent` says which.',
+        body: { schema: 'AdminUserCreateBody', description: 'The new user.' },
+        success: {
+          status: 201,
+          description: 'The user as created.',
+          schema: 'AdminUserCreatedDocument',
+          location: true,
+        },
+        codes: ['CONFLICT'],
       }),
     },
     '/admin/users/{id}/password-reset': {
@@ -260,7 +209,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
         description:
           'Sets the primary role and the roles the user may switch to with `X-Service-Role`; only roles the configuration defines are accepted.',
         parameters: [userId()],
-        body: { schema: 'AdminUserUpdateBody', description: 'The role fields to change.' },
+        body: { schema: 'AdminUserUpdateBody', description: 'The fields to change.' },
         success: { status: 200, description: 'The user as changed.', schema: 'AdminUserDocument' },
         codes: ['INVALID_RESOURCE_DATA', 'RESOURCE_NOT_FOUND'],
       }),

@@ -1,13 +1,6 @@
 // The admin webhook endpoints (/admin/webhooks…): subscriptions, their delivery records, redelivery
-// and test pings, with the bodies validate-webhook-input accepts and the objects webhook-documents renders.
+// and test pings, with the bodies the routes check (http/bodies/) and the objects webhook-documents renders.
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import { MAX_CUSTOM_HEADERS } from '../../webhooks/subscriptions/check-webhook-headers.ts';
-import { RETRY_BOUNDS } from '../../webhooks/subscriptions/retry-config.ts';
-import {
-  MAX_FIELD_ID_LENGTH,
-  MAX_FIELD_IDS,
-  MAX_NAME_LENGTH,
-} from '../../webhooks/subscriptions/validate-webhook-input.ts';
 import { DELIVERY_STATUSES } from '../../webhooks/delivery/webhook-delivery.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
@@ -22,6 +15,7 @@ import {
   timestamp,
 } from './admin-operation.ts';
 import { BODY_CODES } from './error-responses.ts';
+import { webhookCreateSchema, webhookUpdateSchema, webhookWritableProperties } from '../bodies/webhook-bodies.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 
 export const ADMIN_WEBHOOK_SCHEMAS = [
@@ -54,51 +48,9 @@ export const ADMIN_WEBHOOK_OPERATIONS = [
 // A function, not a shared object: the document stays a tree, so YAML output needs no anchors.
 const uuid = (): JsonSchema => ({ type: 'string', format: 'uuid' });
 
-/** The writable members, as validate-webhook-input checks them. */
-function writableProperties(): Record<string, JsonSchema> {
-  const retry = Object.fromEntries(
-    Object.entries(RETRY_BOUNDS).map(([name, bound]) => [
-      name,
-      { type: bound.integer ? 'integer' : 'number', minimum: bound.min, maximum: bound.max },
-    ]),
-  );
-  return {
-    name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'Not blank' },
-    url: {
-      type: 'string',
-      format: 'uri',
-      description: 'http(s) target; private and loopback addresses only when the config allows them',
-    },
-    eventPattern: {
-      type: 'string',
-      description: 'Event type pattern, e.g. `posts.*` or `*`',
-      examples: ['posts.created', 'posts.*', '*'],
-    },
-    headers: {
-      type: ['object', 'null'],
-      maxProperties: MAX_CUSTOM_HEADERS,
-      additionalProperties: { type: 'string', maxLength: 8192 },
-      description: 'Extra request headers; hop-by-hop, framing and the service’s own headers are refused',
-    },
-    enabled: { type: 'boolean' },
-    retryConfig: {
-      type: ['object', 'null'],
-      properties: retry,
-      additionalProperties: false,
-      description: 'Missing settings take the defaults; null: the defaults',
-    },
-    fieldIds: {
-      type: ['array', 'null'],
-      maxItems: MAX_FIELD_IDS,
-      items: { type: 'string', minLength: 1, maxLength: MAX_FIELD_ID_LENGTH },
-      description: 'Stable field ids whose changes trigger an update event; null: every field',
-    },
-  };
-}
-
 function subscriptionAttributes(withSecret: boolean): JsonSchema {
   const properties: Record<string, JsonSchema> = {
-    ...writableProperties(),
+    ...webhookWritableProperties(),
     headers: { type: ['object', 'null'], additionalProperties: { type: 'string' } },
     createdAt: timestamp(),
     updatedAt: timestamp(),
@@ -145,7 +97,6 @@ export function adminWebhookSchemas(): Record<(typeof ADMIN_WEBHOOK_SCHEMAS)[num
       },
     },
   };
-  const create = writableProperties();
   return {
     AdminWebhookAttributes: subscriptionAttributes(false),
     AdminWebhookCreatedAttributes: subscriptionAttributes(true),
@@ -154,19 +105,8 @@ export function adminWebhookSchemas(): Record<(typeof ADMIN_WEBHOOK_SCHEMAS)[num
     AdminWebhookDocument: singleDocument('AdminWebhook'),
     AdminWebhookCreatedDocument: singleDocument('AdminWebhookCreated'),
     AdminWebhookListDocument: listDocument('AdminWebhook'),
-    AdminWebhookCreateBody: {
-      type: 'object',
-      description: 'A flat JSON object of subscription fields.',
-      required: ['name', 'url', 'eventPattern'],
-      properties: create,
-      additionalProperties: false,
-    },
-    AdminWebhookUpdateBody: {
-      type: 'object',
-      description: 'The subscription fields to change; the others keep their values.',
-      properties: writableProperties(),
-      additionalProperties: false,
-    },
+    AdminWebhookCreateBody: webhookCreateSchema(),
+    AdminWebhookUpdateBody: webhookUpdateSchema(),
     AdminWebhookDeliveryAttributes: deliveryAttributes(),
     AdminWebhookDelivery: resourceObject(
       'webhook-deliveries',

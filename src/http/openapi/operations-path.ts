@@ -93,9 +93,14 @@ export function operationsSchemas(resourceNames: readonly string[]): Record<stri
                 },
               },
             },
+            // Any other member is refused, `href` among them (name the target with `ref`).
+            additionalProperties: false,
           },
         },
         meta: { type: 'object' },
+        // The reader (http/atomic/parse-operations.ts) takes these JSON:API members too, and ignores them.
+        jsonapi: { type: 'object' },
+        links: { type: 'object' },
       },
       additionalProperties: false,
     },

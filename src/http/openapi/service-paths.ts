@@ -2,6 +2,7 @@
 // (`KeyPermissions`) that `/token`, `/me` and the admin API share.
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
+import { keyPermissionsSchema } from '../bodies/key-permissions-schema.ts';
 import { errorResponses } from './error-responses.ts';
 import { headerRef, JSON_MEDIA_TYPE, type OpenApiObject } from './openapi-refs.ts';
 
@@ -12,25 +13,7 @@ export const META_TAG = 'Service';
 export const SERVICE_OPERATIONS = ['getOpenApiJson', 'getOpenApiYaml', 'getHealth', 'getReadiness'] as const;
 
 export function serviceSchemas(): Record<(typeof SERVICE_SCHEMAS)[number], JsonSchema> {
-  const fieldList = (): JsonSchema => ({
-    type: 'array',
-    items: { type: 'string' },
-    description: 'Field names; `"*"` for every field the role allows',
-  });
-  return {
-    KeyPermissions: {
-      type: 'object',
-      description:
-        'Scoped permissions: resource → action → fields. Intersected with the role on every request; a resource or ' +
-        'action left out is denied (403 `KEY_PERMISSION_DENIED`).',
-      additionalProperties: {
-        type: 'object',
-        properties: { read: fieldList(), create: fieldList(), update: fieldList(), delete: fieldList() },
-        additionalProperties: false,
-      },
-      examples: [{ posts: { read: ['title'], create: ['title', 'body'], update: ['*'], delete: [] } }],
-    },
-  };
+  return { KeyPermissions: keyPermissionsSchema() };
 }
 
 const status = (value: string): JsonSchema => ({

@@ -1,15 +1,10 @@
 // `POST /token` (docs/authentication.md): a user's email and password exchanged for an API key, with the
-// body's bounds taken from the parser (auth/keys/token-request.ts) so the two cannot drift.
+// body's schema the one the route checks it with (http/bodies/token-body.ts).
 import { LOGIN_THROTTLE_DEFAULTS } from '../../config/config-schema.ts';
 import type { SvcConfig } from '../../config/config-types.ts';
-import {
-  MAX_COUNT,
-  MAX_EXPIRES_IN_SECONDS,
-  MAX_INTERVAL_MS,
-  TOKEN_FIELD_LIMITS,
-} from '../../auth/keys/token-request.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
+import { tokenRequestSchema } from '../bodies/token-body.ts';
 import { BODY_CODES, errorResponses } from './error-responses.ts';
 import { headerRef, JSON_MEDIA_TYPE, jsonRequestBody, schemaRef, type OpenApiObject } from './openapi-refs.ts';
 import { AUTH_TAG } from './service-paths.ts';
@@ -23,72 +18,8 @@ export const TOKEN_OPERATIONS = ['createToken'] as const;
 const nullableString = (): JsonSchema => ({ type: ['string', 'null'] });
 
 export function tokenSchemas(config: SvcConfig): Record<'TokenRequest' | 'TokenResponse', JsonSchema> {
-  const { max, timeWindow } = config.apiKeys.rateLimit;
-  const tighten =
-    `May only tighten the global default of ${max} requests per ${timeWindow} ms: rateLimitMax at most ${max}, and ` +
-    `rateLimitMax × ceil(${timeWindow} / rateLimitTimeWindow) at most ${max}.`;
-  const optionalInteger = (minimum: number, maximum: number, description: string): JsonSchema => ({
-    type: ['integer', 'null'],
-    minimum,
-    maximum,
-    description,
-  });
   return {
-    TokenRequest: {
-      type: 'object',
-      description:
-        'A flat JSON object; a field not listed here is refused (400 `INVALID_RESOURCE_DATA`). null is the same as leaving a field out. ' +
-        'email and password go together; without both, the key is for the signed-in session the request carries.',
-      properties: {
-        email: {
-          type: 'string',
-          minLength: 1,
-          maxLength: TOKEN_FIELD_LIMITS.emailMaxLength,
-          description: "The user's email, in any letter case",
-          examples: ['ada@example.com'],
-        },
-        password: { type: 'string', minLength: 1, maxLength: TOKEN_FIELD_LIMITS.passwordMaxLength, writeOnly: true },
-        otp: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: TOKEN_FIELD_LIMITS.otpMaxLength,
-          writeOnly: true,
-          description:
-            'The current code of the authenticator app, for a user with two-factor on (403 `TWO_FACTOR_REQUIRED` without it, 401 `INVALID_TWO_FACTOR_CODE` when wrong)',
-          examples: ['123456'],
-        },
-        permissions: {
-          anyOf: [schemaRef('KeyPermissions'), { type: 'null' }],
-          description:
-            "The key's scopes; every resource, action and field must exist (400 `INVALID_PERMISSIONS`). Omitted: everything the user's role allows.",
-        },
-        name: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: TOKEN_FIELD_LIMITS.nameMaxLength,
-          description: 'Label of the key',
-        },
-        metadata: {
-          type: ['object', 'null'],
-          description: `Your own data, kept with the key (at most ${TOKEN_FIELD_LIMITS.metadataMaxBytes} bytes as JSON)`,
-        },
-        expiresIn: optionalInteger(1, MAX_EXPIRES_IN_SECONDS, 'Seconds until the key expires; omitted: never'),
-        rateLimitMax: optionalInteger(1, MAX_COUNT, `Requests per window. ${tighten}`),
-        rateLimitTimeWindow: optionalInteger(1, MAX_INTERVAL_MS, `Window length in milliseconds. ${tighten}`),
-        refillInterval: optionalInteger(
-          1,
-          MAX_INTERVAL_MS,
-          'Milliseconds between refills of the request quota; give it with refillAmount',
-        ),
-        refillAmount: optionalInteger(1, MAX_COUNT, 'Requests restored per refill; give it with refillInterval'),
-        remaining: optionalInteger(
-          1,
-          MAX_COUNT,
-          'Request quota; when used up: 429 `USAGE_EXCEEDED`. Omitted with a refill: starts at refillAmount',
-        ),
-      },
-      additionalProperties: false,
-    },
+    TokenRequest: tokenRequestSchema(config),
     TokenResponse: {
       type: 'object',
       description: 'The new API key. `key` is shown only in this response; only a hash is stored.',

@@ -61,6 +61,7 @@ export async function registerAdminDeletedRecordRoutes(
 
     scope.post<{ Params: { name: string; id: string } }>(
       `${RESOURCES_PATH}/:name/deleted/:id/restore`,
+      { config: { requestBody: 'none' } },
       async (request, reply) => {
         if (Object.keys((request.query ?? {}) as Record<string, unknown>).length > 0) {
           const [name] = Object.keys(request.query as Record<string, unknown>);

@@ -4,10 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
 import type { ApiKeyRecord } from '../../auth/keys/api-key-record.ts';
-import { parseKeyChanges } from '../../auth/keys/parse-key-changes.ts';
+import { keyChangesOf, keyChangesProblems } from '../../auth/keys/parse-key-changes.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { adminKeyUpdateBody } from '../bodies/admin-key-body.ts';
 import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 interface IdParams {
@@ -63,8 +64,12 @@ export async function registerAdminKeyRoutes(
       return jsonApiAnswer(reply, 200, { data: keyResource(key) });
     });
 
-    scope.patch<{ Params: IdParams }>('/admin/keys/:id', async (request, reply) => {
-      const changes = parseKeyChanges(request.body, ctx.registry);
+    const body = adminKeyUpdateBody();
+    scope.patch<{ Params: IdParams }>('/admin/keys/:id', { config: { requestBody: body } }, async (request, reply) => {
+      const changes = keyChangesOf(
+        body.read(request.body, (accepted) => keyChangesProblems(accepted, ctx.registry)),
+        ctx.registry,
+      );
       const key = await ctx.auth.keys.update(request.params.id, changes);
       if (!key) throw notFound(request.params.id);
       return jsonApiAnswer(reply, 200, { data: keyResource(key) });

@@ -22,7 +22,7 @@ export async function registerAdminReloadRoutes(
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);
-    scope.post('/admin/reload', async (request, reply) => {
+    scope.post('/admin/reload', { config: { requestBody: 'none' } }, async (request, reply) => {
       const file = ctx.definitions.source;
       if (file === undefined)
         throw new ApiError(

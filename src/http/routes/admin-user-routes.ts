@@ -5,14 +5,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
-import { parseUserChanges } from '../../auth/identity/parse-user-changes.ts';
-import { parseNewUser } from '../../auth/identity/parse-new-user.ts';
+import { newUserOf, newUserProblems } from '../../auth/identity/parse-new-user.ts';
+import { userChangesOf, userChangesProblems } from '../../auth/identity/parse-user-changes.ts';
 import { USER_SEARCH_MAX_LENGTH } from '../../auth/identity/user-search.ts';
 import type { UserRecord } from '../../auth/identity/user-record.ts';
 import { definedRoles } from '../../config/defined-roles.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
+import { adminUserCreateBody, adminUserUpdateBody } from '../bodies/admin-user-body.ts';
 import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
 
 interface IdParams {
@@ -77,8 +78,9 @@ export async function registerAdminUserRoutes(
       });
     });
 
-    scope.post('/admin/users', async (request, reply) => {
-      const { user: input, invite } = parseNewUser(request.body);
+    const createBody = adminUserCreateBody();
+    scope.post('/admin/users', { config: { requestBody: createBody } }, async (request, reply) => {
+      const { user: input, invite } = newUserOf(createBody.read(request.body, newUserProblems));
       const user = await ctx.auth.users.create(input);
       if (invite) await ctx.auth.users.sendPasswordLink(user.id, true);
       const resource = userResource(user);
@@ -86,7 +88,9 @@ export async function registerAdminUserRoutes(
       return jsonApiAnswer(reply, 201, { data: resource, meta: { invitationSent: invite } });
     });
 
-    scope.post<{ Params: IdParams }>('/admin/users/:id/password-reset', async (request, reply) => {
+    // No body is read: one with members is refused rather than ignored, so a caller cannot think it set something.
+    const noBody = { config: { requestBody: 'none' as const } };
+    scope.post<{ Params: IdParams }>('/admin/users/:id/password-reset', noBody, async (request, reply) => {
       if (request.body !== undefined && request.body !== null && Object.keys(request.body).length > 0)
         throw new ApiError('INVALID_RESOURCE_DATA', {
           detail: 'This endpoint takes no body',
@@ -103,8 +107,9 @@ export async function registerAdminUserRoutes(
       return jsonApiAnswer(reply, 200, { data: userResource(user) });
     });
 
-    scope.patch<{ Params: IdParams }>('/admin/users/:id', async (request, reply) => {
-      const changes = parseUserChanges(request.body);
+    const body = adminUserUpdateBody();
+    scope.patch<{ Params: IdParams }>('/admin/users/:id', { config: { requestBody: body } }, async (request, reply) => {
+      const changes = userChangesOf(body.read(request.body, userChangesProblems));
       const user = await ctx.auth.users.update(request.params.id, changes);
       if (!user) throw notFound(request.params.id);
       return jsonApiAnswer(reply, 200, { data: userResource(user) });

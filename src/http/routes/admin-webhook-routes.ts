@@ -10,6 +10,7 @@ import { deliveryObject, pageLinks, webhookObject, WEBHOOKS_PATH } from '../../w
 import { jsonApiAnswer } from '../documents/json-api.ts';
 import { requireAdmin } from '../guards/require-admin.ts';
 import { refuseModifiedJsonApiAccept } from '../documents/json-api-negotiation.ts';
+import { webhookCreateBody, webhookUpdateBody } from '../bodies/webhook-bodies.ts';
 
 type WebhookParams = { id: string };
 type DeliveryParams = { id: string; deliveryId: string };
@@ -43,13 +44,16 @@ export async function registerAdminWebhookRoutes(
   ctx: Pick<AppContext, 'auth' | 'webhooks'>,
 ): Promise<void> {
   const { admin } = ctx.webhooks;
+  const createBody = webhookCreateBody();
+  const updateBody = webhookUpdateBody();
+  const problems = admin.bodyProblems.bind(admin);
 
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireAdmin(ctx));
     scope.addHook('preParsing', refuseModifiedJsonApiAccept);
 
-    scope.post(WEBHOOKS_PATH, async (request, reply) => {
-      const { subscription, secret } = await admin.create(request.body);
+    scope.post(WEBHOOKS_PATH, { config: { requestBody: createBody } }, async (request, reply) => {
+      const { subscription, secret } = await admin.create(createBody.read(request.body, problems));
       const data = webhookObject(subscription, secret);
       reply.header('Location', data.links.self);
       return jsonApiAnswer(reply, 201, { data, links: { self: data.links.self } });
@@ -70,10 +74,14 @@ export async function registerAdminWebhookRoutes(
       return jsonApiAnswer(reply, 200, { data, links: { self: data.links.self } });
     });
 
-    scope.patch<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id`, async (request, reply) => {
-      const data = webhookObject(await admin.update(request.params.id, request.body));
-      return jsonApiAnswer(reply, 200, { data, links: { self: data.links.self } });
-    });
+    scope.patch<{ Params: WebhookParams }>(
+      `${WEBHOOKS_PATH}/:id`,
+      { config: { requestBody: updateBody } },
+      async (request, reply) => {
+        const data = webhookObject(await admin.update(request.params.id, updateBody.read(request.body, problems)));
+        return jsonApiAnswer(reply, 200, { data, links: { self: data.links.self } });
+      },
+    );
 
     scope.delete<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id`, async (request, reply) => {
       await admin.remove(request.params.id);
@@ -108,15 +116,20 @@ export async function registerAdminWebhookRoutes(
     // 202: the new attempt is queued; its record shows the outcome once the worker has sent it.
     scope.post<{ Params: DeliveryParams }>(
       `${WEBHOOKS_PATH}/:id/deliveries/:deliveryId/retry`,
+      { config: { requestBody: 'none' } },
       async (request, reply) => {
         const data = deliveryObject(await admin.redeliver(request.params.id, request.params.deliveryId));
         return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
       },
     );
 
-    scope.post<{ Params: WebhookParams }>(`${WEBHOOKS_PATH}/:id/test`, async (request, reply) => {
-      const data = deliveryObject(await admin.sendTest(request.params.id, { requestId: request.id }));
-      return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
-    });
+    scope.post<{ Params: WebhookParams }>(
+      `${WEBHOOKS_PATH}/:id/test`,
+      { config: { requestBody: 'none' } },
+      async (request, reply) => {
+        const data = deliveryObject(await admin.sendTest(request.params.id, { requestId: request.id }));
+        return jsonApiAnswer(reply, 202, { data, links: { self: data.links.self } });
+      },
+    );
   });
 }

@@ -114,6 +114,8 @@ export async function registerIdentityRoutes(
     scope.route({
       method: ['GET', 'POST'],
       url: `${basePath}/*`,
+      // better-auth reads and checks these bodies itself (the OpenAPI document describes them).
+      config: { requestBody: 'identity-component' },
       handler: async (request, reply) =>
         sendWebResponse(request, reply, await ctx.auth.handleIdentityRequest(toWebRequest(request, origin))),
     });

@@ -56,41 +56,45 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
   await app.register(
     async (routes) => {
       routes.addHook('onRequest', authenticateHook(ctx));
-      routes.post('/operations', { preParsing: negotiate, config: { atomic: true } }, async (request, reply) => {
-        const meta = requestMeta(request);
-        const max = ctx.config.server.atomicMaxOperations ?? SERVER_LIMIT_DEFAULTS.atomicMaxOperations;
-        const operations = parseOperations(request.body, max);
-        // The request itself was counted when it was let in; each further operation counts as one more.
-        const window = await ctx.auth.chargeMore(meta.principal, operations.length - 1);
-        if (window) for (const [name, value] of Object.entries(rateLimitHeaders(window))) reply.header(name, value);
-        const idempotencyKey = idempotencyKeyOf(request.headers);
-        if (idempotencyKey === undefined) {
-          const results = await records.batch((batch) => runOperations(batch, registry, meta, operations));
-          return send(reply, answerOf(results), false);
-        }
-        const principal = principalOf(request);
-        const role = principal.kind === 'admin' ? 'admin' : principal.role;
-        // Keys are per caller, as on a create (idempotent-create.ts).
-        const caller =
-          principal.kind === 'admin'
-            ? 'admin'
-            : principal.kind === 'key'
-              ? `key:${principal.keyId}`
-              : `jwt:${principal.subject}`;
-        const use = {
-          caller,
-          key: idempotencyKey,
-          fingerprint: requestFingerprint(['POST', OPERATIONS_PATH, role, request.body ?? null]),
-        };
-        const outcome = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
-          const results = await records.batch(
-            (batch) => runOperations(batch, registry, meta, operations),
-            (trx, written) => ctx.idempotency.complete(trx, use, attempt, answerOf(written)),
-          );
-          return answerOf(results);
-        });
-        return send(reply, outcome.response, outcome.replayed);
-      });
+      routes.post(
+        '/operations',
+        { preParsing: negotiate, config: { atomic: true, requestBody: 'atomic-operations' } },
+        async (request, reply) => {
+          const meta = requestMeta(request);
+          const max = ctx.config.server.atomicMaxOperations ?? SERVER_LIMIT_DEFAULTS.atomicMaxOperations;
+          const operations = parseOperations(request.body, max);
+          // The request itself was counted when it was let in; each further operation counts as one more.
+          const window = await ctx.auth.chargeMore(meta.principal, operations.length - 1);
+          if (window) for (const [name, value] of Object.entries(rateLimitHeaders(window))) reply.header(name, value);
+          const idempotencyKey = idempotencyKeyOf(request.headers);
+          if (idempotencyKey === undefined) {
+            const results = await records.batch((batch) => runOperations(batch, registry, meta, operations));
+            return send(reply, answerOf(results), false);
+          }
+          const principal = principalOf(request);
+          const role = principal.kind === 'admin' ? 'admin' : principal.role;
+          // Keys are per caller, as on a create (idempotent-create.ts).
+          const caller =
+            principal.kind === 'admin'
+              ? 'admin'
+              : principal.kind === 'key'
+                ? `key:${principal.keyId}`
+                : `jwt:${principal.subject}`;
+          const use = {
+            caller,
+            key: idempotencyKey,
+            fingerprint: requestFingerprint(['POST', OPERATIONS_PATH, role, request.body ?? null]),
+          };
+          const outcome = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
+            const results = await records.batch(
+              (batch) => runOperations(batch, registry, meta, operations),
+              (trx, written) => ctx.idempotency.complete(trx, use, attempt, answerOf(written)),
+            );
+            return answerOf(results);
+          });
+          return send(reply, outcome.response, outcome.replayed);
+        },
+      );
       routes.route({
         method: ['GET', 'PUT', 'PATCH', 'DELETE'],
         url: '/operations',

@@ -97,8 +97,9 @@ export async function registerResourceRoutes(
       await v1.register(multipart, { limits: multipartLimits(ctx.config.server.bodyLimitBytes) });
       // Route hooks run after the plugin's: the caller is known when they decide.
       const mayRead = { onRequest: authorizeAction(ctx, 'read') };
-      const mayCreate = { onRequest: authorizeAction(ctx, 'create') };
-      const mayUpdate = { onRequest: authorizeAction(ctx, 'update') };
+      // A record body is checked by the record service against the fields this caller may write.
+      const mayCreate = { onRequest: authorizeAction(ctx, 'create'), config: { requestBody: 'records' as const } };
+      const mayUpdate = { onRequest: authorizeAction(ctx, 'update'), config: { requestBody: 'records' as const } };
       const mayDelete = { onRequest: authorizeAction(ctx, 'delete') };
 
       v1.all(

@@ -2,18 +2,21 @@
 // key out, shown this once.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { parseTokenRequest } from '../../auth/keys/token-request.ts';
+import { tokenRequestOf, tokenRequestProblems } from '../../auth/keys/token-request.ts';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { issueIdempotently, TOKEN_CONTENT_TYPE } from '../idempotency/idempotent-token.ts';
+import { tokenRequestBody } from '../bodies/token-body.ts';
 
 export async function registerTokenRoutes(
   app: FastifyInstance,
   ctx: Pick<AppContext, 'config' | 'auth' | 'registry' | 'idempotency'>,
 ): Promise<void> {
-  app.post('/token', async (request, reply) => {
+  const body = tokenRequestBody(ctx.config);
+  app.post('/token', { config: { requestBody: body } }, async (request, reply) => {
     const idempotencyKey = idempotencyKeyOf(request.headers);
-    const tokenRequest = parseTokenRequest(request.body, ctx.config, ctx.registry);
+    const checked = body.read(request.body, (accepted) => tokenRequestProblems(accepted, ctx.config, ctx.registry));
+    const tokenRequest = tokenRequestOf(checked, ctx.registry);
     const withSession = tokenRequest.email === null;
     if (idempotencyKey !== undefined) {
       // A replay's answer is sealed with the password it was asked with; a session has none to seal it with.

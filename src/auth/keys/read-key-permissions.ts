@@ -1,7 +1,8 @@
 // Key permissions (spec 2.2, docs/roles.md): `{ "<resource>": { "<action>": ["field", …] | ["*"] } }`.
-// Each problem is reported with a pointer into the permissions object (400 INVALID_PERMISSIONS).
+// Each problem points into the body that holds them (`/permissions/posts/read/1`), with the code
+// INVALID_PERMISSIONS; the HTTP layer places that pointer in the request's document.
 import { ACTIONS, type Action } from '../../config/config-types.ts';
-import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
+import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { SYSTEM_FIELDS } from '../../resources/resource.ts';
 import type { KeyPermissions } from '../../model/principal.ts';
@@ -10,21 +11,20 @@ import { isRecord } from '../../tools/is-record.ts';
 /** JSON Pointer escaping (RFC 6901) so odd member names still point at the right place. */
 const escapePointer = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
-export function validateKeyPermissions(
+/** The permissions `value` grants, and every problem with it (none: the permissions are usable). */
+export function readKeyPermissions(
   value: unknown,
   registry: Pick<ResourceRegistry, 'find'>,
-  pointer = '/data/attributes/permissions',
-): KeyPermissions {
+  pointer = '/permissions',
+): { permissions: KeyPermissions; issues: ErrorIssue[] } {
   const issues: ErrorIssue[] = [];
   const problem = (at: string, detail: string): void => {
-    issues.push({ detail, pointer: at });
+    issues.push({ detail, pointer: at, code: 'INVALID_PERMISSIONS' });
   };
   const permissions: KeyPermissions = {};
   if (!isRecord(value)) {
-    throw new ApiError('INVALID_PERMISSIONS', {
-      detail: 'permissions must be an object of resource → action → field names',
-      pointer,
-    });
+    problem(pointer, 'permissions must be an object of resource → action → field names');
+    return { permissions, issues };
   }
   for (const [resourceName, actions] of Object.entries(value)) {
     const resourcePointer = `${pointer}/${escapePointer(resourceName)}`;
@@ -60,6 +60,5 @@ export function validateKeyPermissions(
     }
     permissions[resourceName] = granted;
   }
-  if (issues.length > 0) throw new ApiError('INVALID_PERMISSIONS', issues);
-  return permissions;
+  return { permissions, issues };
 }
