@@ -179,7 +179,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
           schema: 'AdminUserCreatedDocument',
           location: true,
         },
-        codes: ['CONFLICT'],
+        codes: ['INVALID_RESOURCE_DATA', 'CONFLICT'],
       }),
     },
     '/admin/users/{id}/password-reset': {
