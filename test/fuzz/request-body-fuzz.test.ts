@@ -53,6 +53,11 @@ const WRITE_ERRORS: readonly ErrorCode[] = [
   'CONFLICT',
 ];
 
+/** A JSON text sent as multipart/form-data (file uploads, docs/files.md) does not parse as a form. */
+function formErrors(type: string | undefined): ErrorCode[] {
+  return type?.toLowerCase().startsWith('multipart/form-data') ? ['BAD_REQUEST'] : [];
+}
+
 /** Fields whose value must come back exactly as sent (no type conversion applies to them). */
 const VERBATIM_FIELDS = new Set(['title', 'body', 'author_id', 'name', 'description', 'tags']);
 
@@ -130,7 +135,11 @@ for (const dialect of testDialects()) {
             payload: text,
             headers: type === undefined ? {} : { 'content-type': type },
           },
-          { ok: [201], errors: [...WRITE_ERRORS, 'FORBIDDEN', 'PAYLOAD_TOO_LARGE'], hidden: app.hiddenFrom[who] },
+          {
+            ok: [201],
+            errors: [...WRITE_ERRORS, ...formErrors(type), 'FORBIDDEN', 'PAYLOAD_TOO_LARGE'],
+            hidden: app.hiddenFrom[who],
+          },
         );
         assertPrototypeIntact();
         if (holdsUnstorable(text))
@@ -165,7 +174,7 @@ for (const dialect of testDialects()) {
             },
             {
               ok: target.errors.length === 0 ? [200] : [],
-              errors: [...WRITE_ERRORS, ...target.errors, 'PAYLOAD_TOO_LARGE'],
+              errors: [...WRITE_ERRORS, ...formErrors(type), ...target.errors, 'PAYLOAD_TOO_LARGE'],
               hidden: app.hiddenFrom[who],
             },
           );
