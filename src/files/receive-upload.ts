@@ -11,6 +11,7 @@ import { pendingKey } from './file-keys.ts';
 import { sanitizeFileName } from './file-name.ts';
 import { isAccepted, SNIFF_BYTES, sniffType } from './sniff-type.ts';
 import type { FileStorage } from './storage/file-storage.ts';
+import { collectYoungGarbage } from '../tools/young-garbage.ts';
 
 export interface IncomingFile {
   readonly body: AsyncIterable<Buffer>;
@@ -20,11 +21,20 @@ export interface IncomingFile {
   readonly type: string | undefined;
 }
 
+/** How many bytes pass between two minor collections (tools/young-garbage.ts says why). */
+const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
+
 async function* sizeLimited(body: AsyncIterable<Buffer>, maxSize: number): AsyncGenerator<Buffer> {
   let size = 0;
+  let sinceCollect = 0;
   for await (const chunk of body) {
     size += chunk.length;
     if (size > maxSize) throw new FileRefusal('too-large', `the file is larger than ${maxSize} bytes`);
+    sinceCollect += chunk.length;
+    if (sinceCollect >= COLLECT_EVERY_BYTES) {
+      sinceCollect = 0;
+      collectYoungGarbage();
+    }
     yield chunk;
   }
 }
