@@ -39,7 +39,7 @@ const runner = [
   '--import',
   'tsx',
   '--test',
-  '--test-concurrency=3',
+  `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
   '--test-reporter=spec',
   '--test-reporter-destination=stdout',
   '--test-reporter=./scripts/test-summary-reporter.mjs',
