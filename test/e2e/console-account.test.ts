@@ -230,7 +230,10 @@ describe('console account pages in a browser', { skip }, () => {
     await checkAccessibility(page, 'new user');
     await shot(page, '8-new-user');
     await form.getByRole('button', { name: 'Create user' }).click();
-    await page.getByRole('status').filter({ hasText: `Created ${INVITED}; an invitation` }).waitFor(WAIT);
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Created ${INVITED}; an invitation` })
+      .waitFor(WAIT);
     await page.getByRole('heading', { name: INVITED }).waitFor(WAIT);
     const created = (await t.request({ method: 'GET', url: `/admin/users?email=${INVITED}`, auth: t.admin })).json()
       .data[0].attributes;
@@ -239,7 +242,10 @@ describe('console account pages in a browser', { skip }, () => {
     assert.deepEqual(JSON.parse(created.allowedRoles), ['editor']);
     assert.equal(created.emailVerified, false);
     await page.getByRole('button', { name: 'Mark email verified' }).click();
-    await page.getByRole('status').filter({ hasText: `${INVITED} is marked verified` }).waitFor(WAIT);
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${INVITED} is marked verified` })
+      .waitFor(WAIT);
     await page.locator('.user-actions').getByText('verified', { exact: true }).waitFor(WAIT);
     const verified = (await t.request({ method: 'GET', url: `/admin/users?email=${INVITED}`, auth: t.admin })).json();
     assert.equal(verified.data[0].attributes.emailVerified, true);
@@ -272,7 +278,10 @@ describe('console account pages in a browser', { skip }, () => {
 
   step('sends a reset link, hides console keys unless asked, creates a user with a password', async () => {
     await page.getByRole('button', { name: 'Send a password reset link' }).click();
-    await page.getByRole('status').filter({ hasText: `mailed to ${INVITED}` }).waitFor(WAIT);
+    await page
+      .getByRole('status')
+      .filter({ hasText: `mailed to ${INVITED}` })
+      .waitFor(WAIT);
     await smtp.waitFor(INVITED, /Reset your password/);
     // Her sign-in left a console key: hidden until asked for.
     await page.getByText('No keys (console keys hidden).').waitFor(WAIT);
@@ -287,7 +296,10 @@ describe('console account pages in a browser', { skip }, () => {
     await form.getByLabel('Set a password now').check();
     await form.getByLabel("New user's password").fill('pat has a passphrase');
     await form.getByRole('button', { name: 'Create user' }).click();
-    await page.getByRole('status').filter({ hasText: 'Created pat@example.test with the password you set' }).waitFor(WAIT);
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Created pat@example.test with the password you set' })
+      .waitFor(WAIT);
     const issued = await t.request({
       method: 'POST',
       url: '/token',

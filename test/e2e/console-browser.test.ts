@@ -440,8 +440,14 @@ describe('web console in a browser', { skip }, () => {
       const dialog = tab.getByRole('dialog');
       await dialog.getByLabel(/^title/).fill('Half written');
       await dialog.getByLabel(/^body/).fill('First line\nsecond line');
-      const keys = await t.request({ method: 'GET', url: '/admin/keys?userId=rolf&includeConsole=true', auth: t.admin });
-      const consoleKeys = (keys.json().data as { id: string; attributes: { console: boolean } }[]).filter((k) => k.attributes.console);
+      const keys = await t.request({
+        method: 'GET',
+        url: '/admin/keys?userId=rolf&includeConsole=true',
+        auth: t.admin,
+      });
+      const consoleKeys = (keys.json().data as { id: string; attributes: { console: boolean } }[]).filter(
+        (k) => k.attributes.console,
+      );
       assert.equal(consoleKeys.length, 1, 'one console key per sign-in');
       const revoked = await t.request({ method: 'DELETE', url: `/admin/keys/${consoleKeys[0]!.id}`, auth: t.admin });
       assert.equal(revoked.statusCode, 204);
@@ -454,7 +460,13 @@ describe('web console in a browser', { skip }, () => {
       // Back on the same form with what was typed.
       await tab.getByText('the form you were filling in is as you left it').waitFor(WAIT);
       assert.match(tab.url(), /#\/records\/posts\?new=1$/);
-      assert.equal(await tab.getByRole('dialog').getByLabel(/^title/).inputValue(), 'Half written');
+      assert.equal(
+        await tab
+          .getByRole('dialog')
+          .getByLabel(/^title/)
+          .inputValue(),
+        'Half written',
+      );
       assert.equal(await tab.getByRole('dialog').getByLabel(/^body/).inputValue(), 'First line\nsecond line');
       await shot(tab, 'session-resumed');
       await tab.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
@@ -466,11 +478,16 @@ describe('web console in a browser', { skip }, () => {
       await tab.goto(`${base}/console#/records/categories`);
       await tab.getByRole('cell', { name: 'News' }).waitFor(WAIT);
       assert.equal(await tab.getByRole('button', { name: 'New record' }).count(), 0);
-      const withRole = tab.waitForRequest((request) => request.url().includes('/v1/categories') && request.headers()['x-service-role'] === 'editor');
+      const withRole = tab.waitForRequest(
+        (request) => request.url().includes('/v1/categories') && request.headers()['x-service-role'] === 'editor',
+      );
       await tab.getByRole('region', { name: 'Who you are' }).getByLabel('Acting as').selectOption('editor');
       await withRole;
       await tab.getByRole('button', { name: 'New record' }).waitFor(WAIT);
-      assert.equal(await tab.getByRole('region', { name: 'Who you are' }).getByLabel('Acting as').inputValue(), 'editor');
+      assert.equal(
+        await tab.getByRole('region', { name: 'Who you are' }).getByLabel('Acting as').inputValue(),
+        'editor',
+      );
       await checkAccessibility(tab, 'acting as editor');
       await shot(tab, 'role-switched');
       await tab.getByRole('button', { name: 'Sign out' }).click();
@@ -590,7 +607,10 @@ describe('web console in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Create webhook' }).click();
     const banner = page.locator('.notice.secret');
     await banner.waitFor(WAIT);
-    assert.match(await banner.innerText(), new RegExp(`Signing secret of Broken receiver \\(${failing.replace(/[.]/g, '\\.')}, id `));
+    assert.match(
+      await banner.innerText(),
+      new RegExp(`Signing secret of Broken receiver \\(${failing.replace(/[.]/g, '\\.')}, id `),
+    );
     const secret = (await page.locator('#webhook-secret').innerText()).trim();
     await banner.getByRole('button', { name: 'Copy' }).click();
     await banner.getByText('Copied to the clipboard.').waitFor(WAIT);

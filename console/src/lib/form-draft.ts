@@ -17,8 +17,13 @@ interface Draft {
 }
 
 function fieldsIn(root: ParentNode): (HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement)[] {
-  return [...root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('form input[id], form textarea[id], form select[id]')].filter(
-    (field) => !(field instanceof HTMLInputElement && ['password', 'file', 'hidden', 'submit', 'button'].includes(field.type)),
+  return [
+    ...root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+      'form input[id], form textarea[id], form select[id]',
+    ),
+  ].filter(
+    (field) =>
+      !(field instanceof HTMLInputElement && ['password', 'file', 'hidden', 'submit', 'button'].includes(field.type)),
   );
 }
 
@@ -28,7 +33,10 @@ export function keepDraft(who: string): void {
   for (const field of fieldsIn(document)) {
     // Searches and filters are in the address already; putting them back would navigate.
     if (field.closest('form[role="search"], form[aria-label="Filters"]')) continue;
-    values[field.id] = field instanceof HTMLInputElement && (field.type === 'checkbox' || field.type === 'radio') ? field.checked : field.value;
+    values[field.id] =
+      field instanceof HTMLInputElement && (field.type === 'checkbox' || field.type === 'radio')
+        ? field.checked
+        : field.value;
   }
   if (Object.keys(values).length === 0) return;
   const heading = document.querySelector('[role="dialog"] h2')?.textContent?.trim() ?? '';
@@ -41,7 +49,8 @@ export function keepDraft(who: string): void {
 }
 
 function put(field: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, value: string | boolean): void {
-  if (field instanceof HTMLInputElement && (field.type === 'checkbox' || field.type === 'radio')) field.checked = value === true;
+  if (field instanceof HTMLInputElement && (field.type === 'checkbox' || field.type === 'radio'))
+    field.checked = value === true;
   else field.value = String(value);
   // The views bind their state to these events.
   field.dispatchEvent(new Event('input', { bubbles: true }));
@@ -68,7 +77,9 @@ export function restoreDraft(who: string): Promise<number> {
   return new Promise((resolve) => {
     const apply = () => {
       if (reopen) {
-        const button = [...document.querySelectorAll<HTMLButtonElement>('[role="dialog"] button')].find((b) => b.textContent?.trim() === reopen);
+        const button = [...document.querySelectorAll<HTMLButtonElement>('[role="dialog"] button')].find(
+          (b) => b.textContent?.trim() === reopen,
+        );
         if (button) {
           reopen = null;
           button.click();
@@ -76,7 +87,11 @@ export function restoreDraft(who: string): Promise<number> {
       }
       for (const [id, value] of pending) {
         const field = document.getElementById(id);
-        if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement || field instanceof HTMLSelectElement) {
+        if (
+          field instanceof HTMLInputElement ||
+          field instanceof HTMLTextAreaElement ||
+          field instanceof HTMLSelectElement
+        ) {
           put(field, value);
           pending.delete(id);
           restored++;

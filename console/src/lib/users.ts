@@ -2,7 +2,14 @@
 
 export type User = {
   id: string;
-  attributes: { email: string; name: string; emailVerified: boolean; primaryRole: string; allowedRoles: string; createdAt: string };
+  attributes: {
+    email: string;
+    name: string;
+    emailVerified: boolean;
+    primaryRole: string;
+    allowedRoles: string;
+    createdAt: string;
+  };
 };
 
 /** `allowedRoles` is stored JSON-encoded: the role names in it, or none when it is unreadable. */

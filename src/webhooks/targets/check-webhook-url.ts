@@ -17,7 +17,8 @@ export function checkWebhookUrl(value: string, options: { allowPrivateTargets: b
   if (url.username !== '' || url.password !== '') return ['must not contain credentials; send them as a custom header'];
   if (!options.allowPrivateTargets) {
     const problem = privateHostProblem(url.hostname);
-    if (problem) return [`${problem}; private, loopback and link-local targets are not allowed (${ALLOW_PRIVATE_HINT})`];
+    if (problem)
+      return [`${problem}; private, loopback and link-local targets are not allowed (${ALLOW_PRIVATE_HINT})`];
   }
   return [];
 }
