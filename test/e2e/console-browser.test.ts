@@ -473,6 +473,35 @@ describe('web console in a browser', { skip }, () => {
       await tab.getByRole('dialog').getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
       const saved = await t.request({ method: 'GET', url: '/v1/posts?title=Half%20written', auth: editorKey });
       assert.equal(saved.json().meta.total, 1);
+      // An edit in progress is kept too: the record's form is opened again with the changed title.
+      await tab.getByRole('dialog').getByRole('button', { name: 'Edit', exact: true }).click();
+      await tab
+        .getByRole('dialog')
+        .getByLabel(/^title/)
+        .fill('Half edited');
+      const again = await t.request({
+        method: 'GET',
+        url: '/admin/keys?userId=rolf&includeConsole=true',
+        auth: t.admin,
+      });
+      for (const key of again.json().data as { id: string }[])
+        await t.request({ method: 'DELETE', url: `/admin/keys/${key.id}`, auth: t.admin });
+      await tab.getByRole('dialog').getByRole('button', { name: 'Save', exact: true }).click();
+      await tab.getByRole('alert').filter({ hasText: 'Your session ended — sign in again' }).waitFor(WAIT);
+      await signIn();
+      await tab.getByRole('dialog').getByRole('heading', { name: 'Edit posts record' }).waitFor(WAIT);
+      await tab.getByText('the form you were filling in is as you left it').waitFor(WAIT);
+      assert.equal(
+        await tab
+          .getByRole('dialog')
+          .getByLabel(/^title/)
+          .inputValue(),
+        'Half edited',
+      );
+      await tab.getByRole('dialog').getByRole('button', { name: 'Save', exact: true }).click();
+      await tab.getByRole('dialog').getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
+      const edited = await t.request({ method: 'GET', url: '/v1/posts?title=Half%20edited', auth: editorKey });
+      assert.equal(edited.json().meta.total, 1);
       await tab.getByRole('button', { name: 'Close panel' }).click();
       // As `user`, categories are read only; as `editor` they may be created, and every request says so.
       await tab.goto(`${base}/console#/records/categories`);
