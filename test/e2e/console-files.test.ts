@@ -1,5 +1,5 @@
 // The console's file fields in headless Chromium against a real svc on SQLite and PostgreSQL: a PNG
-// dropped on the field uploads (progress shown), its preview loads through the record's signed `url` in
+// dropped on the field uploads, its preview loads through the record's signed `url` in
 // the configured thumbnail size, the download link (signed, no Authorization header) gives back the same
 // bytes; a refused type and an oversized file show the API's error under their field; a file is removed.
 // Screenshots are saved for a person to look at.
@@ -40,15 +40,13 @@ const RESOURCES: Record<string, ResourceDefinition> = {
 
 /** Drops `file` on the field's drop zone as a person dragging it from their desktop would. */
 async function dropFile(page: Page, field: string, file: { name: string; type: string; bytes: Buffer }) {
-  const transfer = await page.evaluateHandle(
-    ({ name, type, base64 }) => {
-      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const data = new DataTransfer();
-      data.items.add(new File([bytes], name, { type }));
-      return data;
-    },
-    { name: file.name, type: file.type, base64: file.bytes.toString('base64') },
-  );
+  // Run in the page (a string: this file is compiled without the DOM's types).
+  const transfer = await page.evaluateHandle(`(() => {
+    const bytes = Uint8Array.from(atob('${file.bytes.toString('base64')}'), (c) => c.charCodeAt(0));
+    const data = new DataTransfer();
+    data.items.add(new File([bytes], ${JSON.stringify(file.name)}, { type: ${JSON.stringify(file.type)} }));
+    return data;
+  })()`);
   const zone = page.getByRole('group', { name: `Drop a file for ${field}` });
   await zone.dispatchEvent('dragover', { dataTransfer: transfer });
   await zone.dispatchEvent('drop', { dataTransfer: transfer });
@@ -110,8 +108,9 @@ for (const dialect of testDialects()) {
         // The preview is the smallest configured thumb, fetched with the signed token (no header needed).
         const src = (await preview.getAttribute('src')) ?? '';
         assert.match(src, new RegExp(`^/v1/profiles/${recordId}/avatar\\?token=[^&]+&thumb=48x48$`));
+        // Loaded: the image the browser decoded is the 48 px thumbnail, not the 160 px original.
         await page.waitForFunction(
-          () => (document.querySelector('img.file-preview') as HTMLImageElement | null)?.naturalWidth === 48,
+          "document.querySelector('img.file-preview')?.naturalWidth === 48",
           undefined,
           BROWSER_WAIT,
         );
