@@ -109,11 +109,13 @@ for (const dialect of testDialects()) {
         const src = (await preview.getAttribute('src')) ?? '';
         assert.match(src, new RegExp(`^/v1/profiles/${recordId}/avatar\\?token=[^&]+&thumb=48x48$`));
         // Loaded: the image the browser decoded is the 48 px thumbnail, not the 160 px original.
-        await page.waitForFunction(
-          "document.querySelector('img.file-preview')?.naturalWidth === 48",
-          undefined,
-          BROWSER_WAIT,
-        );
+        // Polled with page.evaluate: waitForFunction evaluates in a way the console's CSP refuses.
+        let width = 0;
+        for (let i = 0; i < 100 && width !== 48; i++) {
+          width = Number(await page.evaluate("document.querySelector('img.file-preview')?.naturalWidth ?? 0"));
+          if (width !== 48) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assert.equal(width, 48);
         await page.screenshot({ path: join(SHOTS, `${dialect}-uploaded.png`), fullPage: true });
 
         const stored = (
