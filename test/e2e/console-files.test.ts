@@ -1,8 +1,9 @@
 // The console's file fields in headless Chromium against a real svc on SQLite and PostgreSQL: a PNG
 // dropped on the field uploads, its preview loads through the record's signed `url` in
 // the configured thumbnail size, the download link (signed, no Authorization header) gives back the same
-// bytes; a refused type and an oversized file show the API's error under their field; a file is removed.
-// Screenshots are saved for a person to look at.
+// bytes; the record's view shows the preview and link too; a refused type and an oversized file show the
+// API's error under their field; a list fills to maxCount; files are removed. axe finds no serious
+// problem. Screenshots are saved for a person to look at.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { ensureConsoleBuilt } from '../helpers/console-build.ts';
 import {
   BROWSER_WAIT,
   browserSkip,
+  checkAccessibility,
   launchChromium,
   listenOnLoopback,
   openConsole,
@@ -117,6 +119,7 @@ for (const dialect of testDialects()) {
         }
         assert.equal(width, 48);
         await page.screenshot({ path: join(SHOTS, `${dialect}-uploaded.png`), fullPage: true });
+        await checkAccessibility(page, 'a file field with a file');
 
         const stored = (
           await t.request({ method: 'GET', url: `/v1/profiles/${recordId}`, auth: await t.as('editor') })
@@ -142,6 +145,13 @@ for (const dialect of testDialects()) {
       try {
         await signInConsole(page, 'edna@example.test', PASSWORD);
         await page.goto(`${base}/console#/records/profiles?record=${recordId}`);
+        // Shown (not editing): the preview and the signed download link, no upload controls.
+        await page.getByRole('img', { name: 'Preview of face.png' }).waitFor(BROWSER_WAIT);
+        assert.match(
+          (await page.getByRole('link', { name: 'face.png' }).getAttribute('href')) ?? '',
+          /\/avatar\?token=/,
+        );
+        assert.equal(await page.locator('input[type=file]').count(), 0);
         await page.getByRole('button', { name: 'Edit', exact: true }).click();
         // The keyboard path: the field's own file input. A page is not an image: 415 at avatar.
         await page.locator('#input-avatar').setInputFiles({
@@ -160,6 +170,7 @@ for (const dialect of testDialects()) {
         await papersError.waitFor(BROWSER_WAIT);
         assert.match(await papersError.innerText(), /2048|large|size/i);
         await page.screenshot({ path: join(SHOTS, `${dialect}-refused.png`), fullPage: true });
+        await checkAccessibility(page, 'file fields showing refusals');
 
         // Two small papers fill the list (maxCount 2): the drop zone gives way to a note.
         await page.locator('#input-papers').setInputFiles([

@@ -1,6 +1,9 @@
 // Start-up for the console's browser tests: headless Chromium (skipped where it is not installed), the
-// test app listening on 127.0.0.1, a page that may reach only that address, and signing in as a user.
-import { existsSync } from 'node:fs';
+// test app listening on 127.0.0.1, a page that may reach only that address, signing in as a user, and
+// axe's check for serious accessibility problems.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { TestApp } from './test-app.ts';
 
@@ -41,4 +44,16 @@ export async function signInConsole(page: Page, email: string, password: string)
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByText(`Signed in as ${email}`).waitFor(BROWSER_WAIT);
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Fails on axe's serious and critical violations in the page as it is now. */
+export async function checkAccessibility(page: Page, view: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')))`)) as string[];
+  assert.deepEqual(violations, [], `accessibility problems on ${view}`);
 }
