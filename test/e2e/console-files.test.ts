@@ -2,7 +2,8 @@
 // dropped on the field uploads, its preview loads through the record's signed `url` in
 // the configured thumbnail size, the download link (signed, no Authorization header) gives back the same
 // bytes; the record's view shows the preview and link too; a refused type and an oversized file show the
-// API's error under their field; a list fills to maxCount; files are removed. axe finds no serious
+// API's error under their field; a list fills to maxCount; files are removed; a new record is created
+// with its files in one multipart request, or not at all when one is refused. axe finds no serious
 // problem. Screenshots are saved for a person to look at.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -159,14 +160,14 @@ for (const dialect of testDialects()) {
           mimeType: 'image/png',
           buffer: Buffer.from('<html><script>alert(1)</script></html>'),
         });
-        const avatarError = page.locator('#error-avatar');
+        const avatarError = page.locator('#upload-error-avatar');
         await avatarError.waitFor(BROWSER_WAIT);
         assert.match(await avatarError.innerText(), /application\/octet-stream, which is not one of image\/\*/);
         assert.equal(await page.locator('#input-avatar').getAttribute('aria-invalid'), 'true');
 
         // papers takes 2048 bytes at most: 413 at papers.
         await dropFile(page, 'papers', { name: 'big.txt', type: 'text/plain', bytes: Buffer.alloc(64 * 1024, 'a') });
-        const papersError = page.locator('#error-papers');
+        const papersError = page.locator('#upload-error-papers');
         await papersError.waitFor(BROWSER_WAIT);
         assert.match(await papersError.innerText(), /2048|large|size/i);
         await page.screenshot({ path: join(SHOTS, `${dialect}-refused.png`), fullPage: true });
@@ -191,6 +192,50 @@ for (const dialect of testDialects()) {
         assert.deepEqual(
           after.papers.map((f: { name: string }) => f.name),
           ['b.txt'],
+        );
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('creates a record with its files in one multipart request, or not at all when one is refused', async () => {
+      const { context, page } = await openConsole(browser, base);
+      try {
+        await signInConsole(page, 'edna@example.test', PASSWORD);
+        await page.goto(`${base}/console#/records/profiles`);
+        const posts: string[] = [];
+        page.on('request', (request) => {
+          if (request.method() === 'POST') posts.push(request.headers()['content-type'] ?? '');
+        });
+        await page.getByRole('button', { name: 'New record' }).click();
+        await page.locator('#input-name').fill('Refused');
+        await dropFile(page, 'avatar', { name: 'page.png', type: 'image/png', bytes: Buffer.from('<html></html>') });
+        await page.getByText('sent on Create').waitFor(BROWSER_WAIT);
+        await page.getByRole('button', { name: 'Create', exact: true }).click();
+        const refused = page.locator('#error-avatar');
+        await refused.waitFor(BROWSER_WAIT);
+        assert.match(await refused.innerText(), /which is not one of image\/\*/);
+        assert.equal(await page.locator('#input-avatar').getAttribute('aria-invalid'), 'true');
+        const none = await t.request({ method: 'GET', url: '/v1/profiles?name=Refused', auth: await t.as('editor') });
+        assert.deepEqual(none.json().data, [], 'the record was not created without its file');
+
+        await page.getByRole('button', { name: 'Remove page.png from avatar' }).click();
+        await page.locator('#input-name').fill('Grace');
+        await dropFile(page, 'avatar', { name: 'grace.png', type: 'image/png', bytes: png });
+        await page
+          .locator('#input-papers')
+          .setInputFiles([{ name: 'cv.txt', mimeType: 'text/plain', buffer: Buffer.from('curriculum') }]);
+        await page.getByRole('button', { name: 'Create', exact: true }).click();
+        await page.getByRole('img', { name: 'Preview of grace.png' }).waitFor(BROWSER_WAIT);
+        await page.getByRole('link', { name: 'cv.txt' }).waitFor(BROWSER_WAIT);
+        await page.screenshot({ path: join(SHOTS, `${dialect}-created.png`), fullPage: true });
+        assert.ok(posts.length >= 2 && posts.every((type) => type.startsWith('multipart/form-data')), posts.join());
+        const created = await t.request({ method: 'GET', url: '/v1/profiles?name=Grace', auth: await t.as('editor') });
+        const [grace] = created.json().data;
+        assert.equal(grace.attributes.avatar.size, png.length);
+        assert.deepEqual(
+          grace.attributes.papers.map((f: { name: string }) => f.name),
+          ['cv.txt'],
         );
       } finally {
         await context.close();

@@ -96,3 +96,37 @@ export function sizeText(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/**
+ * POST /v1/:resource as multipart/form-data: the attributes as form fields (strings as they are, other
+ * values as JSON text, as the API reads them by the field's type) and each field's files, so the record
+ * and its files are created together or not at all. Resolves to the created record's document.
+ */
+export async function createWithFiles(
+  path: string,
+  attributes: Record<string, unknown>,
+  files: ReadonlyMap<string, readonly File[]>,
+): Promise<any> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(attributes))
+    form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+  for (const [name, list] of files) for (const file of list) form.append(name, file, file.name);
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { accept: JSON_API, ...authHeaders() },
+    body: form,
+    credentials: 'omit',
+  });
+  let parsed: any = null; // a JSON:API document, or null when the answer is not JSON
+  try {
+    parsed = JSON.parse(await response.text());
+  } catch {
+    parsed = null;
+  }
+  if (!response.ok)
+    throw new ApiFailure(
+      response.status,
+      Array.isArray(parsed?.errors) ? parsed.errors : [{ detail: `HTTP ${response.status}` }],
+    );
+  return parsed;
+}
