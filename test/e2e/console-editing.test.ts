@@ -240,6 +240,66 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('picks a relation by searching its target, a page at a time, from the keyboard', async () => {
+      for (let i = 0; i < 25; i++) {
+        const created = await t.request({
+          method: 'POST',
+          url: '/v1/posts',
+          auth: editorKey,
+          payload: { title: `Filler ${String(i).padStart(2, '0')}`, author_id: 'edna' },
+        });
+        assert.equal(created.statusCode, 201, created.body);
+      }
+      const { context, page } = await signedIn('edna@example.test');
+      try {
+        await page.goto(`${base}/console#/records/comments?new=1`);
+        const picker = page.getByRole('combobox', { name: /post_id/ });
+        await picker.focus();
+        const listbox = page.getByRole('listbox', { name: 'posts records' });
+        await listbox.waitFor(WAIT);
+        // Twenty at first, more on request.
+        assert.equal(await listbox.getByRole('option').count(), 20);
+        await page.getByRole('button', { name: 'More results' }).click();
+        await page.waitForFunction(
+          () =>
+            (
+              globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+            ).document.querySelectorAll('[role=option]').length > 20,
+          undefined,
+          WAIT,
+        );
+        // Typing narrows case-insensitively; arrows and Enter choose.
+        await picker.fill('by uMA');
+        await listbox.getByRole('option', { name: 'By Uma', exact: true }).waitFor(WAIT);
+        await page.waitForFunction(
+          () =>
+            (
+              globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+            ).document.querySelectorAll('[role=option]').length === 1,
+          undefined,
+          WAIT,
+        );
+        assert.equal(await picker.getAttribute('aria-expanded'), 'true');
+        await picker.press('ArrowDown');
+        await picker.press('Enter');
+        assert.equal(await picker.getAttribute('aria-expanded'), 'false');
+        await page.locator('#input-post_id-chosen').getByText('By Uma').waitFor(WAIT);
+        await checkAccessibility(page, 'relation picker');
+        await page.screenshot({ path: join(SHOTS, `${dialect}-relation-picker.png`), fullPage: true });
+        await page.locator('#input-body').fill('Picked from the search');
+        await page.getByRole('button', { name: 'Create', exact: true }).click();
+        await page.getByRole('heading', { name: 'comments record' }).waitFor(WAIT);
+        const list = await t.request({
+          method: 'GET',
+          url: '/v1/comments?body=Picked from the search',
+          auth: editorKey,
+        });
+        assert.equal(list.json().data[0].attributes.post_id, ids.get('By Uma'));
+      } finally {
+        await context.close();
+      }
+    });
+
     it('tells a failed list from an empty one, with a retry when the service could not be reached', async () => {
       const { context, page } = await signedIn('edna@example.test');
       try {
