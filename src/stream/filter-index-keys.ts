@@ -57,7 +57,8 @@ function conditionKeys(field: string, op: string, operand: unknown, resource: Re
   const keys = new Set<string>();
   if (op === 'is_null' || (op === 'eq' && (operand === null || operand === undefined))) keys.add(NULL_KEY);
   else if (op === 'eq') addOperandKey(keys, kind, operand);
-  else if (op === 'in') for (const item of Array.isArray(operand) ? operand : [operand]) addOperandKey(keys, kind, item);
+  else if (op === 'in')
+    for (const item of Array.isArray(operand) ? operand : [operand]) addOperandKey(keys, kind, item);
   else return null;
   return new Map([[field, keys]]);
 }
