@@ -34,12 +34,14 @@ if (!process.env.TEST_REDIS_URL) process.stdout.write('# Redis suites are skippe
 // and collecting it slows every test).
 const measureCoverage = process.env.TEST_COVERAGE !== 'off';
 const coverage = ['--include=src/**', '--exclude=src/cli/cli.ts'];
+// Three files at once keeps two cores busy (the suite is mostly CPU-bound: its child processes and the
+// database); TEST_CONCURRENCY changes it for a larger machine.
 const runner = [
   process.execPath,
   '--import',
   'tsx',
   '--test',
-  '--test-concurrency=3',
+  `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
   '--test-reporter=spec',
   '--test-reporter-destination=stdout',
   '--test-reporter=./scripts/test-summary-reporter.mjs',

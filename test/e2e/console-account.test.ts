@@ -19,6 +19,9 @@ const EMAIL = 'ada@example.test';
 const NEW_EMAIL = 'ada@new.example.test';
 const OLD_PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
+/** Invited by an operator from the Users view; chooses a password from the mailed link. */
+const INVITED = 'nina@example.test';
+const INVITED_PASSWORD = 'nina chose this passphrase';
 const SHOTS = mkdtempSync(join(tmpdir(), 'svc-console-account-shots-'));
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WAIT = { timeout: 15_000 };
@@ -84,6 +87,8 @@ describe('console account pages in a browser', { skip }, () => {
         email: { from: 'svc <no-reply@localhost>', smtpUrl: smtp.url },
         trustedOrigins: [],
       },
+      // The operator's steps check that a refused private target names the setting that allows it.
+      webhooks: { timeoutMs: 30000, allowPrivateTargets: false, pollIntervalMs: 50 },
     });
     userId = (await t.ctx.auth.users.create({ email: EMAIL, password: OLD_PASSWORD, role: 'user', verified: true })).id;
     await t.app.listen({ port, host: '127.0.0.1' });
@@ -204,5 +209,135 @@ describe('console account pages in a browser', { skip }, () => {
     await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor(WAIT);
     assert.equal(await t.ctx.auth.users.get(userId), undefined);
     assert.ok(!consoleLines.some((line) => /svc_[A-Za-z0-9]/.test(line)), 'no key in the page log');
+  });
+
+  step('an operator creates a user with an invitation and marks the email verified', async () => {
+    await page.getByRole('tab', { name: 'Admin token' }).click();
+    await page.locator('#signin-token').fill(t.admin.replace('Bearer ', ''));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as administrator').waitFor(WAIT);
+    await page.getByRole('link', { name: 'Users and keys' }).click();
+    await page.getByRole('button', { name: 'New user' }).click();
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByLabel(/^Email/).fill('not an address');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    await form.locator('#new-user-email-error').waitFor(WAIT);
+    await form.getByLabel(/^Email/).fill(INVITED);
+    await form.getByLabel('Name').fill('Nina Newcomer');
+    await form.getByLabel('Role', { exact: true }).selectOption('user');
+    await form.getByRole('checkbox', { name: 'editor' }).check();
+    await form.getByLabel('Send an invitation').check();
+    await checkAccessibility(page, 'new user');
+    await shot(page, '8-new-user');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Created ${INVITED}; an invitation` })
+      .waitFor(WAIT);
+    await page.getByRole('heading', { name: INVITED }).waitFor(WAIT);
+    const created = (await t.request({ method: 'GET', url: `/admin/users?email=${INVITED}`, auth: t.admin })).json()
+      .data[0].attributes;
+    assert.equal(created.name, 'Nina Newcomer');
+    assert.equal(created.primaryRole, 'user');
+    assert.deepEqual(JSON.parse(created.allowedRoles), ['editor']);
+    assert.equal(created.emailVerified, false);
+    await page.getByRole('button', { name: 'Mark email verified' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${INVITED} is marked verified` })
+      .waitFor(WAIT);
+    await page.locator('.user-actions').getByText('verified', { exact: true }).waitFor(WAIT);
+    const verified = (await t.request({ method: 'GET', url: `/admin/users?email=${INVITED}`, auth: t.admin })).json();
+    assert.equal(verified.data[0].attributes.emailVerified, true);
+  });
+
+  step('the invited user follows the mailed link, chooses a password and signs in', async () => {
+    const mail = await smtp.waitFor(INVITED, /choose a password/);
+    const link = linkIn(mail, '/auth/reset-password/');
+    // A tab of its own: the operator's session stays in the first one.
+    const tab = await page.context().newPage();
+    try {
+      await tab.goto(link.href);
+      await tab.getByRole('heading', { name: 'Choose a new password' }).waitFor(WAIT);
+      await tab.getByLabel('New password').fill(INVITED_PASSWORD);
+      await tab.getByLabel('Repeat it').fill(INVITED_PASSWORD);
+      await tab.getByRole('button', { name: 'Set the new password' }).click();
+      await tab.getByText('Your password was changed').waitFor(WAIT);
+      await tab.getByRole('link', { name: 'Sign in' }).click();
+      await tab.getByLabel('Email', { exact: true }).fill(INVITED);
+      await tab.getByLabel('Password', { exact: true }).fill(INVITED_PASSWORD);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByText(`Signed in as ${INVITED}`).waitFor(WAIT);
+      // Her allowed roles are offered in the header.
+      const acting = tab.getByRole('region', { name: 'Who you are' }).getByLabel('Acting as');
+      assert.deepEqual(await acting.locator('option').allTextContents(), ['user', 'editor']);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  step('sends a reset link, hides console keys unless asked, creates a user with a password', async () => {
+    await page.getByRole('button', { name: 'Send a password reset link' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `mailed to ${INVITED}` })
+      .waitFor(WAIT);
+    await smtp.waitFor(INVITED, /Reset your password/);
+    // Her sign-in left a console key: hidden until asked for.
+    await page.getByText('No keys (console keys hidden).').waitFor(WAIT);
+    await page.getByLabel('Show console keys').check();
+    await page.locator('tr.api-key.console-key').first().waitFor(WAIT);
+    assert.match(await page.locator('tr.api-key').first().innerText(), /console sign-in/);
+    await checkAccessibility(page, 'users with console keys');
+    await shot(page, '9-user-console-keys');
+    await page.getByRole('button', { name: 'New user' }).click();
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByLabel(/^Email/).fill('pat@example.test');
+    await form.getByLabel('Set a password now').check();
+    await form.getByLabel("New user's password").fill('pat has a passphrase');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Created pat@example.test with the password you set' })
+      .waitFor(WAIT);
+    const issued = await t.request({
+      method: 'POST',
+      url: '/token',
+      payload: { email: 'pat@example.test', password: 'pat has a passphrase' },
+    });
+    assert.equal(issued.statusCode, 201, issued.body);
+  });
+
+  step('finds users by part of their email or name, a page at a time', async () => {
+    for (let i = 1; i <= 26; i++)
+      await t.ctx.auth.users.create({ email: `member-${String(i).padStart(2, '0')}@pager.test`, role: 'user' });
+    const search = page.getByRole('search');
+    await search.getByLabel('Email or name').fill('NEWCOM');
+    await search.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 user', { exact: true }).waitFor(WAIT);
+    await page.getByRole('link', { name: INVITED }).waitFor(WAIT);
+    await search.getByLabel('Email or name').fill('@pager');
+    await search.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('26 users', { exact: true }).waitFor(WAIT);
+    const pages = page.getByRole('navigation', { name: 'Pages of users' });
+    await pages.getByText('1–25 of 26').waitFor(WAIT);
+    await pages.getByRole('button', { name: 'Next' }).click();
+    await pages.getByText('26–26 of 26').waitFor(WAIT);
+    await page.getByRole('link', { name: 'member-26@pager.test' }).waitFor(WAIT);
+    assert.match(page.url(), /search=%40pager&offset=25/);
+    await checkAccessibility(page, 'users search');
+    await shot(page, '10-users-search');
+  });
+
+  step('a refused private webhook target names the setting that allows it', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    await page.getByLabel('Name').fill('Internal');
+    await page.getByLabel('Target URL').fill('http://10.0.0.5/hook');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const problem = page.locator('#hook-url-error');
+    await problem.waitFor(WAIT);
+    assert.match(await problem.innerText(), /webhooks\.allowPrivateTargets: true/);
+    await shot(page, '11-webhook-private-target');
   });
 });

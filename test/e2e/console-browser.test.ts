@@ -17,6 +17,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const EDITOR_EMAIL = 'edna@example.test';
 const EDITOR_PASSWORD = 'correct horse battery staple';
 const UMA_EMAIL = 'uma@example.test';
+/** A user whose role is `user` and who may also act as `editor` (X-Service-Role). */
+const ROLF_EMAIL = 'rolf@example.test';
 /** Declared roles: `auditor` is named by no permission, so only the configuration's list can offer it. */
 const ROLES = ['auditor', 'editor', 'user'];
 const SHOTS = mkdtempSync(join(tmpdir(), 'svc-console-shots-'));
@@ -98,6 +100,15 @@ describe('web console in a browser', { skip }, () => {
       role: 'user',
       verified: true,
     });
+    await t.ctx.auth.users.create({
+      id: 'rolf',
+      email: ROLF_EMAIL,
+      name: 'Rolf Rollins',
+      password: EDITOR_PASSWORD,
+      role: 'user',
+      allowedRoles: ['editor'],
+      verified: true,
+    });
     editorKey = await t.as('editor');
     // A second key of edna's, besides the console's: it must survive her signing out.
     const issued = await t.request({
@@ -130,7 +141,9 @@ describe('web console in a browser', { skip }, () => {
       request.resume();
       request.on('end', () => {
         received++;
-        response.writeHead(200).end('ok');
+        // /fail stands for a broken receiver: every attempt there fails with 500.
+        if (request.url === '/fail') response.writeHead(500).end('broken');
+        else response.writeHead(200).end('ok');
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -151,6 +164,8 @@ describe('web console in a browser', { skip }, () => {
       ],
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // The webhook secret's Copy button writes the clipboard; the test reads it back.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     // Nothing but this server may be reached: the console must work offline.
     await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
       foreignRequests.push(route.request().url());
@@ -402,6 +417,115 @@ describe('web console in a browser', { skip }, () => {
     }
   });
 
+  step('keeps a half-filled form when the session ends, and switches roles from the header', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => route.abort());
+    const tab = await context.newPage();
+    const signIn = async () => {
+      await tab.getByLabel('Email', { exact: true }).fill(ROLF_EMAIL);
+      await tab.getByLabel('Password', { exact: true }).fill(EDITOR_PASSWORD);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByText(`Signed in as ${ROLF_EMAIL}`).waitFor(WAIT);
+    };
+    try {
+      await tab.goto(`${base}/console`);
+      await signIn();
+      const header = tab.getByRole('region', { name: 'Who you are' });
+      await header.getByText('(Rolf Rollins)').waitFor(WAIT);
+      const acting = header.getByLabel('Acting as');
+      await acting.waitFor(WAIT);
+      assert.equal(await acting.inputValue(), 'user');
+      // A post half written, then the console's key is revoked by an operator mid-session.
+      await tab.goto(`${base}/console#/records/posts?new=1`);
+      const dialog = tab.getByRole('dialog');
+      await dialog.getByLabel(/^title/).fill('Half written');
+      await dialog.getByLabel(/^body/).fill('First line\nsecond line');
+      const keys = await t.request({
+        method: 'GET',
+        url: '/admin/keys?userId=rolf&includeConsole=true',
+        auth: t.admin,
+      });
+      const consoleKeys = (keys.json().data as { id: string; attributes: { console: boolean } }[]).filter(
+        (k) => k.attributes.console,
+      );
+      assert.equal(consoleKeys.length, 1, 'one console key per sign-in');
+      const revoked = await t.request({ method: 'DELETE', url: `/admin/keys/${consoleKeys[0]!.id}`, auth: t.admin });
+      assert.equal(revoked.statusCode, 204);
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      await tab.getByRole('alert').filter({ hasText: 'Your session ended — sign in again' }).waitFor(WAIT);
+      await tab.getByRole('heading', { name: 'Sign in to svc' }).waitFor(WAIT);
+      await checkAccessibility(tab, 'session ended');
+      await shot(tab, 'session-ended');
+      await signIn();
+      // Back on the same form with what was typed.
+      await tab.getByText('the form you were filling in is as you left it').waitFor(WAIT);
+      assert.match(tab.url(), /#\/records\/posts\?new=1$/);
+      assert.equal(
+        await tab
+          .getByRole('dialog')
+          .getByLabel(/^title/)
+          .inputValue(),
+        'Half written',
+      );
+      assert.equal(await tab.getByRole('dialog').getByLabel(/^body/).inputValue(), 'First line\nsecond line');
+      await shot(tab, 'session-resumed');
+      await tab.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+      await tab.getByRole('dialog').getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
+      const saved = await t.request({ method: 'GET', url: '/v1/posts?title=Half%20written', auth: editorKey });
+      assert.equal(saved.json().meta.total, 1);
+      // An edit in progress is kept too: the record's form is opened again with the changed title.
+      await tab.getByRole('dialog').getByRole('button', { name: 'Edit', exact: true }).click();
+      await tab
+        .getByRole('dialog')
+        .getByLabel(/^title/)
+        .fill('Half edited');
+      const again = await t.request({
+        method: 'GET',
+        url: '/admin/keys?userId=rolf&includeConsole=true',
+        auth: t.admin,
+      });
+      for (const key of again.json().data as { id: string }[])
+        await t.request({ method: 'DELETE', url: `/admin/keys/${key.id}`, auth: t.admin });
+      await tab.getByRole('dialog').getByRole('button', { name: 'Save', exact: true }).click();
+      await tab.getByRole('alert').filter({ hasText: 'Your session ended — sign in again' }).waitFor(WAIT);
+      await signIn();
+      await tab.getByRole('dialog').getByRole('heading', { name: 'Edit posts record' }).waitFor(WAIT);
+      await tab.getByText('the form you were filling in is as you left it').waitFor(WAIT);
+      assert.equal(
+        await tab
+          .getByRole('dialog')
+          .getByLabel(/^title/)
+          .inputValue(),
+        'Half edited',
+      );
+      await tab.getByRole('dialog').getByRole('button', { name: 'Save', exact: true }).click();
+      await tab.getByRole('dialog').getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
+      const edited = await t.request({ method: 'GET', url: '/v1/posts?title=Half%20edited', auth: editorKey });
+      assert.equal(edited.json().meta.total, 1);
+      await tab.getByRole('button', { name: 'Close panel' }).click();
+      // As `user`, categories are read only; as `editor` they may be created, and every request says so.
+      await tab.goto(`${base}/console#/records/categories`);
+      await tab.getByRole('cell', { name: 'News' }).waitFor(WAIT);
+      assert.equal(await tab.getByRole('button', { name: 'New record' }).count(), 0);
+      const withRole = tab.waitForRequest(
+        (request) => request.url().includes('/v1/categories') && request.headers()['x-service-role'] === 'editor',
+      );
+      await tab.getByRole('region', { name: 'Who you are' }).getByLabel('Acting as').selectOption('editor');
+      await withRole;
+      await tab.getByRole('button', { name: 'New record' }).waitFor(WAIT);
+      assert.equal(
+        await tab.getByRole('region', { name: 'Who you are' }).getByLabel('Acting as').inputValue(),
+        'editor',
+      );
+      await checkAccessibility(tab, 'acting as editor');
+      await shot(tab, 'role-switched');
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByRole('button', { name: 'Sign in' }).waitFor(WAIT);
+    } finally {
+      await context.close();
+    }
+  });
+
   step(
     "signs out, which revokes the console's key, then signs in with the admin token, which cannot create records",
     async () => {
@@ -500,6 +624,38 @@ describe('web console in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByText('Deleted Audit trail.').waitFor(WAIT);
     assert.equal((await t.request({ method: 'GET', url: '/admin/webhooks', auth: t.admin })).json().meta.total, 0);
+  });
+
+  step('names the webhook a secret belongs to, copies it, and reads a failed attempt as failed', async () => {
+    await page.goto(`${base}/console#/webhooks`);
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    await page.getByLabel('Name').fill('Broken receiver');
+    const failing = receiverUrl.replace(/\/hook$/, '/fail');
+    await page.getByLabel('Target URL').fill(failing);
+    await page.getByLabel(/^Events/).fill('comments.*');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const banner = page.locator('.notice.secret');
+    await banner.waitFor(WAIT);
+    assert.match(
+      await banner.innerText(),
+      new RegExp(`Signing secret of Broken receiver \\(${failing.replace(/[.]/g, '\\.')}, id `),
+    );
+    const secret = (await page.locator('#webhook-secret').innerText()).trim();
+    await banner.getByRole('button', { name: 'Copy' }).click();
+    await banner.getByText('Copied to the clipboard.').waitFor(WAIT);
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
+    await page.getByRole('button', { name: 'Send test ping' }).click();
+    const failed = page.locator('tr.delivery[data-status="failed"]').first();
+    await failed.waitFor(WAIT);
+    const status = await failed.locator('td').nth(1).innerText();
+    assert.match(status, /^failed \(HTTP 500\)/);
+    assert.doesNotMatch(status, /pending/);
+    await checkAccessibility(page, 'webhooks with a failed attempt');
+    await shot(page, 'webhook-failed-attempt');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('button', { name: 'Delete Broken receiver' }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByText('Deleted Broken receiver.').waitFor(WAIT);
   });
 
   step("changes a user's role, offering only the defined roles", async () => {

@@ -71,6 +71,11 @@ for (const dialect of testDialects()) {
           [['INVALID_RESOURCE_DATA', '/data/attributes/url']],
         );
         assert.match(errors[0]?.detail ?? '', /private|loopback/);
+        assert.match(
+          errors[0]?.detail ?? '',
+          /webhooks\.allowPrivateTargets: true/,
+          'names the setting that allows it',
+        );
       });
     }
 

@@ -9,6 +9,8 @@ export interface Session {
   expiresAt?: string;
   /** The identity session's token (user sessions): the "My account" page acts with it. */
   sessionToken?: string;
+  /** The role chosen among the user's allowed roles, sent as `X-Service-Role` on every request. */
+  role?: string;
 }
 
 export interface ErrorObject {
@@ -59,7 +61,8 @@ export function useSession(session: Session | null, unauthorized?: () => void): 
 }
 
 export function authHeaders(session: Session | null = current): Record<string, string> {
-  return session ? { authorization: `Bearer ${session.token}` } : {};
+  if (!session) return {};
+  return { authorization: `Bearer ${session.token}`, ...(session.role ? { 'x-service-role': session.role } : {}) };
 }
 
 export interface CallOptions {

@@ -4,7 +4,7 @@
 // receiver, 32 at a time), and deliveries share the service's one core with the API.
 import { Agent, util, type Dispatcher } from 'undici';
 import { guardedLookup, PrivateTargetError } from '../targets/guarded-lookup.ts';
-import { privateHostProblem } from '../targets/private-address.ts';
+import { ALLOW_PRIVATE_HINT, privateHostProblem } from '../targets/private-address.ts';
 import { targetUrlOf } from '../targets/target-url.ts';
 
 /** Response bodies are stored up to this many bytes (64 KiB); the rest is not read. */
@@ -56,7 +56,7 @@ export function sendWebhook(request: WebhookRequest, options: SendOptions): Prom
       return Promise.resolve({
         kind: 'error',
         retryable: false,
-        message: `${problem}; private targets are not allowed`,
+        message: `${problem}; private targets are not allowed (${ALLOW_PRIVATE_HINT})`,
       });
   }
   if (options.signal?.aborted) return Promise.resolve({ kind: 'aborted' });

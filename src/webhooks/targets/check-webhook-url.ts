@@ -1,6 +1,6 @@
 // A subscription url: http(s), at most 2048 characters, no credentials, and not a private target
 // unless those are allowed (docs/webhooks.md). Names that resolve to private addresses are caught at delivery.
-import { privateHostProblem } from './private-address.ts';
+import { ALLOW_PRIVATE_HINT, privateHostProblem } from './private-address.ts';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -17,7 +17,8 @@ export function checkWebhookUrl(value: string, options: { allowPrivateTargets: b
   if (url.username !== '' || url.password !== '') return ['must not contain credentials; send them as a custom header'];
   if (!options.allowPrivateTargets) {
     const problem = privateHostProblem(url.hostname);
-    if (problem) return [`${problem}; private, loopback and link-local targets are not allowed`];
+    if (problem)
+      return [`${problem}; private, loopback and link-local targets are not allowed (${ALLOW_PRIVATE_HINT})`];
   }
   return [];
 }

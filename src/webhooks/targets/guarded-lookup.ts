@@ -2,14 +2,14 @@
 // name cannot be pointed at an internal service after the subscription was accepted (DNS rebinding).
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isPrivateAddress } from './private-address.ts';
+import { ALLOW_PRIVATE_HINT, isPrivateAddress } from './private-address.ts';
 
 export class PrivateTargetError extends Error {
   readonly code = 'ERR_PRIVATE_TARGET';
 
   constructor(hostname: string, address: string) {
     super(
-      `${hostname} resolves to ${address}, a private, loopback or link-local address; private targets are not allowed`,
+      `${hostname} resolves to ${address}, a private, loopback or link-local address; private targets are not allowed (${ALLOW_PRIVATE_HINT})`,
     );
     this.name = 'PrivateTargetError';
   }

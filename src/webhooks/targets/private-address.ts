@@ -62,6 +62,9 @@ for (const [network, prefix] of BLOCKED_IPV4) {
 }
 for (const [network, prefix] of BLOCKED_IPV6) BLOCKED.addSubnet(network, prefix, 'ipv6');
 
+/** Said with every refusal, so the reader learns which setting would allow the target. */
+export const ALLOW_PRIVATE_HINT = 'set webhooks.allowPrivateTargets: true to allow them';
+
 /** Whether an IP address (v4 or v6, IPv4 carried in IPv6 judged as that IPv4 address) is private. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
