@@ -5,7 +5,9 @@
 import type { FilterNode } from '../model/filter-node.ts';
 import type { RecordValues } from '../model/record-values.ts';
 import type { Resource } from '../resources/resource.ts';
-import type { StorageKind } from '../store/storage-kind.ts';
+
+/** A field's storage kind, as the resource tells it (stream/ reads resources, not the store). */
+export type StorageKind = NonNullable<ReturnType<Resource['storageOf']>>;
 
 /**
  * Field → keys: a record the filter matches has, in at least one of these fields, a value whose key

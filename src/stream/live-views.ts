@@ -7,8 +7,7 @@
 import type { EventHub } from '../events/event-hub.ts';
 import type { RecordEvent } from '../model/record-event.ts';
 import type { RecordValues } from '../model/record-values.ts';
-import type { StorageKind } from '../store/storage-kind.ts';
-import { recordIndexKey, type FilterIndexKeys } from './filter-index-keys.ts';
+import { recordIndexKey, type FilterIndexKeys, type StorageKind } from './filter-index-keys.ts';
 
 /** What live-views needs of a group: it ignores an event it was already given. */
 export interface LiveGroup {
