@@ -251,5 +251,7 @@ async function sweepOrphanedFiles(
   const audit = await auditStorage(files.storage, await referencedFiles(store, resources), {
     graceMs: ORPHAN_GRACE_MS,
   });
-  return repairStorage(files.storage, { ...audit, unmoved: [] });
+  // A crash mid-upload leaves the local driver's partial file, which no listing shows.
+  const stale = (await files.storage.removeStaleWrites?.(new Date(Date.now() - ORPHAN_GRACE_MS))) ?? 0;
+  return stale + (await repairStorage(files.storage, { ...audit, unmoved: [] }));
 }

@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { FieldDefinition } from '../config/config-types.ts';
 import type { RecordEvent } from '../model/record-event.ts';
+import { cascadedFilesOf } from '../model/cascaded-files.ts';
 import type { RecordValues } from '../model/record-values.ts';
 import { isFileType } from '../resources/field-types/file-field.ts';
 import { type FileMetadata, fileMetadataOf } from '../resources/field-types/file-metadata.ts';
@@ -97,6 +98,11 @@ export class FileService {
   /** Committed events of this process: objects their change let go of are removed. */
   async afterCommit(events: readonly RecordEvent[]): Promise<void> {
     for (const event of events) {
+      // Rows a delete removed by cascade wrote no event: their files ride on the deleting record's.
+      for (const removed of cascadedFilesOf(event)) {
+        const owner = { resource: removed.resource, recordId: removed.recordId, field: removed.field };
+        for (const file of fileMetadataOf(removed.value)) await this.#remove(owner, file);
+      }
       const resource = this.#resourceNamed(event.resource);
       if (!resource) continue;
       const fields = fileFieldNames(resource);

@@ -25,6 +25,8 @@ import { decodeRow, encodeValues } from './record-codec.ts';
 import { validateRecordBody, type WriteMode } from './validate-record-body.ts';
 import { checkReferences, type Reference } from './check-references.ts';
 import { applySoftDeleteReferences, isReferenced, referencesIn } from './relation-references.ts';
+import { cascadeReachesFiles, filesCascadedBy } from './cascaded-files.ts';
+import { noteCascadedFiles } from '../model/cascaded-files.ts';
 import {
   ChangeRunner,
   type CommittedEventsListener,
@@ -697,7 +699,12 @@ export class RecordService {
     const grant = resolveAccess(resource, meta.principal, 'delete');
     const readable = precondition ? this.#readableAfterWrite(resource, meta.principal) : [];
     const oneStatement = this.#oneStatementChanges(resource);
-    if (oneStatement && !(resource.softDelete && isReferenced(this.#registry, resource))) {
+    // A cascade that reaches file fields is read first (their files go after the commit): not one statement.
+    if (
+      oneStatement &&
+      !(resource.softDelete && isReferenced(this.#registry, resource)) &&
+      !cascadeReachesFiles(this.#registry, resource)
+    ) {
       if (await oneStatement.remove(resource, meta, id, grant, precondition, readable)) return;
     }
     const hooked = this.#hookedFor(resource);
@@ -725,6 +732,9 @@ export class RecordService {
       const previous = hookCopy(old);
       await hooked.hooks.before({ kind: 'delete', resource, meta, values: null, previous, scope, depth: hooked.depth });
     }
+    const cascaded = cascadeReachesFiles(this.#registry, resource)
+      ? await filesCascadedBy(trx, this.#store.dialect, this.#registry, resource, [id], resource.softDelete)
+      : [];
     if (resource.softDelete) {
       await applySoftDeleteReferences(trx, this.#store.dialect, this.#registry, resource, id);
       const now = new Date().toISOString();
@@ -734,16 +744,13 @@ export class RecordService {
         .where('id', '=', id)
         .execute();
       const event = buildRecordEvent(resource.name, meta, 'deleted', id, old, { ...old, deleted_at: now });
+      noteCascadedFiles(event, cascaded);
       await this.#writeEvent(trx, events, hooked, meta, event);
     } else {
       await trx.deleteFrom(resource.table).where('id', '=', id).execute();
-      await this.#writeEvent(
-        trx,
-        events,
-        hooked,
-        meta,
-        buildRecordEvent(resource.name, meta, 'deleted', id, old, null),
-      );
+      const event = buildRecordEvent(resource.name, meta, 'deleted', id, old, null);
+      noteCascadedFiles(event, cascaded);
+      await this.#writeEvent(trx, events, hooked, meta, event);
     }
   }
 

@@ -1,6 +1,8 @@
 // The JSON Schema (draft 2020-12) of a resource's records as a caller reads them: the body of
 // `GET /v1/:r/schema`, and the field schemas the OpenAPI document is built from.
+import type { FieldDefinition } from '../config/config-types.ts';
 import type { JsonSchema } from './field-types/index.ts';
+import { maxSizeOf } from './field-types/file-field.ts';
 import type { Resource, ResourceField } from './resource.ts';
 import { aggregatesOf } from './aggregate-functions.ts';
 import type { StorageKind } from '../store/storage-kind.ts';
@@ -41,7 +43,8 @@ function withNull(schema: JsonSchema): JsonSchema {
  * A file field is metadata the server writes from an upload: read-only, with the `url` reads add.
  * Written in JSON it only keeps, reorders or clears the record's own files (docs/files.md).
  */
-function fileSchema(schema: JsonSchema, type: 'file' | 'files', use: FieldSchemaUse): JsonSchema {
+function fileSchema(schema: JsonSchema, definition: FieldDefinition, use: FieldSchemaUse): JsonSchema {
+  const type = definition.type;
   const addUrl = (metadata: JsonSchema): JsonSchema => {
     const properties = { ...(metadata.properties as Record<string, JsonSchema>) };
     properties.url = {
@@ -50,11 +53,16 @@ function fileSchema(schema: JsonSchema, type: 'file' | 'files', use: FieldSchema
     };
     return { ...metadata, properties, required: [...(metadata.required as string[]), 'url'] };
   };
+  // What an upload may be, so that a client (the console) can offer previews in a configured thumb size
+  // and say which types are taken before sending.
+  const limits: JsonSchema = { 'x-file': true, 'x-max-size': maxSizeOf(definition) };
+  if (definition.accept !== undefined) limits['x-accept'] = [...definition.accept];
+  if (definition.thumbs !== undefined) limits['x-thumbs'] = [...definition.thumbs];
   if (use === 'read') {
     const read = type === 'file' ? addUrl(schema) : { ...schema, items: addUrl(schema.items as JsonSchema) };
-    return { ...read, readOnly: true, 'x-file': true };
+    return { ...read, readOnly: true, ...limits };
   }
-  return { ...schema, readOnly: true, 'x-file': true };
+  return { ...schema, readOnly: true, ...limits };
 }
 
 /** Schema of one declared field: the type's value schema plus what the definition adds. */
@@ -68,7 +76,7 @@ export function fieldJsonSchema(field: ResourceField, use: FieldSchemaUse = 'rea
     // The table spec defaults onDelete to restrict (table-spec.ts), so the annotation says so too.
     schema['x-relation'] = { resource: definition.resource, onDelete: definition.onDelete ?? 'restrict' };
   }
-  if (definition.type === 'file' || definition.type === 'files') schema = fileSchema(schema, definition.type, use);
+  if (definition.type === 'file' || definition.type === 'files') schema = fileSchema(schema, definition, use);
   if (field.nullable) schema = withNull(schema);
   // In a patch an omitted field keeps its value, so announcing a default there would mislead.
   if (definition.default !== undefined && use !== 'patch') schema.default = structuredClone(definition.default);

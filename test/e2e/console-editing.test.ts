@@ -2,7 +2,8 @@
 // JSON field that does not parse is refused at the field before anything is sent; datetimes are picked
 // in the browser's time zone, which is named; multi-line text keeps its line breaks; field and resource
 // descriptions are shown as help; Edit and Delete are offered per record as meta.can says; the
-// administrator restores a soft-deleted record. Screenshots are saved for a person to look at.
+// administrator restores a soft-deleted record; a record lists the records that point at it and its
+// history of changes. Screenshots are saved for a person to look at.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -187,6 +188,53 @@ for (const dialect of testDialects()) {
         await panel.getByText('By Uma').first().waitFor(WAIT);
         await panel.getByRole('button', { name: 'Edit' }).waitFor(WAIT);
         await panel.getByRole('button', { name: 'Delete' }).waitFor(WAIT);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("lists a record's related records with a link to them, and its history of changes", async () => {
+      const id = ids.get('By Edna')!;
+      for (const body of ['First comment', 'Second comment']) {
+        const created = await t.request({
+          method: 'POST',
+          url: '/v1/comments',
+          auth: editorKey,
+          payload: { post_id: id, body },
+        });
+        assert.equal(created.statusCode, 201, created.body);
+      }
+      const renamed = await t.request({
+        method: 'PATCH',
+        url: `/v1/posts/${id}`,
+        auth: editorKey,
+        payload: { title: 'By Edna, renamed' },
+      });
+      assert.equal(renamed.statusCode, 200, renamed.body);
+      const { context, page } = await signedIn('edna@example.test');
+      try {
+        await page.goto(`${base}/console#/records/posts?record=${id}`);
+        const panel = page.getByRole('dialog');
+        const related = panel.getByRole('region', { name: 'Related records' });
+        await related.getByRole('link', { name: 'First comment' }).waitFor(WAIT);
+        assert.match(await related.getByRole('heading', { name: /comments/ }).innerText(), /by post_id · 2/);
+        await panel.getByRole('button', { name: /History/ }).click();
+        const change = panel.locator('.changes li').first();
+        await change.getByText('updated').waitFor(WAIT);
+        assert.match(await change.innerText(), /by user editor-user as editor/);
+        assert.deepEqual(await change.locator('tbody tr').first().locator('td').allInnerTexts(), [
+          'title',
+          'By Edna',
+          'By Edna, renamed',
+        ]);
+        assert.match(await panel.locator('.changes li').last().innerText(), /^created/);
+        await checkAccessibility(page, 'related records and history');
+        await page.screenshot({ path: join(SHOTS, `${dialect}-related-history.png`), fullPage: true });
+        // The link opens the comments list filtered on this post.
+        await related.getByRole('link', { name: 'All comments of this record' }).click();
+        await page.getByRole('cell', { name: 'Second comment', exact: true }).waitFor(WAIT);
+        assert.equal(new URL(page.url()).hash, `#/records/comments?post_id=${id}`);
+        assert.equal(await page.getByRole('cell', { name: 'First comment', exact: true }).count(), 1);
       } finally {
         await context.close();
       }

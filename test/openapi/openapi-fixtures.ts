@@ -67,5 +67,10 @@ export function strictAjv(): Ajv2020 {
   ajv.addKeyword({ keyword: 'x-groupable', schemaType: 'boolean' });
   ajv.addKeyword({ keyword: 'x-searchable', schemaType: 'boolean' });
   ajv.addKeyword({ keyword: 'x-search', schemaType: 'object' });
+  // A file field and the limits it names (resources/resource-json-schema.ts).
+  ajv.addKeyword({ keyword: 'x-file', schemaType: 'boolean' });
+  ajv.addKeyword({ keyword: 'x-max-size', schemaType: 'number' });
+  ajv.addKeyword({ keyword: 'x-accept', schemaType: 'array' });
+  ajv.addKeyword({ keyword: 'x-thumbs', schemaType: 'array' });
   return ajv;
 }

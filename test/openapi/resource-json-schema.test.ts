@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { resourceJsonSchema } from '../../src/resources/resource-json-schema.ts';
 import type { Resource } from '../../src/resources/resource.ts';
 import { fixtureRegistry, strictAjv } from './openapi-fixtures.ts';
+import { ResourceRegistry } from '../../src/resources/resource-registry.ts';
 
 const registry = fixtureRegistry();
 const resource = (name: string): Resource => {
@@ -205,5 +206,42 @@ describe('resourceJsonSchema', () => {
         assert.equal(check(value), field.validate(value).length === 0, `${field.name} with ${JSON.stringify(value)}`);
       }
     }
+  });
+});
+
+describe('resourceJsonSchema of file fields', () => {
+  const files = new ResourceRegistry({
+    resources: {
+      profiles: {
+        fields: {
+          avatar: { type: 'file', accept: ['image/*'], maxSize: 4096, thumbs: ['48x48'] },
+          papers: { type: 'files', maxCount: 3 },
+        },
+      },
+    },
+  }).find('profiles');
+  assert.ok(files);
+  const schema = resourceJsonSchema(files, null);
+  const props = properties(schema);
+
+  it('marks them read-only metadata with a url and names their limits for clients', () => {
+    const avatar = props.avatar!;
+    assert.equal(avatar.readOnly, true);
+    assert.equal(avatar['x-file'], true);
+    assert.equal(avatar['x-max-size'], 4096);
+    assert.deepEqual(avatar['x-accept'], ['image/*']);
+    assert.deepEqual(avatar['x-thumbs'], ['48x48']);
+    assert.ok((avatar.required as string[]).includes('url'));
+    const papers = props.papers!;
+    assert.equal(papers.maxItems, 3);
+    assert.equal(papers['x-max-size'], 10 * 1024 * 1024, 'the default maxSize is said too');
+    assert.equal(papers['x-accept'], undefined, 'any type: no list');
+  });
+
+  it('compiles in a strict validator that declares the x- keywords, and accepts a file as read', () => {
+    const validate = strictAjv().compile(schema);
+    const file = { id: 'f1', name: 'a.png', size: 3, type: 'image/png', sha256: 'a'.repeat(64), url: '/v1/x' };
+    const record = { id: ID, avatar: file, papers: [file], created_at: NOW, updated_at: NOW };
+    assert.ok(validate(record), JSON.stringify(validate.errors));
   });
 });

@@ -82,6 +82,7 @@ export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at'];
 
 function typeLabel(schema: JsonSchema): string {
   if (schema['x-relation']) return 'relation';
+  if (schema['x-file'] === true) return schema.items === undefined ? 'file' : 'files';
   if (Array.isArray(schema.enum)) return 'enum';
   const types = Array.isArray(schema.type) ? schema.type.filter((t: string) => t !== 'null') : [schema.type];
   const base = types[0];

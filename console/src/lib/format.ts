@@ -1,6 +1,10 @@
 // Small display helpers shared by the views.
 export function display(value: unknown): string {
   if (value === null || value === undefined) return '—';
+  // A file field's metadata (one or a list) reads as its file names.
+  const files = Array.isArray(value) ? value : [value];
+  if (files.length > 0 && files.every((f) => typeof f?.url === 'string' && typeof f?.name === 'string'))
+    return files.map((f) => f.name).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

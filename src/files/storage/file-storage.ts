@@ -32,5 +32,10 @@ export interface FileStorage {
   delete(key: string): Promise<void>;
   /** Every object whose key starts with `prefix`, in pages the driver chooses. */
   list(prefix: string): AsyncIterable<StoredObject>;
+  /**
+   * Removes what writes cut short by a crash left, last changed before `before` (the local driver's
+   * `*.partial` files, which `list` does not show); answers how many. S3 keeps no partial objects.
+   */
+  removeStaleWrites?(before: Date): Promise<number>;
   close(): Promise<void>;
 }

@@ -99,5 +99,26 @@ export class LocalStorage implements FileStorage {
     }
   }
 
+  async removeStaleWrites(before: Date): Promise<number> {
+    let removed = 0;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(this.#root, { withFileTypes: true, recursive: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith(PARTIAL_SUFFIX)) continue;
+      const path = join(entry.parentPath, entry.name);
+      const info = await stat(path).catch(() => undefined);
+      // A write still streaming touches its file as bytes arrive: only an old one is abandoned.
+      if (info === undefined || info.mtime >= before) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
   async close(): Promise<void> {}
 }

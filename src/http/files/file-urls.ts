@@ -1,4 +1,4 @@
-// Adds `url` to every file in the JSON:API documents /v1 answers: where to download it, with a signed
+// Adds `url` to every file in the JSON:API documents /v1 answers (atomic results too): where to download it, with a signed
 // token for a protected field (the caller read it, so a browser's <img src> may fetch it for as long as
 // the token lasts). Only documents of services with file fields are re-read; events and webhooks carry
 // the metadata alone.
@@ -57,7 +57,10 @@ export function fileUrlHook(ctx: Pick<AppContext, 'registry' | 'files'>) {
     }
     const document = JSON.parse(payload) as Record<string, unknown>;
     let changed = false;
-    for (const member of [document.data, document.included]) {
+    // An atomic answer (POST /v1/operations) holds one document per operation.
+    const results = document['atomic:results'];
+    const objects = Array.isArray(results) ? results.map((result) => (isRecord(result) ? result.data : undefined)) : [];
+    for (const member of [document.data, document.included, ...objects]) {
       for (const object of Array.isArray(member) ? member : [member])
         changed = withUrls(ctx.registry, ctx.files.signer, object) || changed;
     }

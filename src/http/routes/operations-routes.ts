@@ -16,10 +16,11 @@ import { refusingRoute } from '../guards/refusing-route.ts';
 import { acceptsAtomicAnswer, ATOMIC_MEDIA_TYPE, atomicContentTypeProblem } from '../atomic/atomic-media-type.ts';
 import { parseOperations, RESULTS_MEMBER } from '../atomic/parse-operations.ts';
 import { runOperations, type OperationResult } from '../atomic/run-operations.ts';
+import { fileUrlHook } from '../files/file-urls.ts';
 
 export const OPERATIONS_PATH = '/v1/operations';
 
-type Deps = Pick<AppContext, 'auth' | 'config' | 'registry' | 'records' | 'idempotency'>;
+type Deps = Pick<AppContext, 'auth' | 'config' | 'registry' | 'records' | 'idempotency' | 'files'>;
 type PreParsingDone = (error?: Error | null, payload?: RequestPayload) => void;
 
 /** Media types first, as JSON:API 1.1 orders them: an unsupported extension is 415, an Accept nothing answers is 406. */
@@ -56,6 +57,9 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
   await app.register(
     async (routes) => {
       routes.addHook('onRequest', authenticateHook(ctx));
+      // Results carry file fields' download `url` as single-record documents do (signed when sent, so a
+      // replayed answer's links are fresh too).
+      routes.addHook('onSend', fileUrlHook(ctx));
       routes.post(
         '/operations',
         { preParsing: negotiate, config: { atomic: true, requestBody: 'atomic-operations' } },
