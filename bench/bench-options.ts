@@ -15,6 +15,8 @@ export interface BenchOptions {
   rows: number;
   /** Also grow the table to this many rows and re-measure the list scenarios (0: skip). */
   growthRows: number;
+  /** Rows of the full-text search cost measurement (bench/search-cost.ts; 0: skip). */
+  searchRows: number;
   /** Run svc under `node --cpu-prof` for these scenarios and summarise the profile. */
   profile: boolean;
   /** Force a load generator instead of picking wrk when installed. */
@@ -40,6 +42,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --rows N                     posts seeded (default 10000)
   --growth N                   afterwards grow posts to N rows, re-run the list scenarios and time keyset
                                pages at 90% depth against the first (default off)
+  --search-rows N              rows of the _search against filter-list cost (default 1000000, the issue's
+                               size; seeding takes a few minutes; 0 skips it)
   --sse-clients N              SSE clients in the fan-out measurement (default 1000; 0 skips SSE and webhooks)
   --sse-rate N                 writes per second during the fan-out (default 200)
   --sse-reader native|node     who reads the SSE clients: bench/sse-reader.c, built with $CC or cc
@@ -69,6 +73,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       connections: { type: 'string' },
       rows: { type: 'string' },
       growth: { type: 'string' },
+      'search-rows': { type: 'string' },
       profile: { type: 'boolean' },
       'sse-clients': { type: 'string' },
       'sse-rate': { type: 'string' },
@@ -106,6 +111,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     connections: positiveInt('connections', values.connections, 32),
     rows: positiveInt('rows', values.rows, 10_000),
     growthRows: positiveInt('growth', values.growth, 0, 0),
+    searchRows: positiveInt('search-rows', values['search-rows'], 1_000_000, 0),
     profile: values.profile === true,
     sseClients: positiveInt('sse-clients', values['sse-clients'], 1000, 0),
     sseWritesPerSecond: positiveInt('sse-rate', values['sse-rate'], 200),

@@ -28,6 +28,7 @@ import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize
 import { measureCountCost, type CountCost } from './count-cost.ts';
 import { measureKeysetCost, type KeysetCost } from './keyset-cost.ts';
 import { formatBulkCost, measureBulkCost, type BulkCost } from './bulk-cost.ts';
+import { formatSearchCost, measureSearchCost, type SearchCost } from './search-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
 import { buildSseReader } from './sse-reader-build.ts';
 
@@ -78,6 +79,7 @@ class Bench {
   readonly profiles: { database: BenchDatabase; scenario: string; file: string; summary: string }[] = [];
   readonly countCosts: (CountCost & { database: BenchDatabase })[] = [];
   readonly keysetCosts: (KeysetCost & { database: BenchDatabase })[] = [];
+  readonly searchCosts: SearchCost[] = [];
   readonly bulkCosts: (BulkCost & { database: BenchDatabase })[] = [];
   readonly sse: (SseFanout & { database: BenchDatabase })[] = [];
   readonly webhooks: (WebhookThroughput & { database: BenchDatabase })[] = [];
@@ -293,6 +295,18 @@ class Bench {
       if (options.growthRows > options.rows) await this.growth(database, bench, seeded, ceiling, ceilingCpu);
     } finally {
       await fresh.drop();
+    }
+    if (options.searchRows > 0) await this.searchCost(database);
+  }
+
+  /** `_search` against a filter list of the same size, on a database of its own (bench/search-cost.ts). */
+  async searchCost(database: BenchDatabase): Promise<void> {
+    const rows = this.options.searchRows;
+    log(`  search cost: seeding ${rows.toLocaleString('en')} articles`);
+    try {
+      this.searchCosts.push(await measureSearchCost(database, rows, this.options.postgresUrl));
+    } catch (error) {
+      this.notes.push(`${database}: search cost not measured: ${(error as Error).message.split('\n')[0]}`);
     }
   }
 
@@ -607,6 +621,7 @@ async function main(): Promise<number> {
         `- ${k.database} @ ${k.rows} rows, keyset page ${k.order}: after a cursor at the start ${k.firstMs.toFixed(2)} ms, at depth ${k.depth} ${k.deepMs.toFixed(2)} ms: deep/first ${(k.deepMs / k.firstMs).toFixed(2)} (medians; target: within 2x)`,
     ),
     ...bench.bulkCosts.map((b) => formatBulkCost(b.database, b)),
+    ...bench.searchCosts.map(formatSearchCost),
     `- total run time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg()
       .map((n) => n.toFixed(2))
       .join(' ')}`,
@@ -630,6 +645,7 @@ async function main(): Promise<number> {
           notes: bench.notes,
           countCosts: bench.countCosts,
           keysetCosts: bench.keysetCosts,
+          searchCosts: bench.searchCosts,
           bulkCosts: bench.bulkCosts,
           sse: bench.sse,
           webhooks: bench.webhooks,

@@ -6,6 +6,7 @@
 // of 50 with its total, through svc's HTTP handling (inject), alternating so noise hits both alike.
 //
 //   node --import tsx bench/search-cost.ts [rows] [sqlite|postgres]   (BENCH_DATABASE_URL for postgres)
+// `npm run bench` runs it too, at 1,000,000 rows per database (`--search-rows N`; 0 skips it).
 import type { ResourceDefinition } from '../src/config/config-types.ts';
 import { buildApp } from '../src/server.ts';
 import { encodeValues } from '../src/records/record-codec.ts';
@@ -42,8 +43,12 @@ export interface SearchCost {
   filterMs: number;
 }
 
-export async function measureSearchCost(kind: BenchDatabase, rows: number): Promise<SearchCost> {
-  const database = await createFreshDatabase(kind, process.env.BENCH_DATABASE_URL);
+export async function measureSearchCost(
+  kind: BenchDatabase,
+  rows: number,
+  postgresUrl = process.env.BENCH_DATABASE_URL,
+): Promise<SearchCost> {
+  const database = await createFreshDatabase(kind, postgresUrl);
   try {
     const config = loadConfigFromObject({
       database: { url: database.url },
@@ -109,8 +114,9 @@ export async function measureSearchCost(kind: BenchDatabase, rows: number): Prom
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = Number(process.argv[2] ?? 1_000_000);
   const kind = (process.argv[3] ?? 'sqlite') as BenchDatabase;
-  const cost = await measureSearchCost(kind, rows);
-  console.log(
-    `- ${cost.database} @ ${cost.rows} rows: _search (1% match) ${cost.searchMs.toFixed(2)} ms, same-size filter list ${cost.filterMs.toFixed(2)} ms: search/filter ${(cost.searchMs / cost.filterMs).toFixed(2)} (medians, first page of 50 with its total; target: within 2x)`,
-  );
+  console.log(formatSearchCost(await measureSearchCost(kind, rows)));
+}
+
+export function formatSearchCost(cost: SearchCost): string {
+  return `- ${cost.database} @ ${cost.rows} rows: _search (1% match) ${cost.searchMs.toFixed(2)} ms, same-size filter list ${cost.filterMs.toFixed(2)} ms: search/filter ${(cost.searchMs / cost.filterMs).toFixed(2)} (medians, first page of 50 with its total; target: within 2x)`;
 }

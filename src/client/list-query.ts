@@ -1,5 +1,5 @@
 // The list query language, typed from a resource's fields, and its encoding as URL parameters
-// (`field__op=value`, `_sort`, `fields`, `page[limit]`/`page[offset]` or cursors).
+// (`field__op=value`, `_search`, `_sort`, `fields`, `page[limit]`/`page[offset]` or cursors).
 import type { SystemFields } from './schema-types.ts';
 
 type Scalar<V> = Exclude<V, null | undefined>;
@@ -24,7 +24,12 @@ export type SortKey<S extends string> = S | `-${S}`;
 
 export interface ListQuery<F extends object, S extends string> {
   filter?: Filter<F>;
-  sort?: readonly SortKey<S | 'id' | 'created_at' | 'updated_at'>[];
+  /**
+   * Full-text search in the resource's searchable fields (`_search`): words, `"a phrase"`, `prefix*`.
+   * Sort by `-_rank` for the best matches first.
+   */
+  search?: string;
+  sort?: readonly SortKey<S | 'id' | 'created_at' | 'updated_at' | '_rank'>[];
   /** Only these fields (id, created_at and updated_at always come). */
   fields?: readonly (keyof F & string)[];
   /** 1 to 1000 (the server's default is 50). */
@@ -49,6 +54,7 @@ export function listQueryParams(query: ListQuery<object, string>): URLSearchPara
     if (value === undefined) continue;
     params.append(name, encodeValue(value));
   }
+  if (query.search !== undefined && query.search !== '') params.set('_search', query.search);
   if (query.sort !== undefined && query.sort.length > 0) params.set('_sort', query.sort.join(','));
   if (query.fields !== undefined) params.set('fields', query.fields.join(','));
   if (query.limit !== undefined) params.set('page[limit]', String(query.limit));

@@ -31,7 +31,7 @@ export type EventSourceClass = new (url: string, init?: { withCredentials?: bool
 
 export type LiveQueryOptions<F extends object, S extends string> = Pick<
   ListQuery<F, S>,
-  'filter' | 'sort' | 'fields' | 'limit' | 'offset'
+  'filter' | 'search' | 'sort' | 'fields' | 'limit' | 'offset'
 > & {
   /**
    * Called when the server ends the stream because the caller's access changed (`revoked`). Return (or
@@ -85,6 +85,7 @@ export function liveQuery<S extends ResourceSchema>(
     throw new TypeError("No EventSource: pass the `eventsource` package's class as createClient({ EventSource })");
   const records = recordsApi<S>(context.transport, resource);
   const filter = (options.filter ?? {}) as Loose;
+  const searching = options.search !== undefined && options.search !== '';
   const sort = options.sort ?? [];
   const pageSize = options.limit ?? DEFAULT_PAGE;
   const offset = options.offset ?? 0;
@@ -137,6 +138,7 @@ export function liveQuery<S extends ResourceSchema>(
         const page = await records.list({
           ...options,
           filter: options.filter,
+          search: options.search,
           sort: options.sort,
           fields: options.fields,
           limit: pageSize,
@@ -176,7 +178,9 @@ export function liveQuery<S extends ResourceSchema>(
       if (!wasComplete) resync();
       return;
     }
-    const match = matchesFilter(event.record, filter);
+    // Whether words match is the database's to say (stemming, the caller's readable fields): a search
+    // reloads on any change that could bring a record in or move it.
+    const match = searching ? 'unknown' : matchesFilter(event.record, filter);
     if (match === 'unknown') return resync();
     if (!match) {
       if (!present) return;

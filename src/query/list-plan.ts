@@ -102,7 +102,11 @@ export class ListPlans {
       let count = db.selectFrom(resource.table).select(sql<number>`count(*)`.as('total')).where(visible);
       if (requested) count = count.where(requested);
       const page = select.compile() as CompiledQuery<Row>;
-      const total = count.compile();
+      // A search that is the count's only condition is counted in the search index where it can be.
+      const searchOnly =
+        search && filter.kind === 'constant' && filter.value && !resource.softDelete && query.filter === MATCH_ALL;
+      const indexCount = searchOnly ? dialect.search.countMatches?.(resource.table, search) : undefined;
+      const total = indexCount ? indexCount.compile(db) : count.compile();
       const pageKey = keep ? queryKey(page) : undefined;
       const countPlan = dialect.planCount(db, resource.table, requested ? [visible, requested] : [visible], total);
       plan = { page, count: total, countPlan, pageKey, countKey: queryKey(total) };

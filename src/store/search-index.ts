@@ -34,6 +34,12 @@ export interface SearchMatch {
 export interface SearchDialect {
   /** A condition on `table`'s rows: the row matches every term in the searched columns. */
   matches(table: string, match: SearchMatch): RawBuilder<SqlBool>;
+  /**
+   * `select count(*) as "total"` of the rows matching, read from the index alone, where the index is
+   * a table of its own that holds exactly the table's rows (SQLite's FTS5); undefined where it is not.
+   * Only for a count with no other condition: it reads no row of `table`.
+   */
+  countMatches?(table: string, match: SearchMatch): RawBuilder<{ total: number }>;
   /** A row's relevance to the search, larger for better matches; only meaningful on matching rows. */
   rank(table: string, match: SearchMatch): RawBuilder<number>;
   /** What the index of `table` was made from (compared with `signature` to plan a change); null: no index. */

@@ -32,18 +32,20 @@ interface HeldFrame {
 
 export async function runEventStream(options: EventStreamOptions): Promise<void> {
   const { hub, connection } = options;
-  const group = ViewGroup.join(hub, options.view, options.retryMs);
+  const group = ViewGroup.join(hub, options.resource, options.view, options.retryMs);
   const held: HeldFrame[] = [];
   let live = false;
   /** Replayed events not yet published here: they will still come through the subscription, and are skipped then. */
   let replayedToCome = new Set<string>();
   let goLive = () => {};
-  // Every connection keeps its own subscription (the hub counts them as open streams); a live one only
-  // tells its group, which frames and queues each event once for all of its live members.
+  // Every connection keeps its own subscription (the hub counts them as open streams). A live one hands
+  // the event to the resource's live groups, of which only the first call per event does anything: each
+  // group that can match it frames and queues it once for all of its live members (live-views.ts).
   const unsubscribe = hub.subscribe(options.resource, (event) => {
-    if (live) return group.queue(event);
+    if (live) return ViewGroup.dispatch(hub, event);
     if (replayedToCome.delete(event.id)) {
-      if (replayedToCome.size === 0) goLive();
+      // After this event's delivery: the live groups may yet be handed it, and must not pass it to us.
+      if (replayedToCome.size === 0) queueMicrotask(() => goLive());
       return;
     }
     const frame = group.frameFor(event);

@@ -10,6 +10,8 @@ import type { AccessGrant } from '../model/access-grant.ts';
 import { filterToPredicate } from '../query/filter-to-predicate.ts';
 import { SYSTEM_FIELDS, type Resource } from '../resources/resource.ts';
 import { filterKey } from './filter-key.ts';
+import { filterIndexKeys } from './filter-index-keys.ts';
+import type { LiveGroupIndex } from './live-views.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
 import type { StreamQuery } from './stream-query.ts';
 
@@ -54,8 +56,21 @@ export function createEventView(resource: Resource, grant: AccessGrant, query: V
     if (byKey.size >= MAX_VIEWS_PER_RESOURCE) byKey.clear();
     view = buildEventView(resource, filter, query);
     byKey.set(key, view);
+    indexes.set(view, {
+      resource: resource.name,
+      keys: filterIndexKeys(filter, resource),
+      kindOf: (field) => resource.storageOf(field),
+    });
   }
   return view;
+}
+
+/** How each view's live groups are found for an event (live-views.ts). */
+const indexes = new WeakMap<EventView, LiveGroupIndex>();
+
+/** The index of a view made by createEventView; null for any other (it is then given every event). */
+export function viewIndexOf(view: EventView): LiveGroupIndex | null {
+  return indexes.get(view) ?? null;
 }
 
 /**

@@ -50,7 +50,7 @@ export async function runMultiEventStream(options: MultiEventStreamOptions): Pro
   let live = false;
   let replayedToCome = new Set<string>();
   let goLive = () => {};
-  const groups = sources.map((source) => ViewGroup.join(hub, source.view, options.retryMs));
+  const groups = sources.map((source) => ViewGroup.join(hub, source.resource, source.view, options.retryMs));
   const unsubscribes = sources.map((source, index) =>
     hub.subscribe(source.resource, (event) => {
       if (!live && replayedToCome.delete(event.id)) {

@@ -4,7 +4,8 @@
 // one view cost one JSON.stringify per event, not 1,000, and one socket write per flush, not per event.
 import type { EventHub } from '../events/event-hub.ts';
 import type { RecordEvent } from '../model/record-event.ts';
-import type { EventView, ViewedEvent } from './event-view.ts';
+import { viewIndexOf, type EventView, type ViewedEvent } from './event-view.ts';
+import { LiveViews, type LiveGroupIndex } from './live-views.ts';
 import { streamFlushes, type Flushable } from './flush-scheduler.ts';
 import type { SseConnection } from './sse-connection.ts';
 import { formatSseMessage } from './sse-format.ts';
@@ -49,15 +50,16 @@ function framesOfBatch(pending: Buffer[]): SseFrames {
 const registry = new WeakMap<EventHub, Map<EventView, Map<number, ViewGroup>>>();
 
 export class ViewGroup implements Flushable {
-  /** The group for `view` on `hub`, counting one more member until `leave`. */
-  static join(hub: EventHub, view: EventView, retryMs: number): ViewGroup {
+  /** The group for `view` of `resource` on `hub`, counting one more member until `leave`. */
+  static join(hub: EventHub, resource: string, view: EventView, retryMs: number): ViewGroup {
     const byView = registry.get(hub) ?? new Map<EventView, Map<number, ViewGroup>>();
     registry.set(hub, byView);
     const byRetry = byView.get(view) ?? new Map<number, ViewGroup>();
     byView.set(view, byRetry);
     let group = byRetry.get(retryMs);
     if (!group) {
-      const created = new ViewGroup(view, retryMs, () => {
+      const index = viewIndexOf(view) ?? { resource, keys: null, kindOf: () => undefined };
+      const created = new ViewGroup(view, retryMs, LiveViews.of(hub, resource), index, () => {
         if (byRetry.get(retryMs) === created) byRetry.delete(retryMs);
         if (byRetry.size === 0 && byView.get(view) === byRetry) byView.delete(view);
       });
@@ -71,6 +73,9 @@ export class ViewGroup implements Flushable {
   readonly #view: EventView;
   readonly #retryMs: number;
   readonly #forget: () => void;
+  /** Where the group is listed while it has live members, so that events reach it (live-views.ts). */
+  readonly #liveViews: LiveViews;
+  readonly #index: LiveGroupIndex;
   /** Members, live or still replaying. */
   #members = 0;
   readonly #live = new Set<SseConnection>();
@@ -80,9 +85,17 @@ export class ViewGroup implements Flushable {
   #queuedEvent: RecordEvent | undefined;
   #pending: Buffer[] = [];
 
-  private constructor(view: EventView, retryMs: number, forget: () => void) {
+  private constructor(
+    view: EventView,
+    retryMs: number,
+    liveViews: LiveViews,
+    index: LiveGroupIndex,
+    forget: () => void,
+  ) {
     this.#view = view;
     this.#retryMs = retryMs;
+    this.#liveViews = liveViews;
+    this.#index = index;
     this.#forget = forget;
   }
 
@@ -96,7 +109,7 @@ export class ViewGroup implements Flushable {
   }
 
   /**
-   * A live member's subscription saw `event`: queue its frame once for every live member. The live
+   * Live-views found `event` may concern this group: queue its frame once for every live member. The live
    * set can only grow through goLive, which flushes first, so whoever is live at the flush was live
    * when each queued event arrived.
    */
@@ -115,6 +128,12 @@ export class ViewGroup implements Flushable {
     if (connection.closed) return;
     this.flush();
     this.#live.add(connection);
+    if (this.#live.size === 1) this.#liveViews.add(this, this.#index);
+  }
+
+  /** Passes `event` to the live groups of its resource that can match it (see live-views.ts). */
+  static dispatch(hub: EventHub, event: RecordEvent): void {
+    LiveViews.of(hub, event.resource).dispatch(event);
   }
 
   /** Writes the queued frames to every live connection; returns how many it wrote to. */
@@ -131,7 +150,7 @@ export class ViewGroup implements Flushable {
   }
 
   leave(connection: SseConnection): void {
-    this.#live.delete(connection);
+    if (this.#live.delete(connection) && this.#live.size === 0) this.#liveViews.remove(this, this.#index);
     this.#members -= 1;
     if (this.#members > 0) return;
     streamFlushes.forget(this);

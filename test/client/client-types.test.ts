@@ -1,5 +1,5 @@
 // `svc types` prints a declaration that types svc/client: a program using it compiles under strict
-// tsc, and a filter on a misspelled field, a wrong value type or a create without a required field do not.
+// tsc (searches included), and a filter on a misspelled field, a wrong value type or a create without a required field do not.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -48,7 +48,12 @@ export async function run(): Promise<number> {
   const created = await client.records('posts').create({ title: 'Hello' });
   const views: number | null | undefined = page.data[0]?.views;
   const live = client.live('posts', { filter: { status: 'published' }, sort: ['views'] });
+  const found = await client.records('posts').list({ search: '"first post" draft*', sort: ['-_rank', 'id'] });
+  const liveFound = client.live('posts', { search: 'first', filter: { status: 'draft' } });
+  // @ts-expect-error: a search is words, not a list
+  await client.records('posts').list({ search: ['first'] });
   live.close();
+  liveFound.close();
   // @ts-expect-error: a filter on a field the resource does not have
   await client.records('posts').list({ filter: { viewz__gte: 10 } });
   // @ts-expect-error: a string where the field is a number
@@ -57,7 +62,7 @@ export async function run(): Promise<number> {
   await client.records('posts').list({ sort: ['title'] });
   // @ts-expect-error: a create without its required title
   await client.records('posts').create({ views: 1 });
-  return created.id.length + (views ?? 0);
+  return created.id.length + (views ?? 0) + found.total;
 }
 `,
       );

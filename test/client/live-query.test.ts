@@ -1,6 +1,6 @@
 // svc/client's live queries stay equal to a fresh GET with the same query, through a burst of random
 // writes, a dropped connection (resumed with Last-Event-ID, not reloaded) and a role change that narrows
-// the read filter (records leave), on SQLite and PostgreSQL, over real sockets with the `eventsource`
+// the read filter (records leave), with a full-text search among them, on SQLite and PostgreSQL, over real sockets with the `eventsource`
 // package as Node's EventSource.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +19,11 @@ import { TcpProxy } from '../helpers/tcp-proxy.ts';
 const RESOURCES: Record<string, ResourceDefinition> = {
   posts: {
     ...POSTS_RESOURCE,
-    fields: { ...POSTS_RESOURCE.fields, views: { type: 'integer', sortable: true } },
+    fields: {
+      ...POSTS_RESOURCE.fields,
+      title: { type: 'string', required: true, searchable: true },
+      views: { type: 'integer', sortable: true },
+    },
     permissions: {
       editor: { read: true, create: true, update: true, delete: true },
       user: {
@@ -88,6 +92,8 @@ for (const dialect of testDialects()) {
         top: { filter: { views__gte: 3 }, sort: ['-views', 'id'] as const, limit: 5, fields },
         // A pattern: decided by the server.
         pattern: { filter: { title__like: 'a%' }, sort: ['views'] as const },
+        // Full-text search, best matches first: decided by the server too.
+        searched: { search: 'alpha*', sort: ['-_rank', 'id'] as const, fields },
       };
       const revocations: string[] = [];
       const live: Record<string, LiveQuery<Record<string, unknown>>> = {};
@@ -145,7 +151,7 @@ for (const dialect of testDialects()) {
       await burst(60);
       await eventually(same);
       assert.ok(
-        live.published!.items.length > 0 && live.top!.items.length === 5,
+        live.published!.items.length > 0 && live.top!.items.length === 5 && live.searched!.items.length > 0,
         'the burst left records in every list',
       );
 

@@ -1,6 +1,7 @@
 // The console's filter builder with AND/OR groups, in headless Chromium against a real svc: a condition
 // OR a group of two ANDed conditions is built with the controls, applied as `_filter`, answered with
-// exactly the matching records, and a shared link opens the builder with the same groups.
+// exactly the matching records, and a shared link opens the builder with the same groups. A resource with
+// searchable fields has a search box, which writes `_search` (relevance first) and keeps the filters.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ensureConsoleBuilt } from '../helpers/console-build.ts';
+import { BLOG_RESOURCES } from '../helpers/test-config.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple';
@@ -24,7 +26,13 @@ describe('the console builds AND/OR filter groups', { skip }, () => {
 
   before(async () => {
     await ensureConsoleBuilt();
-    t = await startTestApp('sqlite');
+    const posts = BLOG_RESOURCES.posts!;
+    t = await startTestApp('sqlite', {
+      resources: {
+        ...BLOG_RESOURCES,
+        posts: { ...posts, fields: { ...posts.fields, title: { ...posts.fields.title!, searchable: true } } },
+      },
+    });
     await t.ctx.auth.users.create({
       id: 'uma',
       email: 'uma@example.test',
@@ -128,5 +136,42 @@ describe('the console builds AND/OR filter groups', { skip }, () => {
     await page.getByText('1–3 of 3').waitFor(WAIT);
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByText('1–25 of 30').waitFor(WAIT);
+  });
+
+  it('searches the words of a searchable resource, relevance first, with the filters kept', async () => {
+    await page.goto(`${base}/console#/records/posts?views__lte=25`);
+    await page.getByText('1–25 of 25').waitFor(WAIT);
+    const box = page.getByRole('searchbox', { name: 'Search posts' });
+    const search = async (words: string) => {
+      await box.fill(words);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+    };
+    // Titles are "Post 01" … "Post 30", views 1 … 30.
+    await search('21');
+    await page.waitForFunction("location.hash.includes('_search=')", null, WAIT);
+    const hash = new URLSearchParams(decodeURIComponent(new URL(page.url()).hash).split('?')[1]);
+    assert.equal(hash.get('_search'), '21');
+    assert.equal(hash.get('_sort'), '-_rank', 'relevance first when the list had no order of its own');
+    assert.equal(hash.get('views__lte'), '25', 'the filters are kept');
+    await page.getByText('1–1 of 1').waitFor(WAIT);
+    assert.deepEqual(await shownTitles(), ['Post 21']);
+    await page.screenshot({ path: join(SHOTS, 'search.png'), fullPage: true });
+
+    // The filter still applies to another search; clearing the filters keeps the search.
+    await search('27');
+    await page.getByText('0 records').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByText('1–1 of 1').waitFor(WAIT);
+    assert.deepEqual(await shownTitles(), ['Post 27']);
+    assert.equal(await box.inputValue(), '27');
+    // An empty search clears it and the relevance order.
+    await search('');
+    await page.getByText('1–25 of 30').waitFor(WAIT);
+    assert.ok(!page.url().includes('_search') && !page.url().includes('_rank'));
+
+    // A resource without searchable fields has no search box.
+    await page.goto(`${base}/console#/records/categories`);
+    await page.getByRole('heading', { name: 'categories' }).waitFor(WAIT);
+    assert.equal(await page.getByRole('searchbox').count(), 0);
   });
 });

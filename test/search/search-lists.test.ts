@@ -102,6 +102,8 @@ for (const dialect of testDialects()) {
     it('applies the row filter: a reader finds published notes and their own drafts only', async () => {
       assert.deepEqual(await titles(`/v1/notes?_search=pear`, reader), ['My own pear draft']);
       assert.deepEqual(await titles(`/v1/notes?_search=pear`), ['Draft about pears', 'My own pear draft']);
+      assert.equal((await get(`/v1/notes?_search=pear`, reader)).body.meta.total, 1, 'the count keeps the row filter');
+      assert.equal((await get(`/v1/notes?_search=pear`)).body.meta.total, 2);
     });
 
     it('keeps the index exact through updates and deletes', async () => {
@@ -122,12 +124,16 @@ for (const dialect of testDialects()) {
       assert.equal(updated.statusCode, 200, updated.body);
       assert.deepEqual(await titles(`/v1/notes?_search=green`), []);
       assert.deepEqual(await titles(`/v1/notes?_search=brown`), ['Kiwi']);
+      // A search alone is counted in the index itself (on SQLite): the count follows it exactly.
+      assert.equal((await get(`/v1/notes?_search=green`)).body.meta.total, 0);
+      assert.equal((await get(`/v1/notes?_search=brown`)).body.meta.total, 1);
       // An update of a field outside the index leaves it as it was.
       await t.request({ method: 'PATCH', url: `/v1/notes/${id}`, auth: editor, payload: { views: 50 } });
       assert.deepEqual(await titles(`/v1/notes?_search=brown&views=50`), ['Kiwi']);
       const removed = await t.request({ method: 'DELETE', url: `/v1/notes/${id}`, auth: editor });
       assert.equal(removed.statusCode, 204, removed.body);
       assert.deepEqual(await titles(`/v1/notes?_search=brown`), []);
+      assert.equal((await get(`/v1/notes?_search=brown`)).body.meta.total, 0);
     });
 
     it('searches exports and aggregates', async () => {

@@ -216,6 +216,48 @@ describe('stream fan-out by view', () => {
     for (const { connection } of streams) connection.close();
   });
 
+  it('delivers through the filter index what each of 100 filtered streams admits, entering and leaving', async () => {
+    const hub = new TestHub();
+    const posts = compileResource('posts', {
+      fields: { title: { type: 'string' }, author_id: { type: 'string' } },
+      permissions: {},
+    });
+    const grant = resolveAccess(posts, { kind: 'admin' } as AdminPrincipal, 'read');
+    const viewFor = (filter: Record<string, unknown>) =>
+      createEventView(posts, grant, {
+        kinds: new Set(EVENT_KINDS),
+        fields: ['title', 'author_id'],
+        filter: compileFilter(filter, posts, { userId: null, role: 'admin' }),
+      });
+    const byAuthor = Array.from({ length: 100 }, (_, i) => viewFor({ author_id: { eq: `u${i}` } }));
+    const notU1 = viewFor({ _not: { author_id: { eq: 'u1' } } });
+    const streams = await Promise.all([...byAuthor, notU1].map((view) => openStream(hub, view)));
+    const created = postEvent('one', 'u1');
+    const row = created.data.new!;
+    const moved: RecordEvent = {
+      ...created,
+      id: uuidv7(),
+      type: 'posts.updated',
+      kind: 'updated',
+      data: {
+        old: row,
+        new: { ...row, author_id: 'u2' },
+        changes: { added: [], updated: ['author_id'], removed: [] },
+      },
+    };
+    hub.bus.publish(created);
+    hub.bus.publish(moved);
+    await flushed();
+    const kinds = streams.map(({ response }) =>
+      [...response.text.matchAll(/^event: posts\.(\w+)$/gm)].map((m) => m[1]),
+    );
+    assert.deepEqual(kinds[1], ['created', 'deleted'], 'u1 sees the post, then sees it leave');
+    assert.deepEqual(kinds[2], ['created'], 'u2 sees it enter');
+    assert.deepEqual(kinds[100], ['created'], 'the _not view sees it enter when it leaves u1');
+    for (const [i, got] of kinds.entries()) if (i !== 1 && i !== 2 && i !== 100) assert.deepEqual(got, [], `u${i}`);
+    for (const { connection } of streams) connection.close();
+  });
+
   it('sends a client that goes live while frames are queued each event exactly once', async () => {
     const hub = new TestHub();
     const view = countingView(null);

@@ -30,6 +30,8 @@ export interface ResourceInfo {
   readProblem: string | null;
   softDelete: boolean;
   sortable: Set<string>;
+  /** Whether the list takes `_search`: the resource has searchable fields (its list parameters say so). */
+  searchable: boolean;
   /** Per field (system fields too), the filter operators the list takes, from /openapi.json. */
   filters: FilterOperators;
   /** Flat create body schema from the OpenAPI document. */
@@ -233,6 +235,7 @@ export async function loadCatalog(isAdmin: boolean): Promise<ResourceInfo[]> {
         readProblem,
         softDelete,
         sortable,
+        searchable: (list?.get?.parameters ?? []).some((p: any) => p?.name === '_search'),
         filters: filterOperatorsOf(list?.get?.parameters),
         createSchema: schemaOf(createRef),
         patchSchema: schemaOf(patchRef),

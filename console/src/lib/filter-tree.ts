@@ -147,7 +147,7 @@ export function withFilterTree(params: URLSearchParams, tree: Group, operators: 
 
 /** Parameters that shape the list rather than filter it, kept when the filters change (as withFilters does). */
 function isListParameter(key: string): boolean {
-  return ['_sort', '_limit', '_offset', 'page[limit]', 'page[offset]', 'fields'].includes(key);
+  return ['_search', '_sort', '_limit', '_offset', 'page[limit]', 'page[offset]', 'fields'].includes(key);
 }
 
 /** How many conditions a tree holds (the filters the "Clear" button would remove). */

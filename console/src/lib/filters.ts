@@ -41,7 +41,8 @@ export interface Filter {
 
 /** Console-only parameters that are not sent to the API. */
 export const VIEW_PARAMS = new Set(['record', 'new']);
-const LIST_PARAMS = new Set(['_sort', '_limit', '_offset', 'page[limit]', 'page[offset]', 'fields']);
+/** What shapes the list rather than filter it (`_search` has its own box): kept when the filters change. */
+const LIST_PARAMS = new Set(['_search', '_sort', '_limit', '_offset', 'page[limit]', 'page[offset]', 'fields']);
 
 /** Whether `op` of `field` only needs the parameter's presence. */
 export function isValueless(operators: FilterOperators, field: string, op: string): boolean {
