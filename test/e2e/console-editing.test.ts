@@ -130,6 +130,9 @@ for (const dialect of testDialects()) {
         assert.equal(await page.locator('#zone-published_at').innerText(), 'Time zone: Europe/Berlin');
         await page.locator('#input-published_at').fill('2026-03-01T09:30:00');
         await page.locator('#input-tags').fill('{bad json');
+        // Checked as it is typed, before any save.
+        assert.match(await page.locator('#input-tags-parse').innerText(), /^Not valid JSON yet/);
+        assert.equal(await page.getByRole('button', { name: 'Format JSON' }).isDisabled(), true);
         writes.length = 0;
         await page.getByRole('button', { name: 'Create', exact: true }).click();
         const problem = page.locator('#error-tags');
@@ -141,6 +144,9 @@ for (const dialect of testDialects()) {
         await page.screenshot({ path: join(SHOTS, `${dialect}-json-refused.png`), fullPage: true });
 
         await page.locator('#input-tags').fill('["news", {"pinned": true}]');
+        assert.equal(await page.locator('#input-tags-parse').count(), 0);
+        await page.getByRole('button', { name: 'Format JSON' }).click();
+        assert.equal(await page.locator('#input-tags').inputValue(), '[\n  "news",\n  {\n    "pinned": true\n  }\n]');
         await page.getByRole('button', { name: 'Create', exact: true }).click();
         await page.getByRole('heading', { name: 'posts record' }).waitFor(WAIT);
         assert.deepEqual(writes, ['POST /v1/posts']);
