@@ -42,8 +42,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --rows N                     posts seeded (default 10000)
   --growth N                   afterwards grow posts to N rows, re-run the list scenarios and time keyset
                                pages at 90% depth against the first (default off)
-  --search-rows N              rows of the _search against filter-list cost (default 1000000, the issue's
-                               size; seeding takes a few minutes; 0 skips it)
+  --search-rows N              rows of the _search against filter-list and the aggregate against GROUP BY
+                               costs (default 1000000, the issues' size; seeding takes a few minutes; 0 skips)
   --sse-clients N              SSE clients in the fan-out measurement (default 1000; 0 skips SSE and webhooks)
   --sse-rate N                 writes per second during the fan-out (default 200)
   --sse-reader native|node     who reads the SSE clients: bench/sse-reader.c, built with $CC or cc

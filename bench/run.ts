@@ -29,6 +29,7 @@ import { measureCountCost, type CountCost } from './count-cost.ts';
 import { measureKeysetCost, type KeysetCost } from './keyset-cost.ts';
 import { formatBulkCost, measureBulkCost, type BulkCost } from './bulk-cost.ts';
 import { formatSearchCost, measureSearchCost, type SearchCost } from './search-cost.ts';
+import { formatAggregateCost, measureAggregateCost, type AggregateCost } from './aggregate-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
 import { buildSseReader } from './sse-reader-build.ts';
 
@@ -80,6 +81,7 @@ class Bench {
   readonly countCosts: (CountCost & { database: BenchDatabase })[] = [];
   readonly keysetCosts: (KeysetCost & { database: BenchDatabase })[] = [];
   readonly searchCosts: SearchCost[] = [];
+  readonly aggregateCosts: AggregateCost[] = [];
   readonly bulkCosts: (BulkCost & { database: BenchDatabase })[] = [];
   readonly sse: (SseFanout & { database: BenchDatabase })[] = [];
   readonly webhooks: (WebhookThroughput & { database: BenchDatabase })[] = [];
@@ -303,7 +305,7 @@ class Bench {
     if (options.searchRows > 0) await this.searchCost(database);
   }
 
-  /** `_search` against a filter list of the same size, on a database of its own (bench/search-cost.ts). */
+  /** `_search` against a filter list of the same size, and an aggregate against a GROUP BY by hand, each on a database of its own. */
   async searchCost(database: BenchDatabase): Promise<void> {
     const rows = this.options.searchRows;
     log(`  search cost: seeding ${rows.toLocaleString('en')} articles`);
@@ -311,6 +313,12 @@ class Bench {
       this.searchCosts.push(await measureSearchCost(database, rows, this.options.postgresUrl));
     } catch (error) {
       this.notes.push(`${database}: search cost not measured: ${(error as Error).message.split('\n')[0]}`);
+    }
+    log(`  aggregate cost: seeding ${rows.toLocaleString('en')} articles`);
+    try {
+      this.aggregateCosts.push(await measureAggregateCost(database, rows, this.options.postgresUrl));
+    } catch (error) {
+      this.notes.push(`${database}: aggregate cost not measured: ${(error as Error).message.split('\n')[0]}`);
     }
   }
 
@@ -626,6 +634,7 @@ async function main(): Promise<number> {
     ),
     ...bench.bulkCosts.map((b) => formatBulkCost(b.database, b)),
     ...bench.searchCosts.map(formatSearchCost),
+    ...bench.aggregateCosts.map(formatAggregateCost),
     `- total run time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg()
       .map((n) => n.toFixed(2))
       .join(' ')}`,
@@ -650,6 +659,7 @@ async function main(): Promise<number> {
           countCosts: bench.countCosts,
           keysetCosts: bench.keysetCosts,
           searchCosts: bench.searchCosts,
+          aggregateCosts: bench.aggregateCosts,
           bulkCosts: bench.bulkCosts,
           sse: bench.sse,
           webhooks: bench.webhooks,

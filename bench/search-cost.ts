@@ -1,40 +1,17 @@
 // What a full-text search costs against a filter that matches as many records (the issue's target: at
-// a million rows a search answers within 2x of the same-size filter list). One `articles` resource
-// whose body is searchable; record i has the word `w<i % 100>` in its body and `t<i % 100>` in an
-// indexed `topic` field, so `_search=w7` and `topic=t7` match the same 1% of the table. Each request
+// a million rows a search answers within 2x of the same-size filter list), on the corpus of
+// article-corpus.ts, where `_search=w7` and `topic=t7` match the same 1% of the table. Each request
 // asks for another marker, so no answer comes from svc's page or count cache; both are the first page
 // of 50 with its total, through svc's HTTP handling (inject), alternating so noise hits both alike.
 //
 //   node --import tsx bench/search-cost.ts [rows] [sqlite|postgres]   (BENCH_DATABASE_URL for postgres)
 // `npm run bench` runs it too, at 1,000,000 rows per database (`--search-rows N`; 0 skips it).
-import type { ResourceDefinition } from '../src/config/config-types.ts';
 import { buildApp } from '../src/server.ts';
-import { encodeValues } from '../src/records/record-codec.ts';
-import { uuidv7 } from '../src/store/uuid-v7.ts';
 import { loadConfigFromObject } from '../src/resources/config-loader.ts';
 import { createFreshDatabase } from './bench-database.ts';
 import type { BenchDatabase } from './bench-options.ts';
 import { authorizationFor } from '../test/helpers/test-auth.ts';
-
-const MARKERS = 100;
-const BATCH = 500;
-const WORDS = ['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', 'elit', 'sed', 'tempor'];
-
-const RESOURCES: Record<string, ResourceDefinition> = {
-  articles: {
-    fields: {
-      title: { type: 'string', searchable: true },
-      body: { type: 'text', searchable: true },
-      topic: { type: 'string', sortable: true },
-    },
-    permissions: { reader: { read: true } },
-  },
-};
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
+import { ARTICLE_RESOURCES, MARKERS, median, seedArticles } from './article-corpus.ts';
 
 export interface SearchCost {
   database: BenchDatabase;
@@ -55,34 +32,12 @@ export async function measureSearchCost(
       server: { port: 0, host: '127.0.0.1' },
       adminToken: 'bench-admin-token-0123456789abcdef',
       dataDir: process.env.TMPDIR ?? '/tmp',
-      resources: RESOURCES,
+      resources: ARTICLE_RESOURCES,
     });
     const { app, ctx } = await buildApp({ config, startWorkers: false });
     await app.ready();
     try {
-      const resource = ctx.registry.require('articles');
-      const now = new Date().toISOString();
-      for (let start = 0; start < rows; start += BATCH * 20) {
-        await ctx.store.db.transaction().execute(async (trx) => {
-          for (let batch = start; batch < Math.min(start + BATCH * 20, rows); batch += BATCH) {
-            const values = [];
-            for (let i = batch; i < Math.min(batch + BATCH, rows); i++) {
-              const words = Array.from({ length: 12 }, (_, k) => WORDS[(i * 31 + k * 7) % WORDS.length]);
-              values.push(
-                encodeValues(resource, ctx.store.dialect, {
-                  id: uuidv7(),
-                  title: `Article ${i}`,
-                  body: `${words.join(' ')} w${i % MARKERS}`,
-                  topic: `t${i % MARKERS}`,
-                  created_at: now,
-                  updated_at: now,
-                }),
-              );
-            }
-            await trx.insertInto(resource.table).values(values).execute();
-          }
-        });
-      }
+      await seedArticles(ctx, rows);
       // A real user and key, as the test suites get theirs.
       const authorization = await authorizationFor(app, ctx, 'reader', 'bench-reader');
       const time = async (url: string) => {
