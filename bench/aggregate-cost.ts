@@ -7,12 +7,8 @@
 //   node --import tsx bench/aggregate-cost.ts [rows] [sqlite|postgres]   (BENCH_DATABASE_URL for postgres)
 // `npm run bench` runs it with the search cost, at the same size (`--search-rows N`; 0 skips both).
 import { sql } from 'kysely';
-import { buildApp } from '../src/server.ts';
-import { loadConfigFromObject } from '../src/resources/config-loader.ts';
-import { createFreshDatabase } from './bench-database.ts';
 import type { BenchDatabase } from './bench-options.ts';
-import { authorizationFor } from '../test/helpers/test-auth.ts';
-import { ARTICLE_RESOURCES, MARKERS, median, seedArticles } from './article-corpus.ts';
+import { MARKERS, median, withArticles } from './article-corpus.ts';
 
 const RUNS = 11;
 
@@ -23,56 +19,37 @@ export interface AggregateCost {
   groupByMs: number;
 }
 
-export async function measureAggregateCost(
+export function measureAggregateCost(
   kind: BenchDatabase,
   rows: number,
   postgresUrl = process.env.BENCH_DATABASE_URL,
 ): Promise<AggregateCost> {
-  const database = await createFreshDatabase(kind, postgresUrl);
-  try {
-    const config = loadConfigFromObject({
-      database: { url: database.url },
-      server: { port: 0, host: '127.0.0.1' },
-      adminToken: 'bench-admin-token-0123456789abcdef',
-      dataDir: process.env.TMPDIR ?? '/tmp',
-      resources: ARTICLE_RESOURCES,
-    });
-    const { app, ctx } = await buildApp({ config, startWorkers: false });
-    await app.ready();
-    try {
-      await seedArticles(ctx, rows);
-      const table = ctx.registry.require('articles').table;
-      const authorization = await authorizationFor(app, ctx, 'reader', 'bench-reader');
-      const aggregate: number[] = [];
-      const groupBy: number[] = [];
-      for (let run = 0; run < RUNS; run++) {
-        let started = performance.now();
-        const response = await app.inject({
-          method: 'GET',
-          url: '/v1/articles/aggregate?_group=topic&_count&_sum=words',
-          headers: { authorization },
-        });
-        aggregate.push(performance.now() - started);
-        const groups = (response.json() as { data?: unknown[] }).data;
-        if (response.statusCode !== 200 || groups?.length !== MARKERS)
-          throw new Error(`aggregate: ${response.statusCode} ${response.body.slice(0, 300)}`);
-        started = performance.now();
-        const byHand = await sql<{
-          topic: string;
-        }>`select topic, count(*) as count, sum(words) as words from ${sql.table(table)} group by topic`.execute(
+  return withArticles(kind, rows, postgresUrl, async (app, ctx, authorization) => {
+    const table = ctx.registry.require('articles').table;
+    const aggregate: number[] = [];
+    const groupBy: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      let started = performance.now();
+      const response = await app.inject({
+        method: 'GET',
+        url: '/v1/articles/aggregate?_group=topic&_count&_sum=words',
+        headers: { authorization },
+      });
+      aggregate.push(performance.now() - started);
+      const groups = (response.json() as { data?: unknown[] }).data;
+      if (response.statusCode !== 200 || groups?.length !== MARKERS)
+        throw new Error(`aggregate: ${response.statusCode} ${response.body.slice(0, 300)}`);
+      started = performance.now();
+      const byHand =
+        await sql`select topic, count(*) as count, sum(words) as words from ${sql.table(table)} group by topic`.execute(
           ctx.store.db,
         );
-        groupBy.push(performance.now() - started);
-        if (byHand.rows.length !== MARKERS) throw new Error(`GROUP BY answered ${byHand.rows.length} groups`);
-      }
-      // The first run warms plans and caches up: not counted.
-      return { database: kind, rows, aggregateMs: median(aggregate.slice(1)), groupByMs: median(groupBy.slice(1)) };
-    } finally {
-      await app.close();
+      groupBy.push(performance.now() - started);
+      if (byHand.rows.length !== MARKERS) throw new Error(`GROUP BY answered ${byHand.rows.length} groups`);
     }
-  } finally {
-    await database.drop();
-  }
+    // The first run warms plans and caches up: not counted.
+    return { database: kind, rows, aggregateMs: median(aggregate.slice(1)), groupByMs: median(groupBy.slice(1)) };
+  });
 }
 
 export function formatAggregateCost(cost: AggregateCost): string {

@@ -2,7 +2,11 @@
 // resource whose title and body are searchable; record i has the word `w<i % 100>` in its body and
 // `t<i % 100>` in an indexed `topic` field, so `_search=w7` and `topic=t7` match the same 1%.
 import type { ResourceDefinition } from '../src/config/config-types.ts';
-import type { BuiltApp } from '../src/server.ts';
+import { buildApp, type BuiltApp } from '../src/server.ts';
+import { loadConfigFromObject } from '../src/resources/config-loader.ts';
+import { authorizationFor } from '../test/helpers/test-auth.ts';
+import { createFreshDatabase } from './bench-database.ts';
+import type { BenchDatabase } from './bench-options.ts';
 import { encodeValues } from '../src/records/record-codec.ts';
 import { uuidv7 } from '../src/store/uuid-v7.ts';
 
@@ -53,4 +57,36 @@ export async function seedArticles(ctx: BuiltApp['ctx'], rows: number): Promise<
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * A fresh database with `rows` articles and svc built on it (no workers), handed to `measure` with a
+ * real reader's Authorization header, as the test suites get theirs; dropped afterwards.
+ */
+export async function withArticles<T>(
+  kind: BenchDatabase,
+  rows: number,
+  postgresUrl: string | undefined,
+  measure: (app: BuiltApp['app'], ctx: BuiltApp['ctx'], authorization: string) => Promise<T>,
+): Promise<T> {
+  const database = await createFreshDatabase(kind, postgresUrl);
+  try {
+    const config = loadConfigFromObject({
+      database: { url: database.url },
+      server: { port: 0, host: '127.0.0.1' },
+      adminToken: 'bench-admin-token-0123456789abcdef',
+      dataDir: process.env.TMPDIR ?? '/tmp',
+      resources: ARTICLE_RESOURCES,
+    });
+    const { app, ctx } = await buildApp({ config, startWorkers: false });
+    await app.ready();
+    try {
+      await seedArticles(ctx, rows);
+      return await measure(app, ctx, await authorizationFor(app, ctx, 'reader', 'bench-reader'));
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await database.drop();
+  }
 }

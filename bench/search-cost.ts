@@ -6,12 +6,8 @@
 //
 //   node --import tsx bench/search-cost.ts [rows] [sqlite|postgres]   (BENCH_DATABASE_URL for postgres)
 // `npm run bench` runs it too, at 1,000,000 rows per database (`--search-rows N`; 0 skips it).
-import { buildApp } from '../src/server.ts';
-import { loadConfigFromObject } from '../src/resources/config-loader.ts';
-import { createFreshDatabase } from './bench-database.ts';
 import type { BenchDatabase } from './bench-options.ts';
-import { authorizationFor } from '../test/helpers/test-auth.ts';
-import { ARTICLE_RESOURCES, MARKERS, median, seedArticles } from './article-corpus.ts';
+import { MARKERS, median, withArticles } from './article-corpus.ts';
 
 export interface SearchCost {
   database: BenchDatabase;
@@ -20,50 +16,31 @@ export interface SearchCost {
   filterMs: number;
 }
 
-export async function measureSearchCost(
+export function measureSearchCost(
   kind: BenchDatabase,
   rows: number,
   postgresUrl = process.env.BENCH_DATABASE_URL,
 ): Promise<SearchCost> {
-  const database = await createFreshDatabase(kind, postgresUrl);
-  try {
-    const config = loadConfigFromObject({
-      database: { url: database.url },
-      server: { port: 0, host: '127.0.0.1' },
-      adminToken: 'bench-admin-token-0123456789abcdef',
-      dataDir: process.env.TMPDIR ?? '/tmp',
-      resources: ARTICLE_RESOURCES,
-    });
-    const { app, ctx } = await buildApp({ config, startWorkers: false });
-    await app.ready();
-    try {
-      await seedArticles(ctx, rows);
-      // A real user and key, as the test suites get theirs.
-      const authorization = await authorizationFor(app, ctx, 'reader', 'bench-reader');
-      const time = async (url: string) => {
-        const started = performance.now();
-        const response = await app.inject({ method: 'GET', url, headers: { authorization } });
-        const elapsed = performance.now() - started;
-        const body = response.json() as { data?: unknown[]; meta?: { total?: number } };
-        if (response.statusCode !== 200 || body.data?.length !== 50)
-          throw new Error(`${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);
-        return elapsed;
-      };
-      const search: number[] = [];
-      const filter: number[] = [];
-      for (let marker = 0; marker < MARKERS; marker++) {
-        search.push(await time(`/v1/articles?_search=w${marker}&_limit=50`));
-        filter.push(await time(`/v1/articles?topic=t${marker}&_limit=50`));
-      }
-      // The first tenth warms plans and caches up: not counted.
-      const warm = MARKERS / 10;
-      return { database: kind, rows, searchMs: median(search.slice(warm)), filterMs: median(filter.slice(warm)) };
-    } finally {
-      await app.close();
+  return withArticles(kind, rows, postgresUrl, async (app, _ctx, authorization) => {
+    const time = async (url: string) => {
+      const started = performance.now();
+      const response = await app.inject({ method: 'GET', url, headers: { authorization } });
+      const elapsed = performance.now() - started;
+      const body = response.json() as { data?: unknown[]; meta?: { total?: number } };
+      if (response.statusCode !== 200 || body.data?.length !== 50)
+        throw new Error(`${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);
+      return elapsed;
+    };
+    const search: number[] = [];
+    const filter: number[] = [];
+    for (let marker = 0; marker < MARKERS; marker++) {
+      search.push(await time(`/v1/articles?_search=w${marker}&_limit=50`));
+      filter.push(await time(`/v1/articles?topic=t${marker}&_limit=50`));
     }
-  } finally {
-    await database.drop();
-  }
+    // The first tenth warms plans and caches up: not counted.
+    const warm = MARKERS / 10;
+    return { database: kind, rows, searchMs: median(search.slice(warm)), filterMs: median(filter.slice(warm)) };
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
