@@ -45,6 +45,25 @@ function decisionsFor(resource: Resource, principal: Principal): Map<string, Dec
 
 /** The grant for an action, or the ApiError that refuses it. Grants are shared: never mutate one. */
 export function resolveAccess(resource: Resource, principal: Principal, action: Action): AccessGrant {
+  const decision = decisionOf(resource, principal, action);
+  if ('denied' in decision)
+    throw new ApiError(
+      decision.denied,
+      decision.issues.map((issue) => ({ ...issue })),
+    );
+  return decision;
+}
+
+/**
+ * The grant for an action, or undefined when it is refused: for callers that only ask (a read's
+ * `meta.can`), so a refusal costs no Error and its stack trace on every request.
+ */
+export function grantIfAllowed(resource: Resource, principal: Principal, action: Action): AccessGrant | undefined {
+  const decision = decisionOf(resource, principal, action);
+  return 'denied' in decision ? undefined : decision;
+}
+
+function decisionOf(resource: Resource, principal: Principal, action: Action): Decision {
   const decisions = decisionsFor(resource, principal);
   const key =
     principal.kind === 'admin' ? `admin\u0000${action}` : `${action}\u0000${principal.role}\u0000${principal.userId}`;
@@ -59,11 +78,6 @@ export function resolveAccess(resource: Resource, principal: Principal, action: 
     if (decisions.size >= MAX_DECISIONS_PER_RESOURCE) decisions.clear();
     decisions.set(key, decision);
   }
-  if ('denied' in decision)
-    throw new ApiError(
-      decision.denied,
-      decision.issues.map((issue) => ({ ...issue })),
-    );
   return decision;
 }
 

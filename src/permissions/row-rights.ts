@@ -3,13 +3,12 @@
 // semantics as their SQL, test/permissions/filter-agreement.test.ts) and run on the rows a read already
 // has, so a page costs no query per row. A caller whose rights are the same on every row gets no meta.can:
 // /me's `access` says it once.
-import { ApiError } from '../errors/api-error.ts';
 import type { FilterNode } from '../model/filter-node.ts';
 import type { Principal } from '../model/principal.ts';
 import type { RecordValues } from '../model/record-values.ts';
 import { filterToPredicate, type RecordPredicate } from '../query/filter-to-predicate.ts';
 import type { Resource } from '../resources/resource.ts';
-import { resolveAccess } from './resolve-access.ts';
+import { grantIfAllowed } from './resolve-access.ts';
 
 export interface RecordRights {
   update: boolean;
@@ -39,12 +38,7 @@ export function predicateOf(filter: FilterNode, resource: Resource): RecordPredi
 
 /** The rows the caller may take `action` on; none when the action is refused them outright. */
 function actionFilter(resource: Resource, principal: Principal, action: 'update' | 'delete'): FilterNode {
-  try {
-    return resolveAccess(resource, principal, action).filter;
-  } catch (error) {
-    if (error instanceof ApiError) return NOTHING;
-    throw error;
-  }
+  return grantIfAllowed(resource, principal, action)?.filter ?? NOTHING;
 }
 
 function collectFields(node: FilterNode, into: Set<string>): void {
