@@ -73,7 +73,9 @@ export class DeliveryCatchUp {
   async runOnce(now = Date.now()): Promise<number> {
     let queued = 0;
     for (const subscription of this.#deps.subscriptions.enabledChangedSince(now - CATCH_UP_WINDOW_MS)) {
-      const since = Date.parse(subscription.updatedAt) - CATCH_UP_LEAD_MS;
+      // From the millisecond after the change: an event of the change's own millisecond may have been
+      // written while the subscription was still disabled (and ids order only to the millisecond).
+      const since = Date.parse(subscription.updatedAt) + 1 - CATCH_UP_LEAD_MS;
       const count = await this.#deps.deliveries.catchUp(subscription.id, since, (event) =>
         this.#attemptOf(subscription, event),
       );
