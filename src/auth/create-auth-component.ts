@@ -196,7 +196,7 @@ export async function createAuthComponent(
     if (!emailAndPasswordEnabled(config)) {
       throw new ApiError('EMAIL_PASSWORD_DISABLED', {
         detail: 'Keys are issued for a signed-in session here, not for an email and password',
-        pointer: '/data/attributes/password',
+        field: 'password',
       });
     }
     const email = request.email ?? '';

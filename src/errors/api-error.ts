@@ -5,6 +5,12 @@ export interface ErrorIssue {
   detail: string;
   /** JSON Pointer to the offending member, e.g. `/data/attributes/title`. */
   pointer?: string;
+  /**
+   * The field the problem is about (or a place inside it: `allowedRoles/1`), in the domain's terms:
+   * http/ gives it a pointer where the request put the field (an attribute, a relationship, an
+   * operation of a batch).
+   */
+  field?: string;
   /** Name of the offending query parameter. */
   parameter?: string;
   /** Where inside a structured parameter's value (a `_filter` JSON Pointer), shown as `meta.pointer`. */
@@ -52,5 +58,3 @@ export class ApiError extends Error {
     });
   }
 }
-
-export const pointerTo = (field: string): string => `/data/attributes/${field}`;

@@ -1,7 +1,7 @@
 // Whether the records a write refers to exist for the caller. A record outside the caller's read filter
 // on its resource (or in a resource the caller cannot read at all) is treated as absent, exactly like a
 // missing or soft-deleted one, so a relation field cannot be used to probe the ids of hidden records.
-import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { Principal } from '../model/principal.ts';
 import { resolveAccess } from '../permissions/resolve-access.ts';
 import { filterToSql } from '../query/filter-to-sql.ts';
@@ -37,7 +37,7 @@ export function mayReferToAnyRow(target: Resource, principal: Principal): boolea
 /** The same issue for a missing, soft-deleted and unreadable target. */
 export function missingReference(reference: Reference): ErrorIssue {
   return {
-    pointer: pointerTo(reference.name),
+    field: reference.name,
     detail: `No ${reference.target.name} record with id '${String(reference.id)}'`,
   };
 }

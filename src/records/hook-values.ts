@@ -1,7 +1,7 @@
 // The values a before-hook leaves, checked again against the field types before they are written: a
 // hook is trusted to set any field (it is the application's code), but not to store what the type
 // refuses, nor a server-set column.
-import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { RecordValues } from '../model/record-values.ts';
 import { isSystemColumn } from './record-codec.ts';
@@ -43,7 +43,7 @@ export function checkHookValues(
     const field = resource.fields.get(name);
     if (!field) {
       invalid.push({
-        pointer: pointerTo(name),
+        field: name,
         detail: isSystemColumn(name)
           ? `'${name}' is set by the server; a hook may not set it`
           : `${resource.name} has no field '${name}' (set by a hook)`,
@@ -52,18 +52,18 @@ export function checkHookValues(
     }
     if (value === null) {
       if (field.nullable) checked[name] = null;
-      else invalid.push({ pointer: pointerTo(name), detail: `'${name}' must not be null` });
+      else invalid.push({ field: name, detail: `'${name}' must not be null` });
       continue;
     }
     const problems = field.validate(value);
     if (problems.length > 0) {
-      for (const problem of problems) invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${problem}` });
+      for (const problem of problems) invalid.push({ field: name, detail: `'${name}' ${problem}` });
       continue;
     }
     try {
       checked[name] = field.type.normalize(value);
     } catch (error) {
-      invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${(error as Error).message}` });
+      invalid.push({ field: name, detail: `'${name}' ${(error as Error).message}` });
     }
   }
   if (mode === 'create') {
@@ -71,9 +71,9 @@ export function checkHookValues(
       if (
         field.required &&
         !Object.hasOwn(checked, field.name) &&
-        !invalid.some((issue) => issue.pointer === pointerTo(field.name))
+        !invalid.some((issue) => issue.field === field.name)
       ) {
-        invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required` });
+        invalid.push({ field: field.name, detail: `'${field.name}' is required` });
       }
     }
   }

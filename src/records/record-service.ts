@@ -3,7 +3,7 @@
 // has parsed, are planned in query/ and run by record-reads.ts; a write goes in one statement where the store offers it
 // (one-statement-changes.ts), else in a transaction (change-runner.ts).
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError, pointerTo } from '../errors/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Store } from '../store/create-store.ts';
@@ -487,7 +487,7 @@ export class RecordService {
     if (key === undefined || key === null) {
       throw new ApiError('INVALID_RESOURCE_DATA', {
         detail: `An upsert by '${field}' needs a value for it`,
-        pointer: pointerTo(field),
+        field: field,
       });
     }
     for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt++) {
@@ -503,7 +503,7 @@ export class RecordService {
         if (hooked) {
           throw new ApiError('CONFLICT', {
             detail: `Another ${resource.name} record took this ${field} while this upsert ran; try again`,
-            pointer: pointerTo(field),
+            field: field,
           });
         }
       }
@@ -526,7 +526,7 @@ export class RecordService {
     }
     throw new ApiError('CONFLICT', {
       detail: `The ${resource.name} record holding this ${field} kept changing; try again`,
-      pointer: pointerTo(field),
+      field: field,
     });
   }
 

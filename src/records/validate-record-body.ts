@@ -1,6 +1,6 @@
 // Checks a create/replace/patch body against the resource and the caller's writable fields.
-// Returns the values to write; throws one error object per problem, each with its pointer.
-import { ApiError, pointerTo, type ErrorIssue } from '../errors/api-error.ts';
+// Returns the values to write; throws one error object per problem, each naming its field.
+import { ApiError, type ErrorIssue } from '../errors/api-error.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { AccessGrant } from '../model/access-grant.ts';
 import type { RecordValues } from '../model/record-values.ts';
@@ -16,10 +16,8 @@ export function validateRecordBody(
   mode: WriteMode,
 ): RecordValues {
   if (!isRecord(body)) {
-    throw new ApiError('INVALID_RESOURCE_DATA', {
-      detail: 'The body must be a JSON object of field values',
-      pointer: '/data',
-    });
+    // http/ refuses such a request body first, pointing at it; this is for values given in code (hooks).
+    throw new ApiError('INVALID_RESOURCE_DATA', 'The values must be a JSON object of field values');
   }
   const forbidden: ErrorIssue[] = [];
   const invalid: ErrorIssue[] = [];
@@ -28,33 +26,33 @@ export function validateRecordBody(
     const field = resource.fields.get(name);
     if (!field) {
       invalid.push({
-        pointer: pointerTo(name),
+        field: name,
         detail: isSystemColumn(name) ? `'${name}' is set by the server` : `${resource.name} has no field '${name}'`,
       });
       continue;
     }
     if (!grant.fields.has(name) || Object.hasOwn(grant.preset, name)) {
       forbidden.push({
-        pointer: pointerTo(name),
+        field: name,
         detail: `Field '${name}' may not be written by this caller`,
         code: 'INVALID_FIELDS',
       });
       continue;
     }
     if (value === null) {
-      if (!field.nullable) invalid.push({ pointer: pointerTo(name), detail: `'${name}' must not be null` });
+      if (!field.nullable) invalid.push({ field: name, detail: `'${name}' must not be null` });
       else values[name] = null;
       continue;
     }
     const problems = field.validate(value);
     if (problems.length > 0) {
-      for (const problem of problems) invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${problem}` });
+      for (const problem of problems) invalid.push({ field: name, detail: `'${name}' ${problem}` });
       continue;
     }
     try {
       values[name] = field.type.normalize(value);
     } catch (error) {
-      invalid.push({ pointer: pointerTo(name), detail: `'${name}' ${(error as Error).message}` });
+      invalid.push({ field: name, detail: `'${name}' ${(error as Error).message}` });
     }
   }
   if (forbidden.length > 0) throw new ApiError('INVALID_FIELDS', forbidden);
@@ -64,7 +62,7 @@ export function validateRecordBody(
     for (const field of resource.fields.values()) {
       if (Object.hasOwn(body, field.name) || !grant.fields.has(field.name)) continue;
       if (field.definition.default !== undefined) values[field.name] = structuredClone(field.definition.default);
-      else if (field.required) invalid.push({ pointer: pointerTo(field.name), detail: `'${field.name}' is required` });
+      else if (field.required) invalid.push({ field: field.name, detail: `'${field.name}' is required` });
       else if (mode === 'replace') values[field.name] = null;
     }
     if (mode === 'create') {
@@ -75,7 +73,7 @@ export function validateRecordBody(
         if (field.definition.default !== undefined) values[field.name] = structuredClone(field.definition.default);
         else if (field.required)
           invalid.push({
-            pointer: pointerTo(field.name),
+            field: field.name,
             detail: `'${field.name}' is required but this caller may not set it`,
           });
       }

@@ -9,22 +9,22 @@ export interface RolesToCheck {
   allowedRoles?: readonly string[];
 }
 
-/** One issue per bad role, pointing at `/data/attributes/primaryRole` or `/data/attributes/allowedRoles/<i>`. */
+/** One issue per bad role, naming the field `primaryRole` or the entry `allowedRoles/<i>`. */
 export function userRoleIssues(roles: RolesToCheck, defined: ReadonlySet<string>): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
-  const check = (role: string, pointer: string, label: string): void => {
+  const check = (role: string, field: string, label: string): void => {
     const problem = roleProblem(role);
-    if (problem) issues.push({ detail: `${label}: ${problem}`, pointer });
+    if (problem) issues.push({ detail: `${label}: ${problem}`, field });
     else if (!defined.has(role)) {
       issues.push({
         detail: `${label}: role '${role}' is not defined in the configuration (defined roles: ${listRoles(defined)})`,
-        pointer,
+        field,
       });
     }
   };
-  if (roles.primaryRole !== undefined) check(roles.primaryRole, '/data/attributes/primaryRole', 'primaryRole');
+  if (roles.primaryRole !== undefined) check(roles.primaryRole, 'primaryRole', 'primaryRole');
   roles.allowedRoles?.forEach((role, index) => {
-    check(role, `/data/attributes/allowedRoles/${index}`, `allowedRoles[${index}]`);
+    check(role, `allowedRoles/${index}`, `allowedRoles[${index}]`);
   });
   return issues;
 }

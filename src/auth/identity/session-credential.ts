@@ -14,7 +14,7 @@ const BEARER = /^bearer\s+(\S+)\s*$/i;
 function noSession(): ApiError {
   return new ApiError('UNAUTHORIZED', {
     detail: 'Send email and password, or a signed-in session (its cookie, or Authorization: Bearer <session token>)',
-    pointer: '/data/attributes/email',
+    field: 'email',
   });
 }
 

@@ -176,7 +176,7 @@ export class UserDirectory {
     if (!EMAIL_PATTERN.test(email))
       throw new ApiError('INVALID_RESOURCE_DATA', {
         detail: 'email is not a valid address',
-        pointer: '/data/attributes/email',
+        field: 'email',
       });
     const { minPasswordLength, maxPasswordLength } = context.password.config;
     if (
@@ -185,20 +185,20 @@ export class UserDirectory {
     ) {
       throw new ApiError('INVALID_RESOURCE_DATA', {
         detail: `password must be ${minPasswordLength} to ${maxPasswordLength} characters long`,
-        pointer: '/data/attributes/password',
+        field: 'password',
       });
     }
     this.#requireDefinedRoles({ primaryRole: input.role ?? this.#defaultRole, allowedRoles: input.allowedRoles ?? [] });
     if (await context.internalAdapter.findUserByEmail(email)) {
       throw new ApiError('CONFLICT', {
         detail: `A user with email ${email} already exists`,
-        pointer: '/data/attributes/email',
+        field: 'email',
       });
     }
     if (input.id !== undefined && (await this.#find(input.id))) {
       throw new ApiError('CONFLICT', {
         detail: `A user with id ${input.id} already exists`,
-        pointer: '/data/attributes/id',
+        field: 'id',
       });
     }
     const hash = input.password === undefined ? undefined : await context.password.hash(input.password);

@@ -1,6 +1,6 @@
 // API keys for the admin API: list, read, change, delete. Reads add the requests counted in memory
 // but not yet flushed, so an administrator sees exact totals.
-import { ApiError, pointerTo } from '../../errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { ApiKeyChanges, ApiKeyRepository } from './api-key-repository.ts';
 import type { ApiKeyRecord } from './api-key-record.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
@@ -42,7 +42,7 @@ export class KeyDirectory {
     if ((interval === null) !== (amount === null)) {
       throw new ApiError('INVALID_RESOURCE_DATA', {
         detail: 'refillInterval and refillAmount must be set together (or both cleared)',
-        pointer: pointerTo(interval === null ? 'refillInterval' : 'refillAmount'),
+        field: interval === null ? 'refillInterval' : 'refillAmount',
       });
     }
     const updated = await this.#keys.update(id, changes, now);

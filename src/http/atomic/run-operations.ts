@@ -7,8 +7,7 @@ import type { Resource } from '../../resources/resource.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { isUpsertField, type RequestMeta, type WriteBatch } from '../../records/record-service.ts';
 import type { ReadResult } from '../../records/record-results.ts';
-import { RecordFailure } from '../../records/record-failure.ts';
-import { recordFailureAnswer } from '../server/record-failure-answer.ts';
+import { domainErrorAnswer } from '../server/domain-error-answer.ts';
 import { isOwnFailure, markOwnFailure } from '../../store/own-failure.ts';
 import { documentError, flatBodyOf } from '../documents/request-document.ts';
 import { resourceObject, type ResourceObject } from '../documents/resource-document.ts';
@@ -27,7 +26,7 @@ type LocalIds = Map<string, string>;
 /** Pointers the write path made (into `/data/…`) and errors without one now start at the operation. */
 function atOperation(thrown: unknown, index: number): unknown {
   // A database refusal (a remove's reference still held, say) is answered here, where the pointer is known.
-  const error = thrown instanceof RecordFailure ? recordFailureAnswer(thrown) : thrown;
+  const error = domainErrorAnswer(thrown);
   if (!(error instanceof ApiError)) return error;
   const at = operationPointer(index);
   const issues = error.issues.map((issue) => {

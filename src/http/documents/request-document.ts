@@ -4,13 +4,12 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
-import { RecordFailure } from '../../records/record-failure.ts';
 import { toOneRelation } from '../../resources/relations.ts';
 import type { Resource } from '../../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 import { UUID_PATTERN } from '../../resources/field-types/uuid-field.ts';
 import { isRecord } from '../../tools/is-record.ts';
-import { recordFailureAnswer } from '../server/record-failure-answer.ts';
+import { domainErrorAnswer } from '../server/domain-error-answer.ts';
 
 type Members = Record<string, unknown>;
 
@@ -241,7 +240,7 @@ export function documentError(
   clientId: string | undefined,
   sentAs: ReadonlyMap<string, string> = new Map(),
 ): unknown {
-  const error = thrown instanceof RecordFailure ? recordFailureAnswer(thrown) : thrown;
+  const error = domainErrorAnswer(thrown);
   if (!(error instanceof ApiError)) return error;
   let moved = false;
   const issues = error.issues.map((issue) => {
@@ -264,7 +263,15 @@ export async function writeWithBody<T>(
   write: (body: unknown, clientId: string | undefined) => Promise<T>,
 ): Promise<T> {
   const body = request.body;
-  if (!isRequestDocument(request, target.resource, body)) return write(body, undefined);
+  if (!isRequestDocument(request, target.resource, body)) {
+    if (!isRecord(body)) {
+      throw new ApiError('INVALID_RESOURCE_DATA', {
+        detail: 'The body must be a JSON object of field values',
+        pointer: '/data',
+      });
+    }
+    return write(body, undefined);
+  }
   const { values, clientId, sentAs } = flatBodyOf(body, target);
   try {
     return await write(values, clientId);

@@ -5,7 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../app-context.ts';
-import { ApiError, pointerTo } from '../../errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { attributePointer } from '../server/domain-error-answer.ts';
 import { fileMetadataOf, type FileMetadata } from '../../resources/field-types/file-metadata.ts';
 import { isFileType, maxCountOf } from '../../resources/field-types/file-field.ts';
 import type { Resource, ResourceField } from '../../resources/resource.ts';
@@ -215,7 +216,7 @@ export async function uploadIntoField(
   if (!grant.fields.has(field.name) || Object.hasOwn(grant.preset, field.name)) {
     throw new ApiError('INVALID_FIELDS', {
       detail: `Field '${field.name}' may not be written by this caller`,
-      pointer: pointerTo(field.name),
+      pointer: attributePointer(field.name),
     });
   }
   const id = request.params.id;
@@ -226,7 +227,7 @@ export async function uploadIntoField(
     if (held >= maxCountOf(field.definition)) {
       throw new ApiError('INVALID_RESOURCE_DATA', {
         detail: `'${field.name}' already holds ${held} files, its most`,
-        pointer: pointerTo(field.name),
+        pointer: attributePointer(field.name),
       });
     }
   }

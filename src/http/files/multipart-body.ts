@@ -4,7 +4,8 @@
 // storage. A text part under a `files` field keeps a current file by its id, in the list's order.
 import type { FastifyRequest } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
-import { ApiError, pointerTo } from '../../errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { attributePointer } from '../server/domain-error-answer.ts';
 import type { FileService } from '../../files/file-service.ts';
 import type { FileMetadata } from '../../resources/field-types/file-metadata.ts';
 import { isFileType, maxCountOf } from '../../resources/field-types/file-field.ts';
@@ -39,7 +40,7 @@ function formValue(field: ResourceField, text: string): unknown {
   } catch {
     throw new ApiError('INVALID_RESOURCE_DATA', {
       detail: `'${field.name}' must be JSON in a form field (a ${field.definition.type})`,
-      pointer: pointerTo(field.name),
+      pointer: attributePointer(field.name),
     });
   }
 }
@@ -49,7 +50,7 @@ function fieldOf(resource: Resource, name: string): ResourceField {
   if (!field) {
     throw new ApiError('INVALID_RESOURCE_DATA', {
       detail: `${resource.name} has no field '${name}'`,
-      pointer: pointerTo(name),
+      pointer: attributePointer(name),
     });
   }
   return field;
@@ -59,7 +60,7 @@ function mayWrite(grant: AccessGrant, name: string): void {
   if (!grant.fields.has(name) || Object.hasOwn(grant.preset, name)) {
     throw new ApiError('INVALID_FIELDS', {
       detail: `Field '${name}' may not be written by this caller`,
-      pointer: pointerTo(name),
+      pointer: attributePointer(name),
     });
   }
 }
@@ -86,7 +87,7 @@ export async function readMultipartBody(
     if (items.length > most) {
       throw new ApiError('INVALID_RESOURCE_DATA', {
         detail: `'${field.name}' holds at most ${most} file${most === 1 ? '' : 's'}`,
-        pointer: pointerTo(field.name),
+        pointer: attributePointer(field.name),
       });
     }
   };
@@ -97,7 +98,7 @@ export async function readMultipartBody(
         if (!isFileType(field.definition)) {
           throw new ApiError('INVALID_RESOURCE_DATA', {
             detail: `'${field.name}' is not a file field; send its value as a form field`,
-            pointer: pointerTo(field.name),
+            pointer: attributePointer(field.name),
           });
         }
         // Before reading the bytes: the caller may write this field, and the list has room.
@@ -138,7 +139,7 @@ function multipartLimit(error: unknown): unknown {
   if (code === 'FST_PROTO_VIOLATION')
     return new ApiError('INVALID_RESOURCE_DATA', {
       detail: 'A part named __proto__ is not accepted',
-      pointer: pointerTo('__proto__'),
+      pointer: attributePointer('__proto__'),
     });
   if (code.startsWith('FST_') || /Unexpected end of (form|multipart)|Malformed|boundary/i.test(error.message))
     return new ApiError('BAD_REQUEST', 'The multipart/form-data body is malformed');

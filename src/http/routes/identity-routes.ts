@@ -4,7 +4,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { CLIENT_IP_HEADER, identityBaseUrl } from '../../auth/identity/build-identity-options.ts';
-import { ApiError, pointerTo, type ErrorIssue } from '../../errors/api-error.ts';
+import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
+import { attributePointer } from '../server/domain-error-answer.ts';
 import { MAX_UNSTORABLE_ISSUES, unstorableProblem } from '../server/unstorable-text.ts';
 
 /** Headers that describe one hop or the original body, which is re-serialized here. */
@@ -88,7 +89,7 @@ function unstorableFormFields(form: string): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
   for (const [name, value] of new URLSearchParams(form)) {
     const problem = unstorableProblem(name) ?? unstorableProblem(value);
-    if (problem) issues.push({ pointer: pointerTo(name), detail: `Form field ${problem}` });
+    if (problem) issues.push({ pointer: attributePointer(name), detail: `Form field ${problem}` });
     if (issues.length >= MAX_UNSTORABLE_ISSUES) break;
   }
   return issues;

@@ -5,7 +5,7 @@ import { errorDocument } from '../../errors/error-document.ts';
 import { refusalAsApiError } from '../../errors/refusal.ts';
 import { RecordFailure } from '../../records/record-failure.ts';
 import { asJsonApi } from '../documents/json-api.ts';
-import { recordFailureAnswer } from './record-failure-answer.ts';
+import { domainErrorAnswer } from './domain-error-answer.ts';
 
 /**
  * A route schema's refusal (a custom route's `schema`, docs/hooks.md): each problem with where it is,
@@ -51,8 +51,8 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
 }
 
 export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof RecordFailure) return recordFailureAnswer(error);
+  const answered = domainErrorAnswer(error);
+  if (answered instanceof ApiError) return answered;
   // A custom route's refusal (docs/hooks.md).
   const refused = refusalAsApiError(error);
   if (refused) return refused;
