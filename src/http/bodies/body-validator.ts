@@ -9,7 +9,8 @@ import { ajvLinearRegExp } from '../../tools/linear-regex.ts';
 // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
 // strictSchema off: the schemas carry OpenAPI's annotations (`examples`, `writeOnly`) and `components`.
-const ajv = new Ajv2020({ allErrors: true, strictSchema: false, code: { regExp: ajvLinearRegExp } });
+// verbose: an error names the schema node it failed in, whose own words (`x-problem`) schema-issues.ts uses.
+const ajv = new Ajv2020({ allErrors: true, strictSchema: false, verbose: true, code: { regExp: ajvLinearRegExp } });
 addFormats(ajv);
 
 /**
