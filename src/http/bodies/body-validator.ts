@@ -10,7 +10,15 @@ import { ajvLinearRegExp } from '../../tools/linear-regex.ts';
 const addFormats = addFormatsModule.default;
 // strictSchema off: the schemas carry OpenAPI's annotations (`examples`, `writeOnly`) and `components`.
 // verbose: an error names the schema node it failed in, whose own words (`x-problem`) schema-issues.ts uses.
-const ajv = new Ajv2020({ allErrors: true, strictSchema: false, verbose: true, code: { regExp: ajvLinearRegExp } });
+// strictTypes off: a rule beside a member's type applies, as JSON Schema says, only to values of its type
+// (the Atomic Operations document leaves the type of a write's members to the write's own reading).
+const ajv = new Ajv2020({
+  allErrors: true,
+  strictSchema: false,
+  strictTypes: false,
+  verbose: true,
+  code: { regExp: ajvLinearRegExp },
+});
 addFormats(ajv);
 
 /**

@@ -26,8 +26,8 @@ const RELATIONSHIP: JsonSchema = {
   [PROBLEM_KEYWORD]: 'A relationship must be an object with a data member',
 };
 
-/** A member JSON:API defines there, taken and not used. */
-const IGNORED: JsonSchema = { description: 'Taken and ignored' };
+/** A member JSON:API defines there, taken and not used (a node of its own each time: the OpenAPI document is a plain tree). */
+const ignored = (): JsonSchema => ({ description: 'Taken and ignored' });
 
 const RESOURCE_OBJECT: JsonSchema = {
   type: 'object',
@@ -35,15 +35,15 @@ const RESOURCE_OBJECT: JsonSchema = {
   properties: {
     type: { type: 'string', description: 'The resource, the one the URL names' },
     id: { type: 'string' },
-    lid: IGNORED,
+    lid: ignored(),
     attributes: { type: 'object', description: 'Field values, as the flat body has them' },
     relationships: {
       type: 'object',
       description: 'Relation fields as to-one relationships',
       additionalProperties: RELATIONSHIP,
     },
-    links: IGNORED,
-    meta: IGNORED,
+    links: ignored(),
+    meta: ignored(),
   },
   // A field put beside `attributes` would otherwise go unnoticed.
   additionalProperties: false,
@@ -53,7 +53,7 @@ export const JSON_API_DOCUMENT_SCHEMA: JsonSchema = {
   type: 'object',
   description: 'A JSON:API request document: one resource object in `data`.',
   required: ['data'],
-  properties: { data: RESOURCE_OBJECT, meta: IGNORED, jsonapi: IGNORED, links: IGNORED },
+  properties: { data: RESOURCE_OBJECT, meta: ignored(), jsonapi: ignored(), links: ignored() },
   additionalProperties: false,
 };
 

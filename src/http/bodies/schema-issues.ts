@@ -107,7 +107,10 @@ function withoutSpokenFor(errors: readonly ErrorObject[]): ErrorObject[] {
 
 /** Drops the errors of `anyOf` branches that did not get furthest, and the `anyOf` error itself when one did. */
 function withoutLosingBranches(errors: readonly ErrorObject[]): ErrorObject[] {
-  const alternatives = errors.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');
+  // An alternative with its own words says them whatever its branches got to.
+  const alternatives = errors.filter(
+    (error) => (error.keyword === 'anyOf' || error.keyword === 'oneOf') && problemOf(error) === undefined,
+  );
   let kept = [...errors];
   for (const alternative of alternatives) {
     const at = alternative.instancePath;
