@@ -5,6 +5,7 @@
 // before any use. Records are not looked at here; run-operations.ts does the writes.
 import { ApiError, type ErrorIssue } from '../../errors/api-error.ts';
 import { isRecord } from '../../tools/is-record.ts';
+import { MAX_REPORTED_ISSUES } from '../bodies/request-body.ts';
 import {
   OPERATIONS_MEMBER,
   type AtomicOperationsBody,
@@ -199,6 +200,6 @@ export function parseOperations(body: unknown, reader: AtomicOperationsBody): Op
     const operation = parseOperation(list[i]!, i, problems, lids);
     if (operation) operations.push(operation);
   }
-  if (problems.issues.length > 0) throw new ApiError('INVALID_OPERATIONS', problems.issues.slice(0, 100));
+  if (problems.issues.length > 0) throw new ApiError('INVALID_OPERATIONS', problems.issues.slice(0, MAX_REPORTED_ISSUES));
   return operations;
 }
