@@ -3,13 +3,21 @@
 // load of the console within its size budget.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDialects } from '../helpers/test-databases.ts';
 import { ensureConsoleBuilt } from '../helpers/console-build.ts';
-import { CONSOLE_BUILD_DIR } from '../../src/http/routes/console-files.ts';
+import {
+  bodyOf,
+  CONSOLE_BUILD_DIR,
+  type ConsoleFile,
+  gzippedBody,
+  HELD_BYTES,
+  readConsoleFiles,
+} from '../../src/http/routes/console-files.ts';
 
 const FIRST_LOAD_BUDGET_BYTES = 150 * 1024;
 
@@ -108,3 +116,33 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe('web console files held and read', () => {
+  it('holds the console in memory but reads the reference script from disk, each byte the same', async () => {
+    await ensureConsoleBuilt();
+    // A copy of the build of its own: the shared read of the real one is left as the server has it.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-console-files-'));
+    try {
+      cpSync(CONSOLE_BUILD_DIR, dir, { recursive: true });
+      const files = readConsoleFiles(dir)!;
+      const scalar = files.get('/docs/scalar.js')!;
+      assert.ok(scalar.size > HELD_BYTES, `the reference script is ${scalar.size} bytes`);
+      assert.equal(scalar.body, undefined, 'not held');
+      const index = files.get('/console/index.html')!;
+      assert.ok(index.body !== undefined, 'the console page is held');
+      const onDisk = readFileSync(join(dir, 'docs', 'scalar.js'));
+      assert.ok((await bodyOf(scalar)).equals(onDisk));
+      assert.ok(gunzipSync(await gzippedBody(scalar)!).equals(onDisk));
+      assert.equal(scalar.body, undefined, 'still not held after it was read');
+      assert.equal(statSync(join(dir, 'docs', 'scalar.js')).size, scalar.size);
+      // Gone since start (a rebuild under a running service): the read fails, nothing stale is kept.
+      rmSync(join(dir, 'docs', 'scalar.js'));
+      const vanished: ConsoleFile = { ...scalar, gzipped: undefined };
+      await assert.rejects(Promise.resolve(bodyOf(vanished)), { code: 'ENOENT' });
+      await assert.rejects(gzippedBody(vanished)!, { code: 'ENOENT' });
+      assert.equal(vanished.gzipped, undefined, 'a failed compression is not kept');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,9 +1,15 @@
-// The built web console and API reference (dist/console/, made by scripts/build-console.mjs), read once
-// into memory: a fixed map from URL path to bytes, so a request can only ever get one of these files.
+// The built web console and API reference (dist/console/, made by scripts/build-console.mjs): a fixed
+// map from URL path to file, made once, so a request can only ever get one of these files. The console's
+// own files are read into memory then; a large one (the reference's script, ~5 MB) is read from disk
+// when asked for, so a service whose /docs nobody opens does not hold it.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+
+const gzipAsync = promisify(gzip);
 
 export const CONSOLE_BUILD_DIR = join(packageRoot(dirname(fileURLToPath(import.meta.url))), 'dist', 'console');
 
@@ -19,21 +25,37 @@ function packageRoot(from: string): string {
 }
 
 export interface ConsoleFile {
-  body: Buffer;
+  path: string;
+  size: number;
   type: string;
   /** Vite names its assets by content hash: they never change under the same name. */
   immutable: boolean;
+  /** The bytes, for a file read at start; a larger one has none and is read when asked for. */
+  body: Buffer | undefined;
   /** Compressed on first request and kept (the reference's script is ~5 MB, ~1.4 MB gzipped). */
-  gzipped?: Buffer;
+  gzipped?: Promise<Buffer>;
 }
 
 const COMPRESSIBLE_BYTES = 1024;
+/** Files up to this size are held in memory from the start. */
+export const HELD_BYTES = 512 * 1024;
+
+/** The file's bytes: held, or read from disk. */
+export function bodyOf(file: ConsoleFile): Promise<Buffer> | Buffer {
+  return file.body ?? readFile(file.path);
+}
 
 /** The file's gzip form, made once; null when it is too small to be worth it. */
-export function gzippedBody(file: ConsoleFile): Buffer | null {
-  if (file.body.length < COMPRESSIBLE_BYTES || file.type.startsWith('image/png') || file.type.startsWith('font/'))
-    return null;
-  file.gzipped ??= gzipSync(file.body);
+export function gzippedBody(file: ConsoleFile): Promise<Buffer> | null {
+  if (file.size < COMPRESSIBLE_BYTES || file.type.startsWith('image/png') || file.type.startsWith('font/')) return null;
+  if (!file.gzipped) {
+    const made = Promise.resolve(bodyOf(file)).then((body) => gzipAsync(body));
+    // A failed read is tried again by the next request rather than kept.
+    made.catch(() => {
+      if (file.gzipped === made) file.gzipped = undefined;
+    });
+    file.gzipped = made;
+  }
   return file.gzipped;
 }
 
@@ -79,7 +101,9 @@ export function readConsoleFiles(dir: string = CONSOLE_BUILD_DIR): Map<string, C
     if (type === undefined) continue;
     const name = relative(dir, path).split(sep).join('/');
     const url = name.startsWith('docs/') ? `/${name}` : `/console/${name}`;
-    files.set(url, { body: readFileSync(path), type, immutable: name.startsWith('assets/') });
+    const size = statSync(path).size;
+    const body = size <= HELD_BYTES ? readFileSync(path) : undefined;
+    files.set(url, { path, size, body, type, immutable: name.startsWith('assets/') });
   }
   lastRead = { dir, builtAt, files };
   return files;

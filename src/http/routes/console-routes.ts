@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { gzippedBody, readConsoleFiles, type ConsoleFile } from './console-files.ts';
+import { bodyOf, gzippedBody, readConsoleFiles, type ConsoleFile } from './console-files.ts';
 
 /** Only this origin: no inline script, no eval, no remote fonts or CDNs; the API is called on the same origin. */
 export const CONSOLE_CSP = [
@@ -31,16 +31,22 @@ export async function registerConsoleRoutes(app: FastifyInstance, ctx: Pick<AppC
   if (ctx.config.server.console === false) return;
   const files = readConsoleFiles();
 
-  const send = (request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, csp: string) => {
+  const send = async (request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, csp: string) => {
+    const gzipped = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) ? gzippedBody(file) : null;
+    let body: Buffer;
+    try {
+      body = await (gzipped ?? bodyOf(file));
+    } catch (error) {
+      // A file read from disk when asked for may have gone since start (a rebuild under a running service).
+      throw new ApiError('SERVICE_UNAVAILABLE', `${request.url.split('?')[0]} cannot be read: rebuild or restart`, {
+        cause: error,
+      });
+    }
     reply.header('Content-Security-Policy', csp);
     reply.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     reply.header('Vary', 'Accept-Encoding');
-    const gzipped = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) ? gzippedBody(file) : null;
     if (gzipped) reply.header('Content-Encoding', 'gzip');
-    return reply
-      .code(200)
-      .type(file.type)
-      .send(gzipped ?? file.body);
+    return reply.code(200).type(file.type).send(body);
   };
   const serve = (path: string, csp: string) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (files === null) throw new ApiError('SERVICE_UNAVAILABLE', NOT_BUILT);

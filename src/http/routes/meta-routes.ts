@@ -21,13 +21,15 @@ export async function registerMetaRoutes(
   custom?: CustomRouteDocs,
 ): Promise<void> {
   // The document depends only on the resource definitions: built once, and again when they are replaced.
-  let openApi: { json: string; yaml: string } | null = null;
+  // The YAML form is made on its first request: most deployments are read as JSON, and the YAML of a
+  // large API is a string of a megabyte held for nothing.
+  let openApi: { json: string; yaml?: string } | null = null;
   const document = () => {
     if (openApi) return openApi;
     const built = buildOpenApiDocument(ctx.registry, ctx.config);
     // A hooks file's routes that declare a schema (registered after these routes: see onReady below).
     if (custom && custom.size > 0) built.paths = { ...(built.paths as Record<string, unknown>), ...custom.paths() };
-    openApi = { json: JSON.stringify(built), yaml: stringify(built, { aliasDuplicateObjects: false }) };
+    openApi = { json: JSON.stringify(built) };
     return openApi;
   };
   ctx.registry.onReplaced(() => {
@@ -42,7 +44,11 @@ export async function registerMetaRoutes(
   }
 
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document().json));
-  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(document().yaml));
+  app.get('/openapi.yaml', async (_request, reply) => {
+    const built = document();
+    built.yaml ??= stringify(JSON.parse(built.json), { aliasDuplicateObjects: false });
+    return reply.type('application/yaml').send(built.yaml);
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   const probe = new ReadinessProbe(ctx.store, () =>
     serviceTables(ctx.registry.all().map((resource) => resource.table)),
