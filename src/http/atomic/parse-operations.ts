@@ -200,6 +200,7 @@ export function parseOperations(body: unknown, reader: AtomicOperationsBody): Op
     const operation = parseOperation(list[i]!, i, problems, lids);
     if (operation) operations.push(operation);
   }
-  if (problems.issues.length > 0) throw new ApiError('INVALID_OPERATIONS', problems.issues.slice(0, MAX_REPORTED_ISSUES));
+  if (problems.issues.length > 0)
+    throw new ApiError('INVALID_OPERATIONS', problems.issues.slice(0, MAX_REPORTED_ISSUES));
   return operations;
 }
