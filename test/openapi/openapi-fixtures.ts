@@ -72,5 +72,7 @@ export function strictAjv(): Ajv2020 {
   ajv.addKeyword({ keyword: 'x-max-size', schemaType: 'number' });
   ajv.addKeyword({ keyword: 'x-accept', schemaType: 'array' });
   ajv.addKeyword({ keyword: 'x-thumbs', schemaType: 'array' });
+  // A request body schema's own words for a refusal (http/bodies/schema-issues.ts).
+  ajv.addKeyword({ keyword: 'x-problem', schemaType: 'string' });
   return ajv;
 }

@@ -9,7 +9,16 @@ import { ajvLinearRegExp } from '../../tools/linear-regex.ts';
 // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
 // strictSchema off: the schemas carry OpenAPI's annotations (`examples`, `writeOnly`) and `components`.
-const ajv = new Ajv2020({ allErrors: true, strictSchema: false, code: { regExp: ajvLinearRegExp } });
+// verbose: an error names the schema node it failed in, whose own words (`x-problem`) schema-issues.ts uses.
+// strictTypes off: a rule beside a member's type applies, as JSON Schema says, only to values of its type
+// (the Atomic Operations document leaves the type of a write's members to the write's own reading).
+const ajv = new Ajv2020({
+  allErrors: true,
+  strictSchema: false,
+  strictTypes: false,
+  verbose: true,
+  code: { regExp: ajvLinearRegExp },
+});
 addFormats(ajv);
 
 /**

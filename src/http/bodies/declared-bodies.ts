@@ -3,18 +3,19 @@
 // not a fixed schema. A route that would take a body without saying so stops the start, so no body can
 // be read a way the OpenAPI document does not describe.
 import type { FastifyInstance } from 'fastify';
+import type { AtomicOperationsBody } from './atomic-operations-body.ts';
 import type { RequestBody } from './request-body.ts';
 
 /**
  * Bodies read by something other than one fixed schema: a resource's records (their fields' schemas,
- * per caller: records/validate-record-body.ts), an Atomic Operations document (http/atomic/), the
- * identity component's own endpoints (better-auth checks those), a file field's raw upload (the bytes
+ * per caller: records/validate-record-body.ts), the identity component's own endpoints (better-auth checks those), a file field's raw upload (the bytes
  * as sent, streamed into storage: http/files/), or none: the route reads no body (one
  * sent is still parsed, or refused, like any other, then ignored).
  */
-export type NamedReader = 'records' | 'atomic-operations' | 'identity-component' | 'file-upload' | 'none';
+export type NamedReader = 'records' | 'identity-component' | 'file-upload' | 'none';
 
-export type DeclaredBody = RequestBody<object> | NamedReader;
+/** An Atomic Operations document is read with a schema of its own too, one not of a flat body. */
+export type DeclaredBody = RequestBody<object> | AtomicOperationsBody | NamedReader;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,7 +1,9 @@
 // Ajv's errors as JSON:API error objects: one per member (the first problem found there), pointing at
 // the member itself, in words a caller reads. A failed `anyOf` reports the branch that got furthest
 // into the value (a permissions object with one bad action points at that action), or, when no branch
-// matched the value's type, one problem at the member.
+// matched the value's type, one problem at the member. A schema node may say in its own words what is
+// wrong when it refuses a value (`x-problem`, for rules that are about the value as a whole, such as
+// "exactly one of id or lid"): then that one problem points at the value, whatever inside the node failed.
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { ErrorIssue } from '../../errors/api-error.ts';
 
@@ -41,7 +43,7 @@ function typeWords(type: unknown): string {
   return types.map((name) => TYPE_WORDS[String(name)] ?? String(name)).join(' or ');
 }
 
-function detailOf(error: ErrorObject, path: string): string {
+function detailOf(error: ErrorObject, path: string, noun: string): string {
   const name = memberName(path);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -50,7 +52,7 @@ function detailOf(error: ErrorObject, path: string): string {
     case 'dependentRequired':
       return `'${name}' is required with '${String(params.property)}'`;
     case 'additionalProperties':
-      return `Unknown attribute '${name}'`;
+      return `Unknown ${noun} '${name}'`;
     case 'type':
       return `'${name}' must be ${typeWords(params.type)}`;
     case 'minLength':
@@ -72,9 +74,43 @@ function detailOf(error: ErrorObject, path: string): string {
   }
 }
 
+/** The annotation by which a schema node words its own refusal (see the top of this file). */
+export const PROBLEM_KEYWORD = 'x-problem';
+
+/** The node's own words, when the keyword that failed sits in a node that has them. */
+function problemOf(error: ErrorObject): string | undefined {
+  const problem = (error.parentSchema as Record<string, unknown> | undefined)?.[PROBLEM_KEYWORD];
+  return typeof problem === 'string' ? problem : undefined;
+}
+
+/** Whether `error` comes from inside the node `speaker` failed in, for the same value or a part of it. */
+function spokenFor(error: ErrorObject, speaker: ErrorObject): boolean {
+  const node = speaker.schemaPath.slice(0, speaker.schemaPath.lastIndexOf('/'));
+  const at = speaker.instancePath;
+  return (
+    error.schemaPath.startsWith(`${node}/`) && (error.instancePath === at || error.instancePath.startsWith(`${at}/`))
+  );
+}
+
+/**
+ * Drops what a node with its own words already says, and `if`'s own error: the errors of the branch
+ * it chose say what is wrong.
+ */
+function withoutSpokenFor(errors: readonly ErrorObject[]): ErrorObject[] {
+  const speakers = errors.filter((error) => problemOf(error) !== undefined);
+  return errors.filter(
+    (error) =>
+      error.keyword !== 'if' &&
+      (problemOf(error) !== undefined || !speakers.some((speaker) => spokenFor(error, speaker))),
+  );
+}
+
 /** Drops the errors of `anyOf` branches that did not get furthest, and the `anyOf` error itself when one did. */
 function withoutLosingBranches(errors: readonly ErrorObject[]): ErrorObject[] {
-  const alternatives = errors.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');
+  // An alternative with its own words says them whatever its branches got to.
+  const alternatives = errors.filter(
+    (error) => (error.keyword === 'anyOf' || error.keyword === 'oneOf') && problemOf(error) === undefined,
+  );
   let kept = [...errors];
   for (const alternative of alternatives) {
     const at = alternative.instancePath;
@@ -106,16 +142,23 @@ export interface SchemaIssue extends ErrorIssue {
   member: string;
 }
 
-/** One issue per pointer, in Ajv's order, with `prefix` before every pointer (`/data/attributes` for a flat body). */
-export function schemaIssues(errors: readonly ErrorObject[], prefix: string): SchemaIssue[] {
+/**
+ * One issue per pointer, in Ajv's order, with `prefix` before every pointer (`/data/attributes` for a flat
+ * body). `noun` is what the body's members are to its sender (a flat body's are attributes).
+ */
+export function schemaIssues(errors: readonly ErrorObject[], prefix: string, noun = 'attribute'): SchemaIssue[] {
   const issues = new Map<string, SchemaIssue>();
-  for (const error of withoutLosingBranches(errors)) {
-    const path = errorPath(error);
+  for (const error of withoutLosingBranches(withoutSpokenFor(errors))) {
+    const problem = problemOf(error);
+    const path = problem === undefined ? errorPath(error) : error.instancePath;
     const pointer = `${prefix}${path}`;
     if (issues.has(pointer)) continue;
     const member = path.split('/')[1] ?? '';
     const detail =
-      error.keyword === 'anyOf' || error.keyword === 'oneOf' ? alternativesDetail(errors, path) : detailOf(error, path);
+      problem ??
+      (error.keyword === 'anyOf' || error.keyword === 'oneOf'
+        ? alternativesDetail(errors, path)
+        : detailOf(error, path, noun));
     issues.set(pointer, { detail, pointer, member: member.replace(/~1/g, '/').replace(/~0/g, '~') });
   }
   return [...issues.values()];

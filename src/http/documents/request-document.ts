@@ -9,16 +9,12 @@ import type { Resource } from '../../resources/resource.ts';
 import { JSON_API_MEDIA_TYPE } from '../../tools/media-types.ts';
 import { UUID_PATTERN } from '../../resources/field-types/uuid-field.ts';
 import { isRecord } from '../../tools/is-record.ts';
+import { checkJsonApiDocument, DOCUMENT_MEMBERS, type JsonApiDocument } from '../bodies/json-api-document-body.ts';
 import { domainErrorAnswer } from '../server/domain-error-answer.ts';
 
 type Members = Record<string, unknown>;
 
 const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
-
-/** Top-level members a JSON:API request document may hold. */
-const DOCUMENT_MEMBERS = new Set(['data', 'meta', 'jsonapi', 'links']);
-/** Members of a resource object; `lid`, `links` and `meta` are allowed and ignored. */
-const RESOURCE_OBJECT_MEMBERS = new Set(['type', 'id', 'lid', 'attributes', 'relationships', 'links', 'meta']);
 
 /**
  * A body is a document when it comes as application/vnd.api+json with a top-level `data` member. Flat
@@ -54,13 +50,7 @@ function relationFieldOf(resource: Resource, name: string): string | undefined {
 }
 
 /** Checks type and id against the URL; returns the id a create may take from the client. */
-function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): string | undefined {
-  if (typeof data.type !== 'string') {
-    throw new ApiError('INVALID_RESOURCE_DATA', {
-      detail: 'data.type must be a string naming the resource',
-      pointer: '/data/type',
-    });
-  }
+function checkIdentity(data: JsonApiDocument['data'], { resource, urlId }: DocumentTarget): string | undefined {
   if (data.type !== resource.name) {
     throw new ApiError('CONFLICT', {
       detail: `data.type is '${data.type}' but this URL takes '${resource.name}'`,
@@ -68,26 +58,24 @@ function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): stri
     });
   }
   if (urlId === undefined) {
-    if (!Object.hasOwn(data, 'id')) return undefined;
+    if (data.id === undefined) return undefined;
     if (resource.definition.clientIds !== true) {
       throw new ApiError('CLIENT_GENERATED_ID_FORBIDDEN', {
         detail: `${resource.name} records get their id from the server; leave data.id out`,
         pointer: '/data/id',
       });
     }
-    if (typeof data.id !== 'string' || !UUID_PATTERN.test(data.id)) {
+    if (!UUID_PATTERN.test(data.id)) {
       throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a UUID', pointer: '/data/id' });
     }
     // Ids are stored as text: one spelling per id, the one the server's own ids use.
     return data.id.toLowerCase();
   }
-  if (!Object.hasOwn(data, 'id'))
+  if (data.id === undefined)
     throw new ApiError('INVALID_RESOURCE_DATA', {
       detail: 'data.id is required and must be the id in the URL',
       pointer: '/data/id',
     });
-  if (typeof data.id !== 'string')
-    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data.id must be a string', pointer: '/data/id' });
   if (data.id !== urlId)
     throw new ApiError('CONFLICT', {
       detail: `data.id is '${data.id}' but the URL names '${urlId}'`,
@@ -100,78 +88,45 @@ function checkIdentity(data: Members, { resource, urlId }: DocumentTarget): stri
  * Attribute values. A relation field may come here too, as the id reads return in `attributes`
  * (`author_id`), which is how clients that echo a record back (kitsu, jsona) send it.
  */
-function attributeValues(data: Members, values: Members, sentAs: Map<string, string>, issues: ErrorIssue[]): void {
-  if (!Object.hasOwn(data, 'attributes')) return;
-  const attributes = data.attributes;
-  if (!isRecord(attributes)) {
-    issues.push({ detail: 'data.attributes must be an object of field values', pointer: '/data/attributes' });
-    return;
-  }
-  for (const [name, value] of Object.entries(attributes)) {
+function attributeValues(data: JsonApiDocument['data'], values: Members, sentAs: Map<string, string>): void {
+  for (const [name, value] of Object.entries(data.attributes ?? {})) {
     values[name] = value;
     sentAs.set(name, `/data/attributes/${escapeToken(name)}`);
   }
 }
 
-function linkedId(name: string, linkage: unknown, target: string, issues: ErrorIssue[]): unknown {
-  const at = `/data/relationships/${escapeToken(name)}`;
-  if (linkage === null) return null;
-  if (!isRecord(linkage)) {
-    issues.push({ detail: `data.relationships.${name}.data must be {"type","id"} or null`, pointer: `${at}/data` });
-    return undefined;
-  }
-  if (typeof linkage.type !== 'string') {
-    issues.push({ detail: `data.relationships.${name}.data.type must be a string`, pointer: `${at}/data/type` });
-    return undefined;
-  }
-  if (typeof linkage.id !== 'string') {
-    issues.push({ detail: `data.relationships.${name}.data.id must be a string`, pointer: `${at}/data/id` });
-    return undefined;
-  }
-  if (linkage.type !== target) {
-    throw new ApiError('CONFLICT', {
-      detail: `'${name}' refers to ${target}, not ${linkage.type}`,
-      pointer: `${at}/data/type`,
-    });
-  }
-  return linkage.id;
-}
-
 function relationshipValues(
-  data: Members,
+  data: JsonApiDocument['data'],
   resource: Resource,
   values: Members,
   sentAs: Map<string, string>,
   issues: ErrorIssue[],
 ): void {
-  if (!Object.hasOwn(data, 'relationships')) return;
-  const relationships = data.relationships;
-  if (!isRecord(relationships)) {
-    issues.push({ detail: 'data.relationships must be an object of relationships', pointer: '/data/relationships' });
-    return;
-  }
-  for (const [name, relationship] of Object.entries(relationships)) {
+  for (const [name, { data: linkage }] of Object.entries(data.relationships ?? {})) {
     const at = `/data/relationships/${escapeToken(name)}`;
     const field = relationFieldOf(resource, name);
     const target = field === undefined ? undefined : relationTarget(resource, field);
     if (field === undefined || target === undefined) {
       issues.push({ detail: `${resource.name} has no relationship '${name}'`, pointer: at });
-    } else if (!isRecord(relationship) || !Object.hasOwn(relationship, 'data')) {
-      issues.push({ detail: `data.relationships.${name} must be an object with a data member`, pointer: at });
-    } else {
-      const id = linkedId(name, relationship.data, target, issues);
-      if (id === undefined) continue;
-      // The same relation as an attribute and as a relationship: one value, or the sender must choose.
-      if (Object.hasOwn(values, field) && values[field] !== id) {
-        issues.push({
-          detail: `data.relationships.${name} and data.attributes.${field} name different records; send one of them`,
-          pointer: `${at}/data`,
-        });
-        continue;
-      }
-      values[field] = id;
-      sentAs.set(field, `${at}`);
+      continue;
     }
+    if (linkage !== null && linkage.type !== target) {
+      throw new ApiError('CONFLICT', {
+        detail: `'${name}' refers to ${target}, not ${linkage.type}`,
+        pointer: `${at}/data/type`,
+      });
+    }
+    const id = linkage === null ? null : linkage.id;
+    // The same relation as an attribute and as a relationship: one value, or the sender must choose.
+    if (Object.hasOwn(values, field) && values[field] !== id) {
+      issues.push({
+        detail: `data.relationships.${name} and data.attributes.${field} name different records; send one of them`,
+        pointer: `${at}/data`,
+      });
+      continue;
+    }
+    values[field] = id;
+    sentAs.set(field, at);
   }
 }
 
@@ -184,26 +139,15 @@ export interface DocumentBody {
   sentAs: ReadonlyMap<string, string>;
 }
 
-/** Members JSON:API does not define there: a field put beside `attributes` would otherwise go unnoticed. */
-function unknownMembers(object: Members, known: ReadonlySet<string>, at: string, where: string): ErrorIssue[] {
-  return Object.keys(object)
-    .filter((member) => !known.has(member))
-    .map((member) => ({ detail: `'${member}' is not a member of ${where}`, pointer: `${at}/${escapeToken(member)}` }));
-}
-
 /** The flat body a document stands for; a malformed document or a type/id mismatch is refused here. */
 export function flatBodyOf(document: Members, target: DocumentTarget): DocumentBody {
-  const data = document.data;
-  if (!isRecord(data))
-    throw new ApiError('INVALID_RESOURCE_DATA', { detail: 'data must be a resource object', pointer: '/data' });
+  checkJsonApiDocument(document);
+  const { data } = document;
   const clientId = checkIdentity(data, target);
   const values: Members = {};
   const sentAs = new Map<string, string>();
-  const issues: ErrorIssue[] = [
-    ...unknownMembers(document, DOCUMENT_MEMBERS, '', 'a JSON:API request document'),
-    ...unknownMembers(data, RESOURCE_OBJECT_MEMBERS, '/data', 'a resource object (fields go under attributes)'),
-  ];
-  attributeValues(data, values, sentAs, issues);
+  const issues: ErrorIssue[] = [];
+  attributeValues(data, values, sentAs);
   relationshipValues(data, target.resource, values, sentAs, issues);
   if (issues.length > 0) throw new ApiError('INVALID_RESOURCE_DATA', issues);
   return { values, clientId, sentAs };

@@ -73,6 +73,7 @@ import {
   operationsPaths,
   operationsSchemas,
 } from './operations-path.ts';
+import { JSON_API_DOCUMENT_NAME, JSON_API_DOCUMENT_SCHEMA } from '../bodies/json-api-document-body.ts';
 import { MULTI_STREAM_OPERATIONS, MULTI_STREAM_TAG, multiStreamPaths } from './multi-stream-path.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -96,6 +97,7 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       ...ADMIN_DELETED_RECORD_SCHEMAS,
       ...RECORD_HISTORY_SCHEMAS,
       ...OPERATIONS_SCHEMAS,
+      JSON_API_DOCUMENT_NAME,
     ],
     [
       ...SERVICE_OPERATIONS,
@@ -171,7 +173,14 @@ export function buildOpenApiDocument(registry: ResourceRegistry, config: SvcConf
       resources.map((resource) => resource.name),
     ),
   );
-  Object.assign(schemas, operationsSchemas(resources.map((resource) => resource.name)));
+  Object.assign(
+    schemas,
+    operationsSchemas(
+      config,
+      resources.map((resource) => resource.name),
+    ),
+    { [JSON_API_DOCUMENT_NAME]: JSON_API_DOCUMENT_SCHEMA },
+  );
   tags.push(
     { name: OPERATIONS_TAG, description: 'Several writes as one transaction (JSON:API Atomic Operations)' },
     { name: MULTI_STREAM_TAG, description: 'The events of several resources on one connection' },

@@ -3,6 +3,7 @@
 import type { SvcConfig } from '../../config/config-types.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import { SERVER_LIMIT_DEFAULTS } from '../../config/config-schema.ts';
+import { ATOMIC_OPERATIONS_ENVELOPE_NAME, atomicOperationsSchema } from '../bodies/atomic-operations-body.ts';
 import { IDEMPOTENCY_DEFAULTS } from '../../config/idempotency-settings.ts';
 import { BODY_CODES, errorResponses, KEY_AUTH_CODES, RATE_LIMIT_CODES } from './error-responses.ts';
 import { schemaRef, type OpenApiObject } from './openapi-refs.ts';
@@ -10,7 +11,11 @@ import { callerSecurity, successHeaders } from './shared-components.ts';
 import { IDEMPOTENCY_CODES, idempotencyKeyParameter, withReplayedHeader } from './idempotency-openapi.ts';
 
 export const OPERATIONS_OPERATIONS = ['runAtomicOperations'] as const;
-export const OPERATIONS_SCHEMAS = ['AtomicOperationsDocument', 'AtomicResultsDocument'] as const;
+export const OPERATIONS_SCHEMAS = [
+  'AtomicOperationsDocument',
+  ATOMIC_OPERATIONS_ENVELOPE_NAME,
+  'AtomicResultsDocument',
+] as const;
 export const OPERATIONS_TAG = 'operations';
 
 const ATOMIC_MEDIA_TYPE = 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"';
@@ -37,72 +42,20 @@ const CODES: readonly ErrorCode[] = [
   'INTERNAL_ERROR',
 ];
 
-const REF = {
-  type: 'object',
-  description:
-    'The record an update or remove targets: its type and its id, or the lid an earlier add gave it. `relationship` names a to-one relationship to set (an update whose data is the new linkage or null).',
-  required: ['type'],
-  properties: {
-    type: { type: 'string' },
-    id: { type: 'string' },
-    lid: { type: 'string', maxLength: 255 },
-    relationship: { type: 'string' },
-  },
-  additionalProperties: false,
-};
-
-export function operationsSchemas(resourceNames: readonly string[]): Record<string, unknown> {
-  const type = resourceNames.length > 0 ? { type: 'string', enum: [...resourceNames] } : { type: 'string' };
-  const resourceObject = {
-    type: 'object',
-    required: ['type'],
-    properties: {
-      type,
-      id: { type: 'string' },
-      lid: {
-        type: 'string',
-        maxLength: 255,
-        description: 'A local id later operations may use in ref or in relationship linkage ({"type","lid"}).',
-      },
-      attributes: { type: 'object' },
-      relationships: { type: 'object' },
-    },
-  };
+/** The request document's envelope is the schema its reader checks it with (bodies/atomic-operations-body.ts). */
+export function operationsSchemas(config: SvcConfig, resourceNames: readonly string[]): Record<string, unknown> {
+  const type = () => (resourceNames.length > 0 ? { type: 'string', enum: [...resourceNames] } : { type: 'string' });
   return {
+    [ATOMIC_OPERATIONS_ENVELOPE_NAME]: atomicOperationsSchema(maxOperations(config)),
+    // The envelope, and the resources an operation's data and ref may name (an unknown one is a 404
+    // when its operation runs, so the envelope leaves it open).
     AtomicOperationsDocument: {
-      type: 'object',
-      required: ['atomic:operations'],
+      allOf: [schemaRef(ATOMIC_OPERATIONS_ENVELOPE_NAME)],
       properties: {
         'atomic:operations': {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['op'],
-            properties: {
-              op: { type: 'string', enum: ['add', 'update', 'remove'] },
-              ref: REF,
-              data: { oneOf: [resourceObject, { type: 'null' }] },
-              meta: {
-                type: 'object',
-                properties: {
-                  upsert: {
-                    type: 'string',
-                    description:
-                      'On an add: a unique field; the record holding the same value is updated instead of a new one created.',
-                  },
-                },
-              },
-            },
-            // Any other member is refused, `href` among them (name the target with `ref`).
-            additionalProperties: false,
-          },
+          items: { properties: { ref: { properties: { type: type() } }, data: { properties: { type: type() } } } },
         },
-        meta: { type: 'object' },
-        // The reader (http/atomic/parse-operations.ts) takes these JSON:API members too, and ignores them.
-        jsonapi: { type: 'object' },
-        links: { type: 'object' },
       },
-      additionalProperties: false,
     },
     AtomicResultsDocument: {
       type: 'object',
@@ -119,8 +72,11 @@ export function operationsSchemas(resourceNames: readonly string[]): Record<stri
   };
 }
 
+const maxOperations = (config: SvcConfig): number =>
+  config.server.atomicMaxOperations ?? SERVER_LIMIT_DEFAULTS.atomicMaxOperations;
+
 export function operationsPaths(config: SvcConfig): Record<string, OpenApiObject> {
-  const max = config.server.atomicMaxOperations ?? SERVER_LIMIT_DEFAULTS.atomicMaxOperations;
+  const max = maxOperations(config);
   return {
     '/v1/operations': {
       post: {

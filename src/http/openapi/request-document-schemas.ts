@@ -1,7 +1,10 @@
 // JSON:API request documents of create, replace and patch (application/vnd.api+json): the flat body's
 // fields in `attributes`, and each relation field also as a to-one relationship with {type,id} linkage
-// under its relationship name or its field's name (docs/records.md).
+// under its relationship name or its field's name (docs/records.md). The envelope every document has
+// is the one its reader checks (bodies/json-api-document-body.ts); these add what a resource's take.
 import type { JsonSchema } from '../../resources/field-types/index.ts';
+import { JSON_API_DOCUMENT_NAME } from '../bodies/json-api-document-body.ts';
+import { schemaRef } from './openapi-refs.ts';
 import { toOneRelation } from '../../resources/relations.ts';
 import type { Resource } from '../../resources/resource.ts';
 import { fieldJsonSchema, type FieldSchemaUse } from '../../resources/resource-json-schema.ts';
@@ -91,5 +94,11 @@ export function requestDocumentSchema(resource: Resource, mode: RequestDocumentM
     };
   }
   if (eitherWay.length > 0) data.allOf = eitherWay;
-  return { type: 'object', description, required: ['data'], properties: { data } };
+  return {
+    type: 'object',
+    description,
+    allOf: [schemaRef(JSON_API_DOCUMENT_NAME)],
+    required: ['data'],
+    properties: { data },
+  };
 }

@@ -14,7 +14,8 @@ import { rateLimitHeaders } from '../../auth/rate-limit/key-rate-limit.ts';
 import { runIdempotently, sendAnswer } from '../idempotency/idempotent-answer.ts';
 import { refusingRoute } from '../guards/refusing-route.ts';
 import { acceptsAtomicAnswer, ATOMIC_MEDIA_TYPE, atomicContentTypeProblem } from '../atomic/atomic-media-type.ts';
-import { parseOperations, RESULTS_MEMBER } from '../atomic/parse-operations.ts';
+import { parseOperations } from '../atomic/parse-operations.ts';
+import { AtomicOperationsBody, RESULTS_MEMBER } from '../bodies/atomic-operations-body.ts';
 import { runOperations, type OperationResult } from '../atomic/run-operations.ts';
 import { fileUrlHook } from '../files/file-urls.ts';
 
@@ -54,6 +55,9 @@ function send(reply: FastifyReply, answer: StoredResponse, replayed: boolean): s
 
 export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
   const { registry, records } = ctx;
+  const operationsBody = new AtomicOperationsBody(
+    ctx.config.server.atomicMaxOperations ?? SERVER_LIMIT_DEFAULTS.atomicMaxOperations,
+  );
   await app.register(
     async (routes) => {
       routes.addHook('onRequest', authenticateHook(ctx));
@@ -62,11 +66,10 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
       routes.addHook('onSend', fileUrlHook(ctx));
       routes.post(
         '/operations',
-        { preParsing: negotiate, config: { atomic: true, requestBody: 'atomic-operations' } },
+        { preParsing: negotiate, config: { atomic: true, requestBody: operationsBody } },
         async (request, reply) => {
           const meta = requestMeta(request);
-          const max = ctx.config.server.atomicMaxOperations ?? SERVER_LIMIT_DEFAULTS.atomicMaxOperations;
-          const operations = parseOperations(request.body, max);
+          const operations = parseOperations(request.body, operationsBody);
           // The request itself was counted when it was let in; each further operation counts as one more.
           const window = await ctx.auth.chargeMore(meta.principal, operations.length - 1);
           if (window) for (const [name, value] of Object.entries(rateLimitHeaders(window))) reply.header(name, value);
