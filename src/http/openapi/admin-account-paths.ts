@@ -4,7 +4,7 @@ import { USER_SEARCH_MAX_LENGTH } from '../../auth/identity/user-search.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
   adminOperation,
-  adminPageParameters,
+  offsetPageParameters,
   listDocument,
   nullableTimestamp,
   pathParameter,
@@ -162,7 +162,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
             'Only users whose email or name contains this text (case-insensitive; `%` and `_` match themselves).',
             { type: 'string', minLength: 1, maxLength: USER_SEARCH_MAX_LENGTH },
           ),
-          ...adminPageParameters(),
+          ...offsetPageParameters(),
         ],
         success: { status: 200, description: 'A page of users.', schema: 'AdminUserListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],
@@ -235,7 +235,7 @@ export function adminAccountPaths(): Record<string, OpenApiObject> {
             enum: ['true', 'false'],
             default: 'false',
           }),
-          ...adminPageParameters(),
+          ...offsetPageParameters(),
         ],
         success: { status: 200, description: 'A page of keys.', schema: 'AdminApiKeyListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],

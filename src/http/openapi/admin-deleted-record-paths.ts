@@ -1,7 +1,7 @@
 // `GET /admin/resources/{name}/deleted`: a soft-delete resource's deleted records, which /v1 no longer shows;
 // `POST …/deleted/{id}/restore` brings one back.
 import type { JsonSchema } from '../../resources/field-types/index.ts';
-import { adminOperation, adminPageParameters, listDocument, pathParameter, timestamp } from './admin-operation.ts';
+import { adminOperation, offsetPageParameters, listDocument, pathParameter, timestamp } from './admin-operation.ts';
 import type { OpenApiObject } from './openapi-refs.ts';
 
 export const ADMIN_DELETED_RECORD_SCHEMAS = [
@@ -70,7 +70,7 @@ export function adminDeletedRecordPaths(): Record<string, OpenApiObject> {
         summary: "List a resource's soft-deleted records",
         description:
           'Most recently deleted first. Only for resources with `enableSoftDelete`; others answer 404. Deleted records stay out of every `/v1` answer.',
-        parameters: [pathParameter('name', 'Resource name.'), ...adminPageParameters()],
+        parameters: [pathParameter('name', 'Resource name.'), ...offsetPageParameters()],
         success: { status: 200, description: 'A page of deleted records.', schema: 'AdminDeletedRecordListDocument' },
         codes: ['INVALID_QUERY_PARAMS', 'RESOURCE_NOT_FOUND'],
       }),

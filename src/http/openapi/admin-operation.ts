@@ -64,16 +64,25 @@ export function queryParameter(
   return { name, in: 'query', description, schema };
 }
 
-/** `_limit`/`_offset` of the admin listings and their `page[…]` synonyms (give one spelling of each). */
-export function adminPageParameters(): OpenApiObject[] {
-  const limit = (): JsonSchema => ({ type: 'integer', minimum: 1, maximum: ADMIN_MAX_LIMIT });
+/**
+ * `_limit`/`_offset` of an offset-paged listing and their `page[…]` synonyms (give one spelling of each),
+ * with the listing's bounds: the admin listings' by default.
+ */
+export function offsetPageParameters(
+  bounds: { items: string; defaultLimit: number; maxLimit: number } = {
+    items: 'Items',
+    defaultLimit: ADMIN_DEFAULT_LIMIT,
+    maxLimit: ADMIN_MAX_LIMIT,
+  },
+): OpenApiObject[] {
+  const limit = (): JsonSchema => ({ type: 'integer', minimum: 1, maximum: bounds.maxLimit });
   const offset = (): JsonSchema => ({ type: 'integer', minimum: 0 });
   return [
-    queryParameter('_limit', `Items per page (default ${ADMIN_DEFAULT_LIMIT}).`, {
+    queryParameter('_limit', `${bounds.items} per page (default ${bounds.defaultLimit}).`, {
       ...limit(),
-      default: ADMIN_DEFAULT_LIMIT,
+      default: bounds.defaultLimit,
     }),
-    queryParameter('_offset', 'Items to skip.', { ...offset(), default: 0 }),
+    queryParameter('_offset', `${bounds.items} to skip.`, { ...offset(), default: 0 }),
     queryParameter(
       'page[limit]',
       'Synonym of `_limit`, as used in pagination links; give only one of the two.',

@@ -5,7 +5,7 @@ import { DELIVERY_STATUSES } from '../../webhooks/delivery/webhook-delivery.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import {
   adminOperation,
-  adminPageParameters,
+  offsetPageParameters,
   listDocument,
   nullableTimestamp,
   pathParameter,
@@ -146,7 +146,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
         operationId: 'adminListWebhooks',
         summary: 'List webhook subscriptions',
         description: 'Every subscription, oldest first, without its signing secret.',
-        parameters: adminPageParameters(),
+        parameters: offsetPageParameters(),
         success: { status: 200, description: 'A page of subscriptions.', schema: 'AdminWebhookListDocument' },
         codes: ['INVALID_QUERY_PARAMS'],
       }),
@@ -189,7 +189,7 @@ export function adminWebhookPaths(): Record<string, OpenApiObject> {
           id(),
           queryParameter('status', 'Only attempts in this state.', { type: 'string', enum: [...DELIVERY_STATUSES] }),
           queryParameter('eventId', 'Only attempts of this event.'),
-          ...adminPageParameters(),
+          ...offsetPageParameters(),
         ],
         success: {
           status: 200,

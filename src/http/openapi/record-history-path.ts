@@ -5,7 +5,7 @@ import { RETENTION_DEFAULTS } from '../../config/config-schema.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../routes/record-history-routes.ts';
-import { listDocument, queryParameter, timestamp } from './admin-operation.ts';
+import { offsetPageParameters, listDocument, timestamp } from './admin-operation.ts';
 import { errorResponses } from './error-responses.ts';
 import type { ResourceNames } from './openapi-names.ts';
 import { JSON_API_MEDIA_TYPE, parameterRef, schemaRef, type OpenApiObject } from './openapi-refs.ts';
@@ -86,29 +86,6 @@ export function recordHistorySchemas(): Record<(typeof RECORD_HISTORY_SCHEMAS)[n
   return { RecordChange: recordChange(), RecordChangeListDocument: recordChangeList() };
 }
 
-/** The history page's `_limit`/`_offset` and their `page[…]` synonyms, with the history's own bounds. */
-function historyPageParameters(): OpenApiObject[] {
-  const limit = (): JsonSchema => ({ type: 'integer', minimum: 1, maximum: HISTORY_MAX_LIMIT });
-  const offset = (): JsonSchema => ({ type: 'integer', minimum: 0 });
-  return [
-    queryParameter('_limit', `Changes per page (default ${HISTORY_DEFAULT_LIMIT}).`, {
-      ...limit(),
-      default: HISTORY_DEFAULT_LIMIT,
-    }),
-    queryParameter('_offset', 'Changes to skip.', { ...offset(), default: 0 }),
-    queryParameter(
-      'page[limit]',
-      'Synonym of `_limit`, as used in pagination links; give only one of the two.',
-      limit(),
-    ),
-    queryParameter(
-      'page[offset]',
-      'Synonym of `_offset`, as used in pagination links; give only one of the two.',
-      offset(),
-    ),
-  ];
-}
-
 export function recordHistoryPath(
   name: string,
   names: ResourceNames,
@@ -128,7 +105,11 @@ export function recordHistoryPath(
           'Newest first, as the event outbox recorded them (who, when, which fields), within the retention window ' +
           `(now ${maxAgeMs} ms). The record must be one the caller may read now (else 404); only fields the caller may read ` +
           "are named, and a value before or after a change shows only when that version was inside the caller's read filter.",
-        parameters: historyPageParameters(),
+        parameters: offsetPageParameters({
+          items: 'Changes',
+          defaultLimit: HISTORY_DEFAULT_LIMIT,
+          maxLimit: HISTORY_MAX_LIMIT,
+        }),
         responses: {
           '200': {
             description: 'A page of the record’s changes.',
