@@ -61,6 +61,8 @@ export class OneStatementChanges {
     id: string,
     values: RecordValues,
     readable: string[],
+    /** Told of the create's event before it is written (after-commit hooks note their caller by it). */
+    noteEvent?: (event: RecordEvent) => void,
   ): Promise<ReadResult | undefined> {
     const { dialect } = this.#store;
     const columns = columnsOf(resource);
@@ -69,6 +71,7 @@ export class OneStatementChanges {
     if (!this.#checks.passes(resource, grant, record)) return undefined;
     if (!this.#referableByStatement(resource, values, meta.principal)) return undefined;
     const event = buildRecordEvent(resource.name, meta, 'created', id, null, record);
+    noteEvent?.(event);
     const requires = requiredRows(this.#registry, resource, values);
     const rows = await this.#runner.runOneStatement('RESOURCE_STORE_ERROR', event, (parts) =>
       requires.length === 0

@@ -41,6 +41,7 @@ import { RecordReads, type ListRead, type ListScope } from './record-reads.ts';
 import { DEFAULT_INCLUDE_BOUNDS, type CompoundQuery, type IncludeBounds } from '../query/parse-compound-query.ts';
 import { WriteTargets } from './write-targets.ts';
 import { OneStatementChanges } from './one-statement-changes.ts';
+import { OpeningWrite } from './opening-write.ts';
 import { QueuedCreates } from './queued-creates.ts';
 import type { BatchedInsertWriter } from '../store/batched-inserts.ts';
 import type { ListResult, ReadResult, RequestMeta } from './record-results.ts';
@@ -104,6 +105,8 @@ const NO_HOOKS: WriteHooks = {
 interface Hooked {
   readonly hooks: WriteHooks;
   readonly depth: number;
+  /** The write's before hooks ran already, outside its transaction (#createHookedFirst). */
+  readonly beforeRan?: boolean;
 }
 export type { ExportedRecords } from './record-export.ts';
 export type { AggregateGroup } from './aggregate-groups.ts';
@@ -271,6 +274,8 @@ export class RecordService {
     const hooks = this.#hooks;
     if (hooks?.touches(resource.name)) {
       const create = { resource, meta, grant, readable, values, id, now };
+      const oneStatement = withinWrite || first || this.#runner.hasWriteHooks ? undefined : this.#oneStatement;
+      if (oneStatement) return this.#createHookedFirst(hooks, create, oneStatement);
       return this.#createHooked({ hooks, depth: 0 }, create, withinWrite, first);
     }
     const oneStatement = withinWrite || first ? undefined : this.#oneStatementChanges(resource);
@@ -323,6 +328,70 @@ export class RecordService {
   }
 
   /**
+   * A hooked create where a write is one statement (PostgreSQL): its before hooks run first, and it
+   * takes a transaction only when a hook used `records()` (opening-write.ts). A hook that only changes
+   * the values costs no round trip of its own.
+   */
+  async #createHookedFirst(
+    hooks: WriteHooks,
+    create: CreateIn,
+    oneStatement: OneStatementChanges,
+  ): Promise<ReadResult> {
+    const { resource, meta } = create;
+    const opening = new OpeningWrite<ReadResult>(this.#runner, 'RESOURCE_STORE_ERROR');
+    let values = create.values;
+    if (hooks.hasBefore(resource.name, 'create')) {
+      const given = hookCopy(values);
+      try {
+        const scope = this.#openingScope(opening, hooks, 0);
+        await hooks.before({ kind: 'create', resource, meta, values: given, previous: null, scope, depth: 0 });
+        values = checkHookValues(resource, given, 'create', create.values);
+      } catch (error) {
+        opening.abandon(error);
+        throw error;
+      }
+    }
+    const hooked: Hooked = { hooks, depth: 0, beforeRan: true };
+    const after = { ...create, values };
+    if (opening.opened) {
+      const references: Reference[] = [];
+      const written = opening.finish(
+        async (trx, events) => (await this.#createIn(trx, events, hooked, after, undefined, references))!,
+      );
+      return this.#withReferenceIssues(written, references, meta.principal);
+    }
+    opening.close();
+    const created = await oneStatement.create(
+      resource,
+      meta,
+      create.grant,
+      create.id,
+      { ...values, created_at: create.now, updated_at: create.now },
+      create.readable,
+      (event) => hooks.noteCaller(event, meta.principal),
+    );
+    if (created) return created;
+    // The statement's conditions did not hold (a check rule, a reference the caller may not see): the
+    // transaction's write says which. The hooks have run and do not run again.
+    return this.#createHooked(hooked, after, undefined, undefined);
+  }
+
+  /** A hook's `records()` for a write whose transaction opens on the first read or write it makes. */
+  #openingScope(opening: OpeningWrite<ReadResult>, hooks: WriteHooks, depth: number): () => WriteScope {
+    let inTransaction: Promise<WriteScope> | undefined;
+    const scope = () =>
+      (inTransaction ??= opening.open().then(({ trx, events }) => this.#lazyScope(trx, events, hooks, depth)()));
+    const made: WriteScope = {
+      get: async (resource, actor, id) => (await scope()).get(resource, actor, id),
+      list: async (resource, actor, query) => (await scope()).list(resource, actor, query),
+      create: async (resource, actor, values) => (await scope()).create(resource, actor, values),
+      update: async (resource, actor, id, values) => (await scope()).update(resource, actor, id, values),
+      remove: async (resource, actor, id) => (await scope()).remove(resource, actor, id),
+    };
+    return () => made;
+  }
+
+  /**
    * A create inside a write's transaction, with its before hooks when `hooked` and its event.
    * `conflictField`: an upsert's unique field; when a row already holds its value nothing is written
    * and the answer is undefined. `references` gets the ones it checked.
@@ -337,7 +406,7 @@ export class RecordService {
   ): Promise<ReadResult | undefined> {
     const { resource, meta, grant, readable, id, now } = create;
     let values = create.values;
-    if (hooked?.hooks.hasBefore(resource.name, 'create')) {
+    if (!hooked?.beforeRan && hooked?.hooks.hasBefore(resource.name, 'create')) {
       // A copy at each run: a group commit may run the work again, and the hook changes what it gets.
       const given = hookCopy(values);
       const scope = this.#lazyScope(trx, events, hooked.hooks, hooked.depth);
