@@ -7,19 +7,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
-import { SRC } from './import-graph.ts';
+import { SRC, sourceFiles, srcPath } from './import-graph.ts';
 
 const MAY_NAME_DOCUMENT_MEMBERS = ['http/', 'console/', 'client/'];
 const DOCUMENT_POINTER = /^\/data(\/|$)/;
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) sourceFiles(path, out);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** `file:line` of each string or template literal that starts as a document pointer. */
 function documentPointers(file: string): string[] {
@@ -34,7 +25,7 @@ function documentPointers(file: string): string[] {
           : undefined;
     if (text !== undefined && DOCUMENT_POINTER.test(text)) {
       const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-      found.push(`${relative(SRC, file).split(sep).join('/')}:${line} ${JSON.stringify(text)}`);
+      found.push(`${srcPath(file)}:${line} ${JSON.stringify(text)}`);
     }
     ts.forEachChild(node, visit);
   };
@@ -45,7 +36,7 @@ function documentPointers(file: string): string[] {
 describe('document pointers', () => {
   it('are written only in http/: the domain names fields', () => {
     const outside = sourceFiles(SRC).filter((file) => {
-      const path = relative(SRC, file).split(sep).join('/');
+      const path = srcPath(file);
       return !MAY_NAME_DOCUMENT_MEMBERS.some((folder) => path.startsWith(folder));
     });
     assert.ok(outside.length > 100, `read ${outside.length} files`);

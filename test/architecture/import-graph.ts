@@ -8,7 +8,8 @@ export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 export const SRC = resolve(import.meta.dirname, '../../src');
 
-function sourceFiles(dir: string, out: string[] = []): string[] {
+/** Every TypeScript source file below `dir` (declaration files left out). */
+export function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) sourceFiles(path, out);
@@ -18,7 +19,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
 }
 
 /** `a/b.ts` with forward slashes, whatever the platform. */
-function srcPath(file: string): string {
+export function srcPath(file: string): string {
   return relative(SRC, file).split(sep).join('/');
 }
 

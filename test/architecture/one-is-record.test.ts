@@ -6,18 +6,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
-import { SRC } from './import-graph.ts';
+import { SRC, sourceFiles, srcPath } from './import-graph.ts';
 
 const THE_ONE = 'tools/is-record.ts';
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) sourceFiles(path, out);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 function objectGuards(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -33,9 +24,7 @@ function objectGuards(file: string): string[] {
     ) {
       const body = (node.body as ts.Node).getText(source);
       if (body.includes('Array.isArray') && /typeof\s+\w+\s*===\s*'object'/.test(body)) {
-        found.push(
-          `${relative(SRC, file).split(sep).join('/')}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`,
-        );
+        found.push(`${srcPath(file)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`);
       }
     }
     ts.forEachChild(node, visit);
