@@ -4,8 +4,7 @@
 // string anywhere outside http/ (the browser console and the client read documents, so they may).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { SRC, sourceFiles, srcPath } from './import-graph.ts';
 

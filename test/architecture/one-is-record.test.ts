@@ -3,8 +3,7 @@
 // guard (`x is …`) whose body tests for an object that is not an array.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { SRC, sourceFiles, srcPath } from './import-graph.ts';
 
