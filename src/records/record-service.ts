@@ -341,11 +341,8 @@ export class RecordService {
     const opening = new OpeningWrite<ReadResult>(this.#runner, 'RESOURCE_STORE_ERROR');
     let values = create.values;
     if (hooks.hasBefore(resource.name, 'create')) {
-      const given = hookCopy(values);
       try {
-        const scope = this.#openingScope(opening, hooks, 0);
-        await hooks.before({ kind: 'create', resource, meta, values: given, previous: null, scope, depth: 0 });
-        values = checkHookValues(resource, given, 'create', create.values);
+        values = await this.#beforeCreate({ hooks, depth: 0 }, create, this.#openingScope(opening, hooks, 0));
       } catch (error) {
         opening.abandon(error);
         throw error;
@@ -374,6 +371,23 @@ export class RecordService {
     // The statement's conditions did not hold (a check rule, a reference the caller may not see): the
     // transaction's write says which. The hooks have run and do not run again.
     return this.#createHooked(hooked, after, undefined, undefined);
+  }
+
+  /** The create's values after its before hooks, checked again against the field types. */
+  async #beforeCreate(hooked: Hooked, create: CreateIn, scope: () => WriteScope): Promise<RecordValues> {
+    const { resource, meta } = create;
+    // A copy at each run: a group commit may run the work again, and the hook changes what it gets.
+    const given = hookCopy(create.values);
+    await hooked.hooks.before({
+      kind: 'create',
+      resource,
+      meta,
+      values: given,
+      previous: null,
+      scope,
+      depth: hooked.depth,
+    });
+    return checkHookValues(resource, given, 'create', create.values);
   }
 
   /** A hook's `records()` for a write whose transaction opens on the first read or write it makes. */
@@ -405,22 +419,10 @@ export class RecordService {
     references: Reference[] = [],
   ): Promise<ReadResult | undefined> {
     const { resource, meta, grant, readable, id, now } = create;
-    let values = create.values;
-    if (!hooked?.beforeRan && hooked?.hooks.hasBefore(resource.name, 'create')) {
-      // A copy at each run: a group commit may run the work again, and the hook changes what it gets.
-      const given = hookCopy(values);
-      const scope = this.#lazyScope(trx, events, hooked.hooks, hooked.depth);
-      await hooked.hooks.before({
-        kind: 'create',
-        resource,
-        meta,
-        values: given,
-        previous: null,
-        scope,
-        depth: hooked.depth,
-      });
-      values = checkHookValues(resource, given, 'create', create.values);
-    }
+    const values =
+      !hooked?.beforeRan && hooked?.hooks.hasBefore(resource.name, 'create')
+        ? await this.#beforeCreate(hooked, create, this.#lazyScope(trx, events, hooked.hooks, hooked.depth))
+        : create.values;
     // A group commit may run this work again after another write of its group failed.
     references.length = 0;
     references.push(...referencesIn(this.#registry, resource, values));
@@ -556,7 +558,7 @@ export class RecordService {
     if (key === undefined || key === null) {
       throw new ApiError('INVALID_RESOURCE_DATA', {
         detail: `An upsert by '${field}' needs a value for it`,
-        field: field,
+        field,
       });
     }
     for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt++) {
@@ -572,7 +574,7 @@ export class RecordService {
         if (hooked) {
           throw new ApiError('CONFLICT', {
             detail: `Another ${resource.name} record took this ${field} while this upsert ran; try again`,
-            field: field,
+            field,
           });
         }
       }
@@ -595,7 +597,7 @@ export class RecordService {
     }
     throw new ApiError('CONFLICT', {
       detail: `The ${resource.name} record holding this ${field} kept changing; try again`,
-      field: field,
+      field,
     });
   }
 
