@@ -330,7 +330,7 @@ describe('console account pages in a browser', { skip }, () => {
     await members.first().waitFor(WAIT);
     const secondPage = await members.allInnerTexts();
     assert.equal(secondPage.length, 1);
-    assert.ok(!firstPage.includes(secondPage[0]), `${secondPage[0]} was on the first page too`);
+    assert.ok(!firstPage.includes(secondPage[0]!), `${secondPage[0]} was on the first page too`);
     assert.match(page.url(), /search=%40pager&offset=25/);
     await checkAccessibility(page, 'users search');
     await shot(page, '10-users-search');
