@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { mountApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
+import { collectAllGarbage } from './tools/collect-garbage.ts';
 import { limitHeapGrowth } from './tools/heap-growth.ts';
 import { urlHost } from './tools/url-host.ts';
 import { chooseLogFormat } from './logging/log-format.ts';
@@ -54,6 +55,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   limitHeapGrowth();
   const logFormat = chooseLogFormat(process.stdout.isTTY === true, process.env);
+  collectAllGarbage();
   const { app, ctx } = await buildApp({
     config,
     allowDestructive: options.allowDestructive === true,
@@ -67,6 +69,7 @@ export async function startServer(
       ...(logFormat === 'pretty' ? { stream: prettyLogStream() } : {}),
     },
   });
+  collectAllGarbage();
   await app.listen({ port: config.server.port, host: config.server.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;

@@ -11,7 +11,7 @@ import { pendingKey } from './file-keys.ts';
 import { sanitizeFileName } from './file-name.ts';
 import { isAccepted, SNIFF_BYTES, sniffType } from './sniff-type.ts';
 import type { FileStorage } from './storage/file-storage.ts';
-import { collectYoungGarbage } from '../tools/young-garbage.ts';
+import { collectYoungGarbage } from '../tools/collect-garbage.ts';
 
 export interface IncomingFile {
   readonly body: AsyncIterable<Buffer>;
@@ -21,7 +21,7 @@ export interface IncomingFile {
   readonly type: string | undefined;
 }
 
-/** How many bytes pass between two minor collections (tools/young-garbage.ts says why). */
+/** How many bytes pass between two minor collections (tools/collect-garbage.ts says why). */
 const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
 
 async function* sizeLimited(body: AsyncIterable<Buffer>, maxSize: number): AsyncGenerator<Buffer> {

@@ -9,7 +9,7 @@ const pkg = (start: string) => JSON.stringify({ scripts: { start } });
 describe('startScriptNodeFlags', () => {
   it("reads the flags of this project's own start script", () => {
     assert.deepEqual(startScriptNodeFlags(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')), [
-      '--max-semi-space-size=8',
+      '--max-semi-space-size=4',
     ]);
   });
 
