@@ -11,6 +11,7 @@ import {
   type StoreDialect,
 } from '../store-dialect.ts';
 import { postgresSearch } from './postgres-search.ts';
+import { PassSharedRead } from './pass-shared-read.ts';
 
 // Text compares and sorts by code point, as on SQLite and in the in-memory predicate, whatever the
 // database's default collation is (en_US would order 'a' < 'B' < 'b').
@@ -74,6 +75,14 @@ function isPgConnectionError(error: unknown): boolean {
   if (CONNECTION_CODES.has(pgCode(error) ?? '')) return true;
   return error instanceof Error && CONNECTION_MESSAGES.test(error.message);
 }
+
+// Equal snapshots see the same committed transactions: any commit, or any new writing transaction,
+// changes xmax or the in-progress list. Keyed by connection or transaction: a mark read inside a
+// transaction is that transaction's.
+const changeMarks = new PassSharedRead(async (db: Db) => {
+  const { rows } = await sql<{ mark: string }>`select pg_current_snapshot()::text as mark`.execute(db);
+  return rows[0]!.mark;
+});
 
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
@@ -163,12 +172,7 @@ export const postgresDialect: StoreDialect = {
       }),
     );
   },
-  async changeMark(db: Db) {
-    // Equal snapshots see the same committed transactions: any commit, or any new writing transaction,
-    // changes xmax or the in-progress list.
-    const { rows } = await sql<{ mark: string }>`select pg_current_snapshot()::text as mark`.execute(db);
-    return rows[0]!.mark;
-  },
+  changeMark: (db: Db) => changeMarks.get(db),
   async withLockWait(trx, ms, work) {
     // `true`: for this transaction only, so a connection back in the pool never keeps the bound.
     const { rows } = await sql<{
