@@ -27,6 +27,7 @@ const README_IMAGES = join(import.meta.dirname, '../../docs/images');
 const TO_DOCS = process.env.CONSOLE_SCREENSHOTS_TO_DOCS === '1';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WAIT = { timeout: 15_000 };
+const FIRST_RENDER_WAIT = { timeout: 45_000 };
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed: the console's browser tests are skipped`;
 if (skip) console.log(`# SKIPPED: ${skip}`);
@@ -751,7 +752,9 @@ describe('web console in a browser', { skip }, () => {
 
   step('renders the API reference at /docs from this server alone', async () => {
     await page.goto(`${base}/docs`);
-    await page.getByText('List categories records').first().waitFor(WAIT);
+    // The reference renders every operation of the document on its first load: on a machine busy with
+    // the rest of the suite that has taken longer than the other pages' wait.
+    await page.getByText('List categories records').first().waitFor(FIRST_RENDER_WAIT);
     // "Try it" sends requests to this server, with the bearer scheme preselected.
     await page.getByText(base, { exact: true }).first().waitFor(WAIT);
     await page.getByText('Bearer Token').first().waitFor(WAIT);

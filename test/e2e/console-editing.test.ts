@@ -148,7 +148,7 @@ for (const dialect of testDialects()) {
         await page.getByRole('button', { name: 'Format JSON' }).click();
         assert.equal(await page.locator('#input-tags').inputValue(), '[\n  "news",\n  {\n    "pinned": true\n  }\n]');
         await page.getByRole('button', { name: 'Create', exact: true }).click();
-        await page.getByRole('heading', { name: 'posts record' }).waitFor(WAIT);
+        await page.getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
         assert.deepEqual(writes, ['POST /v1/posts']);
         const list = await t.request({ method: 'GET', url: '/v1/posts?filter[title][eq]=Two lines', auth: editorKey });
         const stored = list.json().data[0].attributes;
@@ -184,7 +184,7 @@ for (const dialect of testDialects()) {
         await page.getByRole('checkbox', { name: 'Select By Uma' }).waitFor(WAIT);
         assert.equal(await page.getByRole('checkbox', { name: 'Select By Edna' }).count(), 0);
         await page.goto(`${base}/console#/records/posts?record=${ids.get('By Edna')}`);
-        await page.getByRole('heading', { name: 'posts record' }).waitFor(WAIT);
+        await page.getByRole('heading', { name: 'posts record', exact: true }).waitFor(WAIT);
         await page.getByText('By Edna').first().waitFor(WAIT);
         const panel = page.getByRole('dialog');
         assert.equal(await panel.getByRole('button', { name: 'Edit' }).count(), 0);
@@ -294,7 +294,7 @@ for (const dialect of testDialects()) {
         await page.screenshot({ path: join(SHOTS, `${dialect}-relation-picker.png`), fullPage: true });
         await page.locator('#input-body').fill('Picked from the search');
         await page.getByRole('button', { name: 'Create', exact: true }).click();
-        await page.getByRole('heading', { name: 'comments record' }).waitFor(WAIT);
+        await page.getByRole('heading', { name: 'comments record', exact: true }).waitFor(WAIT);
         const list = await t.request({
           method: 'GET',
           url: '/v1/comments?body=Picked from the search',
