@@ -9,6 +9,7 @@ import { DestructiveChangeError } from '../store/destructive-change.ts';
 import { commandHelp, COMMANDS, findCommand, overview, type CliCommand } from './cli-commands.ts';
 import { describeCliFailure } from './cli-failure.ts';
 import { collectWhileStarting } from '../tools/collect-garbage.ts';
+import { keepWasmAtBaselineTier } from '../tools/wasm-baseline-tier.ts';
 import { SERVICE_VERSION } from '../metrics/service-version.ts';
 import type { CliValues } from './cli-values.ts';
 // Each command imports what it needs when it runs: `svc check` should not load the HTTP server.
@@ -90,6 +91,8 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
     case 'init':
       return await (await import('./init-command.ts')).runInitCommand(argument);
     case 'start': {
+      // Before the server's modules load: undici starts compiling its wasm parser as it is imported.
+      keepWasmAtBaselineTier();
       // Loading the service's modules leaves about 20 MB of garbage (tools/collect-garbage.ts says why it is collected).
       const { closeOnSignals, reloadOnHangup, startServer } = await collectWhileStarting(() => import('../server.ts'));
       const { file: configFile, origin } = await findConfigFile({ file: values.config });
