@@ -1,13 +1,14 @@
 // How far V8 lets the old generation grow past what survived the last full collection before it
 // collects again. By default that is up to four times the live size; under a write load svc allocates
 // fast but keeps little (31-33 MB live after a forced full collection in the bench, while RSS stood at
-// 200-208 MB), so most of that growth is garbage waiting. Half again the live size is room enough:
-// back to back on the bench, peak RSS under create and patch went 187-205 -> 169-176 MB with
-// requests/s unchanged within the machine's noise (BENCHMARKS.md, Memory).
+// 200-208 MB), so most of that growth is garbage waiting. At 50% the bench's peak under create and patch
+// went 187-205 -> 169-176 MB with requests/s unchanged; at 30%, alternated with 50% over whole bench
+// runs, the whole-run peak fell another 10 MB (SQLite 173 -> 163-164, PostgreSQL 154 -> 145-149) with
+// CPU per request within the machine's noise (BENCHMARKS.md, Memory).
 import { setFlagsFromString } from 'node:v8';
 
 const FLAG = '--heap-growing-percent';
-export const HEAP_GROWING_PERCENT = 50;
+export const HEAP_GROWING_PERCENT = 30;
 
 /** The V8 flag to set for `execArgv`, or undefined when the operator chose a value of their own. */
 export function heapGrowthFlag(execArgv: readonly string[]): string | undefined {
