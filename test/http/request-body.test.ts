@@ -155,10 +155,11 @@ describe('a request body built to be costly', () => {
     const small = unknownMembers(8_000);
     const large = unknownMembers(80_000);
     timeToRefuse(small); // warm-up
-    // Ten times the members: about ten times the time when linear, a hundred when quadratic. The
-    // smallest of three runs each, so a busy machine's pauses do not decide it.
-    const best = (members: Record<string, unknown>) => Math.min(...[0, 1, 2].map(() => timeToRefuse(members)));
+    // Ten times the members: 14-17 times the time on an idle machine (larger objects cost V8 more per
+    // member), 42 once on a loaded CI machine; quadratic work would be a hundred times and more. The
+    // smallest of five runs each, so a busy machine's pauses do not decide it.
+    const best = (members: Record<string, unknown>) => Math.min(...[0, 1, 2, 3, 4].map(() => timeToRefuse(members)));
     const ratio = best(large) / best(small);
-    assert.ok(ratio < 40, `80,000 members took ${ratio.toFixed(1)} times as long as 8,000`);
+    assert.ok(ratio < 70, `80,000 members took ${ratio.toFixed(1)} times as long as 8,000`);
   });
 });
