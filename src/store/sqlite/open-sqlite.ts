@@ -10,6 +10,15 @@ import { BACKSTOP_AUTOCHECKPOINT_PAGES, startWalCheckpointer } from './wal-check
 import { compileLikePattern, type LikePattern } from '../../tools/like-pattern.ts';
 import { compileLinearRegex } from '../../tools/linear-regex.ts';
 
+/**
+ * The connection's page cache. better-sqlite3 builds SQLite with 16 MiB, which a server fills as its data
+ * grows: it was 11-13 MB of the benchmark's peak memory. Pages past it are read again from the operating
+ * system's file cache (a system call each), which under the benchmark's reads and writes cost no CPU per
+ * request that could be told from the noise (BENCHMARKS.md, Memory); the OS cache, not svc's heap, is
+ * where a large database's hot pages belong.
+ */
+export const PAGE_CACHE_KIB = 4096;
+
 const ilikeCache = new Map<string, LikePattern>();
 
 function cached<T>(cache: Map<string, T>, pattern: string, compile: (pattern: string) => T): T {
@@ -58,6 +67,7 @@ export function openSqlite(path: string): OpenedSqlite {
   // statement journal; past 64 KiB (one create with its event and delivery touches ~20 pages) SQLite
   // spills that journal to a temp file, two pwrites per page. In memory it is a copy per page.
   raw.pragma('temp_store = MEMORY');
+  if (path !== ':memory:') raw.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const checkpointer =
     path === ':memory:'
       ? undefined

@@ -26,6 +26,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
+// A checkpoint copies frames through a buffer of its own, not this connection's page cache.
+db.pragma('cache_size = -256');
 const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
 let failed = false;
 /** Copies what it can; answers the log's size in pages and how many of them are now in the main file. */
