@@ -22,6 +22,7 @@ export interface LiveGroupIndex {
 }
 
 interface FieldIndex {
+  field: string;
   kind: StorageKind;
   byKey: Map<string, Set<LiveGroup>>;
 }
@@ -53,7 +54,7 @@ export class LiveViews {
       const kind = index.kindOf(field)!;
       let fieldIndex = this.#fields.get(field);
       if (!fieldIndex) {
-        fieldIndex = { kind, byKey: new Map() };
+        fieldIndex = { field, kind, byKey: new Map() };
         this.#fields.set(field, fieldIndex);
       }
       for (const key of keys) {
@@ -95,7 +96,8 @@ export class LiveViews {
   }
 
   #queueMatching(record: RecordValues, event: RecordEvent): void {
-    for (const [field, { kind, byKey }] of this.#fields) {
+    // Over the values: a Map's entries are a new [key, value] array each, twice per event per field.
+    for (const { field, kind, byKey } of this.#fields.values()) {
       const key = recordIndexKey(record, field, kind);
       if (key === null) continue;
       const groups = byKey.get(key);

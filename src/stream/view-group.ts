@@ -29,20 +29,24 @@ export function encodeEventFrame(view: EventView, event: RecordEvent, retryMs: n
   return frame;
 }
 
-/** The batch the last flush wrote, and its frames: see framesOfBatch. */
+/** The batch the last flush wrote (a copy of it), and its frames: see framesOfBatch. */
 let lastBatch: { pending: Buffer[]; frames: SseFrames } | null = null;
 
 /**
- * The frames of one flush's queued buffers. Groups whose views differ only in their filters queue the
- * very same buffers for an event all of them admit (event-view.ts shares it), and flush one after
- * another: such a batch is joined (and chunk-framed) once, not once per group.
+ * The frames of one flush's queued buffers, the first `count` of `pending`. Groups whose views differ
+ * only in their filters queue the very same buffers for an event all of them admit (event-view.ts shares
+ * it), and flush one after another: such a batch is joined (and chunk-framed) once, not once per group.
  */
-function framesOfBatch(pending: Buffer[]): SseFrames {
+function framesOfBatch(pending: Buffer[], count: number): SseFrames {
   const last = lastBatch;
-  if (last !== null && last.pending.length === pending.length && last.pending.every((b, i) => b === pending[i]))
-    return last.frames;
-  const frames = new SseFrames(pending.length === 1 ? pending[0]! : Buffer.concat(pending), pending.length);
-  lastBatch = { pending, frames };
+  if (last !== null && last.pending.length === count) {
+    let same = true;
+    for (let i = 0; i < count && same; i++) same = last.pending[i] === pending[i];
+    if (same) return last.frames;
+  }
+  const batch = pending.slice(0, count);
+  const frames = new SseFrames(count === 1 ? batch[0]! : Buffer.concat(batch), count);
+  lastBatch = { pending: batch, frames };
   return frames;
 }
 
@@ -83,7 +87,12 @@ export class ViewGroup implements Flushable {
   #framedEvent: RecordEvent | undefined;
   #frame: SseFrames | null = null;
   #queuedEvent: RecordEvent | undefined;
+  /**
+   * Queued frames: the first #pendingCount entries. The array is kept from flush to flush: a new one per
+   * group per flush was most of the garbage of 1,000 filtered streams (BENCHMARKS.md, Memory).
+   */
   #pending: Buffer[] = [];
+  #pendingCount = 0;
 
   private constructor(
     view: EventView,
@@ -118,9 +127,9 @@ export class ViewGroup implements Flushable {
     this.#queuedEvent = event;
     const frame = this.frameFor(event);
     if (frame === null) return;
-    this.#pending.push(frame.bytes);
+    this.#pending[this.#pendingCount++] = frame.bytes;
     // When the scheduler says (see flush-scheduler.ts): under load, several events share each write.
-    if (this.#pending.length === 1) streamFlushes.schedule(this);
+    if (this.#pendingCount === 1) streamFlushes.schedule(this);
   }
 
   /** From now on `connection` receives the group's frames (after what it was sent itself). */
@@ -138,11 +147,14 @@ export class ViewGroup implements Flushable {
 
   /** Writes the queued frames to every live connection; returns how many it wrote to. */
   flush(): number {
-    const pending = this.#pending;
-    if (pending.length === 0) return 0;
-    this.#pending = [];
+    const count = this.#pendingCount;
+    if (count === 0) return 0;
+    this.#pendingCount = 0;
     streamFlushes.forget(this);
-    const frames = framesOfBatch(pending);
+    // A copy is taken where one is needed (framesOfBatch): what a write below may queue goes to the array.
+    const frames = framesOfBatch(this.#pending, count);
+    // The array keeps what it held until overwritten: a burst's many frames are not kept for an idle group.
+    if (count > 8) this.#pending = [];
     // A connection dropped for overflow leaves the set during this loop; Set iteration allows that.
     const writes = this.#live.size;
     for (const connection of this.#live) connection.sendFrames(frames);
@@ -155,6 +167,7 @@ export class ViewGroup implements Flushable {
     if (this.#members > 0) return;
     streamFlushes.forget(this);
     this.#pending = [];
+    this.#pendingCount = 0;
     this.#framedEvent = this.#queuedEvent = undefined;
     this.#frame = null;
     this.#forget();
