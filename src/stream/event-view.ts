@@ -35,6 +35,8 @@ const outcomes = new WeakMap<RecordEvent, Map<string, ViewedEvent | null>>();
 /** Views per resource object (a reloaded registry brings new ones); a full map starts over, as in resolve-access.ts. */
 const views = new WeakMap<Resource, Map<string, EventView>>();
 const MAX_VIEWS_PER_RESOURCE = 10_000;
+/** The projections of the views of each resource object, by kinds, fields and `deleted_at`. */
+const projections = new WeakMap<Resource, Map<string, ViewProjection>>();
 
 /**
  * The view for a grant and query. A view depends only on the resource, the grant's filter (session
@@ -50,11 +52,12 @@ export function createEventView(resource: Resource, grant: AccessGrant, query: V
   // streams whose role and requested filters are the same tree share the view (and its ViewGroup).
   const filter = query.filter === undefined ? grant.filter : allOf([grant.filter, query.filter]);
   // Kinds are only tested for membership; fields keep their order, which is the delivered key order.
-  const key = `${[...query.kinds].sort().join(',')}\u0000${query.fields.join(',')}\u0000${query.deletedAt === true}\u0000${filterKey(filter)}`;
+  const shapeKey = `${[...query.kinds].sort().join(',')}\u0000${query.fields.join(',')}\u0000${query.deletedAt === true}`;
+  const key = `${shapeKey}\u0000${filterKey(filter)}`;
   let view = byKey.get(key);
   if (!view) {
     if (byKey.size >= MAX_VIEWS_PER_RESOURCE) byKey.clear();
-    view = buildEventView(resource, filter, query);
+    view = buildEventView(resource, filter, projectionOf(resource, shapeKey, query));
     byKey.set(key, view);
     indexes.set(view, {
       resource: resource.name,
@@ -84,33 +87,67 @@ export function viewKind(visibleBefore: boolean, visibleAfter: boolean): EventKi
   return visibleAfter ? 'created' : null;
 }
 
-function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery): EventView {
-  const matches = filterToPredicate(filter, resource);
-  const kinds = new Set(query.kinds);
+/**
+ * What a view makes of an event once its filter has decided: which kinds it delivers, which fields, and
+ * the keys of its outcomes. Views that differ only in their filters share one (1,000 streams with a
+ * filter each hold one projection, not 1,000 copies of its closures and keys).
+ */
+interface ViewProjection {
+  kinds: ReadonlySet<EventKind>;
+  deletedAt: boolean;
+  project(record: RecordValues): RecordValues;
+  reduce(changes: EventChanges): EventChanges;
+  /** Keys of the 12 outcomes, by (kind, visible before, shown after): see buildEventView. */
+  outcomeKeys: readonly string[];
+}
+
+function projectionOf(resource: Resource, shapeKey: string, query: ViewQuery): ViewProjection {
+  let byKey = projections.get(resource);
+  if (!byKey) {
+    byKey = new Map();
+    projections.set(resource, byKey);
+  }
+  let projection = byKey.get(shapeKey);
+  if (!projection) {
+    if (byKey.size >= MAX_VIEWS_PER_RESOURCE) byKey.clear();
+    projection = buildProjection(resource, query);
+    byKey.set(shapeKey, projection);
+  }
+  return projection;
+}
+
+function buildProjection(resource: Resource, query: ViewQuery): ViewProjection {
   // `deleted_at` only when asked for (soft-delete resources): a GET never shows it, so it is opt-in.
   const deletedAt = query.deletedAt === true && resource.softDelete;
   /** Fields whose changes the reader may learn of: system fields are in every record and never counted. */
   const changeable = new Set<string>([...query.fields, ...(deletedAt ? ['deleted_at'] : [])]);
   const delivered = [...SYSTEM_FIELDS, ...changeable];
-  const project = (record: RecordValues): RecordValues => {
-    const out: RecordValues = {};
-    for (const name of delivered) if (Object.hasOwn(record, name)) out[name] = record[name];
-    return out;
-  };
-  const reduce = (changes: EventChanges): EventChanges => ({
-    added: changes.added.filter((name) => changeable.has(name)),
-    updated: changes.updated.filter((name) => changeable.has(name)),
-    removed: changes.removed.filter((name) => changeable.has(name)),
-  });
-  const recompute = (before: RecordValues | null, after: RecordValues | null): EventChanges =>
-    reduce(diffRecords(before, after));
   const shape = delivered.join(',');
-  // Every outcome's key made once: a key built per event and view was a string allocation per test.
-  const outcomeKeys = (['created', 'updated', 'deleted'] as const).flatMap((kind) =>
-    [false, true].flatMap((before) =>
-      [false, true].map((shown) => `${shape}\u0000${kind}\u0000${before}\u0000${shown}`),
+  return {
+    kinds: new Set(query.kinds),
+    deletedAt,
+    project(record) {
+      const out: RecordValues = {};
+      for (const name of delivered) if (Object.hasOwn(record, name)) out[name] = record[name];
+      return out;
+    },
+    reduce: (changes) => ({
+      added: changes.added.filter((name) => changeable.has(name)),
+      updated: changes.updated.filter((name) => changeable.has(name)),
+      removed: changes.removed.filter((name) => changeable.has(name)),
+    }),
+    // Every outcome's key made once: a key built per event and view was a string allocation per test.
+    outcomeKeys: (['created', 'updated', 'deleted'] as const).flatMap((kind) =>
+      [false, true].flatMap((before) =>
+        [false, true].map((shown) => `${shape}\u0000${kind}\u0000${before}\u0000${shown}`),
+      ),
     ),
-  );
+  };
+}
+
+function buildEventView(resource: Resource, filter: FilterNode, projection: ViewProjection): EventView {
+  const matches = filterToPredicate(filter, resource);
+  const { kinds, deletedAt, project, reduce, outcomeKeys } = projection;
   return (event) => {
     if (event.resource !== resource.name) return null;
     const { old, new: next } = event.data;
@@ -138,7 +175,7 @@ function buildEventView(resource: Resource, filter: FilterNode, query: ViewQuery
     const changes =
       kind === event.kind && (newOut === null) === (next === null)
         ? reduce(event.data.changes)
-        : recompute(oldOut, newOut);
+        : reduce(diffRecords(oldOut, newOut));
     // An update of nothing the reader can see (`updated_at` moves on every update) would only tell it
     // that a hidden value changed.
     const viewed: ViewedEvent | null =
