@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResourceDefinition, SvcConfig } from '../src/config/config-types.ts';
 import { loadConfigFromObject } from '../src/resources/config-loader.ts';
+import { SLOW_HOOK_MS } from './slow-hook-cost.ts';
 
 export const BENCH_ROLE = 'author';
 
@@ -47,7 +48,10 @@ export interface BenchConfig {
   config: SvcConfig;
   /** The same configuration as a file for `svc start --config`. */
   file: string;
-  /** The same again with `hooks:` naming a file whose posts.beforeCreate is trivial (scenario create-hooked). */
+  /**
+   * The same again with `hooks:` naming a file whose posts.beforeCreate is trivial (scenario create-hooked),
+   * but for posts titled "slow …", which it holds SLOW_HOOK_MS (bench/slow-hook-cost.ts).
+   */
   hookedFile: string;
   adminToken: string;
   dataDir: string;
@@ -83,7 +87,8 @@ export function writeBenchConfig(databaseUrl: string): BenchConfig {
   // A plain object export (no import of 'svc', which the bench's temporary folder cannot resolve).
   writeFileSync(
     join(dataDir, 'bench.hooks.mjs'),
-    'export default { posts: { beforeCreate({ values }) { values.body ??= null; } } };\n',
+    // A post titled "slow …" waits in its transaction (bench/slow-hook-cost.ts); others pay one test.
+    `export default { posts: { beforeCreate({ values }) { values.body ??= null; if (typeof values.title === 'string' && values.title.startsWith('slow ')) return new Promise((r) => setTimeout(r, ${SLOW_HOOK_MS})); } } };\n`,
   );
   const hookedFile = join(dataDir, 'bench-hooked.config.json');
   writeFileSync(hookedFile, JSON.stringify({ ...raw, hooks: './bench.hooks.mjs' }, null, 2));

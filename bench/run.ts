@@ -28,6 +28,7 @@ import { formatSummary, summarizeProfile, type ProfileWindow } from './summarize
 import { measureCountCost, type CountCost } from './count-cost.ts';
 import { measureKeysetCost, type KeysetCost } from './keyset-cost.ts';
 import { formatBulkCost, measureBulkCost, type BulkCost } from './bulk-cost.ts';
+import { formatSlowHookCost, measureSlowHookCost, type SlowHookCost } from './slow-hook-cost.ts';
 import { formatSearchCost, measureSearchCost, type SearchCost } from './search-cost.ts';
 import { formatAggregateCost, measureAggregateCost, type AggregateCost } from './aggregate-cost.ts';
 import { measureSseFanout, measureWebhookThroughput, type SseFanout, type WebhookThroughput } from './realtime.ts';
@@ -83,6 +84,7 @@ class Bench {
   readonly searchCosts: SearchCost[] = [];
   readonly aggregateCosts: AggregateCost[] = [];
   readonly bulkCosts: (BulkCost & { database: BenchDatabase })[] = [];
+  readonly slowHookCosts: (SlowHookCost & { database: BenchDatabase })[] = [];
   readonly sse: (SseFanout & { database: BenchDatabase })[] = [];
   readonly webhooks: (WebhookThroughput & { database: BenchDatabase })[] = [];
   #counter = 1_000_000;
@@ -271,6 +273,17 @@ class Bench {
           }
         }
         this.compareProfiledCreates(database);
+        if (options.scenarios.includes('create-hooked')) {
+          // On a svc with the hooks file, unsubscribed: the wait for the slow hook's transaction alone.
+          if (svc) await svc.stop();
+          svc = await this.startSvc(bench, undefined, true);
+          if (subscription) await this.unsubscribe(svc, bench, subscription);
+          subscription = undefined;
+          log('  a slow before-hook beside other creates');
+          this.slowHookCosts.push({ database, ...(await measureSlowHookCost(svc.url, seeded.authorization)) });
+          await svc.stop();
+          svc = undefined;
+        }
         svc ??= await this.startSvc(bench);
         // Bulk creates measure what a request and its transaction cost per record, as bench/bulk-cost.ts
         // alone does: without the create scenario's subscription, whose deliveries cost each record the
@@ -633,6 +646,7 @@ async function main(): Promise<number> {
         `- ${k.database} @ ${k.rows} rows, keyset page ${k.order}: after a cursor at the start ${k.firstMs.toFixed(2)} ms, at depth ${k.depth} ${k.deepMs.toFixed(2)} ms: deep/first ${(k.deepMs / k.firstMs).toFixed(2)} (medians; target: within 2x)`,
     ),
     ...bench.bulkCosts.map((b) => formatBulkCost(b.database, b)),
+    ...bench.slowHookCosts.map((c) => formatSlowHookCost(c.database, c)),
     ...bench.searchCosts.map(formatSearchCost),
     ...bench.aggregateCosts.map(formatAggregateCost),
     `- total run time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadavg()
@@ -661,6 +675,7 @@ async function main(): Promise<number> {
           searchCosts: bench.searchCosts,
           aggregateCosts: bench.aggregateCosts,
           bulkCosts: bench.bulkCosts,
+          slowHookCosts: bench.slowHookCosts,
           sse: bench.sse,
           webhooks: bench.webhooks,
           profiles: bench.profiles,
