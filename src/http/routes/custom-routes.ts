@@ -84,8 +84,8 @@ export async function registerCustomRoutes(
           `Custom route ${shadowed.method} ${route.url} would answer where the generated route ${shadowed.method} ${shadowed.url} does: choose another path`,
         );
       const guards = [...toArray(route.onRequest)];
-      if (auth === 'admin') guards.unshift(admin);
-      else if (auth !== 'public') guards.unshift(authenticate, auth === 'key' ? refuseAdmin : noCheck);
+      if (auth === 'admin') guards.unshift(admin, hideCredential);
+      else if (auth !== 'public') guards.unshift(authenticate, auth === 'key' ? refuseAdmin : noCheck, hideCredential);
       guards.push(attachSvc(ctx, auth as RouteAuth));
       route.onRequest = guards as FastifyRouteOptions['onRequest'];
       if (isRecord(route.schema))
@@ -106,6 +106,14 @@ async function noCheck(): Promise<void> {}
 async function refuseAdmin(request: FastifyRequest): Promise<void> {
   if (request.principal?.kind === 'admin')
     throw new ApiError('ADMIN_TOKEN_NOT_ALLOWED', 'This route takes an API key, not the admin token');
+}
+
+/**
+ * Once svc has authenticated the request, the credential leaves it: the route's own hooks and handler
+ * get the caller (`request.svc.caller`), never the key's secret or the admin token (docs/hooks.md).
+ */
+async function hideCredential(request: FastifyRequest): Promise<void> {
+  delete request.headers.authorization;
 }
 
 function attachSvc(ctx: Pick<AppContext, 'hooks'>, auth: RouteAuth) {
