@@ -75,6 +75,33 @@ for (const dialect of testDialects()) {
       }
       assert.equal(await slugOf(t, user, 'e'), 'v3-e');
     });
+
+    it('SIGHUP with a file that does not load: refused in one log line naming the error, the hooks in force stay', async () => {
+      t.writeHooks('export default {{ not javascript');
+      const before = process.listeners('SIGHUP');
+      const logged = t.logs.length;
+      reloadOnHangup(
+        { app: t.app, ctx: t.ctx, url: '', host: '127.0.0.1', close: async () => {} },
+        async () => t.ctx.config,
+      );
+      const added = process.listeners('SIGHUP').filter((listener) => !before.includes(listener));
+      const failure = () =>
+        t.logs.slice(logged).find((entry) => String(entry.msg).startsWith('reloading the config failed'));
+      try {
+        process.kill(process.pid, 'SIGHUP');
+        const deadline = Date.now() + 60_000;
+        while (!failure()) {
+          assert.ok(Date.now() < deadline, 'the reload is refused');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        for (const listener of added) process.off('SIGHUP', listener);
+      }
+      // One JSON object per line (the app's log stream parsed each line), with the reason in it.
+      assert.match(JSON.stringify(failure()), /svc\.hooks\.mjs: cannot be loaded/);
+      assert.ok(!t.logs.slice(logged).some((entry) => entry.msg === 'hooks reloaded'));
+      assert.equal(await slugOf(t, user, 'f'), 'v3-f');
+    });
   });
 }
 
@@ -83,7 +110,13 @@ if (testDialects().includes('postgres')) {
     let first: HooksApp;
     let second: HooksApp;
     before(async () => {
-      first = await startHooksApp('postgres', version('shared'));
+      first = await startHooksApp(
+        'postgres',
+        hooksModule(`{ articles: { beforeCreate({ values }) {
+          if (values.title === 'refuse') throw new ApiError(422, 'TITLE_REFUSED', 'Not this title', { pointer: '/data/attributes/title' });
+          values.slug = 'shared-' + values.title;
+        } } }`),
+      );
       second = await startHooksApp('postgres', '', { sharing: first });
     });
     after(async () => {
@@ -105,6 +138,31 @@ if (testDialects().includes('postgres')) {
           .sort(),
         ['shared-one', 'shared-two'],
       );
+    });
+
+    it('refuses on either node as the hook says, with its status, code and pointer, and stores nothing', async () => {
+      for (const [node, userId] of [
+        [first, 'node-user-1'],
+        [second, 'node-user-2'],
+      ] as const) {
+        const auth = await node.as('user', userId);
+        const response = await node.request({
+          method: 'POST',
+          url: '/v1/articles',
+          auth,
+          payload: { title: 'refuse' },
+        });
+        assert.equal(response.statusCode, 422, response.body);
+        const [error] = response.json().errors;
+        assert.equal(error.code, 'TITLE_REFUSED');
+        assert.equal(error.source.pointer, '/data/attributes/title');
+      }
+      const read = await second.request({
+        method: 'GET',
+        url: '/v1/articles?title=refuse',
+        auth: await second.as('user', 'node-user-2'),
+      });
+      assert.deepEqual(read.json().data, []);
     });
   });
 }
