@@ -258,11 +258,11 @@ for (const dialect of testDialects()) {
       spec.check('POST', '/token', missing);
       spec.check('GET', '/auth/methods', await suite.t.inject({ method: 'GET', url: '/auth/methods' }));
       assert.deepEqual(errorCodes(missing), ['TWO_FACTOR_REQUIRED']);
-      assert.equal(missing.json().errors[0].source.pointer, '/otp');
+      assert.equal(missing.json().errors[0].source.pointer, '/data/attributes/otp');
       const wrong = await post('/token', { email, password: PASSWORD, otp: await wrongCode(totpURI) });
       assert.equal(wrong.statusCode, 401, wrong.body);
       assert.deepEqual(errorCodes(wrong), ['INVALID_TWO_FACTOR_CODE']);
-      assert.equal(wrong.json().errors[0].source.pointer, '/otp');
+      assert.equal(wrong.json().errors[0].source.pointer, '/data/attributes/otp');
       spec.check('POST', '/token', wrong);
       const malformed = await post('/token', { email, password: PASSWORD, otp: { code: 1 } });
       assert.equal(malformed.statusCode, 400, malformed.body);

@@ -1,5 +1,6 @@
 // The identity component's failures as the rest of the API answers them: always a code.
-// - A URL it would put in a header that cannot be one is refused first, with a pointer (unheaderable-urls.ts).
+// - A URL it would put in a header that cannot be one never reaches it: http/ refuses it first
+//   (http/guards/unheaderable-urls.ts).
 // - Anything it throws that is not one of its own errors becomes 400 BAD_REQUEST: such as the TypeError
 //   a header value above U+00FF raises, which would otherwise be an empty 500 and a multi-line stack on
 //   standard error. An unreachable database is left to the error handler (503).
@@ -8,7 +9,6 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../../errors/api-error.ts';
 import type { IdentityHandler } from './throttled-sign-in.ts';
-import { refuseUnheaderableUrls } from './unheaderable-urls.ts';
 
 /** Its error bodies are small; a larger one is passed on as it is. */
 const MAX_CODED_BODY_BYTES = 64 * 1024;
@@ -54,7 +54,6 @@ export function answerIdentityFailures(
   log: FastifyBaseLogger,
 ): IdentityHandler {
   return async (request) => {
-    await refuseUnheaderableUrls(request);
     let response: Response;
     try {
       response = await handler(request);

@@ -26,21 +26,18 @@ export interface NewUserRequest {
   invite: boolean;
 }
 
-/** A pointer into the body. */
-const pointerTo = (member: string): string => `/${member}`;
-
 /** What the schema cannot say of the members it accepted. */
 export function newUserProblems(body: Partial<NewUserBody>): ErrorIssue[] {
   const issues = userRolesProblems(body);
   for (const member of ['email', 'name'] as const) {
     const value = body[member];
     if (typeof value === 'string' && value.trim() === '')
-      issues.push({ detail: `${member} must not be blank`, pointer: pointerTo(member) });
+      issues.push({ detail: `${member} must not be blank`, field: member });
   }
   if (body.invite === true && typeof body.password === 'string')
     issues.push({
       detail: 'Send a password or invite: true, not both (the invitation is a link to choose one)',
-      pointer: pointerTo('invite'),
+      field: 'invite',
     });
   return issues;
 }

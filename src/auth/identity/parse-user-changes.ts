@@ -22,19 +22,16 @@ export interface UserChangesBody extends UserRolesBody {
   emailVerified?: boolean;
 }
 
-/** A pointer into the body. */
-const pointerTo = (member: string): string => `/${member}`;
-
 /** What the schema cannot say of the role members it accepted. */
 export function userRolesProblems(body: Partial<UserRolesBody>): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
   if (body.primaryRole !== undefined) {
     const problem = roleProblem(body.primaryRole);
-    if (problem) issues.push({ detail: `primaryRole: ${problem}`, pointer: pointerTo('primaryRole') });
+    if (problem) issues.push({ detail: `primaryRole: ${problem}`, field: 'primaryRole' });
   }
   if (body.allowedRoles !== undefined) {
     const parsed = parseAllowedRolesInput(body.allowedRoles);
-    if ('problem' in parsed) issues.push({ detail: parsed.problem, pointer: pointerTo('allowedRoles') });
+    if ('problem' in parsed) issues.push({ detail: parsed.problem, field: 'allowedRoles' });
   }
   return issues;
 }
@@ -44,7 +41,7 @@ export function userChangesProblems(body: Partial<UserChangesBody>): ErrorIssue[
   const issues = userRolesProblems(body);
   // Trimmed before use, so blank is empty.
   if (typeof body.name === 'string' && body.name.trim() === '')
-    issues.push({ detail: 'name must not be blank', pointer: pointerTo('name') });
+    issues.push({ detail: 'name must not be blank', field: 'name' });
   return issues;
 }
 

@@ -43,11 +43,11 @@ export function issueOutcome(error: unknown): LoginOutcome {
 async function checkSecondFactor(context: AuthContext, userId: string, otp: string | null): Promise<void> {
   if (otp === null) {
     throw new ApiError('TWO_FACTOR_REQUIRED', [
-      { pointer: '/otp', detail: 'This account has two-factor authentication on: send the current code as otp' },
+      { field: 'otp', detail: 'This account has two-factor authentication on: send the current code as otp' },
     ]);
   }
   if (!(await verifyTotp(context, userId, otp))) {
-    throw new ApiError('INVALID_TWO_FACTOR_CODE', [{ pointer: '/otp', detail: 'The two-factor code is not correct' }]);
+    throw new ApiError('INVALID_TWO_FACTOR_CODE', [{ field: 'otp', detail: 'The two-factor code is not correct' }]);
   }
 }
 

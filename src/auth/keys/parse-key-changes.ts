@@ -23,7 +23,7 @@ export function keyChangesProblems(
 ): ErrorIssue[] {
   const issues = body.permissions ? readKeyPermissions(body.permissions, registry).issues : [];
   if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > METADATA_MAX_BYTES)
-    issues.push({ detail: `'metadata' must be at most ${METADATA_MAX_BYTES} bytes of JSON`, pointer: '/metadata' });
+    issues.push({ detail: `'metadata' must be at most ${METADATA_MAX_BYTES} bytes of JSON`, field: 'metadata' });
   return issues;
 }
 

@@ -1,6 +1,6 @@
 // Key permissions (spec 2.2, docs/roles.md): `{ "<resource>": { "<action>": ["field", …] | ["*"] } }`.
-// Each problem points into the body that holds them (`/permissions/posts/read/1`), with the code
-// INVALID_PERMISSIONS; the HTTP layer places that pointer in the request's document.
+// Each problem names its place in the body that holds them (`permissions/posts/read/1`), with the code
+// INVALID_PERMISSIONS; the HTTP layer makes that place a pointer into the request's document.
 import { ACTIONS, type Action } from '../../config/config-types.ts';
 import type { ErrorIssue } from '../../errors/api-error.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
@@ -15,19 +15,19 @@ const escapePointer = (token: string): string => token.replace(/~/g, '~0').repla
 export function readKeyPermissions(
   value: unknown,
   registry: Pick<ResourceRegistry, 'find'>,
-  pointer = '/permissions',
+  place = 'permissions',
 ): { permissions: KeyPermissions; issues: ErrorIssue[] } {
   const issues: ErrorIssue[] = [];
   const problem = (at: string, detail: string): void => {
-    issues.push({ detail, pointer: at, code: 'INVALID_PERMISSIONS' });
+    issues.push({ detail, field: at, code: 'INVALID_PERMISSIONS' });
   };
   const permissions: KeyPermissions = {};
   if (!isRecord(value)) {
-    problem(pointer, 'permissions must be an object of resource → action → field names');
+    problem(place, 'permissions must be an object of resource → action → field names');
     return { permissions, issues };
   }
   for (const [resourceName, actions] of Object.entries(value)) {
-    const resourcePointer = `${pointer}/${escapePointer(resourceName)}`;
+    const resourcePointer = `${place}/${escapePointer(resourceName)}`;
     const resource = registry.find(resourceName);
     if (!resource) {
       problem(resourcePointer, `Unknown resource '${resourceName}'`);

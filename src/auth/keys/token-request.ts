@@ -62,9 +62,6 @@ export const TOKEN_FIELD_LIMITS = {
   metadataMaxBytes: 8192,
 } as const;
 
-/** A pointer into the body. */
-const pointerTo = (member: string): string => `/${member}`;
-
 /** Problems of the members the schema accepted that need the config or the resources to see. */
 export function tokenRequestProblems(
   body: Partial<TokenRequestBody>,
@@ -77,12 +74,12 @@ export function tokenRequestProblems(
   for (const member of ['email', 'otp'] as const) {
     const value = body[member];
     if (typeof value === 'string' && value.trim() === '')
-      issues.push({ detail: `'${member}' must not be blank`, pointer: pointerTo(member) });
+      issues.push({ detail: `'${member}' must not be blank`, field: member });
   }
   if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > TOKEN_FIELD_LIMITS.metadataMaxBytes) {
     issues.push({
       detail: `'metadata' must be at most ${TOKEN_FIELD_LIMITS.metadataMaxBytes} bytes of JSON`,
-      pointer: pointerTo('metadata'),
+      field: 'metadata',
     });
   }
   const defaults = config.apiKeys.rateLimit;
@@ -94,17 +91,17 @@ export function tokenRequestProblems(
       { max: rateLimitMax ?? defaults.max, windowMs: rateLimitTimeWindow ?? defaults.timeWindow },
       { max: defaults.max, windowMs: defaults.timeWindow },
     );
-    if (problem) issues.push({ detail: problem.detail, pointer: pointerTo(problem.field) });
+    if (problem) issues.push({ detail: problem.detail, field: problem.field });
   }
   const { refillInterval, refillAmount } = body;
   if ((refillInterval ?? null) === null && typeof refillAmount === 'number')
-    issues.push({ detail: 'refillInterval is required with refillAmount', pointer: pointerTo('refillInterval') });
+    issues.push({ detail: 'refillInterval is required with refillAmount', field: 'refillInterval' });
   if ((refillAmount ?? null) === null && typeof refillInterval === 'number')
-    issues.push({ detail: 'refillAmount is required with refillInterval', pointer: pointerTo('refillAmount') });
+    issues.push({ detail: 'refillAmount is required with refillInterval', field: 'refillAmount' });
   if (body.console === true && typeof body.expiresIn === 'number')
     issues.push({
       detail: 'A console key ends when unused for a while, and after a fixed maximum: leave expiresIn out',
-      pointer: pointerTo('expiresIn'),
+      field: 'expiresIn',
     });
   return issues;
 }

@@ -65,8 +65,11 @@ export class RequestBody<T extends object> {
     if (check) {
       const failed = new Set(issues.map((issue) => issue.member));
       const accepted = Object.fromEntries(Object.entries(given).filter(([member]) => !failed.has(member)));
-      for (const issue of check(accepted as Partial<T>))
-        issues.push({ ...issue, pointer: `${FLAT_BODY_POINTER}${issue.pointer ?? ''}`, member: '' });
+      // The check names the member (`field`, or a place inside it); its pointer is made here.
+      for (const { field, ...issue } of check(accepted as Partial<T>)) {
+        const at = issue.pointer ?? (field === undefined ? '' : `/${field}`);
+        issues.push({ ...issue, pointer: `${FLAT_BODY_POINTER}${at}`, member: '' });
+      }
     }
     if (issues.length > 0) this.#refuse(issues);
     return given as T;

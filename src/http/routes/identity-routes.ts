@@ -1,5 +1,6 @@
 // Mounts the identity component (better-auth) at `auth.basePath`: each request is handed over as a
 // Web Request and better-auth's Response is copied back (status, every header, each Set-Cookie, body).
+import { refuseUnheaderableUrls } from '../guards/unheaderable-urls.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
@@ -117,8 +118,11 @@ export async function registerIdentityRoutes(
       url: `${basePath}/*`,
       // better-auth reads and checks these bodies itself (the OpenAPI document describes them).
       config: { requestBody: 'identity-component' },
-      handler: async (request, reply) =>
-        sendWebResponse(request, reply, await ctx.auth.handleIdentityRequest(toWebRequest(request, origin))),
+      handler: async (request, reply) => {
+        const webRequest = toWebRequest(request, origin);
+        await refuseUnheaderableUrls(webRequest);
+        return sendWebResponse(request, reply, await ctx.auth.handleIdentityRequest(webRequest));
+      },
     });
   });
 }

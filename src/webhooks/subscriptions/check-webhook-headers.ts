@@ -35,13 +35,13 @@ const escapePointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, 
 
 export function checkWebhookHeaders(
   value: unknown,
-  pointer: string,
+  field: string,
 ): { headers: Record<string, string> | null; issues: ErrorIssue[] } {
   if (value === null) return { headers: null, issues: [] };
   if (typeof value !== 'object' || Array.isArray(value)) {
     return {
       headers: null,
-      issues: [{ pointer, detail: 'must be an object of header names to string values, or null' }],
+      issues: [{ field, detail: 'must be an object of header names to string values, or null' }],
     };
   }
   const issues: ErrorIssue[] = [];
@@ -49,22 +49,22 @@ export function checkWebhookHeaders(
   const accepted: [string, string][] = [];
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > MAX_CUSTOM_HEADERS)
-    issues.push({ pointer, detail: `must have at most ${MAX_CUSTOM_HEADERS} headers` });
+    issues.push({ field, detail: `must have at most ${MAX_CUSTOM_HEADERS} headers` });
   const seen = new Set<string>();
   for (const [name, headerValue] of entries) {
-    const at = `${pointer}/${escapePointer(name)}`;
+    const at = `${field}/${escapePointer(name)}`;
     const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) issues.push({ pointer: at, detail: `"${name}" is not a valid header name` });
+    if (!HEADER_NAME.test(name)) issues.push({ field: at, detail: `"${name}" is not a valid header name` });
     else if (RESERVED.has(lower) || lower.startsWith('x-service-')) {
-      issues.push({ pointer: at, detail: `"${name}" is set by the service or is hop-by-hop and cannot be customised` });
+      issues.push({ field: at, detail: `"${name}" is set by the service or is hop-by-hop and cannot be customised` });
     } else if (seen.has(lower))
-      issues.push({ pointer: at, detail: `"${name}" is given more than once (names are case-insensitive)` });
+      issues.push({ field: at, detail: `"${name}" is given more than once (names are case-insensitive)` });
     seen.add(lower);
-    if (typeof headerValue !== 'string') issues.push({ pointer: at, detail: 'must be a string' });
+    if (typeof headerValue !== 'string') issues.push({ field: at, detail: 'must be a string' });
     else if (headerValue.length > MAX_HEADER_VALUE_LENGTH)
-      issues.push({ pointer: at, detail: `must be at most ${MAX_HEADER_VALUE_LENGTH} characters` });
+      issues.push({ field: at, detail: `must be at most ${MAX_HEADER_VALUE_LENGTH} characters` });
     else if (!HEADER_VALUE.test(headerValue))
-      issues.push({ pointer: at, detail: 'must not contain line breaks or control characters' });
+      issues.push({ field: at, detail: 'must not contain line breaks or control characters' });
     else accepted.push([name, headerValue]);
   }
   return { headers: issues.length === 0 ? Object.fromEntries(accepted) : null, issues };

@@ -23,8 +23,6 @@ export interface WebhookBody {
   fieldIds?: string[] | null;
 }
 
-/** A pointer into the body. */
-const pointerTo = (member: string): string => `/${member}`;
 
 /** Problems of the members the schema accepted, each pointing at its member. */
 export function webhookBodyProblems(
@@ -33,14 +31,14 @@ export function webhookBodyProblems(
 ): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
   if (body.name !== undefined && body.name.trim() === '')
-    issues.push({ pointer: pointerTo('name'), detail: `must be 1 to ${MAX_NAME_LENGTH} characters, not blank` });
+    issues.push({ field: 'name', detail: `must be 1 to ${MAX_NAME_LENGTH} characters, not blank` });
   if (body.url !== undefined)
-    for (const detail of checkWebhookUrl(body.url, options)) issues.push({ pointer: pointerTo('url'), detail });
+    for (const detail of checkWebhookUrl(body.url, options)) issues.push({ field: 'url', detail });
   if (body.eventPattern !== undefined) {
     const problem = eventPatternProblem(body.eventPattern);
-    if (problem) issues.push({ pointer: pointerTo('eventPattern'), detail: problem });
+    if (problem) issues.push({ field: 'eventPattern', detail: problem });
   }
-  if (body.headers !== undefined) issues.push(...checkWebhookHeaders(body.headers, pointerTo('headers')).issues);
+  if (body.headers !== undefined) issues.push(...checkWebhookHeaders(body.headers, 'headers').issues);
   return issues;
 }
 

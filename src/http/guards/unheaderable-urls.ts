@@ -1,6 +1,7 @@
 // URLs the identity component may send back in a `Location` header (`callbackURL` and the like) must be
 // header bytes: a character above U+00FF (U+3000, U+2028) makes it throw instead of answering. Such a
-// value is refused first, pointing at it, with the advice to percent-encode it.
+// value is refused before the identity component sees the request, pointing at it, with the advice to
+// percent-encode it.
 import { ApiError } from '../../errors/api-error.ts';
 
 /** Members and query parameters that name a URL: `callbackURL`, `errorCallbackURL`, `redirectTo`… */
