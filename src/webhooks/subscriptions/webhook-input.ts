@@ -23,8 +23,7 @@ export interface WebhookBody {
   fieldIds?: string[] | null;
 }
 
-
-/** Problems of the members the schema accepted, each pointing at its member. */
+/** Problems of the members the schema accepted, each naming its member. */
 export function webhookBodyProblems(
   body: Partial<WebhookBody>,
   options: { allowPrivateTargets: boolean },
