@@ -151,8 +151,13 @@ for (const dialect of testDialects()) {
       const sentinel = await create('products', { name: 'sentinel', stock: 1 });
       const sentinelId = (JSON.parse(sentinel.body) as { data: { id: string } }).data.id;
       await until(() => receiver.received.some((d) => d.resourceId === sentinelId), 'the sentinel at the receiver');
+      // Only products were created since (the sentinel, and perhaps a late delivery of an earlier one).
       const since = receiver.received.slice(delivered).map((d) => d.type);
-      assert.deepEqual(since, ['products.created']);
+      assert.deepEqual(
+        since.filter((type) => type !== 'products.created'),
+        [],
+      );
+      assert.ok(since.includes('products.created'));
     });
 
     it("runs '*' hooks for every resource, before the resource's own, and for a hook's own writes", async () => {
