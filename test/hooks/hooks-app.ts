@@ -53,6 +53,8 @@ export interface HooksApp {
   app: FastifyInstance;
   ctx: AppContext;
   dir: string;
+  /** The hooks file's name in `dir`. */
+  hooksFile: string;
   database: TestDatabase;
   logs: Record<string, unknown>[];
   admin: string;
@@ -72,6 +74,10 @@ export interface HooksAppOptions {
   sharing?: HooksApp;
   /** The resources (default SHOP_RESOURCES). */
   resources?: Record<string, ResourceDefinition>;
+  /** The hooks file's name in the app's folder (default svc.hooks.mjs). */
+  hooksFile?: string;
+  /** Other files written in the app's folder before it starts (name → content), e.g. a package.json. */
+  files?: Record<string, string>;
 }
 
 export async function startHooksApp(
@@ -83,11 +89,13 @@ export async function startHooksApp(
   const database = shared?.database ?? (await createTestDatabase(dialect));
   const dir = shared?.dir ?? mkdtempSync(join(tmpdir(), 'svc-hooks-'));
   const configFile = join(dir, 'svc.config.json');
+  const hooksFile = options.hooksFile ?? shared?.hooksFile ?? 'svc.hooks.mjs';
   if (!shared) {
-    writeFileSync(join(dir, 'svc.hooks.mjs'), hooksSource);
+    for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(dir, name), content);
+    writeFileSync(join(dir, hooksFile), hooksSource);
     const config = testConfig(database.url, {
       resources: options.resources ?? SHOP_RESOURCES,
-      hooks: './svc.hooks.mjs',
+      hooks: `./${hooksFile}`,
       ...(options.hookTimeoutMs !== undefined
         ? { server: { ...testConfig(database.url).server, hookTimeoutMs: options.hookTimeoutMs } }
         : {}),
@@ -120,6 +128,7 @@ export async function startHooksApp(
     app,
     ctx,
     dir,
+    hooksFile,
     database,
     logs,
     admin: `Bearer ${TEST_ADMIN_TOKEN}`,
@@ -136,7 +145,7 @@ export async function startHooksApp(
       return app.inject({ ...rest, headers: { ...(auth ? { authorization: auth } : {}), ...(rest.headers ?? {}) } });
     },
     writeHooks(source) {
-      writeFileSync(join(dir, 'svc.hooks.mjs'), source);
+      writeFileSync(join(dir, hooksFile), source);
     },
     async close() {
       await app.close();

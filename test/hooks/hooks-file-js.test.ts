@@ -1,26 +1,35 @@
 // A hooks file may be a `.js` file in a folder whose package.json says "type": "module" (as an
-// application's own code usually is), not only `.mjs`.
-import { describe, it } from 'node:test';
+// application's own code usually is), not only `.mjs`: the config names it, svc loads it at start and
+// its hooks run on the writes.
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { importHooksFile } from '../../src/hooks/load-hooks-file.ts';
-import { hooksModule } from './hooks-app.ts';
+import { testDialects } from '../helpers/test-databases.ts';
+import { hooksModule, startHooksApp, type HooksApp } from './hooks-app.ts';
 
-describe('a .js hooks file', () => {
-  it('is imported as ES module code when its package.json says "type": "module"', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-hooks-js-'));
-    try {
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-      const file = join(dir, 'svc.hooks.js');
-      writeFileSync(file, hooksModule(`{ articles: { beforeCreate({ values }) { values.slug = 'from-js'; } } }`));
-      const hooks = (await importHooksFile(file)) as { articles: { beforeCreate(ctx: unknown): void } };
-      const values: Record<string, unknown> = {};
-      hooks.articles.beforeCreate({ values });
-      assert.equal(values.slug, 'from-js');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+for (const dialect of testDialects()) {
+  describe(`a .js hooks file in a "type": "module" folder (${dialect})`, () => {
+    let t: HooksApp;
+    before(async () => {
+      t = await startHooksApp(
+        dialect,
+        hooksModule(`{ articles: { beforeCreate({ values }) { values.slug = 'from-js-' + values.title; } } }`),
+        { hooksFile: 'svc.hooks.js', files: { 'package.json': JSON.stringify({ type: 'module' }) } },
+      );
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    it('is loaded at start and its hooks run', async () => {
+      assert.equal(t.ctx.config.hooks, './svc.hooks.js');
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/articles',
+        auth: await t.as('user', 'js-user'),
+        payload: { title: 'one' },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(response.json().data.attributes.slug, 'from-js-one');
+    });
   });
-});
+}
