@@ -117,19 +117,36 @@ for (const dialect of testDialects()) {
       const product = await create('products', { name: 'lamp', stock: 10 });
       assert.equal(product.statusCode, 201, product.body);
       const productId = (JSON.parse(product.body) as { data: { id: string } }).data.id;
-      const before = { updated: await deliveryRows('products.updated'), audit: await deliveryRows('audit.created') };
+      const before = {
+        created: await deliveryRows('orders.created'),
+        updated: await deliveryRows('products.updated'),
+        audit: await deliveryRows('audit.created'),
+      };
+      const delivered = receiver.received.length;
       const order = await create('orders', { product_id: productId, quantity: 2 });
       assert.equal(order.statusCode, 201, order.body);
       const orderId = (JSON.parse(order.body) as { data: { id: string } }).data.id;
-      // The rows are there as soon as the create has answered: they committed with it.
+      // One row per event, there as soon as the create has answered: they committed with it.
+      assert.equal(await deliveryRows('orders.created'), before.created + 1);
       assert.equal(await deliveryRows('products.updated'), before.updated + 1);
       assert.equal(await deliveryRows('audit.created'), before.audit + 1);
+      const arrived = () => receiver.received.slice(delivered);
+      const count = (type: string, resourceId?: string) =>
+        arrived().filter((d) => d.type === type && (resourceId === undefined || d.resourceId === resourceId)).length;
       await until(
         () =>
-          receiver.received.some((d) => d.type === 'orders.created' && d.resourceId === orderId) &&
-          receiver.received.some((d) => d.type === 'products.updated' && d.resourceId === productId) &&
-          receiver.received.some((d) => d.type === 'audit.created'),
+          count('orders.created', orderId) > 0 &&
+          count('products.updated', productId) > 0 &&
+          count('audit.created') > 0,
         'the order, the product update and the audit record at the receiver',
+      );
+      // A sentinel written after: once it has arrived, a second delivery of any of them would have too.
+      const sentinel = await create('products', { name: 'after the order', stock: 1 });
+      const sentinelId = (JSON.parse(sentinel.body) as { data: { id: string } }).data.id;
+      await until(() => count('products.created', sentinelId) > 0, 'the sentinel at the receiver');
+      assert.deepEqual(
+        [count('orders.created', orderId), count('products.updated', productId), count('audit.created')],
+        [1, 1, 1],
       );
     });
 
