@@ -39,13 +39,6 @@ const COMPARISONS = new Set([
   ts.SyntaxKind.ExclamationEqualsToken,
 ]);
 
-/**
- * Files under src/records/ that still branch on the dialect: records/ is being carved in another branch
- * (its dialect branches move under src/store/ there). Once that branch is merged this list must be
- * emptied; the test fails for an entry that no longer breaks the rule, so it cannot go stale.
- */
-const KNOWN_EXCEPTIONS: readonly string[] = [];
-
 interface Violation {
   line: number;
   what: string;
@@ -152,15 +145,10 @@ describe('dialect confinement', () => {
 
   it('no file outside src/store/ imports a dialect folder or names a dialect', () => {
     const problems: string[] = [];
-    const stillBreaking = new Set<string>();
     for (const path of sourceFiles(SRC)) {
       const name = relative(ROOT, path).split(sep).join('/');
       const violations = dialectViolations(path, readFileSync(path, 'utf8'));
       if (violations.length === 0) continue;
-      if (KNOWN_EXCEPTIONS.includes(name)) {
-        stillBreaking.add(name);
-        continue;
-      }
       for (const { line, what } of violations) problems.push(`${name}:${line}: ${what}`);
     }
     assert.deepEqual(
@@ -168,15 +156,5 @@ describe('dialect confinement', () => {
       [],
       `database differences belong under src/store/ (sqlite/, postgres/) behind the dialect interface (store-dialect.ts):\n${problems.join('\n')}`,
     );
-    const stale = KNOWN_EXCEPTIONS.filter((name) => !stillBreaking.has(name));
-    assert.deepEqual(
-      stale,
-      [],
-      `no longer names a dialect: remove from KNOWN_EXCEPTIONS in ${relative(ROOT, import.meta.filename)}`,
-    );
-  });
-
-  it('excuses only files of src/records/, which another branch is carving', () => {
-    for (const name of KNOWN_EXCEPTIONS) assert.match(name, /^src\/records\//);
   });
 });
