@@ -1,7 +1,7 @@
 // Claims, answers and releases Idempotency-Keys in svc_idempotency_keys (docs/records.md, "Idempotent
 // creates"). Two ways, after what the request's work is:
 //
-// - Work that is one transaction (a record create) claims its key inside that transaction
+// - Work that is one transaction (a create, an upsert, an atomic batch) claims its key inside it
 //   (`runInWrite`): the claim row is inserted first and turned into the answer last, and the two commit
 //   with the write or not at all. Another request never sees the claim before it commits: its own
 //   claim insert waits on the uncommitted row (PostgreSQL's unique index makes it wait for the first

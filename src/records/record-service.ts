@@ -114,6 +114,9 @@ export type { AggregateGroup } from './aggregate-groups.ts';
 /** Work done in a create's own transaction with what it wrote (record-service.ts, create). */
 export type WithinWrite<T = ReadResult> = (trx: Db, result: T) => Promise<void>;
 
+/** Runs first in a write's transaction, before anything is written (an Idempotency-Key's claim). */
+export type FirstInWrite = (trx: Db) => Promise<void>;
+
 /** A create as #createIn makes it: validated, with its id and time chosen. */
 interface CreateIn {
   resource: Resource;
@@ -264,7 +267,7 @@ export class RecordService {
     body: unknown,
     clientId?: string,
     withinWrite?: WithinWrite,
-    first?: (trx: Db) => Promise<void>,
+    first?: FirstInWrite,
   ): Promise<ReadResult> {
     const grant = resolveAccess(resource, meta.principal, 'create');
     const readable = this.#readableAfterWrite(resource, meta.principal);
@@ -314,7 +317,7 @@ export class RecordService {
     hooked: Hooked,
     create: CreateIn,
     withinWrite: WithinWrite | undefined,
-    first: ((trx: Db) => Promise<void>) | undefined,
+    first: FirstInWrite | undefined,
   ): Promise<ReadResult> {
     // Filled inside the write (after the hooks changed the values), read by #withReferenceIssues after it.
     const references: Reference[] = [];
@@ -523,7 +526,8 @@ export class RecordService {
   /**
    * Creates the record, or updates the one whose unique `field` holds the body's value: race-free, the
    * insert skips a taken value in the database (ON CONFLICT DO NOTHING) and the write then updates the
-   * row that holds it, in the same transaction. Needs create, and update when it updates.
+   * row that holds it, in the same transaction. Needs create, and update when it updates. `withinWrite`
+   * and `first` as for create.
    */
   async upsert(
     resource: Resource,
@@ -532,9 +536,11 @@ export class RecordService {
     field: string,
     clientId?: string,
     withinWrite?: WithinWrite<UpsertResult>,
+    first?: FirstInWrite,
   ): Promise<UpsertResult> {
     const hooked = this.#hookedFor(resource);
     return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      if (first) await first(trx);
       const result = await this.#upsertIn(trx, events, hooked, resource, meta, body, field, clientId);
       if (withinWrite) await withinWrite(trx, result);
       return result;
@@ -614,14 +620,19 @@ export class RecordService {
    * Runs several writes as one: every write `work` makes through the batch goes through the same path
    * as a single one (validation, permissions, checks, events) inside one transaction, and either all of
    * them commit with their events, in order, or none does. A write's failure is its own ApiError (the
-   * caller says which write it was); `withinWrite` runs last in the same transaction.
+   * caller says which write it was); `withinWrite` runs last in the same transaction, `first` before
+   * any write in it.
    */
-  async batch<T>(work: (batch: WriteBatch) => Promise<T>, withinWrite?: WithinWrite<T>): Promise<T> {
+  async batch<T>(
+    work: (batch: WriteBatch) => Promise<T>,
+    withinWrite?: WithinWrite<T>,
+    first?: FirstInWrite,
+  ): Promise<T> {
     const writer = this.#batchedInserts;
-    if (!writer) return this.#batchRun(work, withinWrite, undefined);
+    if (!writer) return this.#batchRun(work, withinWrite, first, undefined);
     let queued: QueuedCreates | undefined;
     try {
-      return await this.#batchRun(work, withinWrite, (events) => {
+      return await this.#batchRun(work, withinWrite, first, (events) => {
         queued = new QueuedCreates(writer, this.#store.dialect, this.#runner, this.#checks, events);
         return queued;
       });
@@ -630,7 +641,7 @@ export class RecordService {
       // A set-aside row's refusal fails its whole statement without naming the write, and a write that
       // failed while creates waited may not have been the first to fail: the batch, rolled back, runs
       // again with each write made as it comes, and fails (or not) exactly as single writes would.
-      return this.#batchRun(work, withinWrite, undefined);
+      return this.#batchRun(work, withinWrite, first, undefined);
     }
   }
 
@@ -641,9 +652,11 @@ export class RecordService {
   #batchRun<T>(
     work: (batch: WriteBatch) => Promise<T>,
     withinWrite: WithinWrite<T> | undefined,
+    first: FirstInWrite | undefined,
     queue: ((events: RecordEvent[]) => QueuedCreates) | undefined,
   ): Promise<T> {
     return this.#runner.run('RESOURCE_STORE_ERROR', async (trx, events) => {
+      if (first) await first(trx);
       const dialect = this.#store.dialect;
       const queued = queue?.(events);
       // Every write that is not set aside sends what waits first: it may read or change those rows.

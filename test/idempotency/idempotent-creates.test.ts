@@ -372,13 +372,39 @@ describe('Idempotency-Key claims across two nodes on one PostgreSQL database', {
     await database?.drop();
   });
 
-  const create = (node: typeof a, key: string, name: string) =>
-    node.app.inject({
-      method: 'POST',
-      url: '/v1/categories',
-      payload: { name },
-      headers: { authorization: auth, 'idempotency-key': key },
-    });
+  /** The three writes that claim their key in their own transaction: a create, an upsert, an atomic batch. */
+  const WRITES = {
+    create: (node: typeof a, key: string, name: string) =>
+      node.app.inject({
+        method: 'POST',
+        url: '/v1/categories',
+        payload: { name },
+        headers: { authorization: auth, 'idempotency-key': key },
+      }),
+    upsert: (node: typeof a, key: string, name: string) =>
+      node.app.inject({
+        method: 'POST',
+        url: '/v1/categories?_upsert=name',
+        payload: { name, description: 'upserted' },
+        headers: { authorization: auth, 'idempotency-key': key },
+      }),
+    'atomic batch': (node: typeof a, key: string, name: string) =>
+      node.app.inject({
+        method: 'POST',
+        url: '/v1/operations',
+        payload: JSON.stringify({
+          'atomic:operations': [
+            { op: 'add', data: { type: 'categories', attributes: { name } } },
+            { op: 'add', data: { type: 'categories', attributes: { name: `${name} (second)` } } },
+          ],
+        }),
+        headers: {
+          authorization: auth,
+          'idempotency-key': key,
+          'content-type': 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"',
+        },
+      }),
+  };
   const categories = (name: string) => count(a.ctx.store.db, 'categories', ['name', name]);
 
   /** Holds node A's create inside its transaction; `pid` is the PostgreSQL backend that runs it. */
@@ -398,68 +424,72 @@ describe('Idempotency-Key claims across two nodes on one PostgreSQL database', {
     return { pid, open, restore: () => (idempotency.complete = complete) };
   }
 
-  it("a retry on node B waits on node A's uncommitted claim and replays the answer once it commits", async () => {
-    const key = randomUUID();
-    const held = holdOnA();
-    try {
-      const first = create(a, key, 'Committed on A');
-      await held.pid;
-      const retry = create(b, key, 'Committed on A');
-      held.open();
-      const [done, again] = await Promise.all([first, retry]);
-      assert.equal(done.statusCode, 201, done.body);
-      assert.equal(again.statusCode, 201, again.body);
-      assert.equal(again.headers['idempotency-replayed'], 'true');
-      assert.equal(again.body, done.body);
-      assert.equal(await categories('Committed on A'), 1);
-    } finally {
-      held.open();
-      held.restore();
-    }
-  });
+  for (const [kind, create] of Object.entries(WRITES)) {
+    // A batch answers 200 with its results; a create (and an upsert that created) 201.
+    const ok = kind === 'atomic batch' ? 200 : 201;
+    it(`${kind}: a retry on node B waits on node A's uncommitted claim and replays the answer once it commits`, async () => {
+      const key = randomUUID();
+      const held = holdOnA();
+      try {
+        const first = create(a, key, `Committed on A by ${kind}`);
+        await held.pid;
+        const retry = create(b, key, `Committed on A by ${kind}`);
+        held.open();
+        const [done, again] = await Promise.all([first, retry]);
+        assert.equal(done.statusCode, ok, done.body);
+        assert.equal(again.statusCode, ok, again.body);
+        assert.equal(again.headers['idempotency-replayed'], 'true');
+        assert.equal(again.body, done.body);
+        assert.equal(await categories(`Committed on A by ${kind}`), 1);
+      } finally {
+        held.open();
+        held.restore();
+      }
+    });
 
-  it("a retry on node B runs at once when node A's connection drops mid-create (its transaction rolls back)", async () => {
-    const key = randomUUID();
-    const held = holdOnA();
-    try {
-      const first = create(a, key, 'A died');
-      const pid = await held.pid;
-      const retry = create(b, key, 'A died');
-      // As a node killed mid-request: its connection ends and PostgreSQL rolls its transaction back.
-      await sql`select pg_terminate_backend(${pid})`.execute(b.ctx.store.db);
-      const again = await retry;
-      assert.equal(again.statusCode, 201, again.body);
-      assert.equal(again.headers['idempotency-replayed'], undefined, 'the retry ran: nothing had committed');
-      held.open();
-      const lost = await first;
-      assert.notEqual(lost.statusCode, 201, 'the first create did not commit');
-      assert.equal(await categories('A died'), 1);
-      const later = await create(a, key, 'A died');
-      assert.equal(later.headers['idempotency-replayed'], 'true');
-      assert.equal(later.body, again.body);
-    } finally {
-      held.open();
-      held.restore();
-    }
-  });
+    it(`${kind}: a retry on node B runs at once when node A's connection drops mid-create (its transaction rolls back)`, async () => {
+      const key = randomUUID();
+      const held = holdOnA();
+      try {
+        const first = create(a, key, `A died in ${kind}`);
+        const pid = await held.pid;
+        const retry = create(b, key, `A died in ${kind}`);
+        // As a node killed mid-request: its connection ends and PostgreSQL rolls its transaction back.
+        await sql`select pg_terminate_backend(${pid})`.execute(b.ctx.store.db);
+        const again = await retry;
+        assert.equal(again.statusCode, ok, again.body);
+        assert.equal(again.headers['idempotency-replayed'], undefined, 'the retry ran: nothing had committed');
+        held.open();
+        const lost = await first;
+        assert.notEqual(lost.statusCode, ok, 'the first create did not commit');
+        assert.equal(await categories(`A died in ${kind}`), 1);
+        const later = await create(a, key, `A died in ${kind}`);
+        assert.equal(later.headers['idempotency-replayed'], 'true');
+        assert.equal(later.body, again.body);
+      } finally {
+        held.open();
+        held.restore();
+      }
+    });
 
-  it(`a retry on node B answers 409 IDEMPOTENCY_KEY_IN_USE while node A's create still runs after ${CLAIM_WAIT_MS} ms`, async () => {
-    const key = randomUUID();
-    const held = holdOnA();
-    try {
-      const first = create(a, key, 'Still on A');
-      await held.pid;
-      const retry = await create(b, key, 'Still on A');
-      assert.equal(retry.statusCode, 409, retry.body);
-      assert.equal(retry.json().errors[0].code, 'IDEMPOTENCY_KEY_IN_USE');
-      held.open();
-      assert.equal((await first).statusCode, 201);
-      const later = await create(b, key, 'Still on A');
-      assert.equal(later.headers['idempotency-replayed'], 'true');
-      assert.equal(await categories('Still on A'), 1);
-    } finally {
-      held.open();
-      held.restore();
-    }
-  });
+    it(`${kind}: a retry on node B answers 409 IDEMPOTENCY_KEY_IN_USE while node A's create still runs after ${CLAIM_WAIT_MS} ms`, async () => {
+      const key = randomUUID();
+      const held = holdOnA();
+      try {
+        const first = create(a, key, `Still on A in ${kind}`);
+        await held.pid;
+        const retry = await create(b, key, `Still on A in ${kind}`);
+        assert.equal(retry.statusCode, 409, retry.body);
+        assert.equal(retry.json().errors[0].code, 'IDEMPOTENCY_KEY_IN_USE');
+        held.open();
+        assert.equal((await first).statusCode, ok);
+        const later = await create(b, key, `Still on A in ${kind}`);
+        assert.equal(later.headers['idempotency-replayed'], 'true');
+        assert.equal(await categories(`Still on A in ${kind}`), 1);
+      } finally {
+        held.open();
+        held.restore();
+      }
+    });
+  }
 });

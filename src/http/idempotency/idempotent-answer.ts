@@ -1,10 +1,6 @@
-// Runs a POST whose work is not one transaction (POST /token) under its Idempotency-Key and a lease
-// (docs/records.md, "Idempotent creates"): the first request runs and its answer is kept; a retry with
-// the same key and request gets that answer again, marked `Idempotency-Replayed: true`. A request that
-// fails gives its key back, so a retry runs again. Creates claim inside their transaction instead
-// (idempotent-create.ts).
-import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import type { IdempotencyStore, KeyUse } from '../../idempotency/idempotency-store.ts';
+// Sends the answer of a request made with an Idempotency-Key (docs/records.md, "Idempotent creates"): a
+// first request's own, or the one kept for its key, marked `Idempotency-Replayed: true`.
+import type { FastifyReply } from 'fastify';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';
 import { IDEMPOTENCY_REPLAYED_HEADER } from '../../idempotency/idempotency-key-header.ts';
 import { asJsonApi, JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
@@ -12,29 +8,6 @@ import { asJsonApi, JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
 export interface IdempotentOutcome {
   response: StoredResponse;
   replayed: boolean;
-}
-
-/**
- * `run` does the request while it holds the key (`attempt`) and answers what it sent; it stores that
- * answer itself (IdempotencyStore.complete), in its write's transaction where it has one.
- */
-export async function runIdempotently(
-  store: IdempotencyStore,
-  use: KeyUse,
-  log: FastifyBaseLogger,
-  run: (attempt: string) => Promise<StoredResponse>,
-): Promise<IdempotentOutcome> {
-  const claimed = await store.claim(use);
-  if (claimed.kind === 'replay') return { response: claimed.response, replayed: true };
-  try {
-    return { response: await run(claimed.attempt), replayed: false };
-  } catch (error) {
-    // Not given back, the key stays held until its lease ends: retries get 409 until then.
-    await store
-      .release(use, claimed.attempt)
-      .catch((releaseError: unknown) => log.warn({ err: releaseError }, 'giving an Idempotency-Key back failed'));
-    throw error;
-  }
 }
 
 /** Sends a kept (or just made) answer; the handler returns what this returns. */

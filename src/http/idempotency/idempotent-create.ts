@@ -1,7 +1,7 @@
-// POST /v1/:resource with an Idempotency-Key: the key is claimed and the created record's answer stored
-// in the create's own transaction, so the claim, the write and its answer commit together or not at all
+// POST /v1/:resource with an Idempotency-Key (a create or an upsert): the key is claimed and the
+// record's answer stored in the write's own transaction, so the claim, the write and its answer commit together or not at all
 // (idempotency/idempotency-store.ts, runInWrite): a create that dies with its node leaves nothing that
-// would hold a retry back.
+// would hold a retry back. POST /v1/operations does the same with its batch (operations-routes.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../model/principal.ts';
 import { rightsOn } from '../documents/record-view.ts';
@@ -14,10 +14,11 @@ import type { AppContext } from '../../app-context.ts';
 import { requestMeta } from '../routes/request-meta.ts';
 import { recordDocument } from '../documents/resource-document.ts';
 import { JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
-import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
+import { sendAnswer } from './idempotent-answer.ts';
+import type { Db } from '../../store/store-dialect.ts';
 
 /** Keys are per caller: an API key's, a JWT subject's, or the admin token's. */
-function callerOf(principal: Principal): string {
+export function callerOf(principal: Principal): string {
   if (principal.kind === 'admin') return 'admin';
   return principal.kind === 'key' ? `key:${principal.keyId}` : `jwt:${principal.subject}`;
 }
@@ -60,28 +61,17 @@ export async function createIdempotently(
       ? ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]
       : ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null, upsert];
   const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(parts) };
-  if (upsert !== undefined) {
-    // An upsert holds its key under a lease (as POST /token does) and stores its answer in its own transaction.
-    const leased = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
-      const result = await ctx.records.upsert(resource, meta, body, upsert, clientId, (trx, written) =>
-        ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, principal, written)),
-      );
-      return createdAnswer(resource, principal, result);
-    });
-    return sendAnswer(reply, leased);
-  }
   const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
     let attempt = '';
-    const result = await ctx.records.create(
-      resource,
-      meta,
-      body,
-      clientId,
-      (trx, written) => ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, principal, written)),
-      async (trx) => {
-        attempt = await claim(trx);
-      },
-    );
+    const first = async (trx: Db) => {
+      attempt = await claim(trx);
+    };
+    const store = (trx: Db, written: ReadResult | UpsertResult) =>
+      ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, principal, written));
+    const result =
+      upsert === undefined
+        ? await ctx.records.create(resource, meta, body, clientId, store, first)
+        : await ctx.records.upsert(resource, meta, body, upsert, clientId, store, first);
     return createdAnswer(resource, principal, result);
   });
   return sendAnswer(reply, outcome);

@@ -6,7 +6,8 @@
 // between leaves the key held until its lease ends, then a retry issues another key (the first one
 // was never shown to anyone).
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { IdempotencyStore, KeyUse } from '../../idempotency/idempotency-store.ts';
 import type { TokenRequest } from '../../auth/keys/token-request.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { IDEMPOTENCY_KEY_HEADER } from '../../idempotency/idempotency-key-header.ts';
@@ -14,9 +15,33 @@ import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
 import { seal, unseal } from '../../idempotency/sealed-answer.ts';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';
 import type { AppContext } from '../../app-context.ts';
-import { runIdempotently, sendAnswer } from './idempotent-answer.ts';
+import { sendAnswer, type IdempotentOutcome } from './idempotent-answer.ts';
 
 export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Runs the request under its key and a lease: the key is claimed in a row of its own first, `run` does
+ * the request while it holds the key (`attempt`), stores its answer (IdempotencyStore.completeAlone) and
+ * answers what it sent. A request that fails gives its key back, so a retry runs again.
+ */
+async function runIdempotently(
+  store: IdempotencyStore,
+  use: KeyUse,
+  log: FastifyBaseLogger,
+  run: (attempt: string) => Promise<StoredResponse>,
+): Promise<IdempotentOutcome> {
+  const claimed = await store.claim(use);
+  if (claimed.kind === 'replay') return { response: claimed.response, replayed: true };
+  try {
+    return { response: await run(claimed.attempt), replayed: false };
+  } catch (error) {
+    // Not given back, the key stays held until its lease ends: retries get 409 until then.
+    await store
+      .release(use, claimed.attempt)
+      .catch((releaseError: unknown) => log.warn({ err: releaseError }, 'giving an Idempotency-Key back failed'));
+    throw error;
+  }
+}
 
 export async function issueIdempotently(
   ctx: Pick<AppContext, 'auth' | 'idempotency'>,

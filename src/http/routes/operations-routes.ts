@@ -11,7 +11,8 @@ import { idempotencyKeyOf } from '../../idempotency/idempotency-key-header.ts';
 import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';
 import { rateLimitHeaders } from '../../auth/rate-limit/key-rate-limit.ts';
-import { runIdempotently, sendAnswer } from '../idempotency/idempotent-answer.ts';
+import { sendAnswer } from '../idempotency/idempotent-answer.ts';
+import { callerOf } from '../idempotency/idempotent-create.ts';
 import { refusingRoute } from '../guards/refusing-route.ts';
 import { acceptsAtomicAnswer, ATOMIC_MEDIA_TYPE, atomicContentTypeProblem } from '../atomic/atomic-media-type.ts';
 import { parseOperations } from '../atomic/parse-operations.ts';
@@ -80,22 +81,21 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
           }
           const principal = principalOf(request);
           const role = principal.kind === 'admin' ? 'admin' : principal.role;
-          // Keys are per caller, as on a create (idempotent-create.ts).
-          const caller =
-            principal.kind === 'admin'
-              ? 'admin'
-              : principal.kind === 'key'
-                ? `key:${principal.keyId}`
-                : `jwt:${principal.subject}`;
           const use = {
-            caller,
+            caller: callerOf(principal),
             key: idempotencyKey,
             fingerprint: requestFingerprint(['POST', OPERATIONS_PATH, role, request.body ?? null]),
           };
-          const outcome = await runIdempotently(ctx.idempotency, use, request.log, async (attempt) => {
+          // Claimed in the batch's transaction, as a create's key is: a batch that dies with its node
+          // leaves nothing behind that would hold a retry back.
+          const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
+            let attempt = '';
             const results = await records.batch(
               (batch) => runOperations(batch, registry, meta, operations),
               (trx, written) => ctx.idempotency.complete(trx, use, attempt, answerOf(written)),
+              async (trx) => {
+                attempt = await claim(trx);
+              },
             );
             return answerOf(results);
           });
