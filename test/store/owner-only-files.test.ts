@@ -1,14 +1,16 @@
 // The files svc writes on this machine are its owner's alone, whatever the umask: the SQLite database,
-// its -wal and -shm, the folders they are created in, the data folder and the generated secret in it.
-// (A PostgreSQL database has no files of svc's: its server keeps them.)
+// its -wal and -shm, the folders they are created in, the data folder and the generated secret in it,
+// and uploaded files with their folders, also when SVC_SECRET is given and the database lives elsewhere
+// (the first upload then creates the data folder). A PostgreSQL database has no files of svc's.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../src/server.ts';
 import { testConfig } from '../helpers/test-config.ts';
 import { authorizationFor } from '../helpers/test-auth.ts';
+import { multipartPayload } from '../helpers/multipart-payload.ts';
 
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 
@@ -51,6 +53,54 @@ describe('files svc creates, under a permissive umask', () => {
       for (const [name, path] of Object.entries({ databaseDir, databaseParent: join(root, 'db'), dataDir }))
         assert.equal(mode(path), '700', `${name} (${path})`);
     } finally {
+      await app.close();
+      await ctx.store.close().catch(() => {});
+    }
+  });
+
+  it('with SVC_SECRET given and the database elsewhere, the first upload creates the data folder, its files folder and the file owner-only', async () => {
+    const dataDir = join(root, 'uploads-data');
+    const database = join(root, 'elsewhere', 'svc.db');
+    process.env.SVC_SECRET = 'a-test-secret-of-at-least-thirty-two-characters';
+    const base = testConfig(`sqlite:${database}`);
+    const config = {
+      ...base,
+      dataDir,
+      resources: {
+        ...base.resources,
+        documents: {
+          fields: { title: { type: 'string' as const }, scan: { type: 'file' as const } },
+          permissions: { editor: { read: true as const, create: true as const } },
+        },
+      },
+    };
+    const { app, ctx } = await buildApp({ config });
+    try {
+      await app.ready();
+      assert.throws(() => statSync(dataDir), /ENOENT/, 'nothing needed the data folder before the upload');
+      const editor = await authorizationFor(app, ctx, 'editor', 'editor-uploads');
+      const { payload, headers } = multipartPayload([
+        { name: 'title', value: 'scanned' },
+        { name: 'scan', file: Buffer.from('private bytes'), filename: 'scan.txt', type: 'text/plain' },
+      ]);
+      const created = await app.inject({
+        method: 'POST',
+        url: '/v1/documents',
+        headers: { ...headers, authorization: editor },
+        payload,
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const stored = readdirSync(dataDir, { recursive: true, withFileTypes: true });
+      const files = stored.filter((entry) => entry.isFile());
+      assert.equal(files.length, 1, 'the upload is one file under the data folder');
+      for (const entry of stored) {
+        const path = join(entry.parentPath, entry.name);
+        assert.equal(mode(path), entry.isFile() ? '600' : '700', path);
+      }
+      assert.equal(mode(dataDir), '700');
+      assert.equal(mode(join(dataDir, 'files')), '700');
+    } finally {
+      delete process.env.SVC_SECRET;
       await app.close();
       await ctx.store.close().catch(() => {});
     }

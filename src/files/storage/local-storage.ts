@@ -1,5 +1,7 @@
 // The local driver: one file per key under a folder. Writes go to a temporary name first and are renamed
-// into place, so a reader never sees half a file and a failed upload leaves none.
+// into place, so a reader never sees half a file and a failed upload leaves none. Folders and files are
+// created owner-only (0700, 0600) whatever the umask: uploads may be protected files that only svc's
+// signed links should hand out.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -10,6 +12,8 @@ import type { ByteRange, FileStorage, StoredObject, WrittenObject } from './file
 import { HashingCounter } from './hashing-counter.ts';
 
 const PARTIAL_SUFFIX = '.partial';
+const FOLDER_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 export class LocalStorage implements FileStorage {
   readonly #root: string;
@@ -29,11 +33,11 @@ export class LocalStorage implements FileStorage {
   // The type is the record's to keep; a file on disk has none.
   async put(key: string, body: Readable, _contentType: string): Promise<WrittenObject> {
     const path = this.#path(key);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: FOLDER_MODE });
     const partial = `${path}.${randomUUID()}${PARTIAL_SUFFIX}`;
     const counter = new HashingCounter();
     try {
-      await pipeline(body, counter, createWriteStream(partial, { flags: 'wx' }));
+      await pipeline(body, counter, createWriteStream(partial, { flags: 'wx', mode: FILE_MODE }));
       await rename(partial, path);
     } catch (error) {
       await rm(partial, { force: true });
@@ -60,7 +64,7 @@ export class LocalStorage implements FileStorage {
 
   async move(from: string, to: string): Promise<void> {
     const target = this.#path(to);
-    await mkdir(dirname(target), { recursive: true });
+    await mkdir(dirname(target), { recursive: true, mode: FOLDER_MODE });
     await rename(this.#path(from), target);
   }
 
