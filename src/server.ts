@@ -6,12 +6,17 @@ import type { AppContext } from './app-context.ts';
 import type { SvcConfig } from './config/config-types.ts';
 import { collectAllGarbage } from './tools/collect-garbage.ts';
 import { limitHeapGrowth } from './tools/heap-growth.ts';
-import { urlHost } from './tools/url-host.ts';
 import { chooseLogFormat } from './logging/log-format.ts';
 import { prettyLogStream } from './logging/pretty-log-stream.ts';
 import { createRuntime, type RuntimeOptions } from './runtime.ts';
 import { createServiceLogger, type ServiceLoggerOptions } from './logging/service-logger.ts';
 import { loadConfiguredHooks } from './hooks/hooks-loader.ts';
+import { isIPv6 } from 'node:net';
+
+// An address as a URL writes it: an IPv6 literal goes in brackets (http://[::1]:3000).
+function urlHost(host: string): string {
+  return isIPv6(host) ? `[${host}]` : host;
+}
 
 export interface BuildAppOptions extends Omit<RuntimeOptions, 'log'> {
   /** Log lines and where they go (default: none). */

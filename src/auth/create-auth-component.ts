@@ -11,7 +11,6 @@ import { createAdminTokenTable } from './admin/admin-token-table.ts';
 import { ensureStoredAdminToken, type AdminTokenAnnouncer } from './admin/stored-admin-token.ts';
 import { buildIdentityOptions } from './identity/build-identity-options.ts';
 import { createIdentity } from './identity/identity.ts';
-import { migrateIdentity } from './identity/migrate-identity.ts';
 import { resolveIdentitySecret } from './identity/resolve-identity-secret.ts';
 import { UserDirectory } from './identity/user-directory.ts';
 import { createVerificationMailer } from './identity/verification-mailer.ts';
@@ -28,7 +27,6 @@ import { KeyDirectory } from './keys/key-directory.ts';
 import { UsageQuota } from './keys/usage-quota.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { KeyAuthenticator } from './key-authenticator.ts';
-import { createRateLimiter } from './rate-limit/create-rate-limiter.ts';
 import { LoginThrottle } from './rate-limit/login-throttle.ts';
 import { throttleSignIn } from './identity/throttled-sign-in.ts';
 import { throttleSignUp } from './identity/throttled-sign-up.ts';
@@ -42,6 +40,32 @@ import {
 import { guardAccountRoutes } from './identity/guarded-account-routes.ts';
 import { JwtAuthenticator } from './jwt/jwt-authenticator.ts';
 import { signInMethods } from './identity/sign-in-methods.ts';
+import { getMigrations } from 'better-auth/db/migration';
+import type { BetterAuthOptions } from 'better-auth';
+import type { RateLimiter } from './rate-limit/rate-limiter.ts';
+import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
+import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.ts';
+
+// Picks the rate limiter: Redis when the deployment has one (several processes share limits), else memory.
+function createRateLimiter(
+  config: SvcConfig,
+  log: FastifyBaseLogger,
+  options: { redisKeyPrefix?: string } = {},
+): RateLimiter {
+  const url = config.redis?.url;
+  if (url === undefined || url === '') return new MemoryRateLimiter();
+  return new RedisRateLimiter({
+    url,
+    log,
+    ...(options.redisKeyPrefix !== undefined ? { keyPrefix: options.redisKeyPrefix } : {}),
+  });
+}
+
+// Creates or extends the identity component's tables with better-auth's own migration planner.
+async function migrateIdentity(options: BetterAuthOptions): Promise<void> {
+  const { runMigrations } = await getMigrations(options);
+  await runMigrations();
+}
 
 export interface AuthComponentOptions {
   /** How long a key (and its owner's roles) is trusted from memory. Other processes see changes after this. */

@@ -12,7 +12,23 @@ import { collectWhileStarting } from '../tools/collect-garbage.ts';
 import { keepWasmAtBaselineTier } from '../tools/wasm-baseline-tier.ts';
 import { SERVICE_VERSION } from '../metrics/service-version.ts';
 import type { CliValues } from './cli-values.ts';
+
 // Each command imports what it needs when it runs: `svc check` should not load the HTTP server.
+
+// What `svc start` prints once it listens: the URL, and when the address is every interface a line that
+// says so, since that makes the instance reachable from the network (the default is 127.0.0.1).
+const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0']);
+
+/** `url`: where the server listens, as server.ts writes it; `host`: the address it was given. */
+function listenLines(url: string, host: string): string[] {
+  const lines = [`listening on ${url}`];
+  if (EVERY_INTERFACE.has(host)) {
+    lines.push(
+      `listening on every interface (${host}): reachable from other machines; HOST=127.0.0.1 serves this machine only`,
+    );
+  }
+  return lines;
+}
 
 async function configWith(values: CliValues): Promise<SvcConfig> {
   const config = await loadConfig({ file: values.config });
@@ -107,7 +123,6 @@ async function run(command: CliCommand, values: CliValues, argument: string | un
       });
       closeOnSignals(server);
       reloadOnHangup(server, () => loadConfig({ file: values.config }));
-      const { listenLines } = await import('./listen-lines.ts');
       process.stdout.write(`${listenLines(server.url, server.host).join('\n')}\n`);
       return await new Promise<number>(() => {});
     }

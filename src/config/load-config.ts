@@ -6,14 +6,27 @@ import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import type { SvcConfig } from './config-types.ts';
 import { applyEnvOverrides } from './apply-env-overrides.ts';
-import { ConfigError } from './config-error.ts';
-import { sortProblemsByDocument, type ConfigProblem } from './config-problem.ts';
+import { formatProblem, sortProblemsByDocument, type ConfigProblem } from './config-problem.ts';
 import { deepFreeze } from '../tools/deep-freeze.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import type { DefinitionChecks } from './definition-checks.ts';
 import { validateConfigWith } from './validate-config.ts';
 
-export { ConfigError } from './config-error.ts';
+/** Thrown when a config cannot be used: carries every problem, and says them one per line. */
+export class ConfigError extends Error {
+  readonly problems: readonly ConfigProblem[];
+  /** The file the problems are in, when there is one. */
+  readonly file: string | undefined;
+
+  constructor(problems: readonly ConfigProblem[], file?: string) {
+    const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+    super([`invalid configuration${file ? ` in ${file}` : ''} (${count}):`, ...problems.map(formatProblem)].join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+    this.file = file;
+  }
+}
+
 export type { ConfigProblem } from './config-problem.ts';
 
 /** The example served by `npm start` when no config is found: src/config → package root. */

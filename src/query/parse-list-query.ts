@@ -6,7 +6,6 @@ import { QueryIssues, type RawQuery } from './query-issues.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { FieldType } from '../resources/field-types/index.ts';
 import { allOf, type FilterNode } from '../model/filter-node.ts';
-import { filterParameterName } from './filter-parameter-name.ts';
 import { DEFAULT_LIKE_PATTERN_LIMITS, likePatternProblem, type LikePatternLimits } from './like-pattern-limits.ts';
 import { parseKeysetPage } from './keyset-cursor.ts';
 import { isCompoundParameter } from './compound-parameter-names.ts';
@@ -26,6 +25,21 @@ import {
   type ListQuery,
   type SortKey,
 } from './list-query.ts';
+
+// JSON:API's filter family as aliases of the spec's filter parameters (docs/records.md): clients such
+// as kitsu send `filter[field]=value` and `filter[field][op]=value` for `field=value` and `field__op=value`.
+const FILTER_FAMILY = /^filter\[([^[\]]+)\](?:\[([^[\]]+)\])?$/;
+
+/**
+ * The spec's name for a filter parameter: `filter[title]` → `title`, `filter[views][gte]` → `views__gte`,
+ * any other name unchanged. Undefined for a `filter[` name of another shape (`filter[]`, three levels).
+ */
+function filterParameterName(name: string): string | undefined {
+  if (!name.startsWith('filter[')) return name;
+  const match = FILTER_FAMILY.exec(name);
+  if (match === null) return undefined;
+  return match[2] === undefined ? match[1]! : `${match[1]!}__${match[2]}`;
+}
 
 /** Full-text search of a list (docs/search.md). */
 export const SEARCH_PARAMETER = '_search';

@@ -15,7 +15,6 @@ import { decodeRow } from './record-codec.ts';
 import { MarkedReadCache } from './marked-read-cache.ts';
 import { pageWeight } from './page-weight.ts';
 import { guard } from './driver-error-guard.ts';
-import { keysetRecords } from './keyset-page.ts';
 import { exportBatches, type ExportedRecords } from './record-export.ts';
 import { AggregatePlans } from '../query/aggregate-plan.ts';
 import type { AggregateQuery } from '../query/aggregate-query.ts';
@@ -27,6 +26,22 @@ import type { VisibleRows } from '../query/visible-rows.ts';
 import { IncludeReads } from './include-reads.ts';
 import type { Principal } from '../model/principal.ts';
 import { rowRights, type RowRights } from '../permissions/row-rights.ts';
+import type { KeysetPage } from '../query/list-query.ts';
+
+// A keyset page's rows as read (one more than the page, in the order read) → the page in the list's
+// order, and whether more rows lie beyond it on the side it was read towards.
+interface KeysetRecords {
+  records: RecordValues[];
+  /** A row beyond the page was read: the list goes on past it (after it, or before it for page[before]). */
+  more: boolean;
+}
+
+/** A new array each time: `read` may be a cached page shared with other requests. */
+function keysetRecords(read: readonly RecordValues[], limit: number, page: KeysetPage): KeysetRecords {
+  const records = read.slice(0, limit);
+  if (page.side === 'before') records.reverse();
+  return { records, more: read.length > limit };
+}
 
 /** A list read as http/ parsed it: the list query and the compound query (include, fields[type]). */
 export interface ListRead {

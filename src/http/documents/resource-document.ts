@@ -7,6 +7,7 @@ import { listLink } from './list-link.ts';
 import { toOneRelations } from '../../resources/relations.ts';
 import type { Inclusion, ToManyLinkage } from '../../records/include-reads.ts';
 import type { RecordRights } from '../../permissions/row-rights.ts';
+import type { AggregateGroup } from '../../records/record-service.ts';
 
 export interface ResourceObject {
   type: string;
@@ -135,4 +136,22 @@ function offsetLinks(base: string, query: ListQuery, total: number): Record<stri
   if (offset + limit < total) links.next = pageLink(base, query, offset + limit);
   if (total > 0) links.last = pageLink(base, query, Math.floor((total - 1) / limit) * limit);
   return links;
+}
+
+// An aggregate answer as a JSON:API document (docs/records.md, "Aggregates"): one resource object per
+// group, type `<resource>-aggregates`, its id the group's values as JSON text, its attributes the group
+// fields' values, `count`, and `sum`/`avg`/`min`/`max` each keyed by field.
+export function aggregateDocument(resource: Resource, groups: readonly AggregateGroup[], self: string) {
+  const data = groups.map((group) => {
+    const attributes: Record<string, unknown> = {};
+    for (const [field, value] of group.values) attributes[field] = value;
+    if (group.count !== undefined) attributes.count = group.count;
+    for (const [fn, values] of group.aggregates) attributes[fn] = Object.fromEntries(values);
+    return {
+      type: `${resource.name}-aggregates`,
+      id: JSON.stringify(group.values.map(([, value]) => value)),
+      attributes,
+    };
+  });
+  return { data, meta: { groups: data.length }, links: { self } };
 }

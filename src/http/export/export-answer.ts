@@ -5,8 +5,27 @@ import type { FastifyReply } from 'fastify';
 import type { ExportedRecords } from '../../records/record-service.ts';
 import type { RecordValues } from '../../model/record-values.ts';
 import type { Resource } from '../../resources/resource.ts';
-import { csvLine } from './csv-cell.ts';
 import type { ExportFormat } from './export-format.ts';
+
+// One value as an RFC 4180 CSV field, made safe to open in a spreadsheet.
+// A text that starts with `=`, `+`, `-`, `@`, a tab or a carriage return would run as a formula in
+// Excel, LibreOffice or Google Sheets (CSV injection): it gets a leading `'`, which they show as text.
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** Numbers and booleans are written as they are (a negative number is not a formula); JSON as its text. */
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  let text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** A record line, ended by CRLF as RFC 4180 asks. */
+function csvLine(values: readonly unknown[]): string {
+  return `${values.map(csvCell).join(',')}\r\n`;
+}
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8; header=present',

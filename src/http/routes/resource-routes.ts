@@ -22,7 +22,7 @@ import { relatedListScope } from './related-list.ts';
 import { ReadQueries } from './read-queries.ts';
 import { exportFormatOf } from '../export/export-format.ts';
 import { sendExport } from '../export/export-answer.ts';
-import { aggregateDocument } from '../documents/aggregate-document.ts';
+import { aggregateDocument } from '../documents/resource-document.ts';
 import { likePatternLimits } from '../../query/like-pattern-limits.ts';
 import { includeBounds } from '../../query/parse-compound-query.ts';
 import { upsertFieldOf } from './upsert-parameter.ts';
@@ -38,7 +38,20 @@ import {
   registerFileUploadRoute,
 } from '../files/file-routes.ts';
 import { fileUrlHook } from '../files/file-urls.ts';
-import { multipartLimits } from '../files/multipart-limits.ts';
+
+// Bounds on a multipart/form-data body's shape; the size of each file is its field's maxSize, counted
+// while it streams (files/receive-upload.ts), so busboy's own file limit is left open.
+function multipartLimits(bodyLimitBytes: number) {
+  return {
+    fieldNameSize: 100,
+    fieldSize: bodyLimitBytes,
+    fields: 1000,
+    files: 100,
+    parts: 1100,
+    headerPairs: 100,
+    fileSize: Number.MAX_SAFE_INTEGER,
+  };
+}
 
 type ResourceParams = { resource: string };
 type RecordParams = { resource: string; id: string };
