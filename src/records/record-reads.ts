@@ -221,15 +221,9 @@ export class RecordReads {
 }
 
 /** The attributes asked for with `fields=` or `fields[<type>]` (not both), or null for every readable one. */
+/** The attributes a read shows: its type's sparse fieldset, else `fields` (http/ refuses both at once). */
 function sparseFields(resource: Resource, fields: string[] | null, compound: CompoundQuery): string[] | null {
-  const typed = compound.fieldsets.get(resource.name);
-  if (typed === undefined) return fields;
-  if (fields !== null)
-    throw new ApiError('INVALID_QUERY_PARAMS', {
-      parameter: `fields[${resource.name}]`,
-      detail: `Use only one of fields and fields[${resource.name}]`,
-    });
-  return typed;
+  return compound.fieldsets.get(resource.name) ?? fields;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Building blocks of the admin operations: the admin-token security, JSON:API success responses,
 // id and paging parameters, and the error codes every admin route can answer with.
-import { ADMIN_DEFAULT_LIMIT, ADMIN_MAX_LIMIT } from '../../auth/admin/parse-admin-page.ts';
+import { ADMIN_DEFAULT_LIMIT, ADMIN_MAX_LIMIT } from '../routes/parse-admin-page.ts';
 import type { ErrorCode } from '../../errors/error-catalogue.ts';
 import type { JsonSchema } from '../../resources/field-types/index.ts';
 import { ADMIN_SCHEME, ADMIN_TAG } from './admin-resource-paths.ts';

@@ -3,7 +3,7 @@
 // POST /admin/resources/:name/deleted/:id/restore brings one back, as an `updated` event.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
+import { parseAdminPage } from './parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { listDeletedRecords } from '../../records/deleted-records.ts';
 import { RESOURCES_PATH } from '../documents/definition-document.ts';

@@ -2,7 +2,7 @@
 // /admin/keys/:id. The secret and its hash never appear here: keys are shown by prefix and start.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
+import { optionalQueryString, parseAdminPage } from './parse-admin-page.ts';
 import type { ApiKeyRecord } from '../../auth/keys/api-key-record.ts';
 import { keyChangesOf, keyChangesProblems } from '../../auth/keys/parse-key-changes.ts';
 import { ApiError } from '../../errors/api-error.ts';

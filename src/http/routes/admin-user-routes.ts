@@ -4,7 +4,7 @@
 // GET /admin/roles: the roles those fields may name, so a client offers only these.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
+import { optionalQueryString, parseAdminPage } from './parse-admin-page.ts';
 import { newUserOf, newUserProblems } from '../../auth/identity/parse-new-user.ts';
 import { userChangesOf, userChangesProblems } from '../../auth/identity/parse-user-changes.ts';
 import { USER_SEARCH_MAX_LENGTH } from '../../auth/identity/user-search.ts';

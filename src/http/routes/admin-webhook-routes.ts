@@ -3,7 +3,7 @@
 // redelivery (POST …/deliveries/:deliveryId/retry) and a test ping (POST …/:id/test). Admin token only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { optionalQueryString, parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
+import { optionalQueryString, parseAdminPage } from './parse-admin-page.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/delivery/webhook-delivery.ts';
 import { deliveryObject, pageLinks, webhookObject, WEBHOOKS_PATH } from '../../webhooks/webhook-documents.ts';

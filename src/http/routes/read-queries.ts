@@ -50,7 +50,14 @@ export class ReadQueries {
       vars: sessionVariablesOf(principal),
       limits: this.#filterLimits,
     });
-    return { query, compound: this.compound(resource, principal, raw) };
+    const compound = this.compound(resource, principal, raw);
+    if (query.fields !== null && compound.fieldsets.has(resource.name)) {
+      throw new ApiError('INVALID_QUERY_PARAMS', {
+        parameter: `fields[${resource.name}]`,
+        detail: `Use only one of fields and fields[${resource.name}]`,
+      });
+    }
+    return { query, compound };
   }
 
   /**

@@ -3,7 +3,7 @@
 // relation name (those start with a letter), so it never hides a file field's or a relation's route.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { parseAdminPage } from '../../auth/admin/parse-admin-page.ts';
+import { parseAdminPage } from './parse-admin-page.ts';
 import { RETENTION_DEFAULTS } from '../../config/config-schema.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { HistoryEntry } from '../../records/record-history.ts';
