@@ -36,7 +36,7 @@ import { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { HookRunner } from './hooks/hook-runner.ts';
 import { loadConfiguredHooks } from './hooks/hooks-loader.ts';
 import { SERVER_LIMIT_DEFAULTS } from './config/config-schema.ts';
-import { FileService, fileFieldNames } from './files/file-service.ts';
+import { FileService } from './files/file-service.ts';
 import { createFileStorage } from './files/storage/create-file-storage.ts';
 import { auditStorage, ORPHAN_GRACE_MS, repairStorage } from './files/storage-audit.ts';
 import { referencedFiles } from './records/referenced-files.ts';
@@ -247,7 +247,7 @@ async function sweepOrphanedFiles(
   files: FileService,
 ): Promise<number> {
   const resources = registry.all();
-  if (!resources.some((resource) => fileFieldNames(resource).length > 0)) return 0;
+  if (!resources.some((resource) => resource.fileFields.length > 0)) return 0;
   const audit = await auditStorage(files.storage, await referencedFiles(store, resources), {
     graceMs: ORPHAN_GRACE_MS,
   });

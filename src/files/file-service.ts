@@ -25,9 +25,6 @@ export interface FileServiceOptions {
 }
 
 /** The file fields of a resource, in definition order. */
-export function fileFieldNames(resource: Resource): string[] {
-  return [...resource.fields.values()].filter((field) => isFileType(field.definition)).map((field) => field.name);
-}
 
 export class FileService {
   readonly storage: FileStorage;
@@ -105,7 +102,7 @@ export class FileService {
       }
       const resource = this.#resourceNamed(event.resource);
       if (!resource) continue;
-      const fields = fileFieldNames(resource);
+      const fields = resource.fileFields;
       if (fields.length === 0) continue;
       // A soft delete keeps the row, and with it the files, until the record is purged.
       if (event.kind === 'deleted' && resource.softDelete) continue;

@@ -1,7 +1,6 @@
 // Before a delete: the file fields' values of the rows it will remove through cascades, which write no
 // event (model/cascaded-files.ts). Only branches of the relation graph that reach a file field are read.
 import type { CascadedFileValue } from '../model/cascaded-files.ts';
-import { isFileType } from '../resources/field-types/file-field.ts';
 import type { Resource } from '../resources/resource.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { Db, StoreDialect } from '../store/store-dialect.ts';
@@ -10,10 +9,6 @@ import { referrers } from './relation-references.ts';
 
 /** Relation chains deeper than this are not followed (a cycle of cascades ends here too). */
 const MAX_DEPTH = 8;
-
-function fileFields(resource: Resource): string[] {
-  return [...resource.fields.values()].filter((field) => isFileType(field.definition)).map((field) => field.name);
-}
 
 /** The resources whose rows a delete of `resource` removes by cascade. */
 function cascadingChildren(registry: ResourceRegistry, resource: Resource) {
@@ -24,7 +19,7 @@ function cascadingChildren(registry: ResourceRegistry, resource: Resource) {
 export function cascadeReachesFiles(registry: ResourceRegistry, resource: Resource, depth = 0): boolean {
   if (depth >= MAX_DEPTH) return false;
   return cascadingChildren(registry, resource).some(
-    ({ child }) => fileFields(child).length > 0 || cascadeReachesFiles(registry, child, depth + 1),
+    ({ child }) => child.fileFields.length > 0 || cascadeReachesFiles(registry, child, depth + 1),
   );
 }
 
@@ -45,7 +40,7 @@ export async function filesCascadedBy(
   if (ids.length === 0 || depth >= MAX_DEPTH) return found;
   for (const { child, field } of cascadingChildren(registry, resource)) {
     if (softParent && child.softDelete) continue;
-    const files = fileFields(child);
+    const files = child.fileFields;
     if (files.length === 0 && !cascadeReachesFiles(registry, child, depth + 1)) continue;
     const rows = (await trx
       .selectFrom(child.table)

@@ -2,7 +2,6 @@
 // what the storage audit keeps. Read in keyset batches, one resource and its file columns at a time.
 import type { Resource } from '../resources/resource.ts';
 import { fileMetadataOf } from '../resources/field-types/file-metadata.ts';
-import { isFileType } from '../resources/field-types/file-field.ts';
 import type { Store } from '../store/create-store.ts';
 import { decodeRow } from './record-codec.ts';
 
@@ -21,7 +20,7 @@ export async function referencedFiles(
 ): Promise<Map<string, FileReference>> {
   const found = new Map<string, FileReference>();
   for (const resource of resources) {
-    const fields = [...resource.fields.values()].filter((field) => isFileType(field.definition)).map((f) => f.name);
+    const fields = resource.fileFields;
     if (fields.length === 0) continue;
     let after: string | undefined;
     for (;;) {

@@ -58,6 +58,7 @@ export function compileResource(name: string, definition: ResourceDefinition): R
     definition,
     fields,
     fieldNames: [...fields.keys()],
+    fileFields: [...fields.values()].filter((field) => isFileType(field.definition)).map((field) => field.name),
     sortable,
     search:
       searchable.length === 0

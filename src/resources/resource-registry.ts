@@ -36,10 +36,12 @@ export class ResourceRegistry {
   #resources: ReadonlyMap<string, Resource>;
   #definitions: ResourceDefinitions;
   #hash: string;
+  #withFiles: boolean;
   readonly #listeners: Array<() => void> = [];
 
   constructor(config: Pick<SvcConfig, 'resources'>) {
     this.#resources = compileAll(config.resources);
+    this.#withFiles = anyFileFields(this.#resources);
     this.#definitions = config.resources;
     this.#hash = definitionsHash(config.resources);
   }
@@ -57,6 +59,7 @@ export class ResourceRegistry {
   replace(definitions: ResourceDefinitions): void {
     const compiled = compileAll(definitions);
     this.#resources = compiled;
+    this.#withFiles = anyFileFields(compiled);
     this.#definitions = definitions;
     this.#hash = definitionsHash(definitions);
     for (const listener of [...this.#listeners]) listener();
@@ -69,6 +72,11 @@ export class ResourceRegistry {
       const at = this.#listeners.indexOf(listener);
       if (at >= 0) this.#listeners.splice(at, 1);
     };
+  }
+
+  /** Whether any resource has a file field: every /v1 answer asks, and most deployments have none. */
+  get hasFileFields(): boolean {
+    return this.#withFiles;
   }
 
   all(): Resource[] {
@@ -90,4 +98,9 @@ export class ResourceRegistry {
     if (!resource.enabled) throw new ApiError('RESOURCE_DISABLED', `Resource '${name}' is disabled`);
     return resource;
   }
+}
+
+function anyFileFields(resources: ReadonlyMap<string, Resource>): boolean {
+  for (const resource of resources.values()) if (resource.fileFields.length > 0) return true;
+  return false;
 }

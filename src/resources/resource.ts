@@ -35,6 +35,8 @@ export interface Resource {
   /** Declared fields in definition order (no system fields). */
   readonly fields: ReadonlyMap<string, ResourceField>;
   readonly fieldNames: readonly string[];
+  /** The `file` and `files` fields, in definition order (most resources have none). */
+  readonly fileFields: readonly string[];
   /** Fields usable in `_sort`: sortable ones plus the system fields. */
   readonly sortable: ReadonlySet<string>;
   /** Full-text search over the `searchable` fields (docs/search.md); undefined when none is. */

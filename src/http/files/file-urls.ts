@@ -4,7 +4,6 @@
 // the metadata alone.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { fileFieldNames } from '../../files/file-service.ts';
 import type { FileUrlSigner } from '../../files/file-url-token.ts';
 import type { ResourceRegistry } from '../../resources/resource-registry.ts';
 import { fileMetadataOf } from '../../resources/field-types/file-metadata.ts';
@@ -22,7 +21,7 @@ function withUrls(registry: ResourceRegistry, signer: FileUrlSigner, object: unk
   const attributes = object.attributes;
   if (!resource || !isRecord(attributes)) return false;
   let changed = false;
-  for (const name of fileFieldNames(resource)) {
+  for (const name of resource.fileFields) {
     if (!Object.hasOwn(attributes, name)) continue;
     const definition = resource.fields.get(name)?.definition;
     const list = definition?.type === 'files';
@@ -50,7 +49,7 @@ export function fileUrlHook(ctx: Pick<AppContext, 'registry' | 'files'>) {
       typeof payload !== 'string' ||
       typeof type !== 'string' ||
       !type.startsWith(JSON_API_MEDIA_TYPE) ||
-      !ctx.registry.all().some((resource) => fileFieldNames(resource).length > 0)
+      !ctx.registry.hasFileFields
     ) {
       done(null, payload);
       return;
