@@ -6,7 +6,6 @@ import type { FieldDefinition } from '../config/config-types.ts';
 import type { RecordEvent } from '../model/record-event.ts';
 import { cascadedFilesOf } from '../model/cascaded-files.ts';
 import type { RecordValues } from '../model/record-values.ts';
-import { isFileType } from '../resources/field-types/file-field.ts';
 import { type FileMetadata, fileMetadataOf } from '../resources/field-types/file-metadata.ts';
 import type { Resource } from '../resources/resource.ts';
 import { derivedPrefix, type FileOwner, fileKey, pendingKey } from './file-keys.ts';
