@@ -78,10 +78,12 @@ export class DefinitionSync {
       const next = new ResourceRegistry({ resources: definitions });
       if (next.hash === registry.hash) return false;
       await applyResourceSchema(store, next, { allowDestructive: false });
+      // Recorded before they are served: a reader who sees the new definitions finds when and from which
+      // file they were applied (applied() looks the record up by the hash in force).
+      const recorded = await recordAppliedDefinitions(store.db, definitions, source);
       registry.replace(definitions);
       this.#adopted = null;
-      if (await recordAppliedDefinitions(store.db, definitions, source))
-        await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
+      if (recorded) await signals.publish(DEFINITIONS_TOPIC, { hash: registry.hash });
       log.info({ resources: Object.keys(definitions) }, 'resource definitions applied');
       return true;
     });

@@ -1,8 +1,10 @@
 // The applied-definitions table records the config file each set came from; a table made before that
-// column existed gets it when a node starts, its old rows showing no file.
+// column existed gets it when a node starts, its old rows showing no file. Definitions a node applies
+// are recorded before it serves them, so whoever sees them also sees where they came from.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  type AppliedRecord,
   appliedRecord,
   createDefinitionsTable,
   DEFINITIONS_TABLE,
@@ -12,6 +14,8 @@ import { definitionsHash } from '../../src/resources/resource-registry.ts';
 import { sequenceColumn } from '../../src/store/sequence-column.ts';
 import { createStore, type Store } from '../../src/store/create-store.ts';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/test-databases.ts';
+import { buildApp } from '../../src/server.ts';
+import { testConfig } from '../helpers/test-config.ts';
 
 const OLD = { notes: { fields: { text: { type: 'text' as const } } } };
 const NEW = { notes: { fields: { text: { type: 'text' as const }, title: { type: 'string' as const } } } };
@@ -62,6 +66,31 @@ for (const dialect of testDialects()) {
       assert.equal(recorded?.source, '/etc/svc/svc.config.yaml');
       assert.deepEqual(await appliedRecord(store.db, { version: recorded!.version }), recorded);
       assert.equal(await appliedRecord(store.db, { hash: 'no such hash' }), null);
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`definitions applied from a file (${dialect})`, () => {
+    it('are recorded before they are served: a reader who sees them finds their file', async () => {
+      const database = await createTestDatabase(dialect);
+      const base = testConfig(database.url);
+      const { app, ctx } = await buildApp({ config: { ...base, resources: OLD } });
+      try {
+        await app.ready();
+        // Asked at the moment the new definitions are swapped in, as a request could.
+        let seen: Promise<AppliedRecord | null> | undefined;
+        const stop = ctx.registry.onReplaced(() => {
+          seen ??= ctx.definitions.applied();
+        });
+        assert.equal(await ctx.definitions.apply(NEW, '/etc/svc/reloaded.yaml'), true);
+        stop();
+        assert.ok(seen, 'the registry was replaced');
+        assert.equal((await seen)?.source, '/etc/svc/reloaded.yaml');
+      } finally {
+        await app.close();
+        await database.drop();
+      }
     });
   });
 }
