@@ -220,7 +220,6 @@ export class RecordReads {
   }
 }
 
-/** The attributes asked for with `fields=` or `fields[<type>]` (not both), or null for every readable one. */
 /** The attributes a read shows: its type's sparse fieldset, else `fields` (http/ refuses both at once). */
 function sparseFields(resource: Resource, fields: string[] | null, compound: CompoundQuery): string[] | null {
   return compound.fieldsets.get(resource.name) ?? fields;
