@@ -1,17 +1,12 @@
 // Sends the answer of a request made with an Idempotency-Key (docs/records.md, "Idempotent creates"): a
 // first request's own, or the one kept for its key, marked `Idempotency-Replayed: true`.
 import type { FastifyReply } from 'fastify';
-import type { StoredResponse } from '../../idempotency/stored-response.ts';
+import type { WriteOutcome } from '../../idempotency/idempotency-store.ts';
 import { IDEMPOTENCY_REPLAYED_HEADER } from '../../idempotency/idempotency-key-header.ts';
 import { asJsonApi, JSON_API_MEDIA_TYPE } from '../documents/json-api.ts';
 
-export interface IdempotentOutcome {
-  response: StoredResponse;
-  replayed: boolean;
-}
-
 /** Sends a kept (or just made) answer; the handler returns what this returns. */
-export function sendAnswer(reply: FastifyReply, { response, replayed }: IdempotentOutcome): string {
+export function sendAnswer(reply: FastifyReply, { response, replayed }: WriteOutcome): string {
   const { 'Content-Type': type, ...headers } = response.headers;
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   if (replayed) reply.header(IDEMPOTENCY_REPLAYED_HEADER, 'true');

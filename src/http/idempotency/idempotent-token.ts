@@ -7,7 +7,7 @@
 // was never shown to anyone).
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import type { IdempotencyStore, KeyUse } from '../../idempotency/idempotency-store.ts';
+import type { IdempotencyStore, KeyUse, WriteOutcome } from '../../idempotency/idempotency-store.ts';
 import type { TokenRequest } from '../../auth/keys/token-request.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { IDEMPOTENCY_KEY_HEADER } from '../../idempotency/idempotency-key-header.ts';
@@ -15,7 +15,7 @@ import { requestFingerprint } from '../../idempotency/request-fingerprint.ts';
 import { seal, unseal } from '../../idempotency/sealed-answer.ts';
 import type { StoredResponse } from '../../idempotency/stored-response.ts';
 import type { AppContext } from '../../app-context.ts';
-import { sendAnswer, type IdempotentOutcome } from './idempotent-answer.ts';
+import { sendAnswer } from './idempotent-answer.ts';
 
 export const TOKEN_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -29,7 +29,7 @@ async function runIdempotently(
   use: KeyUse,
   log: FastifyBaseLogger,
   run: (attempt: string) => Promise<StoredResponse>,
-): Promise<IdempotentOutcome> {
+): Promise<WriteOutcome> {
   const claimed = await store.claim(use);
   if (claimed.kind === 'replay') return { response: claimed.response, replayed: true };
   try {
