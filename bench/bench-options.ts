@@ -19,6 +19,8 @@ export interface BenchOptions {
   searchRows: number;
   /** Run svc under `node --cpu-prof` for these scenarios and summarise the profile. */
   profile: boolean;
+  /** Profile the TypeScript sources (per-module names) instead of the bundle `npm start` runs. */
+  profileSources: boolean;
   /** Force a load generator instead of picking wrk when installed. */
   driver: 'wrk' | 'autocannon' | undefined;
   /** SSE fan-out and webhook throughput after the request scenarios (0 clients: skip). */
@@ -50,6 +52,8 @@ const USAGE = `Usage: npm run bench -- [options]
                                (default; Node when it cannot be built), or Node in the driver's process
   --realtime-seconds S         seconds of SSE fan-out and of webhook load (default 8)
   --profile                    run svc under node --cpu-prof and print a self-time summary per scenario
+  --profile-sources            profile svc run from src/ through tsx: names each module, but its larger
+                               heap inflates garbage collection (implies --profile)
   --driver wrk|autocannon      load generator (default: wrk when installed)
   --json FILE                  also write the results as JSON
 Environment: BENCH_DATABASE_URL (PostgreSQL server to create the bench database on),
@@ -75,6 +79,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       growth: { type: 'string' },
       'search-rows': { type: 'string' },
       profile: { type: 'boolean' },
+      'profile-sources': { type: 'boolean' },
       'sse-clients': { type: 'string' },
       'sse-rate': { type: 'string' },
       'sse-reader': { type: 'string' },
@@ -112,7 +117,8 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     rows: positiveInt('rows', values.rows, 10_000),
     growthRows: positiveInt('growth', values.growth, 0, 0),
     searchRows: positiveInt('search-rows', values['search-rows'], 1_000_000, 0),
-    profile: values.profile === true,
+    profile: values.profile === true || values['profile-sources'] === true,
+    profileSources: values['profile-sources'] === true,
     sseClients: positiveInt('sse-clients', values['sse-clients'], 1000, 0),
     sseWritesPerSecond: positiveInt('sse-rate', values['sse-rate'], 200),
     sseReader,

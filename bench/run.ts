@@ -213,8 +213,9 @@ class Bench {
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
         SVC_SECRET: process.env.SVC_SECRET,
-        // A profile of the bundle names one file for all of svc; from source it names each module.
-        ...(profileDir ? { SVC_FROM_SOURCE: '1' } : {}),
+        // A profile of the bundle names one file for all of svc (functions keep their names); from
+        // source it names each module, but tsx's heap is 40-50 MB larger and its collections cost more.
+        ...(profileDir && this.options.profileSources ? { SVC_FROM_SOURCE: '1' } : {}),
         // Node or V8 flags for svc alone (e.g. heap sizes), not for the runner.
         ...(process.env.BENCH_SVC_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SVC_NODE_OPTIONS } : {}),
       },

@@ -20,9 +20,34 @@ for (const dialect of [sqliteDialect, postgresDialect]) {
       assert.equal(encode(new Date(Date.UTC(2026, 0, 2))), '2026-01-02T00:00:00.000Z');
     });
 
-    it('rolls an impossible day over as Date always has (days past the 28th are not taken as they are)', () => {
+    it('rolls an impossible day over as Date always has', () => {
       assert.equal(encode('2026-02-30T00:00:00.000Z'), '2026-03-02T00:00:00.000Z');
+      assert.equal(encode('2026-02-29T00:00:00.000Z'), '2026-03-01T00:00:00.000Z');
+      assert.equal(encode('2100-02-29T00:00:00.000Z'), '2100-03-01T00:00:00.000Z');
+      assert.equal(encode('2026-04-31T00:00:00.000Z'), '2026-05-01T00:00:00.000Z');
       assert.equal(encode('2024-02-29T00:00:00.000Z'), '2024-02-29T00:00:00.000Z');
+    });
+
+    it('keeps the last days of a month without parsing them (every write on those days pays it)', () => {
+      const kept = [
+        '2026-11-29T01:02:03.004Z',
+        '2026-11-30T23:59:59.999Z',
+        '2026-12-31T00:00:00.000Z',
+        '2024-02-29T12:00:00.000Z',
+        '2000-02-29T12:00:00.000Z',
+      ];
+      const original = Date.prototype.toISOString;
+      let parsed = 0;
+      Date.prototype.toISOString = function (this: Date) {
+        parsed++;
+        return original.call(this);
+      };
+      try {
+        for (const text of kept) assert.equal(encode(text), text);
+      } finally {
+        Date.prototype.toISOString = original;
+      }
+      assert.equal(parsed, 0);
     });
 
     it('agrees with Date for every canonical-looking text it keeps', () => {
