@@ -48,6 +48,14 @@ type KeyRow = {
 };
 
 /** What a write run under its key answered: its own answer, or the one kept for the key (`replayed`). */
+/** What a write run under a key does in its transaction (`IdempotencyStore.runInWrite`). */
+export interface KeyedWriteSteps {
+  /** The transaction's first step: claims the key. */
+  first(trx: Db): Promise<void>;
+  /** The transaction's last step: stores the write's answer under the claim. */
+  complete(trx: Db, response: StoredResponse): Promise<void>;
+}
+
 export interface WriteOutcome {
   response: StoredResponse;
   replayed: boolean;
@@ -141,15 +149,13 @@ export class IdempotencyStore {
   }
 
   /**
-   * Runs a write that is one transaction under its key (see the top of this file). `write` must call
-   * `claim` first inside its transaction and store its answer with `complete` on the same transaction;
-   * `claim` throws KeyAnswered when an earlier request's answer committed meanwhile (the write then
-   * rolls back and that answer is replayed), 409 IDEMPOTENCY_KEY_IN_USE after CLAIM_WAIT_MS.
+   * Runs a write that is one transaction under its key (see the top of this file). `write` runs
+   * `steps.first` as its transaction's first step and `steps.complete` with its answer as its last, on
+   * the same transaction. `first` throws KeyAnswered when an earlier request's answer committed
+   * meanwhile (the write then rolls back and that answer is replayed), 409 IDEMPOTENCY_KEY_IN_USE after
+   * CLAIM_WAIT_MS.
    */
-  async runInWrite(
-    use: KeyUse,
-    write: (claim: (trx: Db) => Promise<string>) => Promise<StoredResponse>,
-  ): Promise<WriteOutcome> {
+  async runInWrite(use: KeyUse, write: (steps: KeyedWriteSteps) => Promise<StoredResponse>): Promise<WriteOutcome> {
     const id = `${use.caller}\u0000${use.key}`;
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
       const running = this.#inFlight.get(id);
@@ -164,7 +170,7 @@ export class IdempotencyStore {
       let settle!: () => void;
       this.#inFlight.set(id, new Promise<void>((resolve) => (settle = resolve)));
       try {
-        return { response: await write((trx) => this.#claimIn(trx, use, Date.now())), replayed: false };
+        return { response: await write(this.#stepsFor(use)), replayed: false };
       } catch (error) {
         if (error instanceof KeyAnswered) return { response: error.response, replayed: true };
         throw error;
@@ -174,6 +180,20 @@ export class IdempotencyStore {
       }
     }
     throw inUse();
+  }
+
+  /** The claim and the answer of one write, tied to each other by the attempt the claim took. */
+  #stepsFor(use: KeyUse): KeyedWriteSteps {
+    let attempt: string | undefined;
+    return {
+      first: async (trx) => {
+        attempt = await this.#claimIn(trx, use, Date.now());
+      },
+      complete: (trx, response) => {
+        if (attempt === undefined) throw new Error('An idempotent write stored its answer before claiming its key');
+        return this.complete(trx, use, attempt, response);
+      },
+    };
   }
 
   /**

@@ -61,13 +61,9 @@ export async function createIdempotently(
       ? ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null]
       : ['POST', `/v1/${resource.name}`, role, body ?? null, clientId ?? null, upsert];
   const use = { caller: callerOf(principal), key, fingerprint: requestFingerprint(parts) };
-  const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
-    let attempt = '';
-    const first = async (trx: Db) => {
-      attempt = await claim(trx);
-    };
+  const outcome = await ctx.idempotency.runInWrite(use, async ({ first, complete }) => {
     const store = (trx: Db, written: ReadResult | UpsertResult) =>
-      ctx.idempotency.complete(trx, use, attempt, createdAnswer(resource, principal, written));
+      complete(trx, createdAnswer(resource, principal, written));
     const result =
       upsert === undefined
         ? await ctx.records.create(resource, meta, body, clientId, store, first)

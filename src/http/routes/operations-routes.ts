@@ -88,14 +88,11 @@ export async function registerOperationsRoutes(app: FastifyInstance, ctx: Deps):
           };
           // Claimed in the batch's transaction, as a create's key is: a batch that dies with its node
           // leaves nothing behind that would hold a retry back.
-          const outcome = await ctx.idempotency.runInWrite(use, async (claim) => {
-            let attempt = '';
+          const outcome = await ctx.idempotency.runInWrite(use, async ({ first, complete }) => {
             const results = await records.batch(
               (batch) => runOperations(batch, registry, meta, operations),
-              (trx, written) => ctx.idempotency.complete(trx, use, attempt, answerOf(written)),
-              async (trx) => {
-                attempt = await claim(trx);
-              },
+              (trx, written) => complete(trx, answerOf(written)),
+              first,
             );
             return answerOf(results);
           });
