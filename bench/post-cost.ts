@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { buildDeliveryRequest } from '../src/webhooks/delivery/delivery-request.ts';
-import { createDeliveryAgent, sendWebhook } from '../src/webhooks/delivery/send-webhook.ts';
+import { createDeliveryAgent, createSendClock, sendWebhook } from '../src/webhooks/delivery/send-webhook.ts';
 import { generateWebhookSecret } from '../src/webhooks/delivery/sign-payload.ts';
 import type { StoredSubscription } from '../src/webhooks/subscriptions/webhook-subscription.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
@@ -29,6 +29,7 @@ async function measure(posts: number): Promise<void> {
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
   const url = line.toString().trim();
   const agent = createDeliveryAgent({ connectionsPerTarget: IN_FLIGHT, allowPrivateTargets: true });
+  const clock = createSendClock(30_000);
   const subscription = { headers: {}, secret: generateWebhookSecret() } as unknown as StoredSubscription;
   const payload = JSON.stringify({
     id: '0190f5c2-7a1b-7c3d-8e4f-5a6b7c8d9e0f',
@@ -69,7 +70,7 @@ async function measure(posts: number): Promise<void> {
         subscription,
         Date.now(),
       ),
-      { timeoutMs: 30_000, allowPrivateTargets: true, agent },
+      { clock, allowPrivateTargets: true, agent },
     );
   const run = async (count: number) => {
     let next = 0;

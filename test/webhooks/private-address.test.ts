@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isPrivateAddress, privateHostProblem } from '../../src/webhooks/targets/private-address.ts';
 import { guardedLookup, PrivateTargetError } from '../../src/webhooks/targets/guarded-lookup.ts';
-import { createDeliveryAgent, sendWebhook } from '../../src/webhooks/delivery/send-webhook.ts';
+import { createDeliveryAgent, createSendClock, sendWebhook } from '../../src/webhooks/delivery/send-webhook.ts';
 import { startReceiver } from './fixtures/receiver.ts';
 
 describe('isPrivateAddress', () => {
@@ -136,7 +136,7 @@ describe('sendWebhook to IPv4 loopback inside IPv6', () => {
     for (const host of ['[::127.0.0.1]', '[::7f00:1]', '[2002:7f00:1::]']) {
       const result = await sendWebhook(
         { url: `http://${host}:${receiver.port}/hook`, headers: {}, body: '{}' },
-        { timeoutMs: 2000, allowPrivateTargets: false, agent },
+        { clock: createSendClock(2000), allowPrivateTargets: false, agent },
       );
       assert.deepEqual(
         result.kind === 'error' && [result.retryable, /private targets are not allowed/.test(result.message)],

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   createDeliveryAgent,
+  createSendClock,
   RESPONSE_BODY_LIMIT_BYTES,
   sendWebhook,
   type SendOptions,
@@ -12,8 +13,9 @@ import { startReceiver } from './fixtures/receiver.ts';
 
 describe('sendWebhook', () => {
   const agent = createDeliveryAgent({ connectionsPerTarget: 4, allowPrivateTargets: true });
+  const clock = createSendClock(2000);
   const options = (extra: Partial<SendOptions> = {}): SendOptions => ({
-    timeoutMs: 2000,
+    clock,
     allowPrivateTargets: true,
     agent,
     ...extra,
@@ -61,7 +63,7 @@ describe('sendWebhook', () => {
     });
     ctx.after(() => receiver.close());
     const started = Date.now();
-    const result = await sendWebhook({ url: receiver.url(), ...post }, options({ timeoutMs: 300 }));
+    const result = await sendWebhook({ url: receiver.url(), ...post }, options({ clock: createSendClock(300) }));
     assert.deepEqual(result, {
       kind: 'error',
       retryable: true,
@@ -70,23 +72,56 @@ describe('sendWebhook', () => {
     assert.ok(Date.now() - started < 1500);
   });
 
+  it('times out each of many exchanges sharing a clock at its own deadline, past ones that settled', async (ctx) => {
+    // Every third request is answered at once; the others never are. Started 100 ms apart on one
+    // 400 ms clock, the silent ones time out in the order they began, each about 400 ms after its start.
+    let seen = 0;
+    const receiver = await startReceiver((_request, response) => {
+      if (seen++ % 3 === 0) response.end('ok');
+    });
+    ctx.after(() => receiver.close());
+    const shared = createSendClock(400);
+    const began: number[] = [];
+    const pending: Promise<{ kind: string; after: number }>[] = [];
+    for (let i = 0; i < 6; i++) {
+      began.push(Date.now());
+      pending.push(
+        sendWebhook({ url: receiver.url(), ...post }, options({ clock: shared })).then((result) => ({
+          kind: result.kind,
+          after: Date.now() - began[i]!,
+        })),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const results = await Promise.all(pending);
+    assert.deepEqual(
+      results.map((result) => result.kind),
+      ['response', 'error', 'error', 'response', 'error', 'error'],
+    );
+    for (const [i, result] of results.entries()) {
+      if (result.kind === 'response') assert.ok(result.after < 300, `answered exchange ${i} took ${result.after} ms`);
+      // Timers fire late on a busy machine, never early.
+      else assert.ok(result.after >= 390 && result.after < 1400, `exchange ${i} timed out after ${result.after} ms`);
+    }
+  });
+
   describe('on shutdown', () => {
-    let controller: AbortController;
+    let stopping: ReturnType<typeof createSendClock>;
     before(() => {
-      controller = new AbortController();
+      stopping = createSendClock(2000);
     });
 
-    it('answers aborted for an exchange in flight, and at once for one asked after', async (ctx) => {
+    it('answers aborted for every exchange in flight, and at once for one asked after', async (ctx) => {
       const receiver = await startReceiver(() => undefined);
       ctx.after(() => receiver.close());
-      const pending = sendWebhook({ url: receiver.url(), ...post }, options({ signal: controller.signal }));
-      await receiver.waitForRequests(1);
-      controller.abort();
-      assert.deepEqual(await pending, { kind: 'aborted' });
-      assert.deepEqual(await sendWebhook({ url: receiver.url(), ...post }, options({ signal: controller.signal })), {
+      const pending = [1, 2, 3].map(() => sendWebhook({ url: receiver.url(), ...post }, options({ clock: stopping })));
+      await receiver.waitForRequests(3);
+      stopping.abortAll();
+      assert.deepEqual(await Promise.all(pending), [{ kind: 'aborted' }, { kind: 'aborted' }, { kind: 'aborted' }]);
+      assert.deepEqual(await sendWebhook({ url: receiver.url(), ...post }, options({ clock: stopping })), {
         kind: 'aborted',
       });
-      assert.equal(receiver.requests.length, 1);
+      assert.equal(receiver.requests.length, 3);
     });
   });
 

@@ -15,7 +15,8 @@ import { CoalescingTrigger } from './coalescing-trigger.ts';
 import { buildDeliveryRequest } from './delivery-request.ts';
 import type { ClaimedAttempt, DeliveryRepository, QueuedAttempt } from './delivery-repository.ts';
 import { effectiveRetryConfig } from '../subscriptions/retry-config.ts';
-import { createDeliveryAgent, sendWebhook } from './send-webhook.ts';
+import type { ExchangeClock } from './exchange-clock.ts';
+import { createDeliveryAgent, createSendClock, sendWebhook, type SendResult } from './send-webhook.ts';
 import { SuccessBatcher } from './success-batcher.ts';
 import type { SubscriptionCache } from '../subscriptions/subscription-cache.ts';
 import { TargetLimiter } from '../targets/target-limiter.ts';
@@ -76,8 +77,8 @@ export class DeliveryWorker {
   readonly #tasks = new Set<Promise<void>>();
   /** Aborted on close: attempts still waiting for a slot give their claims back. */
   readonly #stopWaiting = new AbortController();
-  /** Aborted when close's grace period runs out: in-flight sends stop and give their claims back. */
-  readonly #abortSends = new AbortController();
+  /** Times every send out; aborted when close's grace period runs out (in-flight sends give their claims back). */
+  readonly #sends: ExchangeClock<SendResult>;
   #started = false;
   #closing = false;
   #pollTimer: NodeJS.Timeout | undefined;
@@ -121,8 +122,9 @@ export class DeliveryWorker {
         ),
       this.#options.claimIntervalMs,
     );
-    // Every held attempt listens to these signals; hundreds of listeners are expected, not a leak.
-    setMaxListeners(0, this.#stopWaiting.signal, this.#abortSends.signal);
+    this.#sends = createSendClock(options.timeoutMs);
+    // Every attempt waiting for a slot listens to this signal; hundreds of listeners are expected, not a leak.
+    setMaxListeners(0, this.#stopWaiting.signal);
     // Keep-alive connections: consecutive deliveries to a receiver reuse them.
     this.#agent = createDeliveryAgent({
       connectionsPerTarget: perTarget,
@@ -236,7 +238,7 @@ export class DeliveryWorker {
       graceTimer = setTimeout(() => resolve(false), this.#options.closeGraceMs);
     });
     if (!(await Promise.race([finished, grace]))) {
-      this.#abortSends.abort();
+      this.#sends.abortAll();
       await finished;
     }
     clearTimeout(graceTimer);
@@ -331,7 +333,7 @@ export class DeliveryWorker {
         return deliveries.release([attempt]);
       }
     }
-    let result: Awaited<ReturnType<typeof sendWebhook>>;
+    let result: SendResult;
     try {
       if (
         attempt.claimedUntil - Date.now() < this.#renewBelowMs &&
@@ -339,10 +341,9 @@ export class DeliveryWorker {
       )
         return;
       result = await sendWebhook(buildDeliveryRequest(attempt, subscription, Date.now()), {
-        timeoutMs: this.#options.timeoutMs,
+        clock: this.#sends,
         allowPrivateTargets: this.#options.allowPrivateTargets,
         agent: this.#agent,
-        signal: this.#abortSends.signal,
       });
     } finally {
       // The slot limits requests to the target; recording the outcome must not hold it (a batched
