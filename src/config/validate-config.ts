@@ -1,7 +1,7 @@
 // Validates a parsed config once: the JSON Schema (every error, not the first), then the rules the
 // schema cannot say (the settings' own here, the resource definitions' handed in); fills defaults on a
 // copy and returns it deep-frozen.
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { SvcConfig } from './config-types.ts';
 import { CONFIG_SCHEMA } from './config-schema.ts';
 import type { DefinitionChecks } from './definition-checks.ts';
@@ -27,8 +27,31 @@ export interface ValidatedConfig {
   problems: ConfigProblem[];
 }
 
-const ajv = new Ajv2020({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true });
-const validateSchema = ajv.compile(CONFIG_SCHEMA);
+/**
+ * The schema's compiled validator is 1.6 MB of generated code and schema that a running service needs
+ * only when it loads definitions (at start, on a reload, when another node changed them). It is kept
+ * for a while after its last use, since a start validates more than once, then left to the collector;
+ * compiling it again takes 100-200 ms.
+ */
+export const KEEP_CONFIG_VALIDATOR_MS = 60_000;
+let kept: { validate: ValidateFunction; release: NodeJS.Timeout } | undefined;
+
+/** The config schema's validator: the one kept, or a new one. */
+export function configSchemaValidator(): ValidateFunction {
+  if (kept) clearTimeout(kept.release);
+  const validate = kept?.validate ?? compileConfigSchema();
+  const release = setTimeout(() => {
+    kept = undefined;
+  }, KEEP_CONFIG_VALIDATOR_MS);
+  release.unref();
+  kept = { validate, release };
+  return validate;
+}
+
+function compileConfigSchema(): ValidateFunction {
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true });
+  return ajv.compile(CONFIG_SCHEMA);
+}
 
 export function validateConfigWith(
   definitions: DefinitionChecks,
@@ -37,6 +60,7 @@ export function validateConfigWith(
 ): ValidatedConfig {
   // Defaults are filled in place: work on a copy so the caller's object is left as it was.
   const data: unknown = structuredClone(raw);
+  const validateSchema = configSchemaValidator();
   let valid = validateSchema(data);
   for (let round = 0; !valid && options.coercible?.size && round < 3; round++) {
     if (!coerceInterpolated(data, validateSchema.errors ?? [], options.coercible)) break;
