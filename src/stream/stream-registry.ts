@@ -64,6 +64,8 @@ export interface StreamRegistryOptions extends StreamLimits {
   stillValid(slot: StreamSlot): Promise<boolean>;
   /** A re-check that failed (the database is away): the stream is ended, to be safe. */
   onCheckError(error: unknown): void;
+  /** A stream closed and its place was freed. */
+  onReleased?(): void;
 }
 
 export class StreamRegistry {
@@ -136,10 +138,12 @@ export class StreamRegistry {
     this.#timers.delete(slot);
     if (slot.principal.kind === 'admin') {
       this.#admin.delete(slot);
+      this.#options.onReleased?.();
       return;
     }
     remove(this.#byKey, holderOf(slot.principal), slot);
     remove(this.#byUser, slot.principal.userId, slot);
+    this.#options.onReleased?.();
   }
 
   /** An access change, local or from another node. */

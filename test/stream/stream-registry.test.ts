@@ -72,6 +72,25 @@ describe('StreamRegistry', () => {
     open(r, key('k1', 'u1'));
   });
 
+  it('tells when a stream of a key or of the admin token has closed', () => {
+    let released = 0;
+    const r = new StreamRegistry({
+      maxPerKey: 2,
+      maxPerNode: 4,
+      retryAfterSeconds: 3,
+      stillValid: async () => true,
+      onCheckError: () => {},
+      onReleased: () => released++,
+    });
+    const keyed = r.register(key('k1', 'u1'), undefined, r.changes);
+    const admin = r.register(ADMIN, undefined, r.changes);
+    assert.equal(released, 0);
+    r.release(keyed);
+    r.release(admin);
+    assert.equal(released, 2);
+    assert.equal(r.size, 0);
+  });
+
   it("ends every stream of a changed user, and only that user's", () => {
     const { r } = registry();
     const a = open(r, key('k1', 'u1'));
