@@ -1,6 +1,7 @@
 // The catch-up after a subscription changes queues the events written after the change, and none of
 // the change's own millisecond: ids order events only to the millisecond, so an event of that
 // millisecond may have been written while the subscription was still disabled (and must not be sent).
+// A pass that finds nothing to queue only reads.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -59,5 +60,26 @@ describe('delivery catch-up bound (sqlite)', () => {
     assert.equal(await catchUp.runOnce(), 0, 'an event of the change millisecond is not queued');
     subscription = { ...stored, updatedAt: new Date(msOf(String(event.id)) - 1).toISOString() };
     assert.equal(await catchUp.runOnce(), 1, 'an event after the change is queued');
+
+    // With every event queued (and others written since, delivered or not matched), a pass only reads:
+    // it opens no write transaction, which on SQLite would hold every other write back while it scans.
+    for (const title of ['after one', 'after two'])
+      assert.equal(
+        (await t.request({ method: 'POST', url: '/v1/posts', auth: editor, payload: { title } })).statusCode,
+        201,
+      );
+    const db = t.ctx.store.db;
+    const transaction = db.transaction.bind(db);
+    let writes = 0;
+    db.transaction = () => {
+      writes += 1;
+      return transaction();
+    };
+    try {
+      assert.equal(await catchUp.runOnce(), 0, 'the later events have their deliveries');
+      assert.equal(writes, 0);
+    } finally {
+      db.transaction = transaction;
+    }
   });
 });
