@@ -47,7 +47,6 @@ type KeyRow = {
   created_at: string;
 };
 
-/** What a write run under its key answered: its own answer, or the one kept for the key (`replayed`). */
 /** What a write run under a key does in its transaction (`IdempotencyStore.runInWrite`). */
 export interface KeyedWriteSteps {
   /** The transaction's first step: claims the key. */
@@ -56,6 +55,7 @@ export interface KeyedWriteSteps {
   complete(trx: Db, response: StoredResponse): Promise<void>;
 }
 
+/** What a write run under its key answered: its own answer, or the one kept for the key (`replayed`). */
 export interface WriteOutcome {
   response: StoredResponse;
   replayed: boolean;
