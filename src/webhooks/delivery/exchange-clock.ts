@@ -11,7 +11,7 @@ export interface OpenExchange<R> {
 }
 
 export class ExchangeClock<R> {
-  readonly timeoutMs: number;
+  readonly #timeoutMs: number;
   readonly #timedOut: () => R;
   readonly #aborted: R;
   /** Oldest first: a Set keeps insertion order, and deletes in any order. */
@@ -21,7 +21,7 @@ export class ExchangeClock<R> {
 
   /** `timedOut` makes the result of an exchange that ran out of time; `aborted`, of one stopped by `abortAll`. */
   constructor(timeoutMs: number, results: { timedOut: () => R; aborted: R }) {
-    this.timeoutMs = timeoutMs;
+    this.#timeoutMs = timeoutMs;
     this.#timedOut = results.timedOut;
     this.#aborted = results.aborted;
   }
@@ -33,9 +33,9 @@ export class ExchangeClock<R> {
 
   /** Starts the clock of an exchange that begins now; `close` it once it settles. */
   open(stop: (result: R) => void): OpenExchange<R> {
-    const exchange = { deadline: Date.now() + this.timeoutMs, stop };
+    const exchange = { deadline: Date.now() + this.#timeoutMs, stop };
     this.#open.add(exchange);
-    if (this.#timer === undefined) this.#arm(this.timeoutMs);
+    if (this.#timer === undefined) this.#arm(this.#timeoutMs);
     return exchange;
   }
 
